@@ -1,0 +1,139 @@
+"""Timing kernels the way the course reports them: CUDA events, warm-up, the median of many runs,
+the L2 cache flushed between runs, and ceilings measured in the same process.
+
+Results are ratios to a ceiling: the device-to-device copy bandwidth (bytes read + written) for
+memory-bound kernels, cuBLAS through `cupy.matmul` for matrix products.
+"""
+from __future__ import annotations
+
+import functools
+import statistics
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from grader import device
+
+
+@dataclass
+class Measurement:
+    label: str
+    size: int             # the x-axis: elements, bytes or n, as the exercise states
+    ms: float             # median time of one launch
+    nbytes: int = 0       # bytes a perfect kernel must move (read + written)
+    flops: float = 0.0
+    runs: list[float] = field(default_factory=list, repr=False)
+
+    @property
+    def gbps(self) -> float:
+        return self.nbytes / (self.ms * 1e-3) / 1e9
+
+    @property
+    def tflops(self) -> float:
+        return self.flops / (self.ms * 1e-3) / 1e12
+
+
+@functools.cache
+def _flush_buffer():
+    cp = device.require_gpu()
+    l2 = device.properties()["l2_bytes"] or (50 << 20)
+    return cp.empty(2 * l2, dtype=np.uint8)
+
+
+def flush_l2() -> None:
+    """Evict the L2 cache by writing a buffer twice its size."""
+    _flush_buffer().fill(1)
+
+
+def time_ms(fn, *, warmup: int = 3, repeat: int = 20, flush: bool = True) -> list[float]:
+    """Run `fn()` (which launches GPU work) `warmup` times, then time `repeat` runs with CUDA events,
+    flushing L2 before each. Returns every run's milliseconds."""
+    cp = device.require_gpu()
+    if warmup < 0 or repeat < 1:
+        raise ValueError(f"warmup must be >= 0 and repeat >= 1 (got {warmup}, {repeat})")
+    for _ in range(warmup):
+        fn()
+    device.synchronize("warm-up")
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    times = []
+    for _ in range(repeat):
+        if flush:
+            flush_l2()
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop))
+    device.synchronize("timed runs")
+    return times
+
+
+def measure(label: str, fn, *, size: int, nbytes: int = 0, flops: float = 0.0,
+            warmup: int = 3, repeat: int = 20) -> Measurement:
+    runs = time_ms(fn, warmup=warmup, repeat=repeat)
+    return Measurement(label, size, statistics.median(runs), nbytes, flops, runs)
+
+
+def copy_ceiling(nbytes: int, repeat: int = 20) -> Measurement:
+    """The device-to-device copy `b[...] = a` of `nbytes` (counted read + written: 2x the buffer)."""
+    cp = device.require_gpu()
+    half = max(nbytes // 2, 4) // 4 * 4
+    a = cp.ones(half // 4, dtype=np.float32)
+    b = cp.empty_like(a)
+
+    def copy():
+        b[...] = a
+
+    return measure("copy (ceiling)", copy, size=half, nbytes=2 * half, repeat=repeat)
+
+
+def matmul_ceiling(m: int, n: int, k: int, dt="float16", repeat: int = 10) -> Measurement:
+    """cuBLAS through `cupy.matmul` on random inputs (never zeros) of the given shape."""
+    cp = device.require_gpu()
+    dt = device.dtype(dt)
+    rng = cp.random.default_rng(0)
+    a = rng.standard_normal((m, k), dtype=np.float32).astype(dt)
+    b = rng.standard_normal((k, n), dtype=np.float32).astype(dt)
+    c = cp.empty((m, n), dtype=dt)
+    return measure("cuBLAS (ceiling)", lambda: cp.matmul(a, b, out=c), size=m,
+                   flops=2.0 * m * n * k, repeat=repeat)
+
+
+def ratio(kernel: Measurement, ceiling: Measurement) -> float:
+    """Achieved over ceiling, by bandwidth when bytes are given, else by FLOP rate."""
+    if kernel.nbytes and ceiling.nbytes:
+        return kernel.gbps / ceiling.gbps
+    return kernel.tflops / ceiling.tflops
+
+
+@dataclass
+class Report:
+    """A benchmark's measurements: one series per kernel version, and the ceiling at the same sizes."""
+    title: str
+    xlabel: str
+    metric: str                                   # "GB/s" or "TFLOP/s"
+    series: dict[str, list[Measurement]] = field(default_factory=dict)
+    ceiling: list[Measurement] = field(default_factory=list)
+
+    def value(self, m: Measurement) -> float:
+        return m.gbps if self.metric == "GB/s" else m.tflops
+
+    def ratios(self, label: str) -> list[float]:
+        """Each size's achieved / ceiling for one series."""
+        return [self.value(m) / self.value(c) for m, c in zip(self.series[label], self.ceiling)]
+
+    def final_ratio(self, label: str) -> float:
+        """The ratio at the largest size: what the course's targets are stated for."""
+        return self.ratios(label)[-1]
+
+    def table(self) -> str:
+        head = f"{self.title}\n{'size':>14} " + " ".join(f"{s[:18]:>18}" for s in self.series)
+        head += f" {'ceiling':>10}  ({self.metric}; % of ceiling)"
+        rows = [head]
+        for i, c in enumerate(self.ceiling):
+            cells = []
+            for label, ms in self.series.items():
+                m = ms[i]
+                cells.append(f"{self.value(m):9.1f} ({self.value(m) / self.value(c):4.0%})")
+            rows.append(f"{c.size:>14} " + " ".join(f"{x:>18}" for x in cells) + f" {self.value(c):10.1f}")
+        return "\n".join(rows)

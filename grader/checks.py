@@ -1,0 +1,125 @@
+"""Comparing a kernel's output with a numpy reference, and saying clearly what is wrong.
+
+Tolerances follow the dtype: float32 is checked element by element (relative 1e-5); float16 and
+bfloat16 by the norm of the error (relative 1e-3 and 1e-2), since rounding to them is the dominant
+error. NaN and Inf are always failures: outputs are poisoned with NaN before each launch, so a NaN
+usually means the kernel never wrote that element.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass
+
+import numpy as np
+
+from grader.device import bfloat16, dtype as as_dtype
+
+SEED_ENV = "COURSE_SEED"
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    rtol: float
+    atol: float
+    by_norm: bool  # compare ||got - ref|| / ||ref|| instead of each element
+
+
+TOLERANCES = {
+    np.dtype(np.float64): Tolerance(1e-12, 1e-12, False),
+    np.dtype(np.float32): Tolerance(1e-5, 1e-6, False),
+    np.dtype(np.float16): Tolerance(1e-3, 0.0, True),
+    bfloat16: Tolerance(1e-2, 0.0, True),
+}
+
+
+def tolerance(dt) -> Tolerance:
+    dt = as_dtype(dt)
+    if dt.kind in "iub":
+        return Tolerance(0.0, 0.0, False)
+    if dt not in TOLERANCES:
+        raise ValueError(f"no tolerance defined for dtype {dt}")
+    return TOLERANCES[dt]
+
+
+def new_seed() -> int:
+    """A fresh seed for every check; $COURSE_SEED replays a failing one."""
+    fixed = os.environ.get(SEED_ENV)
+    if fixed:
+        try:
+            return int(fixed)
+        except ValueError:
+            raise ValueError(f"{SEED_ENV}={fixed!r} is not an integer") from None
+    return secrets.randbelow(2**31)
+
+
+def _fmt_index(flat: int, shape) -> str:
+    return str(tuple(int(i) for i in np.unravel_index(flat, shape))) if len(shape) > 1 else str(flat)
+
+
+def assert_close(got, expected, *, dt=None, name: str = "output", seed: int | None = None,
+                 tol: Tolerance | None = None) -> None:
+    """Raise AssertionError unless `got` (the kernel's result, on the host) matches `expected`
+    (a float64 or exact reference) within the dtype's tolerance.
+
+    The message names the output, the first unwritten element if any, the worst element (index,
+    expected, got, relative error) and the seed that reproduces the inputs.
+    """
+    got = np.asarray(got)
+    expected = np.asarray(expected)
+    dt = as_dtype(dt if dt is not None else got.dtype)
+    tol = tol or tolerance(dt)
+    replay = f" [seed {seed}: rerun with {SEED_ENV}={seed}]" if seed is not None else ""
+    if got.shape != expected.shape:
+        raise AssertionError(f"{name}: shape {got.shape}, expected {expected.shape}{replay}")
+    if got.size == 0:
+        return
+    if dt.kind in "iub":
+        bad = np.flatnonzero(got.astype(np.int64) != expected.astype(np.int64))
+        if bad.size:
+            i = bad[0]
+            raise AssertionError(
+                f"{name}: {bad.size} of {got.size} elements differ; first at index "
+                f"{_fmt_index(i, got.shape)}: expected {expected.flat[i]}, got {got.flat[i]}{replay}")
+        return
+    g = got.astype(np.float64)
+    e = expected.astype(np.float64)
+    nan = np.flatnonzero(np.isnan(g))
+    if nan.size:
+        i = nan[0]
+        raise AssertionError(
+            f"{name}: {nan.size} of {g.size} elements are NaN (the poison written before launch, "
+            f"so probably never written); first at index {_fmt_index(i, g.shape)}, "
+            f"expected {e.flat[i]:.6g}{replay}")
+    inf = np.flatnonzero(np.isinf(g) & ~np.isinf(e))
+    if inf.size:
+        i = inf[0]
+        raise AssertionError(f"{name}: {inf.size} elements are Inf; first at index "
+                             f"{_fmt_index(i, g.shape)}, expected {e.flat[i]:.6g}{replay}")
+    err = np.abs(g - e)
+    rel = err / np.maximum(np.abs(e), np.finfo(np.float64).tiny)
+    worst = int(np.argmax(err - tol.rtol * np.abs(e)))
+    detail = (f"worst at index {_fmt_index(worst, g.shape)}: expected {e.flat[worst]:.7g}, "
+              f"got {g.flat[worst]:.7g} (relative error {rel.flat[worst]:.2e})")
+    if tol.by_norm:
+        ref_norm = np.linalg.norm(e)
+        norm_err = np.linalg.norm(g - e) / ref_norm if ref_norm > 0 else np.linalg.norm(g - e)
+        if not norm_err <= tol.rtol:
+            raise AssertionError(f"{name} ({dt.name}): relative error norm {norm_err:.2e} exceeds "
+                                 f"{tol.rtol:.0e}; {detail}{replay}")
+        return
+    bad = err > tol.atol + tol.rtol * np.abs(e)
+    if bad.any():
+        raise AssertionError(f"{name} ({dt.name}): {int(bad.sum())} of {g.size} elements outside "
+                             f"rtol={tol.rtol:.0e}, atol={tol.atol:.0e}; {detail}{replay}")
+
+
+def assert_untouched(got, mask, *, name: str = "output", seed: int | None = None) -> None:
+    """Elements selected by `mask` must still hold the NaN poison: the kernel must not write them."""
+    got = np.asarray(got, dtype=np.float64)
+    written = np.flatnonzero(mask.ravel() & ~np.isnan(got.ravel()))
+    if written.size:
+        i = written[0]
+        replay = f" [seed {seed}: rerun with {SEED_ENV}={seed}]" if seed is not None else ""
+        raise AssertionError(f"{name}: {written.size} elements written that must be left alone; first at "
+                             f"index {_fmt_index(i, got.shape)} (got {got.flat[i]:.6g}){replay}")

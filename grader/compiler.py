@@ -1,0 +1,148 @@
+"""Where a kernel is compiled: the course's NVRTC options, and offline compilation (no GPU needed).
+
+cupy.RawModule (through `grader.device.load`) and the offline compiler here use the same options:
+the course headers (kernels/include), the CCCL headers cupy ships (cub, thrust, libcudacxx) and the
+CUDA headers. A `#line` directive makes errors and -lineinfo point at the student's own file.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader import paths
+
+ARCHS = ("sm_80", "sm_90")
+STD = "-std=c++17"
+
+
+class CompileError(RuntimeError):
+    """A kernel failed to compile; the message is the compiler's log, naming the student's file and line."""
+
+    def __init__(self, path: str, log: str):
+        self.path, self.log = path, log.strip()
+        first = next((ln for ln in self.log.splitlines() if "error" in ln), self.log[:200])
+        super().__init__(f"{path} does not compile: {first}\n\n{self.log}")
+
+
+def _site_dirs() -> list[Path]:
+    return [Path(p) for p in sys.path if p.endswith("site-packages") and Path(p).is_dir()]
+
+
+@functools.cache
+def cuda_include_dir() -> Path | None:
+    """Where cuda_fp16.h lives: the pip wheel (nvidia-cuda-runtime), else $CUDA_PATH or /usr/local/cuda."""
+    candidates = []
+    for site in _site_dirs():
+        candidates += [site / "nvidia/cu13/include", site / "nvidia/cuda_runtime/include"]
+    for env in ("CUDA_PATH", "CUDA_HOME"):
+        if os.environ.get(env):
+            candidates.append(Path(os.environ[env]) / "include")
+    candidates.append(Path("/usr/local/cuda/include"))
+    return next((c for c in candidates if (c / "cuda_fp16.h").is_file()), None)
+
+
+@functools.cache
+def cccl_include_dirs() -> list[Path]:
+    """The CCCL headers (cub, thrust, libcudacxx) that cupy ships."""
+    try:
+        import cupy
+    except ImportError:
+        return []
+    base = Path(cupy.__file__).parent / "_core/include/cupy/_cccl"
+    return [base / "libcudacxx", base / "cub", base / "thrust"] if base.is_dir() else []
+
+
+def include_dirs() -> list[Path]:
+    dirs = [paths.INCLUDE, *cccl_include_dirs()]
+    cuda = cuda_include_dir()
+    return dirs + ([cuda] if cuda else [])
+
+
+def options(arch: str | None = None, extra: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """NVRTC options shared by every course kernel. `arch` like 'sm_90' (None: cupy picks the GPU's)."""
+    opts = [STD, "-lineinfo"]
+    opts += [f"-I{d}" for d in include_dirs()]
+    if arch:
+        if not re.fullmatch(r"sm_\d{2,3}a?", arch):
+            raise ValueError(f"arch {arch!r}: expected something like sm_80 or sm_90")
+        opts.append(f"-arch={arch}")
+    return tuple(opts) + tuple(extra)
+
+
+def read_source(path: str | os.PathLike) -> str:
+    """The file's text behind a #line directive, so diagnostics and line info name this file."""
+    path = Path(path).resolve()
+    if not path.is_file():
+        raise FileNotFoundError(f"no kernel source {path}")
+    return f'#line 1 "{path}"\n' + path.read_text()
+
+
+@dataclass
+class Compiled:
+    path: Path
+    arch: str
+    ptx: str
+    cubin: bytes
+    log: str = ""
+    kernels: list[str] = field(default_factory=list)
+
+
+def _check(result, prog=None, path="") -> None:
+    from cuda.bindings import nvrtc
+
+    err = result[0] if isinstance(result, tuple) else result
+    if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+        raise CompileError(str(path), _log(prog) if prog is not None else str(err))
+
+
+def _log(prog) -> str:
+    from cuda.bindings import nvrtc
+
+    _, size = nvrtc.nvrtcGetProgramLogSize(prog)
+    buf = b" " * size
+    nvrtc.nvrtcGetProgramLog(prog, buf)
+    return buf.rstrip(b"\x00").decode(errors="replace")
+
+
+def compile_file(path: str | os.PathLike, arch: str = "sm_90", extra: tuple[str, ...] = ()) -> Compiled:
+    """Compile one .cu file to PTX and a whole cubin with NVRTC, without a GPU."""
+    try:
+        from cuda.bindings import nvrtc
+    except ImportError as e:  # pragma: no cover - depends on the install
+        raise RuntimeError("offline compilation needs cuda-bindings and nvidia-cuda-nvrtc "
+                           "(pip install -e '.[cuda13]')") from e
+    path = Path(path).resolve()
+    source = read_source(path).encode()
+    err, prog = nvrtc.nvrtcCreateProgram(source, str(path).encode(), 0, [], [])
+    _check(err, path=path)
+    try:
+        opts = [o.encode() for o in options(arch, extra)]
+        result = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
+        log = _log(prog)
+        if result[0] != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            raise CompileError(str(path), log)
+        _, size = nvrtc.nvrtcGetPTXSize(prog)
+        ptx = b" " * size
+        nvrtc.nvrtcGetPTX(prog, ptx)
+        _, size = nvrtc.nvrtcGetCUBINSize(prog)
+        cubin = b" " * size
+        nvrtc.nvrtcGetCUBIN(prog, cubin)
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)
+    ptx_text = ptx.rstrip(b"\x00").decode()
+    kernels = re.findall(r"\.entry\s+(\w+)", ptx_text)
+    return Compiled(path, arch, ptx_text, bytes(cubin), log.strip(), kernels)
+
+
+def nvrtc_version() -> str:
+    try:
+        from cuda.bindings import nvrtc
+
+        _, major, minor = nvrtc.nvrtcVersion()
+        return f"{major}.{minor}"
+    except Exception as e:  # noqa: BLE001 - reported, not raised
+        return f"unavailable ({e.__class__.__name__}: {e})"

@@ -1,0 +1,52 @@
+"""What each day checks: one module per day (day01.py, day02.py, ...), each declaring its exercises.
+
+An `Exercise` names its source file, a `check(module, seed, **case)` that launches the kernel on
+fresh random inputs and compares with a numpy reference, the self-check cases (awkward sizes), and
+optionally a `bench(modules)` that measures it against a ceiling from the same process.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Callable
+
+from grader import paths
+
+DAY_MODULES = {"day01": "grader.exercises.day01", "day02": "grader.exercises.day02"}
+
+
+@dataclass(frozen=True)
+class Exercise:
+    day: str
+    name: str
+    source: str
+    title: str
+    check: Callable
+    cases: tuple[dict, ...]
+    bench: Callable | None = None
+    target: float | None = None   # the solution's ratio to its ceiling, at the largest benchmark size
+    kernels: tuple[str, ...] = field(default=())
+
+    @property
+    def key(self) -> str:
+        return f"{self.day}/{self.name}"
+
+
+def case_id(case: dict) -> str:
+    return "-".join(f"{k}={v}" for k, v in case.items())
+
+
+def day_exercises(day) -> list[Exercise]:
+    """The exercises of one day, in teaching order; an empty list for a day not written yet."""
+    d = paths.day_name(day)
+    if d not in DAY_MODULES:
+        return []
+    return list(importlib.import_module(DAY_MODULES[d]).EXERCISES)
+
+
+def get(day, name: str) -> Exercise:
+    for ex in day_exercises(day):
+        if ex.name == name:
+            return ex
+    known = ", ".join(e.name for e in day_exercises(day)) or "none yet"
+    raise KeyError(f"{paths.day_name(day)} has no exercise {name!r} (it has: {known})")

@@ -1,0 +1,57 @@
+"""Where things live: the course tree, the day folders, and the source a kernel is loaded from."""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DAYS = ROOT / "days"
+SOLUTIONS = ROOT / "solutions"
+INCLUDE = ROOT / "kernels" / "include"
+NOTEBOOKS = ROOT / "notebooks"
+STATE = ROOT / ".course"  # git-ignored: last results, plots
+
+#: Set to "solutions" to load solutions/ instead of days/ (pytest's --solutions sets it too).
+KERNELS_ENV = "COURSE_KERNELS"
+#: A folder whose .cu files take precedence (nbgrader autograde points it at the submission).
+SOURCE_DIR_ENV = "COURSE_SOURCE_DIR"
+
+_DAY = re.compile(r"^(?:day)?0*(\d{1,2})$")
+
+
+def day_name(day: int | str) -> str:
+    """'day02' from 2, '2', '02' or 'day2'; a clear ValueError otherwise."""
+    m = _DAY.match(str(day).strip().lower())
+    if not m or not 1 <= int(m.group(1)) <= 14:
+        raise ValueError(f"unknown day {day!r}: expected day01 .. day14 (or a number 1-14)")
+    return f"day{int(m.group(1)):02d}"
+
+
+def use_solutions() -> bool:
+    value = os.environ.get(KERNELS_ENV, "days").strip().lower()
+    if value not in ("days", "solutions", ""):
+        raise ValueError(f"{KERNELS_ENV}={value!r}: expected 'days' or 'solutions'")
+    return value == "solutions"
+
+
+def source_path(day: int | str, filename: str) -> Path:
+    """The .cu file an exercise loads: $COURSE_SOURCE_DIR, else solutions/ or days/."""
+    d = day_name(day)
+    override = os.environ.get(SOURCE_DIR_ENV)
+    if override:
+        path = Path(override) / filename
+        if not path.is_file():
+            raise FileNotFoundError(f"{filename} not found in {override} ({SOURCE_DIR_ENV}); "
+                                    f"it is the file the exercise grades")
+        return path
+    base = SOLUTIONS if use_solutions() else DAYS
+    path = base / d / filename
+    if not path.is_file():
+        raise FileNotFoundError(f"no exercise file {path.relative_to(ROOT)}")
+    return path
+
+
+def exercise_files(folder: Path) -> list[Path]:
+    """Every .cu file under a days/ or solutions/ folder, in a stable order."""
+    return sorted(folder.glob("day[0-9][0-9]/*.cu"))

@@ -1,0 +1,142 @@
+"""Student stubs generated from the solutions: solutions/dayNN/x.cu is the single source.
+
+In a solution, the student's part is marked:
+
+    // BEGIN EXERCISE
+    // HINT: one thread per element ...      (kept in the stub, as a hint)
+    // STUB: return 0.f;                     (kept in the stub as code, so that it compiles)
+    ...solution code...                      (removed)
+    // END EXERCISE
+
+Each stub records the hash of what was generated, so regeneration can tell a stub nobody touched
+(safe to replace) from one a student edited (never overwritten: the new version goes beside it as
+x.cu.new, unless the student says yes when asked).
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from grader import paths
+
+BEGIN, END = "// BEGIN EXERCISE", "// END EXERCISE"
+_HINT = re.compile(r"^(\s*)// HINT:\s?(.*)$")
+_STUB = re.compile(r"^(\s*)// STUB:\s?(.*)$")
+_HASH = re.compile(r"^// stub-sha256: ([0-9a-f]{16})$", re.M)
+
+
+class MarkerError(ValueError):
+    """Unbalanced or malformed exercise markers in a solution file."""
+
+
+@dataclass
+class Region:
+    start: int  # line index of BEGIN
+    end: int    # line index of END
+    hints: list[str]
+    stub: list[str]
+    code: list[str]
+
+
+def regions(text: str, name: str = "<solution>") -> list[Region]:
+    """The marked regions of a solution, with a clear error for bad markers."""
+    found, current = [], None
+    for i, line in enumerate(text.splitlines()):
+        s = line.strip()
+        if s == BEGIN:
+            if current is not None:
+                raise MarkerError(f"{name}:{i + 1}: BEGIN EXERCISE inside the region opened at line "
+                                  f"{current.start + 1}")
+            current = Region(i, -1, [], [], [])
+        elif s == END:
+            if current is None:
+                raise MarkerError(f"{name}:{i + 1}: END EXERCISE without BEGIN EXERCISE")
+            current.end = i
+            found.append(current)
+            current = None
+        elif current is not None:
+            if (m := _HINT.match(line)):
+                current.hints.append(m.group(2))
+            elif (m := _STUB.match(line)):
+                current.stub.append(m.group(1) + m.group(2))
+            elif s:
+                current.code.append(line)
+    if current is not None:
+        raise MarkerError(f"{name}:{current.start + 1}: BEGIN EXERCISE never closed")
+    if not found:
+        raise MarkerError(f"{name}: no '{BEGIN}' region: every exercise marks the student's part")
+    return found
+
+
+def _digest(body: str) -> str:
+    return hashlib.sha256(body.encode()).hexdigest()[:16]
+
+
+def render(solution: Path) -> str:
+    """The stub text for one solution file."""
+    text = solution.read_text()
+    rel = solution.relative_to(paths.ROOT) if solution.is_relative_to(paths.ROOT) else solution
+    lines = text.splitlines()
+    out, pos = [], 0
+    for r in regions(text, str(rel)):
+        out += lines[pos:r.start]
+        indent = re.match(r"\s*", lines[r.start]).group(0)
+        out.append(f"{indent}// TODO: your code here.")
+        out += [f"{indent}//   Hint: {h}" if h else f"{indent}//" for h in r.hints]
+        out += r.stub
+        pos = r.end + 1
+    out += lines[pos:]
+    body = "\n".join(out) + "\n"
+    header = (f"// Your exercise file. Generated from {rel} by `python -m grader stubs`;\n"
+              f"// edit freely: regenerating never overwrites a file you changed.\n"
+              f"// stub-sha256: {_digest(body)}\n")
+    return header + body
+
+
+def status(stub: Path) -> str:
+    """'missing', 'untouched' (as generated) or 'edited'."""
+    if not stub.is_file():
+        return "missing"
+    text = stub.read_text()
+    m = _HASH.search(text)
+    if not m:
+        return "edited"
+    body = text[text.index("\n", m.end()) + 1:]
+    return "untouched" if _digest(body) == m.group(1) else "edited"
+
+
+def stub_path(solution: Path) -> Path:
+    return paths.DAYS / solution.parent.name / solution.name
+
+
+def solutions(day: str | None = None) -> list[Path]:
+    files = paths.exercise_files(paths.SOLUTIONS)
+    return [f for f in files if day is None or f.parent.name == paths.day_name(day)]
+
+
+def generate(day: str | None = None, *, force: bool = False,
+             ask: Callable[[Path], bool] | None = None) -> list[tuple[Path, str]]:
+    """Write the stubs of one day (or all). Returns (stub, what happened) pairs.
+
+    A stub the student edited is replaced only with `force` or when `ask(path)` says yes; otherwise
+    the fresh stub is written beside it as `<name>.cu.new`.
+    """
+    done = []
+    for sol in solutions(day):
+        stub, text = stub_path(sol), render(sol)
+        state = status(stub)
+        if state != "missing" and stub.read_text() == text:
+            done.append((stub, "up to date"))
+            continue
+        if state == "edited" and not (force or (ask is not None and ask(stub))):
+            new = stub.with_name(stub.name + ".new")
+            new.write_text(text)
+            done.append((stub, f"kept your edits; new stub written to {new.name}"))
+            continue
+        stub.parent.mkdir(parents=True, exist_ok=True)
+        stub.write_text(text)
+        done.append((stub, "created" if state == "missing" else "regenerated"))
+    return done

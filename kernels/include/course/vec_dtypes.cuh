@@ -1,0 +1,77 @@
+// course/vec_dtypes.cuh: vec_t<T, N>, N elements of T moved with one wide load or store (day 2).
+//
+// Modelled on FlashInfer's include/flashinfer/vec_dtypes.cuh: a GPU moves memory in 32-byte sectors
+// and a thread can load up to 16 bytes in one instruction (LDG.E.128). vec_t packs N elements into
+// an aligned register array and loads / stores them through an integer type of the same width, so
+// the compiler emits one 128-bit access instead of N narrow ones.
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "common.cuh"
+
+namespace course {
+
+// The unsigned type whose width is Bytes: what one load instruction of that width moves.
+template <size_t Bytes> struct bits_t;
+template <> struct bits_t<2> { using type = uint16_t; };
+template <> struct bits_t<4> { using type = uint32_t; };
+template <> struct bits_t<8> { using type = uint2; };
+template <> struct bits_t<16> { using type = uint4; };
+
+// Conversions between the course's element types and float (the type arithmetic is done in).
+template <typename T> COURSE_INLINE float to_float(T x);
+template <> COURSE_INLINE float to_float<float>(float x) { return x; }
+template <> COURSE_INLINE float to_float<half>(half x) { return __half2float(x); }
+template <> COURSE_INLINE float to_float<__nv_bfloat16>(__nv_bfloat16 x) { return __bfloat162float(x); }
+
+template <typename T> COURSE_INLINE T from_float(float x);
+template <> COURSE_INLINE float from_float<float>(float x) { return x; }
+template <> COURSE_INLINE half from_float<half>(float x) { return __float2half_rn(x); }
+template <> COURSE_INLINE __nv_bfloat16 from_float<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
+
+template <typename T, size_t N>
+struct vec_t {
+  static constexpr size_t bytes = sizeof(T) * N;
+  static_assert(bytes == 2 || bytes == 4 || bytes == 8 || bytes == 16,
+                "vec_t must be 2, 4, 8 or 16 bytes wide");
+  using bits = typename bits_t<bytes>::type;
+
+  alignas(bytes) T data[N];
+
+  COURSE_INLINE T& operator[](size_t i) { return data[i]; }
+  COURSE_INLINE const T& operator[](size_t i) const { return data[i]; }
+
+  COURSE_INLINE void fill(T value) {
+#pragma unroll
+    for (size_t i = 0; i < N; ++i) data[i] = value;
+  }
+  // One load of `bytes` bytes. `ptr` must be aligned to `bytes`.
+  COURSE_INLINE void load(const T* ptr) {
+    *reinterpret_cast<bits*>(data) = *reinterpret_cast<const bits*>(ptr);
+  }
+  // One store of `bytes` bytes. `ptr` must be aligned to `bytes`.
+  COURSE_INLINE void store(T* ptr) const {
+    *reinterpret_cast<bits*>(ptr) = *reinterpret_cast<const bits*>(data);
+  }
+};
+
+// N elements as float, loaded from any element type with one wide load.
+template <typename T, size_t N>
+COURSE_INLINE void load_as_float(float (&out)[N], const T* ptr) {
+  vec_t<T, N> v;
+  v.load(ptr);
+#pragma unroll
+  for (size_t i = 0; i < N; ++i) out[i] = to_float(v[i]);
+}
+
+// N floats rounded to T and written with one wide store.
+template <typename T, size_t N>
+COURSE_INLINE void store_from_float(T* ptr, const float (&in)[N]) {
+  vec_t<T, N> v;
+#pragma unroll
+  for (size_t i = 0; i < N; ++i) v[i] = from_float<T>(in[i]);
+  v.store(ptr);
+}
+
+}  // namespace course
