@@ -1,0 +1,75 @@
+"""What the lesson notebooks call: set-up, loading a day's kernel, graded checks in a child process,
+and benchmark plots.
+
+A notebook's exercise files are found in the notebook's own folder when present (an nbgrader release
+or submission holds the .cu files beside the notebook), else in days/dayNN/ of the course.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from grader import device, exercises, isolation, paths, runner
+
+
+def autograding() -> bool:
+    """True while nbgrader autogrades (it sets NBGRADER_EXECUTION)."""
+    return os.environ.get("NBGRADER_EXECUTION") == "autograde"
+
+
+def _local_source_dir(ex) -> str | None:
+    return str(Path.cwd()) if (Path.cwd() / ex.source).is_file() else None
+
+
+def setup(day) -> None:
+    """Print what this machine can do for the day's notebook."""
+    d = paths.day_name(day)
+    reason = device.why_no_gpu()
+    if reason:
+        print(f"{d}: no GPU here ({reason}).\n"
+              "Works here: reading, editing the .cu files, `python -m grader compile` and "
+              "`python -m grader sass`.\nCells that launch kernels will stop with a NoGPU error.")
+        return
+    p = device.properties()
+    where = {ex.name: str(source(d, ex.name)) for ex in exercises.day_exercises(d)}
+    print(f"{d} on {p['name']} ({p['sm']}, {p['sms']} SMs, L2 {p['l2_bytes'] >> 20} MiB)")
+    for name, path in where.items():
+        print(f"  {name:<18} {path}")
+
+
+def source(day, name: str) -> Path:
+    ex = exercises.get(day, name)
+    local = _local_source_dir(ex)
+    return Path(local) / ex.source if local else runner.source_of(ex)
+
+
+def load(day, name: str):
+    """The compiled module (a cupy.RawModule) of an exercise, for experiments in the notebook."""
+    return device.load(source(day, name))
+
+
+def grade(day, name: str, cases: list[dict] | None = None, seed: int | None = None,
+          timeout: float = 600) -> None:
+    """Check an exercise in a child process (a crash or hang cannot kill the notebook); raise
+    AssertionError with the reason unless every case passes."""
+    ex = exercises.get(day, name)
+    outcome = isolation.run_exercise(day, name, cases, source_dir=_local_source_dir(ex),
+                                     solutions=paths.use_solutions(), seed=seed, timeout=timeout)
+    print(outcome)
+    if outcome.status != "passed":
+        raise AssertionError(str(outcome))
+
+
+def bench(day, name: str, quick: bool = True):
+    """Benchmark your kernel (and the solution, where the course has it) and plot it against the
+    ceiling. Skipped while autograding: timings are not graded."""
+    if autograding():
+        print("benchmark skipped while autograding")
+        return None
+    from grader import plots
+
+    ex = exercises.get(day, name)
+    mod = load(day, name)
+    report = runner.bench(ex, mod, quick=quick, with_solution=True)
+    print(report.table())
+    return plots.plot(report)

@@ -1,0 +1,44 @@
+"""Loading an exercise's kernel and running its checks and benchmark, in this process."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from grader import checks, device, paths
+from grader.exercises import Exercise
+
+_modules: dict[tuple[str, float, tuple], object] = {}
+
+
+def source_of(ex: Exercise, solutions: bool | None = None) -> Path:
+    """The file this exercise loads: the student's (days/, or $COURSE_SOURCE_DIR) or the solution."""
+    if solutions:
+        return paths.SOLUTIONS / ex.day / ex.source
+    return paths.source_path(ex.day, ex.source)
+
+
+def load(ex: Exercise, solutions: bool | None = None):
+    """The compiled module of an exercise, compiled once per file version in this process."""
+    path = source_of(ex, solutions)
+    key = (str(path.resolve()), path.stat().st_mtime, tuple(os.environ.get(k, "") for k in ("CUPY_CACHE_DIR",)))
+    if key not in _modules:
+        _modules[key] = device.load(path)
+    return _modules[key]
+
+
+def check(ex: Exercise, case: dict, module=None, seed: int | None = None) -> int:
+    """Run one case of an exercise on fresh random inputs; returns the seed used."""
+    seed = checks.new_seed() if seed is None else seed
+    ex.check(module if module is not None else load(ex), seed, **case)
+    return seed
+
+
+def bench(ex: Exercise, module=None, quick: bool = False, with_solution: bool = False):
+    """The exercise's benchmark for the loaded kernel (and the solution's, if asked and present)."""
+    if ex.bench is None:
+        raise ValueError(f"{ex.key} has no benchmark")
+    modules = {"yours" if not paths.use_solutions() else "solution": module or load(ex)}
+    solution = paths.SOLUTIONS / ex.day / ex.source
+    if with_solution and "solution" not in modules and solution.is_file():
+        modules["solution"] = load(ex, solutions=True)
+    return ex.bench(modules, quick=quick)

@@ -1,0 +1,199 @@
+"""What the GPU actually runs: SASS, instruction histograms and resource usage of a kernel file, without a GPU.
+
+A .cu file is compiled offline to a cubin (`grader.compiler`), then disassembled with nvdisasm and
+inspected with `cuobjdump -res-usage` (pip: nvidia-cuda-nvdisasm, nvidia-cuda-cuobjdump).
+"""
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+from grader import paths
+from grader.compiler import Compiled, compile_file
+
+_PACKAGES = {"nvdisasm": "nvidia-cuda-nvdisasm", "cuobjdump": "nvidia-cuda-cuobjdump"}
+_INSTRUCTION = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(.*?)\s*;", re.IGNORECASE)
+_PREDICATE = re.compile(r"^@!?U?P(?:\d+|T)\s+")
+_RESOURCE_NAMES = {"REG": "registers", "STACK": "stack", "SHARED": "shared", "LOCAL": "local"}
+_SPILLS = re.compile(r"Function properties for (\S+)\n.*?(\d+) bytes spill stores, (\d+) bytes spill loads")
+
+
+@functools.cache
+def tool(name: str) -> Path:
+    """nvdisasm or cuobjdump: from the pip wheel (nvidia/*/bin), else PATH, $CUDA_PATH/bin, /usr/local/cuda/bin."""
+    candidates = []
+    try:
+        import nvidia
+
+        candidates += [p for base in nvidia.__path__ for p in sorted(Path(base).glob(f"*/bin/{name}"))]
+    except ImportError:
+        pass
+    if shutil.which(name):
+        candidates.append(Path(shutil.which(name)))
+    candidates += [Path(os.environ[e]) / "bin" / name for e in ("CUDA_PATH", "CUDA_HOME") if os.environ.get(e)]
+    candidates.append(Path("/usr/local/cuda/bin") / name)
+    found = next((c for c in candidates if c.is_file() and os.access(c, os.X_OK)), None)
+    if found is None:
+        raise FileNotFoundError(f"{name} not found: pip install {_PACKAGES.get(name, name)} "
+                                f"(or put a CUDA toolkit's bin/ on PATH)")
+    return found
+
+
+def _run_on_cubin(name: str, args: list[str], cubin: bytes) -> str:
+    with tempfile.TemporaryDirectory() as tmp:
+        file = Path(tmp) / "kernel.cubin"
+        file.write_bytes(cubin)
+        result = subprocess.run([str(tool(name)), *args, str(file)], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"{name} {' '.join(args)} failed: {result.stderr.strip()}")
+    return result.stdout
+
+
+def disassemble(compiled: Compiled) -> dict[str, list[str]]:
+    """SASS per function (kernels first), e.g. {'k': ['S2R R0, SR_TID.X', '@P0 EXIT', ...]}: no addresses, no ';'."""
+    functions: dict[str, list[str]] = {}
+    current = None
+    for line in _run_on_cubin("nvdisasm", ["-c"], compiled.cubin).splitlines():
+        if line.startswith("//----"):
+            section = re.search(r"\s\.text\.(\S+)", line)
+            current = functions.setdefault(section.group(1), []) if section else None
+        elif current is not None and (m := _INSTRUCTION.match(line)):
+            current.append(m.group(1))
+    kernels = [k for k in compiled.kernels if k in functions]
+    return {name: functions[name] for name in kernels + [f for f in functions if f not in kernels]}
+
+
+def opcode(line: str) -> str:
+    """'LDG.E.128' from '/*0100*/ @!P0 LDG.E.128 R4, desc[UR4][R2.64] ;': modifiers kept, predicate dropped."""
+    m = _INSTRUCTION.match(line)
+    text = _PREDICATE.sub("", (m.group(1) if m else line).strip())
+    return text.split()[0].rstrip(";") if text else ""
+
+
+def histogram(lines: list[str]) -> Counter:
+    """How many times each opcode (with its modifiers) occurs in SASS lines."""
+    return Counter(op for op in map(opcode, lines) if op)
+
+
+def families(hist: Counter) -> Counter:
+    """A histogram collapsed to base mnemonics: LDG.E.128 and LDG.E count as LDG."""
+    out: Counter = Counter()
+    for op, n in hist.items():
+        out[op.split(".")[0]] += n
+    return out
+
+
+def resources(compiled: Compiled) -> dict[str, dict[str, int]]:
+    """Per function: registers, stack, shared, local (bytes) and cuobjdump's other counters, lowercased;
+    spill_stores / spill_loads too when the NVRTC log has ptxas -v output (it does for `load`)."""
+    usage: dict[str, dict[str, int]] = {}
+    name = None
+    for line in _run_on_cubin("cuobjdump", ["-res-usage"], compiled.cubin).splitlines():
+        if m := re.match(r"\s*Function (\S+):$", line):
+            name = m.group(1)
+        elif name and "REG:" in line:
+            usage[name] = {_RESOURCE_NAMES.get(k, k.lower()): int(v)
+                           for k, v in re.findall(r"([A-Z]+(?:\[\d+\])?):(\d+)", line)}
+            name = None
+    for fn, stores, loads in _SPILLS.findall(compiled.log):
+        usage.setdefault(fn, {}).update(spill_stores=int(stores), spill_loads=int(loads))
+    return usage
+
+
+@functools.cache
+def _analyse(path: Path, mtime_ns: int, arch: str) -> tuple[Compiled, dict, dict]:
+    compiled = compile_file(path, arch, extra=("-Xptxas=-v",))  # -v: spill counts in the log
+    return compiled, disassemble(compiled), resources(compiled)
+
+
+def load(path: str | os.PathLike, arch: str = "sm_90") -> tuple[Compiled, dict[str, list[str]], dict[str, dict]]:
+    """(compiled, disassemble(), resources()) for a .cu file; cached per (path, mtime, arch)."""
+    path = Path(path).resolve()
+    if not path.is_file():
+        raise FileNotFoundError(f"no kernel source {path}")
+    return _analyse(path, path.stat().st_mtime_ns, arch)
+
+
+def plain_name(name: str) -> str:
+    """'scale' for the mangled '_Z5scalePf', 'ns::k' for '_ZN2ns1kEv'; other names unchanged."""
+    if not name.startswith("_Z"):
+        return name
+    rest, nested, parts = name[2:].removeprefix("N"), name.startswith("_ZN"), []
+    while (m := re.match(r"\d+", rest)) and (nested or not parts):
+        size = int(m.group())
+        parts.append(rest[m.end():m.end() + size])
+        rest = rest[m.end() + size:]
+    return "::".join(parts) or name
+
+
+def _label(name: str) -> str:
+    return name if plain_name(name) == name else f"{plain_name(name)} ({name})"
+
+
+def _select(path, sass: dict, kernel: str | None) -> list[str]:
+    if kernel is None:
+        return list(sass)
+    chosen = [f for f in sass if kernel in (f, plain_name(f))]
+    if not chosen:
+        raise ValueError(f"no kernel {kernel!r} in {path}; its functions: "
+                         f"{', '.join(map(_label, sass)) or '(none)'}")
+    return chosen
+
+
+def _shown(path) -> str:
+    path = Path(path).resolve()
+    return str(path.relative_to(paths.ROOT)) if path.is_relative_to(paths.ROOT) else str(path)
+
+
+def _resource_line(res: dict[str, int]) -> str:
+    keys = ("registers", "stack", "spill_stores", "spill_loads", "shared", "local")
+    return ", ".join(f"{key.replace('_', ' ')} {res[key]}" + ("" if key == "registers" else " B")
+                     for key in keys if key in res)
+
+
+def report(path: str | os.PathLike, arch: str = "sm_90", kernel: str | None = None,
+           top: int | None = None) -> str:
+    """Per kernel: its resource usage, then its opcodes by count (the `top` most frequent, default all)."""
+    _, sass, usage = load(path, arch)
+    out = [f"{_shown(path)} ({arch})"]
+    for name in _select(path, sass, kernel):
+        hist = histogram(sass[name])
+        out += ["", f"{_label(name)}: {_resource_line(usage.get(name, {}))}"]
+        out += [f"{n:8d}  {op}" for op, n in sorted(hist.items(), key=lambda kv: (-kv[1], kv[0]))[:top]]
+        out.append(f"{sum(hist.values()):8d}  total ({len(hist)} opcodes)")
+    return "\n".join(out)
+
+
+def compare(path_a: str | os.PathLike, path_b: str | os.PathLike, arch: str = "sm_90",
+            kernel: str | None = None) -> str:
+    """Opcode counts of two versions of a file, kernel by kernel (matched by name): the rows that differ, and totals."""
+    (_, sass_a, usage_a), (_, sass_b, usage_b) = load(path_a, arch), load(path_b, arch)
+    names_a, names_b = _select(path_a, sass_a, kernel), _select(path_b, sass_b, kernel)
+    a_name, b_name = _shown(path_a), _shown(path_b)
+    out = [f"A = {a_name}", f"B = {b_name}  ({arch})"]
+    for only, where in (([n for n in names_a if n not in names_b], "A"), ([n for n in names_b if n not in names_a], "B")):
+        if only:
+            out.append(f"only in {where}: {', '.join(map(_label, only))}")
+    for name in [n for n in names_a if n in names_b]:
+        hist_a, hist_b = histogram(sass_a[name]), histogram(sass_b[name])
+        regs = [u.get(name, {}).get("registers", "?") for u in (usage_a, usage_b)]
+        rows = [(op, hist_a[op], hist_b[op]) for op in sorted(hist_a.keys() | hist_b.keys()) if hist_a[op] != hist_b[op]]
+        rows.sort(key=lambda r: (-abs(r[2] - r[1]), r[0]))
+        rows.append(("total", sum(hist_a.values()), sum(hist_b.values())))
+        width = max(len(op) for op, _, _ in rows)
+        out += ["", f"{_label(name)}: registers {regs[0]} -> {regs[1]}",
+                f"  {'opcode':<{width}}  {'A':>6}  {'B':>6}  {'B-A':>6}"]
+        out += [f"  {op:<{width}}  {a:6d}  {b:6d}  {b - a:+6d}" for op, a, b in rows]
+    return "\n".join(out)
+
+
+def has(path: str | os.PathLike, arch: str, pattern: str, kernel: str | None = None) -> bool:
+    """True if an opcode of the file (or of `kernel`) matches the regex `pattern` at its start (re.match)."""
+    _, sass, _ = load(path, arch)
+    return any(re.match(pattern, opcode(line)) for name in _select(path, sass, kernel) for line in sass[name])
