@@ -1,7 +1,7 @@
 """The course's pytest plugin: `--solutions`, the `course` fixture, a watchdog for hanging kernels,
 and a closing summary per exercise with its % of ceiling.
 
-Loaded for every pytest run in the course's environment (entry point `pytest11`).
+Loaded by the course's root conftest.py.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What the GPU actually runs: SASS, instruction histograms and resource usage of a kernel file, without a GPU.
+"""What the GPU runs: SASS, opcode histograms and resource usage of a kernel file, without a GPU.
 
 A .cu file is compiled offline to a cubin (`grader.compiler`), then disassembled with nvdisasm and
 inspected with `cuobjdump -res-usage` (pip: nvidia-cuda-nvdisasm, nvidia-cuda-cuobjdump).
@@ -21,12 +21,13 @@ _PACKAGES = {"nvdisasm": "nvidia-cuda-nvdisasm", "cuobjdump": "nvidia-cuda-cuobj
 _INSTRUCTION = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(.*?)\s*;", re.IGNORECASE)
 _PREDICATE = re.compile(r"^@!?U?P(?:\d+|T)\s+")
 _RESOURCE_NAMES = {"REG": "registers", "STACK": "stack", "SHARED": "shared", "LOCAL": "local"}
-_SPILLS = re.compile(r"Function properties for (\S+)\n.*?(\d+) bytes spill stores, (\d+) bytes spill loads")
+_SPILLS = re.compile(r"Function properties for (\S+)\n.*?(\d+) bytes spill stores"
+                     r", (\d+) bytes spill loads")
 
 
 @functools.cache
 def tool(name: str) -> Path:
-    """nvdisasm or cuobjdump: from the pip wheel (nvidia/*/bin), else PATH, $CUDA_PATH/bin, /usr/local/cuda/bin."""
+    """nvdisasm or cuobjdump: the pip wheel's, else PATH, $CUDA_PATH/bin or /usr/local/cuda/bin."""
     candidates = []
     try:
         import nvidia
@@ -36,7 +37,8 @@ def tool(name: str) -> Path:
         pass
     if shutil.which(name):
         candidates.append(Path(shutil.which(name)))
-    candidates += [Path(os.environ[e]) / "bin" / name for e in ("CUDA_PATH", "CUDA_HOME") if os.environ.get(e)]
+    candidates += [Path(os.environ[e]) / "bin" / name for e in ("CUDA_PATH", "CUDA_HOME")
+                   if os.environ.get(e)]
     candidates.append(Path("/usr/local/cuda/bin") / name)
     found = next((c for c in candidates if c.is_file() and os.access(c, os.X_OK)), None)
     if found is None:
@@ -56,7 +58,7 @@ def _run_on_cubin(name: str, args: list[str], cubin: bytes) -> str:
 
 
 def disassemble(compiled: Compiled) -> dict[str, list[str]]:
-    """SASS per function (kernels first), e.g. {'k': ['S2R R0, SR_TID.X', '@P0 EXIT', ...]}: no addresses, no ';'."""
+    """SASS per function, kernels first: {'k': ['S2R R0, SR_TID.X', '@P0 EXIT', ...]} (no addresses)."""
     functions: dict[str, list[str]] = {}
     current = None
     for line in _run_on_cubin("nvdisasm", ["-c"], compiled.cubin).splitlines():
@@ -70,7 +72,7 @@ def disassemble(compiled: Compiled) -> dict[str, list[str]]:
 
 
 def opcode(line: str) -> str:
-    """'LDG.E.128' from '/*0100*/ @!P0 LDG.E.128 R4, desc[UR4][R2.64] ;': modifiers kept, predicate dropped."""
+    """'LDG.E.128' from '/*0100*/ @!P0 LDG.E.128 R4, desc[UR4][R2.64] ;': modifiers kept, no predicate."""
     m = _INSTRUCTION.match(line)
     text = _PREDICATE.sub("", (m.group(1) if m else line).strip())
     return text.split()[0].rstrip(";") if text else ""
@@ -91,7 +93,7 @@ def families(hist: Counter) -> Counter:
 
 def resources(compiled: Compiled) -> dict[str, dict[str, int]]:
     """Per function: registers, stack, shared, local (bytes) and cuobjdump's other counters, lowercased;
-    spill_stores / spill_loads too when the NVRTC log has ptxas -v output (it does for `load`)."""
+    spill_stores / spill_loads too when the NVRTC log has ptxas -v output (as `load` compiles)."""
     usage: dict[str, dict[str, int]] = {}
     name = None
     for line in _run_on_cubin("cuobjdump", ["-res-usage"], compiled.cubin).splitlines():
@@ -112,7 +114,7 @@ def _analyse(path: Path, mtime_ns: int, arch: str) -> tuple[Compiled, dict, dict
     return compiled, disassemble(compiled), resources(compiled)
 
 
-def load(path: str | os.PathLike, arch: str = "sm_90") -> tuple[Compiled, dict[str, list[str]], dict[str, dict]]:
+def load(path: str | os.PathLike, arch: str = "sm_90") -> tuple[Compiled, dict, dict]:
     """(compiled, disassemble(), resources()) for a .cu file; cached per (path, mtime, arch)."""
     path = Path(path).resolve()
     if not path.is_file():
@@ -172,21 +174,21 @@ def report(path: str | os.PathLike, arch: str = "sm_90", kernel: str | None = No
 
 def compare(path_a: str | os.PathLike, path_b: str | os.PathLike, arch: str = "sm_90",
             kernel: str | None = None) -> str:
-    """Opcode counts of two versions of a file, kernel by kernel (matched by name): the rows that differ, and totals."""
+    """Opcode counts of two versions of a file, per kernel (matched by name): rows that differ, and totals."""
     (_, sass_a, usage_a), (_, sass_b, usage_b) = load(path_a, arch), load(path_b, arch)
     names_a, names_b = _select(path_a, sass_a, kernel), _select(path_b, sass_b, kernel)
-    a_name, b_name = _shown(path_a), _shown(path_b)
-    out = [f"A = {a_name}", f"B = {b_name}  ({arch})"]
-    for only, where in (([n for n in names_a if n not in names_b], "A"), ([n for n in names_b if n not in names_a], "B")):
-        if only:
+    out = [f"A = {_shown(path_a)}", f"B = {_shown(path_b)}  ({arch})"]
+    for where, mine, theirs in (("A", names_a, names_b), ("B", names_b, names_a)):
+        if only := [n for n in mine if n not in theirs]:
             out.append(f"only in {where}: {', '.join(map(_label, only))}")
     for name in [n for n in names_a if n in names_b]:
         hist_a, hist_b = histogram(sass_a[name]), histogram(sass_b[name])
         regs = [u.get(name, {}).get("registers", "?") for u in (usage_a, usage_b)]
-        rows = [(op, hist_a[op], hist_b[op]) for op in sorted(hist_a.keys() | hist_b.keys()) if hist_a[op] != hist_b[op]]
+        rows = [(op, hist_a[op], hist_b[op]) for op in sorted(hist_a.keys() | hist_b.keys())
+                if hist_a[op] != hist_b[op]]
         rows.sort(key=lambda r: (-abs(r[2] - r[1]), r[0]))
         rows.append(("total", sum(hist_a.values()), sum(hist_b.values())))
-        width = max(len(op) for op, _, _ in rows)
+        width = max(len("opcode"), *(len(op) for op, _, _ in rows))
         out += ["", f"{_label(name)}: registers {regs[0]} -> {regs[1]}",
                 f"  {'opcode':<{width}}  {'A':>6}  {'B':>6}  {'B-A':>6}"]
         out += [f"  {op:<{width}}  {a:6d}  {b:6d}  {b - a:+6d}" for op, a, b in rows]
@@ -196,4 +198,5 @@ def compare(path_a: str | os.PathLike, path_b: str | os.PathLike, arch: str = "s
 def has(path: str | os.PathLike, arch: str, pattern: str, kernel: str | None = None) -> bool:
     """True if an opcode of the file (or of `kernel`) matches the regex `pattern` at its start (re.match)."""
     _, sass, _ = load(path, arch)
-    return any(re.match(pattern, opcode(line)) for name in _select(path, sass, kernel) for line in sass[name])
+    return any(re.match(pattern, opcode(line))
+               for name in _select(path, sass, kernel) for line in sass[name])
