@@ -114,6 +114,7 @@ class Report:
     metric: str                                   # "GB/s" or "TFLOP/s"
     series: dict[str, list[Measurement]] = field(default_factory=dict)
     ceiling: list[Measurement] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     def value(self, m: Measurement) -> float:
         return m.gbps if self.metric == "GB/s" else m.tflops
@@ -136,4 +137,4 @@ class Report:
                 m = ms[i]
                 cells.append(f"{self.value(m):9.1f} ({self.value(m) / self.value(c):4.0%})")
             rows.append(f"{c.size:>14} " + " ".join(f"{x:>18}" for x in cells) + f" {self.value(c):10.1f}")
-        return "\n".join(rows)
+        return "\n".join(rows + self.notes)

@@ -287,6 +287,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return args.fn(args)
-    except (ValueError, KeyError, FileNotFoundError, compiler.CompileError, device.NoGPU) as e:
+    except (ValueError, KeyError, FileNotFoundError, AssertionError, compiler.CompileError, device.NoGPU) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -34,13 +34,15 @@ def _site_dirs() -> list[Path]:
 
 @functools.cache
 def cuda_include_dir() -> Path | None:
-    """Where cuda_fp16.h lives: the pip wheel (nvidia-cuda-runtime), else $CUDA_PATH or /usr/local/cuda."""
+    """Where cuda_fp16.h lives: the pip wheel (nvidia-cuda-runtime), a toolkit ($CUDA_PATH, $CUDA_HOME),
+    a conda environment, or /usr/local/cuda."""
     candidates = []
     for site in _site_dirs():
         candidates += [site / "nvidia/cu13/include", site / "nvidia/cuda_runtime/include"]
-    for env in ("CUDA_PATH", "CUDA_HOME"):
+    for env in ("CUDA_PATH", "CUDA_HOME", "CONDA_PREFIX"):
         if os.environ.get(env):
-            candidates.append(Path(os.environ[env]) / "include")
+            base = Path(os.environ[env])
+            candidates += [base / "include", base / "targets/x86_64-linux/include"]
     candidates.append(Path("/usr/local/cuda/include"))
     return next((c for c in candidates if (c / "cuda_fp16.h").is_file()), None)
 

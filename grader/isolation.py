@@ -57,6 +57,11 @@ def run_exercise(day, name: str, cases: list[dict] | None = None, *, source_dir:
                                 timeout=timeout, env=env)
     if timed_out:
         return timed_out
+    return classify(done, key)
+
+
+def classify(done: subprocess.CompletedProcess, key: str) -> Outcome:
+    """The child's reported Outcome, or "crashed" when it died before reporting."""
     for line in reversed(done.stdout.splitlines()):
         if line.startswith(MARK):
             return Outcome(**json.loads(line[len(MARK):]), output=done.stdout + done.stderr)

@@ -34,11 +34,23 @@ def check(ex: Exercise, case: dict, module=None, seed: int | None = None) -> int
 
 
 def bench(ex: Exercise, module=None, quick: bool = False, with_solution: bool = False):
-    """The exercise's benchmark for the loaded kernel (and the solution's, if asked and present)."""
+    """The exercise's benchmark for the loaded kernel (and the solution's, if asked and present).
+    Only kernels that pass the largest self-check case are timed: a wrong kernel's speed means nothing."""
     if ex.bench is None:
         raise ValueError(f"{ex.key} has no benchmark")
     modules = {"yours" if not paths.use_solutions() else "solution": module or load(ex)}
     solution = paths.SOLUTIONS / ex.day / ex.source
     if with_solution and "solution" not in modules and solution.is_file():
         modules["solution"] = load(ex, solutions=True)
-    return ex.bench(modules, quick=quick)
+    refused = []
+    for label, mod in list(modules.items()):
+        try:
+            check(ex, ex.cases[-1], mod)
+        except AssertionError as e:
+            refused.append(f"{label}: not benchmarked, its output is wrong ({str(e).splitlines()[0]})")
+            del modules[label]
+    if not modules:
+        raise AssertionError("; ".join(refused))
+    report = ex.bench(modules, quick=quick)
+    report.notes += refused
+    return report

@@ -95,3 +95,8 @@ def test_missing_file():
 def test_unknown_kernel_lists_kernels():
     with pytest.raises(ValueError, match="silu_and_mul_f32.*silu_and_mul_f16"):
         sass.report(SILU, kernel="silu")
+
+
+def test_missing_tool_names_the_package():
+    with pytest.raises(FileNotFoundError, match="pip install"):
+        sass.tool("no-such-tool")

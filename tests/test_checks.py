@@ -1,0 +1,83 @@
+"""The checks catch what they must, and say where."""
+import numpy as np
+import pytest
+
+from grader import checks, device
+
+
+def test_exact_match_passes():
+    x = np.linspace(-1, 1, 100, dtype=np.float32)
+    checks.assert_close(x, x.astype(np.float64))
+
+
+def test_nan_poison_is_reported_as_unwritten():
+    got = np.ones(40, np.float32)
+    got[33:] = np.nan
+    with pytest.raises(AssertionError, match=r"7 of 40 elements are NaN.*never written.*index 33.*seed 5"):
+        checks.assert_close(got, np.ones(40), name="c", seed=5)
+
+
+def test_wrong_value_reports_worst_index_expected_got_and_relative_error():
+    expected = np.arange(1, 11, dtype=np.float64)
+    got = expected.astype(np.float32)
+    got[6] = 7.5
+    with pytest.raises(AssertionError) as info:
+        checks.assert_close(got, expected, name="out", seed=1)
+    msg = str(info.value)
+    assert "index 6" in msg and "expected 7" in msg and "got 7.5" in msg and "7.14e-02" in msg
+    assert "COURSE_SEED=1" in msg
+
+
+def test_two_dimensional_index():
+    got = np.zeros((3, 4), np.float32)
+    got[2, 1] = 1
+    with pytest.raises(AssertionError, match=r"index \(2, 1\)"):
+        checks.assert_close(got, np.zeros((3, 4)))
+
+
+def test_inf_rejected():
+    with pytest.raises(AssertionError, match="Inf"):
+        checks.assert_close(np.array([np.inf], np.float32), np.array([1.0]))
+
+
+def test_fp32_tolerance_is_tight():
+    expected = np.full(10, 1.0)
+    checks.assert_close((expected * (1 + 5e-6)).astype(np.float32), expected)
+    with pytest.raises(AssertionError, match="rtol=1e-05"):
+        checks.assert_close((expected * (1 + 5e-5)).astype(np.float32), expected)
+
+
+@pytest.mark.parametrize("dt,ok,bad", [("float16", 5e-4, 3e-3), ("bfloat16", 4e-3, 3e-2)])
+def test_half_types_by_norm(dt, ok, bad):
+    rng = np.random.default_rng(0)
+    expected = rng.standard_normal(1000)
+    checks.assert_close((expected * (1 + ok)).astype(device.dtype(dt)), expected, dt=dt)
+    with pytest.raises(AssertionError, match="relative error norm"):
+        checks.assert_close((expected * (1 + bad)).astype(device.dtype(dt)), expected, dt=dt)
+
+
+def test_shape_mismatch_and_integers():
+    with pytest.raises(AssertionError, match="shape"):
+        checks.assert_close(np.zeros(3), np.zeros(4))
+    with pytest.raises(AssertionError, match="first at index 2: expected 3, got 4"):
+        checks.assert_close(np.array([1, 2, 4]), np.array([1, 2, 3]))
+
+
+def test_untouched_elements():
+    got = np.array([np.nan, 2.0, np.nan])
+    checks.assert_untouched(got, np.array([True, False, True]))
+    with pytest.raises(AssertionError, match="must be left alone"):
+        checks.assert_untouched(got, np.array([True, True, False]))
+
+
+def test_seed_replay(monkeypatch):
+    monkeypatch.setenv(checks.SEED_ENV, "1234")
+    assert checks.new_seed() == 1234
+    monkeypatch.setenv(checks.SEED_ENV, "abc")
+    with pytest.raises(ValueError, match="COURSE_SEED='abc'"):
+        checks.new_seed()
+
+
+def test_unknown_dtype_is_named():
+    with pytest.raises(ValueError, match="unknown dtype 'float8'"):
+        device.dtype("float8")
