@@ -84,7 +84,7 @@ def copy_ceiling(nbytes: int, repeat: int = 20) -> Measurement:
     def copy():
         b[...] = a
 
-    return measure("copy (ceiling)", copy, size=half, nbytes=2 * half, repeat=repeat)
+    return measure("copy (ceiling)", copy, size=2 * half, nbytes=2 * half, repeat=repeat)
 
 
 def matmul_ceiling(m: int, n: int, k: int, dt="float16", repeat: int = 10) -> Measurement:
