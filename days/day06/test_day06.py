@@ -1,0 +1,47 @@
+"""Day 6 self-check. Your kernels: `pytest days/day06`; the course's: `pytest days/day06 --solutions`.
+
+How to read the output:
+- Each correctness case draws fresh random inputs. A failure names the output, the worst element
+  (index, expected, got, relative error) and the seed: COURSE_SEED=<seed> replays the same inputs.
+- block_sum runs each n twice: on small integers, where any order of additions is exact and the sum
+  must match exactly (so a missing or doubled element shows), and on normal floats, within the bound
+  for float32 rounding that the message states.
+- rmsnorm writes into a NaN-poisoned output: "elements are NaN" means elements never written.
+  fused_add_rmsnorm works in place, so nothing can be poisoned; both residual and x are compared in
+  full. fp16 and bf16 are compared by the norm of the error (relative 1e-3 and 1e-2).
+- The perf tests (rows 16384, hidden 4096 then 8192; the target is read at 8192) print a table:
+  GB/s of your kernel for each dtype, its % of the device-to-device copy bandwidth measured in the
+  same run at the same byte count, and that ceiling. They fail below 85%. A kernel is timed only
+  after it passes its largest correctness case.
+The checks themselves are in grader/exercises/day06.py.
+"""
+import pytest
+
+from grader.exercises import case_id, day06
+
+BLOCK_SUM, RMSNORM, FUSED_ADD_RMSNORM = day06.EXERCISES
+
+
+@pytest.mark.parametrize("case", BLOCK_SUM.cases, ids=case_id)
+def test_block_sum(course, case):
+    course.check(BLOCK_SUM, case)
+
+
+@pytest.mark.parametrize("case", RMSNORM.cases, ids=case_id)
+def test_rmsnorm(course, case):
+    course.check(RMSNORM, case)
+
+
+@pytest.mark.parametrize("case", FUSED_ADD_RMSNORM.cases, ids=case_id)
+def test_fused_add_rmsnorm(course, case):
+    course.check(FUSED_ADD_RMSNORM, case)
+
+
+@pytest.mark.perf
+def test_rmsnorm_bandwidth(course):
+    course.bench(RMSNORM)
+
+
+@pytest.mark.perf
+def test_fused_add_rmsnorm_bandwidth(course):
+    course.bench(FUSED_ADD_RMSNORM)

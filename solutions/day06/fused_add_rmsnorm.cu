@@ -1,0 +1,131 @@
+// Day 6, exercise 3: fused residual add + RMSNorm, both in place (fp16 and bf16, fp32 accumulate).
+//
+//   x, residual: [rows, d]   weight: [d]
+//   residual[r, :] = residual[r, :] + x[r, :]                                  (written back, in T)
+//   x[r, :]        = residual[r, :] * rsqrt(mean(residual[r, :]^2) + eps) * weight
+//
+// The pre-norm step of a transformer layer, as FlashInfer's FusedAddRMSNormKernel
+// (include/flashinfer/norm.cuh) does it: one kernel reads x and residual once and writes both, where
+// an add kernel followed by an RMSNorm kernel would move the residual through memory twice more.
+// Same layout as rmsnorm.cu: grid = (rows,), block = (256,); each thread keeps its part of the new
+// residual in registers (in T, exactly as stored) between the two passes, so x is the RMSNorm of the
+// residual that was written. Past 8192 elements per row (for 16-bit T), pass 2 re-reads `residual`.
+// (FlashInfer normalises the unrounded float sum instead; both agree within the fp16/bf16 tolerance.)
+#include <course/reduce.cuh>
+#include <course/vec_dtypes.cuh>
+
+namespace {
+
+constexpr int BLOCK = 256;  // threads per block (per row)
+constexpr int NUM_WARPS = BLOCK / course::WARP_SIZE;
+constexpr int MAX_VECS = 4;  // vectors each thread keeps in registers between the two passes
+
+template <typename T, int VEC>
+__device__ void fused_add_rmsnorm_row(T* __restrict__ x, T* __restrict__ residual,
+                                      const T* __restrict__ weight, int d, float eps, float* smem) {
+  const int tid = threadIdx.x;
+  // This thread's part of x, of the new residual (in T, exactly as stored) and of the weight.
+  course::vec_t<T, VEC> a[MAX_VECS], v[MAX_VECS], w[MAX_VECS];
+  float sum_sq = 0.f;
+  // BEGIN EXERCISE
+  // HINT: pass 1, indexed as in rmsnorm.cu: i = (k * BLOCK + tid) * VEC for k < MAX_VECS (unrolled),
+  // HINT: then i = (MAX_VECS * BLOCK + tid) * VEC in steps of BLOCK * VEC for longer rows.
+  // HINT: Load x into a[k], residual into v[k] and weight into w[k] (vec_t::load); add x and residual
+  // HINT: in float, round the sum to T (course::from_float<T>) into v[k], store v[k] into residual, and
+  // HINT: add the squares of the rounded values to sum_sq: the norm is that of the stored residual.
+  // HINT: Issue every load before the first store: the compiler cannot move a load of x above a
+  // HINT: store to residual (for all it knows they overlap), and loads waiting one after another
+  // HINT: leave the memory system idle. So: one unrolled loop of loads, then one of add-and-store.
+#pragma unroll
+  for (int k = 0; k < MAX_VECS; ++k) {
+    const int i = (k * BLOCK + tid) * VEC;
+    if (i < d) {
+      a[k].load(x + i);
+      v[k].load(residual + i);
+      w[k].load(weight + i);
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < MAX_VECS; ++k) {
+    const int i = (k * BLOCK + tid) * VEC;
+    if (i < d) {
+#pragma unroll
+      for (int j = 0; j < VEC; ++j) {
+        v[k][j] = course::from_float<T>(course::to_float(a[k][j]) + course::to_float(v[k][j]));
+        sum_sq += course::to_float(v[k][j]) * course::to_float(v[k][j]);
+      }
+      v[k].store(residual + i);
+    }
+  }
+#pragma unroll 1  // a rare path: keep it small
+  for (int i = (MAX_VECS * BLOCK + tid) * VEC; i < d; i += BLOCK * VEC) {
+    course::vec_t<T, VEC> xt, r;
+    xt.load(x + i);
+    r.load(residual + i);
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) {
+      r[j] = course::from_float<T>(course::to_float(xt[j]) + course::to_float(r[j]));
+      sum_sq += course::to_float(r[j]) * course::to_float(r[j]);
+    }
+    r.store(residual + i);
+  }
+  // END EXERCISE
+  // Every thread gets the row's sum of squares (all threads must reach this line: it has barriers).
+  const float scale = rsqrtf(course::block_reduce_sum<NUM_WARPS>(sum_sq, smem) / d + eps);
+  // BEGIN EXERCISE
+  // HINT: pass 2: x[i + j] = residual[i + j] * scale * weight[i + j] in float, stored rounded to T, in
+  // HINT: place. Past the registers, re-read residual and weight: this thread wrote those residual
+  // HINT: elements in pass 1, so it sees its own stores without any barrier.
+#pragma unroll
+  for (int k = 0; k < MAX_VECS; ++k) {
+    const int i = (k * BLOCK + tid) * VEC;
+    if (i < d) {
+      float y[VEC];
+#pragma unroll
+      for (int j = 0; j < VEC; ++j) y[j] = course::to_float(v[k][j]) * scale * course::to_float(w[k][j]);
+      course::store_from_float(x + i, y);
+    }
+  }
+#pragma unroll 1  // a rare path: keep it small
+  for (int i = (MAX_VECS * BLOCK + tid) * VEC; i < d; i += BLOCK * VEC) {
+    float t[VEC], wt[VEC];
+    course::load_as_float(t, residual + i);
+    course::load_as_float(wt, weight + i);
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) t[j] = t[j] * scale * wt[j];
+    course::store_from_float(x + i, t);
+  }
+  // END EXERCISE
+}
+
+template <typename T>
+__device__ void fused_add_rmsnorm(T* __restrict__ x, T* __restrict__ residual,
+                                  const T* __restrict__ weight, int d, float eps) {
+  __shared__ float smem[NUM_WARPS];
+  const int64_t row = blockIdx.x;
+  x += row * d;
+  residual += row * d;
+  constexpr int V = 16 / sizeof(T);  // 8 for fp16 and bf16
+  // The widest vector that divides d; the whole block takes the same branch.
+  if (d % V == 0) {
+    fused_add_rmsnorm_row<T, V>(x, residual, weight, d, eps, smem);
+  } else if (d % (V / 2) == 0) {
+    fused_add_rmsnorm_row<T, V / 2>(x, residual, weight, d, eps, smem);
+  } else if (d % 2 == 0) {
+    fused_add_rmsnorm_row<T, 2>(x, residual, weight, d, eps, smem);
+  } else {
+    fused_add_rmsnorm_row<T, 1>(x, residual, weight, d, eps, smem);
+  }
+}
+
+}  // namespace
+
+extern "C" __global__ void __launch_bounds__(BLOCK)
+fused_add_rmsnorm_f16(half* x, half* residual, const half* weight, int d, float eps) {
+  fused_add_rmsnorm(x, residual, weight, d, eps);
+}
+extern "C" __global__ void __launch_bounds__(BLOCK)
+fused_add_rmsnorm_bf16(__nv_bfloat16* x, __nv_bfloat16* residual, const __nv_bfloat16* weight, int d,
+                       float eps) {
+  fused_add_rmsnorm(x, residual, weight, d, eps);
+}
