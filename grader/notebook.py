@@ -18,7 +18,11 @@ def autograding() -> bool:
 
 
 def _local_source_dir(ex) -> str | None:
-    return str(Path.cwd()) if (Path.cwd() / ex.source).is_file() else None
+    if (Path.cwd() / ex.source).is_file():
+        return str(Path.cwd())
+    if autograding():  # grade what was submitted, never the course checkout's copy
+        raise FileNotFoundError(f"{ex.source} is missing from the submission ({Path.cwd()})")
+    return None
 
 
 def setup(day) -> None:
@@ -55,9 +59,9 @@ def grade(day, name: str, cases: list[dict] | None = None, seed: int | None = No
     ex = exercises.get(day, name)
     outcome = isolation.run_exercise(day, name, cases, source_dir=_local_source_dir(ex),
                                      solutions=paths.use_solutions(), seed=seed, timeout=timeout)
-    print(outcome)
     if outcome.status != "passed":
         raise AssertionError(str(outcome))
+    print(outcome)
 
 
 def bench(day, name: str, quick: bool = True):

@@ -19,7 +19,7 @@ def plot(report: Report, ax=None):
     for label, ms in report.series.items():
         ax.plot([m.size for m in ms], [report.value(m) for m in ms], "o-", ms=4,
                 label=f"{label} ({report.final_ratio(label):.0%})")
-    if max(xs) / max(min(xs), 1) > 50:
+    if max(xs) / max(min(xs), 1) >= 8:
         ax.set_xscale("log", base=2)
     ax.set_xlabel(report.xlabel)
     ax.set_ylabel(f"achieved {report.metric}")

@@ -1,0 +1,314 @@
+"""The instructor's side of nbgrader: build a course directory from notebooks/ and the stubs, check a
+release for leaks, autograde submissions and read the scores from the gradebook.
+
+    course/
+      nbgrader_config.py        written here: root, course id, cell time limit, .cu files kept
+      source/dayNN/             notebooks/dayNN.ipynb (with hidden tests) + the day's stub .cu files
+      release/dayNN/            what students get: `nbgrader generate_assignment` output
+      submitted/<student>/dayNN/, autograded/..., feedback/..., gradebook.db
+
+A submission is the released notebook plus the student's .cu files: the graded work is the kernels.
+Under autograde the notebook runs in autograded/<student>/dayNN/, beside those files, and
+`grader.notebook.grade` checks them (with the hidden tests nbgrader restores from the gradebook).
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+
+from grader import exercises, paths, stubs
+
+COURSE_ID = "cuda-course"
+DAYS = ("day01", "day02")
+CELL_TIMEOUT_S = 1800  # grading compiles kernels and runs every case in a child process
+HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
+_STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+class NbgraderError(RuntimeError):
+    """An nbgrader command failed; the message ends with its output."""
+
+
+# ---- inputs -------------------------------------------------------------------------------------
+
+def days_with_exercises() -> list[str]:
+    return [d for d in (f"day{i:02d}" for i in range(1, 15)) if exercises.day_exercises(d)]
+
+
+def _day(day) -> str:
+    d = paths.day_name(day)  # ValueError for anything but day01 .. day14
+    if not exercises.day_exercises(d):
+        ready = ", ".join(days_with_exercises())
+        raise ValueError(f"{d} has no exercises yet, so no assignment (days with exercises: {ready})")
+    return d
+
+
+def _notebook(day: str) -> Path:
+    path = paths.NOTEBOOKS / f"{day}.ipynb"
+    if not path.is_file():
+        raise FileNotFoundError(f"no lesson notebook {path.relative_to(paths.ROOT)} for {day}")
+    return path
+
+
+def exercise_files(day) -> list[str]:
+    """The .cu file names a day's submission holds, in teaching order."""
+    return [ex.source for ex in exercises.day_exercises(_day(day))]
+
+
+def _stub(day: str, filename: str) -> Path:
+    """days/<day>/<filename>, after checking it is exactly the stub generated from the solution (an
+    edited or stale file in days/ could carry someone's solution into a release)."""
+    stub, solution = paths.DAYS / day / filename, paths.SOLUTIONS / day / filename
+    if not solution.is_file():
+        raise FileNotFoundError(f"no solution {solution.relative_to(paths.ROOT)} to check the stub against")
+    if not stub.is_file() or stub.read_text() != stubs.render(solution):
+        raise ValueError(f"{stub.relative_to(paths.ROOT)} is missing, edited or stale: only the generated "
+                         f"stub may be released. Regenerate it (`python -m grader stubs {day}`, or "
+                         f"grader.stubs.generate('{day}', force=True)) and build again.")
+    return stub
+
+
+# ---- running nbgrader ---------------------------------------------------------------------------
+
+def _env() -> dict[str, str]:
+    """nbgrader's environment: the course importable from any folder (the notebook's kernel runs in
+    the submission's folder), and no kernel-choice overrides left over from the caller."""
+    env = {k: v for k, v in os.environ.items() if k not in (paths.KERNELS_ENV, paths.SOURCE_DIR_ENV)}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(paths.ROOT), env.get("PYTHONPATH")]))
+    return env
+
+
+def run_nbgrader(course_dir: Path, *args: str) -> str:
+    """`python -m nbgrader <args>` in the course directory; its output, or NbgraderError with it."""
+    done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course_dir, env=_env(),
+                          capture_output=True, text=True)
+    output = (done.stdout + done.stderr).strip()
+    if done.returncode != 0:
+        tail = "\n".join(output.splitlines()[-60:])
+        raise NbgraderError(f"`nbgrader {' '.join(args)}` failed (exit status {done.returncode}) in "
+                            f"{course_dir}:\n{tail}")
+    return output
+
+
+def _config(course_dir: Path) -> str:
+    # Every day in source/, not only the ones built now: the file is rewritten on each build.
+    keep = {d.name: sorted(p.name for p in d.glob("*.cu"))
+            for d in sorted((course_dir / "source").glob("day[0-9][0-9]"))}
+    return (f"# The CUDA course's nbgrader settings, written by grader.nbgrader_course.build_course.\n"
+            f"c = get_config()  # noqa: F821\n"
+            f"c.CourseDirectory.root = {str(course_dir)!r}\n"
+            f"c.CourseDirectory.course_id = {COURSE_ID!r}\n"
+            f"# Grading compiles kernels and runs every case: give each cell time.\n"
+            f"c.ExecutePreprocessor.timeout = {CELL_TIMEOUT_S}\n"
+            f"c.Execute.timeout = {CELL_TIMEOUT_S}\n"
+            f"# The .cu files are the students' work: autograde must not put the released stubs back.\n"
+            f"c.Autograde.exclude_overwriting = {keep!r}\n")
+
+
+def _gradebook(course_dir: Path):
+    from nbgrader.api import Gradebook
+
+    return Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}", course_id=COURSE_ID)
+
+
+# ---- instructor commands ------------------------------------------------------------------------
+
+def build_course(course_dir, days=DAYS, force: bool = False) -> Path:
+    """Create (or update) an nbgrader course directory and release the given days into
+    release/<day>/. An existing source/<day>/ is replaced only with `force`."""
+    course_dir = Path(course_dir).resolve()
+    days = [_day(d) for d in ((days,) if isinstance(days, (str, int)) else days)]
+    if not days:
+        raise ValueError("no days given to build")
+    plan = {d: (_notebook(d), [_stub(d, f) for f in exercise_files(d)]) for d in days}
+    for d, (notebook, _) in plan.items():
+        nbformat.validate(nbformat.read(notebook, as_version=4))
+        source = course_dir / "source" / d
+        if source.exists() and not force:
+            raise FileExistsError(f"{source} already exists: build_course(..., force=True) replaces it")
+    for d, (notebook, stub_files) in plan.items():
+        source = course_dir / "source" / d
+        shutil.rmtree(source, ignore_errors=True)
+        source.mkdir(parents=True)
+        shutil.copyfile(notebook, source / f"{d}.ipynb")
+        for stub in stub_files:
+            shutil.copyfile(stub, source / stub.name)
+    (course_dir / "nbgrader_config.py").write_text(_config(course_dir))
+    for d in plan:
+        run_nbgrader(course_dir, "generate_assignment", d, "--force")
+    return course_dir
+
+
+def _cells(notebook: Path) -> list:
+    return nbformat.read(notebook, as_version=4).cells
+
+
+def _hidden_lines(notebook: Path) -> set[str]:
+    """The lines between the hidden-test markers of a source notebook, stripped."""
+    found, inside = set(), False
+    for cell in _cells(notebook):
+        for line in cell.source.splitlines():
+            if HIDDEN_BEGIN in line:
+                inside = True
+            elif HIDDEN_END in line:
+                inside = False
+            elif inside and line.strip():
+                found.add(line.strip())
+    return found
+
+
+def _solution_lines(day: str) -> set[str]:
+    """Lines of the solutions' exercise regions that would give an answer away (long enough to mean
+    something, more than braces, not a preprocessor line such as `#pragma unroll`)."""
+    found = set()
+    for solution in stubs.solutions(day):
+        for region in stubs.regions(solution.read_text(), str(solution)):
+            found |= {s for line in region.code if len(s := line.strip()) >= 12
+                      and s.strip("{}();") != "" and not s.startswith("#")}
+    return found
+
+
+def _released_lines(path: Path) -> list[str]:
+    if path.suffix == ".ipynb":
+        return [line.strip() for cell in _cells(path) for line in cell.source.splitlines()]
+    try:
+        return [line.strip() for line in path.read_text().splitlines()]
+    except UnicodeDecodeError:
+        return []
+
+
+def _grade_cells(cells) -> list:
+    return [c for c in cells if c.get("metadata", {}).get("nbgrader", {}).get("grade")]
+
+
+def _check_metadata(day: str, notebook: Path, source_notebook: Path) -> list[str]:
+    from nbgrader.nbgraderformat import MetadataValidator, ValidationError
+
+    name = notebook.name
+    nb = nbformat.read(notebook, as_version=4)
+    try:
+        MetadataValidator().validate_nb(nb)
+    except ValidationError as e:
+        return [f"{name}: invalid nbgrader metadata: {e}"]
+    problems, ids = [], []
+    for cell in _grade_cells(nb.cells):
+        meta = cell.metadata.nbgrader
+        ids.append(meta.get("grade_id"))
+        if not isinstance(meta.get("points"), (int, float)) or meta["points"] <= 0:
+            problems.append(f"{name}: grade cell {meta.get('grade_id')!r} has points {meta.get('points')!r}")
+        if cell.metadata.get("editable", True) or not meta.get("locked"):
+            problems.append(f"{name}: grade cell {meta.get('grade_id')!r} is not locked")
+    if len(ids) != len(set(ids)):
+        problems.append(f"{name}: duplicate grade ids {sorted(ids)}")
+    if source_notebook.is_file():
+        expected = [c.metadata.nbgrader["grade_id"] for c in _grade_cells(_cells(source_notebook))]
+        if ids != expected:
+            problems.append(f"{name}: grade cells {ids}, the source has {expected}")
+    sources = "\n".join(c.source for c in _grade_cells(nb.cells))
+    for ex in exercises.day_exercises(day):
+        if f'nb.grade("{day}", "{ex.name}"' not in sources:
+            problems.append(f"{name}: no grade cell calls nb.grade(\"{day}\", \"{ex.name}\")")
+    return problems
+
+
+def check_release(course_dir, day) -> list[str]:
+    """What is wrong with release/<day>/ (an empty list: nothing found): hidden tests or solution code
+    left in any released file, .cu files that are not the stubs, autograder cells that lost their
+    nbgrader metadata."""
+    course_dir, day = Path(course_dir).resolve(), _day(day)
+    release, source = course_dir / "release" / day, course_dir / "source" / day
+    if not release.is_dir():
+        return [f"no release folder {release}: run build_course first"]
+    files = sorted(p for p in release.rglob("*") if p.is_file())
+    rel = {p: p.relative_to(release).as_posix() for p in files}
+    problems = []
+    notebook = release / f"{day}.ipynb"
+    if not notebook.is_file():
+        problems.append(f"the release has no {notebook.name}")
+    hidden = _hidden_lines(source / f"{day}.ipynb") if (source / f"{day}.ipynb").is_file() else set()
+    solution = _solution_lines(day)
+    for path in files:
+        if path.suffix == ".ipynb":
+            text = path.read_text()
+            if HIDDEN_BEGIN in text or HIDDEN_END in text:
+                problems.append(f"{rel[path]}: hidden-test markers left in the released notebook")
+            problems += _check_metadata(day, path, source / path.name)
+        lines = set(_released_lines(path))
+        problems += [f"{rel[path]}: hidden test line released: {line}" for line in sorted(hidden & lines)]
+        problems += [f"{rel[path]}: solution line released: {line}" for line in sorted(solution & lines)]
+    released_cu = {p.name: p for p in files if p.suffix == ".cu"}
+    for filename in exercise_files(day):
+        stub = paths.DAYS / day / filename
+        if filename not in released_cu:
+            problems.append(f"{filename} is missing from the release")
+        elif not stub.is_file() or released_cu[filename].read_bytes() != stub.read_bytes():
+            problems.append(f"{filename} in the release differs from {stub.relative_to(paths.ROOT)}")
+    problems += [f"{name}: released, but not an exercise file of {day}"
+                 for name in sorted(set(released_cu) - set(exercise_files(day)))]
+    return problems
+
+
+def _submit(course_dir: Path, day: str, student: str, files: dict) -> None:
+    """submitted/<student>/<day>/: the released notebook, the student's .cu files, and the released
+    stub for any exercise file not handed in (so a missing file scores nothing, whatever days/ holds)."""
+    release = course_dir / "release" / day
+    known = exercise_files(day)
+    unknown = sorted(set(files) - set(known))
+    if unknown:
+        raise ValueError(f"{student}: {', '.join(unknown)} is not an exercise file of {day} "
+                         f"(expected some of {', '.join(known)})")
+    for name, path in files.items():
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"{student}: no file {path} for {name}")
+    dest = course_dir / "submitted" / student / day
+    shutil.rmtree(dest, ignore_errors=True)
+    dest.mkdir(parents=True)
+    shutil.copyfile(release / f"{day}.ipynb", dest / f"{day}.ipynb")
+    for name in known:
+        shutil.copyfile(Path(files[name]) if name in files else release / name, dest / name)
+
+
+def autograde(course_dir, day, submissions: dict) -> dict[str, float]:
+    """Grade `{student_id: {"vector_add.cu": path, ...}}` for one day; returns each student's score
+    (out of `max_score(course_dir, day)`). Each student's autograded notebook stays in
+    autograded/<student>/<day>/."""
+    course_dir, day = Path(course_dir).resolve(), _day(day)
+    release = course_dir / "release" / day / f"{day}.ipynb"
+    if not release.is_file():
+        raise FileNotFoundError(f"no released notebook {release}: run build_course for {day} first")
+    if not submissions:
+        raise ValueError("no submissions given")
+    bad = [s for s in submissions if not isinstance(s, str) or not _STUDENT_ID.match(s)]
+    if bad:
+        raise ValueError(f"student ids must be letters, digits, '_', '-' or '.': {bad}")
+    for student, files in submissions.items():
+        _submit(course_dir, day, student, files)
+    with _gradebook(course_dir) as gb:
+        for student in submissions:
+            gb.update_or_create_student(student)
+    for student in submissions:
+        run_nbgrader(course_dir, "autograde", day, f"--student={student}", "--force")
+    with _gradebook(course_dir) as gb:
+        return {s: float(gb.find_submission(day, s).score) for s in submissions}
+
+
+def max_score(course_dir, day) -> float:
+    """The points a day's notebook is worth (the sum of its autograder cells)."""
+    course_dir, day = Path(course_dir).resolve(), _day(day)
+    with _gradebook(course_dir) as gb:
+        return float(gb.find_assignment(day).max_score)
+
+
+def feedback(course_dir, day) -> list[Path]:
+    """`nbgrader generate_feedback` for every autograded submission of a day; the HTML files made."""
+    course_dir, day = Path(course_dir).resolve(), _day(day)
+    if not any((course_dir / "autograded").glob(f"*/{day}")):
+        raise FileNotFoundError(f"nothing autograded for {day} in {course_dir}: run autograde first")
+    run_nbgrader(course_dir, "generate_feedback", day, "--force")
+    return sorted((course_dir / "feedback").glob(f"*/{day}/*.html"))

@@ -1,0 +1,53 @@
+"""nbgrader end to end on a GPU: build the course, then autograde two students per day, one who hands
+in the course's solutions (full marks) and one who hands in the released stubs (zero).
+
+Needs a CUDA GPU, nbgrader and a `python3` Jupyter kernel; a few minutes (every autograde runs the
+whole lesson notebook, hidden tests included).
+"""
+import nbformat
+import pytest
+
+from grader import device, paths
+from grader import nbgrader_course as course
+
+DAYS = ("day01", "day02")
+
+pytestmark = [pytest.mark.gpu, pytest.mark.nbgrader]
+
+
+@pytest.fixture(scope="module")
+def course_dir(tmp_path_factory):
+    if not device.gpu_available():
+        pytest.skip(f"nbgrader end to end runs the notebooks' kernels: needs a CUDA GPU "
+                    f"({device.why_no_gpu()})")
+    pytest.importorskip("nbgrader")
+    return course.build_course(tmp_path_factory.mktemp("course"), days=DAYS)
+
+
+def _failures(course_dir, day: str, student: str) -> str:
+    """The errors of the autograded notebook's grade cells, to say why a score is short."""
+    path = course_dir / "autograded" / student / day / f"{day}.ipynb"
+    if not path.is_file():
+        return f"(no autograded notebook {path})"
+    lines = []
+    for cell in nbformat.read(path, as_version=4).cells:
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "?")
+        for out in cell.get("outputs", []):
+            if out.output_type == "error":
+                lines.append(f"{grade_id}: {out.ename}: {out.evalue[:600]}")
+    return "\n".join(lines) or "(no cell errors)"
+
+
+@pytest.mark.parametrize("day", DAYS)
+def test_solution_gets_full_marks_and_stub_zero(course_dir, day):
+    files = course.exercise_files(day)
+    release = course_dir / "release" / day
+    scores = course.autograde(course_dir, day, {
+        "solution": {f: paths.SOLUTIONS / day / f for f in files},
+        "stub": {f: release / f for f in files},
+    })
+    full = course.max_score(course_dir, day)
+    print(f"{day}: solution {scores['solution']:g} / {full:g}, stub {scores['stub']:g} / {full:g}")
+    assert full > 0
+    assert scores["solution"] == full, _failures(course_dir, day, "solution")
+    assert scores["stub"] == 0, f"the stubs scored {scores['stub']}"

@@ -1,0 +1,122 @@
+"""The lesson notebooks are well formed and ready for nbgrader (no GPU needed).
+
+Each exercise of a day has a locked autograder cell that calls `nb.grade("<day>", "<name>")` and holds
+hidden tests whose cases fit the exercise's check; every code cell compiles as Python.
+"""
+import ast
+import inspect
+import re
+
+import nbformat
+import pytest
+
+from grader import exercises, paths
+
+NOTEBOOKS = sorted(paths.NOTEBOOKS.glob("day[0-9][0-9].ipynb"))
+HIDDEN = re.compile(r"^### BEGIN HIDDEN TESTS$(.*?)^### END HIDDEN TESTS$", re.M | re.S)
+MAGIC = re.compile(r"^\s*[%!].*$", re.M)
+
+
+def _read(path):
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    return nb
+
+
+def _nbgrader(cell) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def _grade_cells(nb):
+    return [c for c in nb.cells if _nbgrader(c).get("grade")]
+
+
+def _value(node):
+    """A literal argument (constant expressions like `1 << 20` included)."""
+    return eval(compile(ast.Expression(node), "<argument>", "eval"), {"__builtins__": {}})
+
+
+def _calls(source: str):
+    """Every nb.grade(...) call in a cell: (day, name, keyword arguments as Python values)."""
+    for node in ast.walk(ast.parse(source)):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "grade" and getattr(node.func.value, "id", None) == "nb"):
+            args = [_value(a) for a in node.args]
+            yield args[0], args[1], {k.arg: _value(k.value) for k in node.keywords}
+
+
+def test_notebooks_are_for_days_with_exercises():
+    names = [p.stem for p in NOTEBOOKS]
+    assert {"day01", "day02"} <= set(names), names
+    assert all(exercises.day_exercises(d) for d in names), "a notebook for a day without exercises"
+
+
+@pytest.fixture(params=NOTEBOOKS, ids=lambda p: p.stem)
+def notebook(request):
+    return request.param.stem, _read(request.param)
+
+
+def test_kernelspec_is_python3(notebook):
+    _, nb = notebook
+    assert nb.metadata.kernelspec.name == "python3"
+
+
+def test_first_code_cell_calls_setup(notebook):
+    day, nb = notebook
+    first = next(c for c in nb.cells if c.cell_type == "code")
+    assert "import grader.notebook as nb" in first.source
+    assert f'nb.setup("{day}")' in first.source
+
+
+def test_code_cells_compile(notebook):
+    day, nb = notebook
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "code":
+            compile(MAGIC.sub("", cell.source), f"{day}.ipynb cell {i}", "exec")
+
+
+def test_nbgrader_metadata_is_valid(notebook):
+    from nbgrader.nbgraderformat import MetadataValidator
+
+    day, nb = notebook
+    MetadataValidator().validate_nb(nb)  # raises on a missing grade_id or points, duplicate ids
+    ids = [_nbgrader(c)["grade_id"] for c in nb.cells if _nbgrader(c)]
+    assert len(ids) == len(set(ids)), f"{day}: duplicate grade ids"
+    for cell in nb.cells:
+        meta = _nbgrader(cell)
+        if meta:
+            assert meta["schema_version"] == 3 and not meta["solution"] and meta["locked"], meta
+        if meta.get("grade"):
+            assert cell.cell_type == "code" and meta["points"] > 0, meta
+        if not meta.get("grade"):
+            assert "HIDDEN TESTS" not in cell.source, f"{day}: hidden tests outside a grade cell"
+
+
+def test_every_exercise_has_an_autograder_cell_with_hidden_tests(notebook):
+    day, nb = notebook
+    graded = {}
+    for cell in _grade_cells(nb):
+        calls = list(_calls(cell.source))
+        assert calls, f"{day}: grade cell {_nbgrader(cell)['grade_id']} calls no nb.grade"
+        assert HIDDEN.search(cell.source), f"{day}: grade cell {_nbgrader(cell)['grade_id']} has no hidden tests"
+        graded.update({name: cell for d, name, _ in calls if d == day})
+    for ex in exercises.day_exercises(day):
+        assert ex.name in graded, f'{day}: no autograder cell calls nb.grade("{day}", "{ex.name}")'
+        visible = graded[ex.name].source[:HIDDEN.search(graded[ex.name].source).start()]
+        assert f'nb.grade("{day}", "{ex.name}")' in visible
+
+
+def test_hidden_cases_fit_the_checks(notebook):
+    day, nb = notebook
+    for cell in _grade_cells(nb):
+        hidden = HIDDEN.search(cell.source).group(1)
+        for d, name, kwargs in _calls(hidden):
+            ex = exercises.get(d, name)
+            params = set(inspect.signature(ex.check).parameters) - {"module", "seed"}
+            assert kwargs.get("cases"), f"{name}: hidden tests without cases"
+            assert isinstance(kwargs.get("seed"), int), f"{name}: hidden tests without a fixed seed"
+            for case in kwargs["cases"]:
+                assert set(case) == params, f"{name}: case {case} does not fit check({sorted(params)})"
+                assert case not in ex.cases, f"{name}: hidden case {case} is one of the visible ones"
+                if "dtype" in case:
+                    assert case["dtype"] in ("float32", "float16", "bfloat16"), case
