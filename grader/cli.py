@@ -235,7 +235,8 @@ def cmd_progress(args) -> int:
 def cmd_release(args) -> int:
     from grader import nbgrader_course
 
-    days = [paths.day_name(d) for d in args.days] if args.days else _days(None)
+    days = ([paths.day_name(d) for d in args.days] if args.days else
+            [d for d in _days(None) if (paths.NOTEBOOKS / f"{d}.ipynb").is_file()])
     course = nbgrader_course.build_course(Path(args.course_dir), days=days, force=args.force)
     problems = [p for d in days for p in nbgrader_course.check_release(course, d)]
     for p in problems:
@@ -277,7 +278,7 @@ def parser() -> argparse.ArgumentParser:
     sub.add_parser("progress", help="one line per day").set_defaults(fn=cmd_progress)
     c = sub.add_parser("release", help="build the nbgrader course and its release")
     c.add_argument("course_dir")
-    c.add_argument("days", nargs="*", help="days to release (default: every day that has exercises)")
+    c.add_argument("days", nargs="*", help="days to release (default: every day with exercises and a notebook)")
     c.add_argument("--force", action="store_true", help="rebuild an existing course directory's release")
     c.set_defaults(fn=cmd_release)
     return p
