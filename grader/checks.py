@@ -97,7 +97,8 @@ def assert_close(got, expected, *, dt=None, name: str = "output", seed: int | No
         raise AssertionError(f"{name}: {inf.size} elements are Inf; first at index "
                              f"{_fmt_index(i, g.shape)}, expected {e.flat[i]:.6g}{replay}")
     err = np.abs(g - e)
-    rel = err / np.maximum(np.abs(e), np.finfo(np.float64).tiny)
+    with np.errstate(over="ignore", divide="ignore"):
+        rel = err / np.maximum(np.abs(e), np.finfo(np.float64).tiny)
     worst = int(np.argmax(err - tol.rtol * np.abs(e)))
     detail = (f"worst at index {_fmt_index(worst, g.shape)}: expected {e.flat[worst]:.7g}, "
               f"got {g.flat[worst]:.7g} (relative error {rel.flat[worst]:.2e})")
