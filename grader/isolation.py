@@ -33,7 +33,7 @@ class Outcome:
 def run_child(args: list[str], *, exercise: str, timeout: float, env: dict | None = None,
               cwd: Path | None = None) -> tuple[Outcome | None, subprocess.CompletedProcess | None]:
     """Run `python <args>` with a time limit; (Outcome, None) if it timed out, else (None, completed)."""
-    full_env = {**os.environ, **(env or {})}
+    full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}  # keep output up to a crash
     try:
         done = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=timeout,
                               env=full_env, cwd=cwd)

@@ -78,9 +78,11 @@ def _stub(day: str, filename: str) -> Path:
 
 def _env() -> dict[str, str]:
     """nbgrader's environment: the course importable from any folder (the notebook's kernel runs in
-    the submission's folder), and no kernel-choice overrides left over from the caller."""
+    the submission's folder), this Python's scripts on PATH (nbgrader runs `alembic`, the notebook
+    kernel must be this environment's), and no kernel-choice overrides left over from the caller."""
     env = {k: v for k, v in os.environ.items() if k not in (paths.KERNELS_ENV, paths.SOURCE_DIR_ENV)}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(paths.ROOT), env.get("PYTHONPATH")]))
+    env["PATH"] = os.pathsep.join(filter(None, [str(Path(sys.executable).parent), env.get("PATH")]))
     return env
 
 
