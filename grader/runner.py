@@ -1,13 +1,12 @@
 """Loading an exercise's kernel and running its checks and benchmark, in this process."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from grader import checks, device, paths
 from grader.exercises import Exercise
 
-_modules: dict[tuple[str, float, tuple], object] = {}
+_modules: dict[tuple[str, float], object] = {}
 
 
 def source_of(ex: Exercise, solutions: bool | None = None) -> Path:
@@ -20,7 +19,7 @@ def source_of(ex: Exercise, solutions: bool | None = None) -> Path:
 def load(ex: Exercise, solutions: bool | None = None):
     """The compiled module of an exercise, compiled once per file version in this process."""
     path = source_of(ex, solutions)
-    key = (str(path.resolve()), path.stat().st_mtime, tuple(os.environ.get(k, "") for k in ("CUPY_CACHE_DIR",)))
+    key = (str(path.resolve()), path.stat().st_mtime)
     if key not in _modules:
         _modules[key] = device.load(path)
     return _modules[key]
