@@ -1,0 +1,282 @@
+"""Day 3: PTX inline asm, the GPU's approximate math, and warp shuffles.
+
+The approximate instructions are not correctly rounded, so their checks allow each one the error that
+the PTX ISA states for it (APPROX_BOUNDS), measured against numpy in float64 on the same float32 input.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from grader import bench, checks, device
+from grader.exercises import Exercise
+
+# ---- error bounds -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Approx:
+    """One approximate PTX instruction: what it computes, where it is checked, and the error the PTX ISA
+    allows it, against numpy's float64 value at the same float32 input (`exact`):
+    |got - exact| <= rel * |exact| + ulps * ulp(exact), except inside `abs_inside`, where the bound
+    is absolute: |got - exact| <= rel."""
+    op: int                      # the ptx_math kernel's `op` argument
+    ptx: str
+    exact: Callable[[np.ndarray], np.ndarray]
+    domain: tuple[float, float]
+    log_uniform: bool            # sample log-uniformly (every binade of the domain equally often)
+    signed: bool                 # and give each input a random sign
+    rel: float = 0.0
+    ulps: float = 0.0
+    abs_inside: tuple[float, float] | None = None
+    stated: str = ""
+
+    def allowed(self, x: np.ndarray, exact: np.ndarray) -> np.ndarray:
+        bound = self.rel * np.abs(exact) + self.ulps * ulp(exact)
+        if self.abs_inside is not None:
+            lo, hi = self.abs_inside
+            bound = np.where((x > lo) & (x < hi), self.rel, bound)
+        return bound
+
+
+def ulp(exact: np.ndarray) -> np.ndarray:
+    """The spacing of float32 numbers at each (float64) value: one unit in the last place."""
+    return np.spacing(np.abs(exact).astype(np.float32)).astype(np.float64)
+
+
+# The bounds are the PTX ISA's (PTX ISA 9.1, "Floating Point Instructions", each instruction's notes).
+# Every float32 of each checked domain was run on an H100 (2026-11) against a float64 reference; the
+# largest error seen is given beside each bound ("seen"): all within, tanh by far. One ulp of a float
+# is 2^-24 to 2^-23 of its value.
+APPROX_BOUNDS: dict[str, Approx] = {
+    # "2 ulp from the correctly rounded result", which may itself be 0.5 ulp from the exact value.
+    "exp2": Approx(0, "ex2.approx.ftz.f32", np.exp2, (-20.0, 20.0), False, False, ulps=2.5,
+                   stated="2 ulp from the correctly rounded result (seen: 2.06 ulp from exact)"),
+    # log2(x) is near 0 for x near 1, where only an absolute bound can hold.
+    "log2": Approx(1, "lg2.approx.ftz.f32", np.log2, (1e-3, 1e3), True, False, rel=2.0**-22,
+                   abs_inside=(0.5, 2.0),
+                   stated="absolute error 2^-22 for x in (0.5, 2), relative error 2^-22 elsewhere "
+                          "(seen: 2^-22.15 and 2^-22.06)"),
+    "rsqrt": Approx(2, "rsqrt.approx.ftz.f32", lambda x: 1.0 / np.sqrt(x), (1e-3, 1e3), True, False,
+                    rel=2.0**-22.9, stated="relative error 2^-22.9 (seen: 2^-22.93)"),
+    "rcp": Approx(3, "rcp.approx.ftz.f32", lambda x: 1.0 / x, (1e-3, 1e3), True, True, ulps=1.0,
+                  stated="1 ulp (seen: 0.98 ulp)"),
+    # About 11 correct bits: fine for activations and fp16 / bf16 outputs, not for fp32 math.
+    "tanh": Approx(4, "tanh.approx.f32", np.tanh, (-5.0, 5.0), False, False, rel=2.0**-11,
+                   stated="relative error 2^-11 (seen: 2^-16.5 on an H100)"),
+}
+
+ULP_NOTE = "ulp = the spacing of float32 numbers at the exact value (np.spacing)"
+
+
+def _index(i: int, shape) -> str:
+    return str(tuple(int(k) for k in np.unravel_index(i, shape))) if len(shape) > 1 else str(i)
+
+
+def assert_within(got, exact, bound, *, name: str, seed: int, inputs=None) -> None:
+    """Every |got - exact| <= bound (a number or an array like `exact`). The message names the worst
+    element against its bound (input, expected, got, error in ulps and relative) and the largest
+    relative error over all elements."""
+    replay = f" [seed {seed}: rerun with {checks.SEED_ENV}={seed}]"
+    got = np.asarray(got).astype(np.float64)
+    exact = np.asarray(exact, dtype=np.float64)
+    if got.shape != exact.shape:
+        raise AssertionError(f"{name}: shape {got.shape}, expected {exact.shape}{replay}")
+    nan = np.flatnonzero(np.isnan(got))
+    if nan.size:
+        i = nan[0]
+        raise AssertionError(f"{name}: {nan.size} of {got.size} elements are NaN (the poison written before "
+                             f"launch, so probably never written); first at index {_index(i, got.shape)}, "
+                             f"expected {exact.flat[i]:.6g}{replay}")
+    err = np.abs(got - exact)
+    allowed = np.broadcast_to(bound, exact.shape) + np.finfo(np.float32).tiny
+    over = err / allowed
+    worst = int(np.argmax(over))
+    if over.flat[worst] <= 1.0:
+        return
+    rel = err / np.maximum(np.abs(exact), np.finfo(np.float64).tiny)
+    ulps = err.flat[worst] / ulp(exact.flat[worst])
+    shown = "" if inputs is None else f"input {np.asarray(inputs).flat[worst]:.9g}, "
+    raise AssertionError(
+        f"{name}: {int((over > 1).sum())} of {got.size} elements outside the stated error bound; worst at "
+        f"index {_index(worst, got.shape)}: {shown}expected {exact.flat[worst]:.9g}, "
+        f"got {got.flat[worst]:.9g}, error {err.flat[worst]:.3g} = {ulps:.1f} ulp (relative "
+        f"{rel.flat[worst]:.3g}), allowed {allowed.flat[worst]:.3g}; largest relative error over all "
+        f"elements {rel.max():.3g} (2^{np.log2(max(rel.max(), 1e-300)):.1f}){replay}")
+
+
+# ---- exercise 1: PTX math -----------------------------------------------------------------------
+
+def _launch_1d(n: int, block: int = 256, max_blocks: int = 1024):
+    return (max(1, min(max_blocks, -(-n // block))),), (block,)
+
+
+def sample(spec: Approx, rng: np.random.Generator, n: int) -> np.ndarray:
+    """n float32 inputs in the spec's domain; its two ends come first (if n allows)."""
+    lo, hi = spec.domain
+    if spec.log_uniform:
+        x = np.exp(rng.uniform(np.log(lo), np.log(hi), n))
+    else:
+        x = rng.uniform(lo, hi, n)
+    if spec.signed:
+        x *= rng.choice((-1.0, 1.0), n)
+    ends = np.array([lo, hi])[:n]
+    x[:ends.size] = ends
+    return x.astype(np.float32)
+
+
+def check_ptx_math(module, seed: int, op: str, n: int) -> None:
+    spec = APPROX_BOUNDS[op]
+    x = sample(spec, np.random.default_rng(seed), n)
+    out = device.empty(n, "float32")
+    grid, block = _launch_1d(n)
+    device.launch(module.get_function("ptx_math"), grid, block,
+                  (device.asarray(x), out, np.int32(n), np.int32(spec.op)), what=f"ptx_math ({op})")
+    exact = spec.exact(x.astype(np.float64))
+    assert_within(device.to_host(out), exact, spec.allowed(x, exact), inputs=x, seed=seed,
+                  name=f"ptx_math {op} ({spec.ptx}, n={n}; allowed: {spec.stated}; {ULP_NOTE})")
+
+
+# Throughput of exp: the math library's expf, the intrinsic __expf, and the bare ex2.approx. Each thread
+# runs four independent chains v = f(-v) (v stays in (0, 1]); four chains give each warp independent
+# work while one SFU result is pending.
+EXP_SOURCE = r"""
+#include <course/math.cuh>
+struct LibExpf { COURSE_INLINE float operator()(float x) const { return expf(x); } };
+struct FastExpf { COURSE_INLINE float operator()(float x) const { return __expf(x); } };
+struct PtxExp2 { COURSE_INLINE float operator()(float x) const { return course::math::ptx_exp2(x); } };
+
+template <typename F>
+__device__ void chains(float* out, int iters) {
+  F f;
+  float a = threadIdx.x * 1e-3f, b = a + 0.25f, c = a + 0.5f, d = a + 0.75f;
+  for (int i = 0; i < iters; ++i) { a = f(-a); b = f(-b); c = f(-c); d = f(-d); }
+  out[course::global_thread_id()] = a + b + c + d;  // stored, so that nothing is optimised away
+}
+extern "C" __global__ void exp_expf(float* out, int iters) { chains<LibExpf>(out, iters); }
+extern "C" __global__ void exp_fast_expf(float* out, int iters) { chains<FastExpf>(out, iters); }
+extern "C" __global__ void exp_ptx_exp2(float* out, int iters) { chains<PtxExp2>(out, iters); }
+"""
+EXP_KERNELS = {"expf (math library)": "exp_expf", "__expf (intrinsic)": "exp_fast_expf",
+               "ptx_exp2 (ex2.approx.ftz)": "exp_ptx_exp2"}
+
+
+def bench_exp(modules: dict, quick: bool = False) -> bench.Report:
+    """exp evaluations per second against the number of threads in the grid.
+
+    The metric is "Texp/s": 10^12 exp evaluations per second, carried in Measurement.flops (one "flop"
+    per exp). The ceiling is the bare ex2.approx.ftz (one MUFU.EX2 per exp), measured in the same run.
+    `modules` (the student's ptx_math, already checked by the runner) is not timed: one exp per 8
+    bytes moved is memory-bound, so this compiles its own compute-bound loops (EXP_SOURCE).
+    """
+    cp = device.require_gpu()
+    module = device.load_source(EXP_SOURCE, "exp_throughput.cu")
+    iters, block = 256, 256
+    threads = [1 << k for k in ((14, 17, 20) if quick else (12, 14, 16, 18, 20, 22))]
+    out = cp.empty(threads[-1], dtype=np.float32)
+    report = bench.Report("exp throughput (4 chains of 256 exps per thread)", "threads in the grid", "Texp/s")
+    for label, name in EXP_KERNELS.items():
+        kernel = module.get_function(name)
+        report.series[label] = [
+            bench.measure(label, lambda t=t, k=kernel: k((t // block,), (block,), (out, np.int32(iters))),
+                          size=t, flops=4.0 * iters * t) for t in threads]
+    ceiling = report.series.pop("ptx_exp2 (ex2.approx.ftz)")
+    report.ceiling = [bench.Measurement("ex2.approx.ftz (ceiling)", m.size, m.ms, flops=m.flops)
+                      for m in ceiling]
+    try:
+        p = device.properties()
+        clock_khz = cp.cuda.Device().attributes["ClockRate"]
+        peak = 16 * p["sms"] * clock_khz * 1e3 / 1e12  # 16 MUFU results per clock per SM (sm_80, sm_90)
+        report.notes.append(f"SFU peak: 16 / clock / SM x {p['sms']} SMs x {clock_khz / 1e6:.2f} GHz "
+                            f"= {peak:.2f} Texp/s")
+    except Exception:  # noqa: BLE001 - the note is optional
+        pass
+    return report
+
+
+# ---- exercise 2: warp reduction -----------------------------------------------------------------
+
+WARP_SUM_RTOL = 1e-6  # of the group's sum of |x|: five float additions per lane, each within 2^-24
+
+
+def check_warp_reduce(module, seed: int, n: int) -> None:
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(n, dtype=np.float32)
+    groups = -(-n // 32)
+    padded = np.zeros(groups * 32)
+    padded[:n] = x
+    padded = padded.reshape(groups, 32)
+    exact_sum, abs_sum = padded.sum(axis=1), np.abs(padded).sum(axis=1)
+    exact_max = np.where(np.arange(groups * 32).reshape(groups, 32) < n, padded, -np.inf).max(axis=1)
+
+    sums, maxes = device.empty(groups, "float32"), device.empty(groups, "float32")
+    lanes = device.empty((groups, 32, 2), "float32")
+    device.launch(module.get_function("warp_reduce"), (-(-groups // 8),), (256,),
+                  (device.asarray(x), sums, maxes, lanes, np.int32(n)), what="warp_reduce")
+    exact = checks.Tolerance(0.0, 0.0, False)  # max is exact: no rounding anywhere
+    assert_within(device.to_host(sums), exact_sum, WARP_SUM_RTOL * abs_sum, seed=seed,
+                  name=f"warp_reduce sums (n={n}; allowed 1e-6 x the group's sum of |x|)")
+    checks.assert_close(device.to_host(maxes), exact_max, tol=exact, seed=seed,
+                        name=f"warp_reduce maxes (n={n})")
+    got = device.to_host(lanes)
+    assert_within(got[..., 0], np.repeat(exact_sum[:, None], 32, 1),
+                  WARP_SUM_RTOL * abs_sum[:, None], seed=seed,
+                  name=f"warp_reduce all_lanes sum, index (group, lane) (n={n}; every lane must end with "
+                       f"the group's sum, not only lane 0)")
+    checks.assert_close(got[..., 1], np.repeat(exact_max[:, None], 32, 1), tol=exact, seed=seed,
+                        name=f"warp_reduce all_lanes max, index (group, lane) (n={n}; every lane must "
+                             f"end with the group's max)")
+
+
+# ---- exercise 3: GELU (tanh approximation) ------------------------------------------------------
+
+SUFFIX = {"float32": "f32", "float16": "f16"}
+GELU_C = np.sqrt(2.0 / np.pi)
+
+
+def gelu_tanh_reference(x: np.ndarray) -> np.ndarray:
+    """float64 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) with numpy's (exact) tanh."""
+    x = x.astype(np.float64)
+    return 0.5 * x * (1.0 + np.tanh(GELU_C * (x + 0.044715 * x**3)))
+
+
+# The bound, per element. tanh.approx is off by up to rel * |tanh(u)| <= rel, and gelu multiplies that by
+# 0.5 x: |error| <= 0.5 |x| rel_tanh. Float rounding of u and of 0.5 x (1 + t) adds a few ulp of at most
+# |x| (|gelu(x)| <= |x|): 2^-20 |x|. fp16 adds the rounding of the result: half an ulp, at most
+# 2^-11 |gelu(x)|, and near 0 one step of the fp16 subnormals, 2^-24. No relative
+# bound can hold: for x = -3, 1 + tanh(u) is about 0.01, so a 2^-11 error in tanh is a 5% error in
+# gelu; nor can a norm bound on a few elements (n = 1 is one relative error).
+GELU_PER_ABS_X = 0.5 * APPROX_BOUNDS["tanh"].rel + 2.0**-20
+GELU_ALLOWED = "0.5 |x| 2^-11 (tanh.approx) + 2^-20 |x| (float rounding)"
+
+
+def check_gelu_tanh(module, seed: int, n: int, dtype: str) -> None:
+    if dtype not in SUFFIX:
+        raise ValueError(f"dtype {dtype!r}: expected one of {', '.join(SUFFIX)}")
+    x = (3 * np.random.default_rng(seed).standard_normal(n)).astype(device.dtype(dtype))
+    out = device.empty(n, dtype)
+    vec = 16 // device.dtype(dtype).itemsize
+    grid, block = _launch_1d(-(-n // vec), max_blocks=4096)
+    device.launch(module.get_function(f"gelu_tanh_{SUFFIX[dtype]}"), grid, block,
+                  (out, device.asarray(x), np.int64(n)), what=f"gelu_tanh_{SUFFIX[dtype]}")
+    exact = gelu_tanh_reference(x)
+    allowed, why = GELU_PER_ABS_X * np.abs(x.astype(np.float64)), GELU_ALLOWED
+    if dtype == "float16":
+        allowed, why = allowed + 2.0**-11 * np.abs(exact) + 2.0**-24, why + " + rounding to fp16"
+    assert_within(device.to_host(out), exact, allowed, inputs=x, seed=seed,
+                  name=f"gelu_tanh out ({dtype}, n={n}; allowed {why})")
+
+
+EXERCISES = (
+    Exercise("day03", "ptx_math", "ptx_math.cu", "PTX inline asm: ex2, lg2, rsqrt, rcp, tanh, their errors",
+             check_ptx_math,
+             tuple({"op": op, "n": n} for op in APPROX_BOUNDS for n in (1, 1000, (1 << 20) + 3)),
+             bench=bench_exp),
+    Exercise("day03", "warp_reduce", "warp_reduce.cu", "butterfly warp reduction (sum, max) with shuffles",
+             check_warp_reduce, tuple({"n": n} for n in (1, 31, 32, 33, 1000, (1 << 20) + 5))),
+    Exercise("day03", "gelu_tanh", "gelu_tanh.cu", "GELU (tanh form) on tanh.approx, fp32 and fp16",
+             check_gelu_tanh,
+             tuple({"n": n, "dtype": dt} for dt in SUFFIX for n in (1, 7, 8, 9, 1000, 4097, (1 << 20) + 3))),
+)

@@ -1,0 +1,101 @@
+// course/math.cuh: fast math through PTX inline assembly, and the warp shuffle (day 3).
+//
+// Modelled on FlashInfer's include/flashinfer/math.cuh. The CUDA math library's expf, logf, tanhf are
+// accurate to 1-2 ulp but cost several instructions each; the GPU's special function unit (SFU, the
+// MUFU.* instructions in SASS) computes 2^x, log2(x), 1/sqrt(x), 1/x and tanh(x) approximately in one
+// instruction. PTX names them *.approx; wrapping each in a line of inline asm makes sure we get exactly
+// that instruction. Later days (softmax, attention) use these: exp(x) = ptx_exp2(x * log2e).
+//
+// Inline asm in one line:   asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+//   - the string is PTX; %0, %1, ... are the operands, numbered outputs first, then inputs;
+//   - after the first ':' the outputs, after the second the inputs; each is "constraint"(C++ value);
+//   - the constraint letter says which kind of PTX register holds the value:
+//       "f"  a .f32 register (float)            "d"  a .f64 register (double)
+//       "r"  a .b32 / .u32 / .s32 register      "h"  a .b16 / .u16 register (one half's bits)
+//       "l"  a .b64 / .u64 register (64-bit integers, and pointers such as global addresses)
+//   - "=" marks an output (written by the asm), "+" one that is read and written;
+//   - `volatile` tells the compiler not to delete, merge or hoist the asm (FlashInfer's habit; pure
+//     math would also be correct without it, and the compiler could then remove repeated calls).
+// .approx asks for the SFU's approximation; .ftz flushes subnormal inputs and results to zero, which
+// saves instructions around the SFU (without .ftz the compiler adds scaling to handle subnormals).
+// Accuracy (the PTX ISA's bounds; grader/exercises/day03.py: APPROX_BOUNDS, checked by exercise 1):
+// ex2 2 ulp, lg2 2^-22 (absolute near x = 1), rsqrt 2^-22.9 relative, rcp 1 ulp; tanh.approx.f32
+// 2^-11 relative (about 11 bits: plenty for activations and fp16 / bf16 outputs, not for fp32 math);
+// tanh.approx.f16 / .f16x2 about 2^-11 absolute, i.e. about 1 ulp of a half.
+#pragma once
+#include <cuda_fp16.h>
+
+#include <cuda/std/limits>
+
+#include "common.cuh"
+
+namespace course {
+namespace math {
+
+constexpr float log2e = 1.44269504088896340736f;  // log2(e): exp(x) = 2^(x * log2e)
+constexpr float loge2 = 0.69314718055994530942f;  // ln(2):   log(x) = log2(x) * loge2
+constexpr float inf = cuda::std::numeric_limits<float>::infinity();
+
+// 2^x (SASS: MUFU.EX2)
+COURSE_INLINE float ptx_exp2(float x) {
+  float y;
+  asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// log2(x) (SASS: MUFU.LG2)
+COURSE_INLINE float ptx_log2(float x) {
+  float y;
+  asm volatile("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// 1 / sqrt(x) (SASS: MUFU.RSQ)
+COURSE_INLINE float ptx_rsqrt(float x) {
+  float y;
+  asm volatile("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// 1 / x (SASS: MUFU.RCP)
+COURSE_INLINE float ptx_rcp(float x) {
+  float y;
+  asm volatile("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// tanh(x) (SASS: MUFU.TANH, sm_75 and newer). No .ftz form: subnormal inputs pass through (tanh(x) ~ x).
+COURSE_INLINE float ptx_tanh(float x) {
+  float y;
+  asm volatile("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// tanh of one half. PTX has no "half" register kind: a half travels as its 16 bits in a .b16
+// register ("h"), so we pass its bits (__half_as_ushort) and read the result's bits back.
+COURSE_INLINE half ptx_tanh(half x) {
+  uint16_t y;
+  asm volatile("tanh.approx.f16 %0, %1;" : "=h"(y) : "h"(__half_as_ushort(x)));
+  return __ushort_as_half(y);
+}
+
+// tanh of two halves in one instruction. A half2 is 32 bits, so it travels in a .b32 register ("r"):
+// type punning reinterprets the same bytes as uint32_t going in and as half2 coming out. No bits
+// change; only the C++ type does (as vec_t does for loads and stores).
+COURSE_INLINE half2 ptx_tanh(half2 x) {
+  uint32_t y;
+  const uint32_t bits = *reinterpret_cast<const uint32_t*>(&x);
+  asm volatile("tanh.approx.f16x2 %0, %1;" : "=r"(y) : "r"(bits));
+  return *reinterpret_cast<const half2*>(&y);
+}
+
+// The value of lane (this lane XOR lane_mask), for all 32 lanes of the warp (SASS: SHFL.BFLY).
+// The PTX behind it: shfl.sync.bfly.b32 d, x, lane_mask, 0x1f, 0xffffffff. Every lane of the mask
+// must execute the same call. Steps of lane_mask = 16, 8, 4, 2, 1 make a butterfly reduction, after
+// which every lane holds the result.
+COURSE_INLINE float shfl_xor_sync(float x, int lane_mask) {
+  return __shfl_xor_sync(0xffffffffu, x, lane_mask);
+}
+
+}  // namespace math
+}  // namespace course
