@@ -12,7 +12,7 @@ if [ -d .whl ]; then  # the Jupyter + nbgrader wheelhouse (bash ../shared/device
 fi
 course_tests=1
 [ "${1:-}" = "--no-course-tests" ] && { course_tests=0; shift; }
-days=${*:-day01 day02}
+days=${*:-$(ls -d solutions/day[0-9][0-9] | xargs -n1 basename | tr "\n" " ")}
 targets=""; for d in $days; do targets+=" days/$d"; done
 py="python3 -m pytest -p no:cacheprovider -o addopts="
 $py $targets --solutions -q 2>&1 | tee "$out/solutions.log" | tail -25

@@ -8,10 +8,17 @@
     stubs [dayNN]           regenerate the student stubs from solutions/ (never overwrites your edits)
     progress                one line per day for the whole course
     release DIR             build the nbgrader course (release without solution code) in DIR
+    sanitize dayNN          the day's tests under compute-sanitizer (memcheck, racecheck, synccheck)
+    autotune                search the day 10 GEMM's configuration space on the GPU in use
+
+Commands with their own module (`grader/<command>.py`) declare HELP, add_arguments(parser) and
+main(args); they are listed in COMMAND_MODULES.
 """
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import json
 import os
 import platform
@@ -39,6 +46,7 @@ TITLES = {
     "day14": "framework integration and the capstone",
 }
 ALL_DAYS = tuple(TITLES)
+COMMAND_MODULES = ("sanitize", "autotune")
 
 
 def _days(arg: str | None) -> list[str]:
@@ -281,6 +289,13 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("days", nargs="*", help="days to release (default: every day with exercises and a notebook)")
     c.add_argument("--force", action="store_true", help="rebuild an existing course directory's release")
     c.set_defaults(fn=cmd_release)
+    for name in COMMAND_MODULES:
+        if importlib.util.find_spec(f"grader.{name}") is None:
+            continue
+        module = importlib.import_module(f"grader.{name}")
+        c = sub.add_parser(name, help=module.HELP)
+        module.add_arguments(c)
+        c.set_defaults(fn=module.main)
     return p
 
 
