@@ -1,0 +1,186 @@
+// course/cp_async.cuh: asynchronous copies from global to shared memory with cp.async (day 7).
+//
+// Modelled on FlashInfer's include/flashinfer/cp_async.cuh. On sm_80 and later, `cp.async` copies 4, 8
+// or 16 bytes from global memory straight into shared memory (SASS: LDGSTS) without passing through
+// registers, and without making the thread wait: the thread keeps issuing work while the bytes travel.
+//
+//   issue:   load_128b / load_64b / load_32b ...   any number of copies, from any threads
+//   commit:  commit_group()                        the copies this thread issued since the last commit
+//                                                  become one "group"
+//   wait:    wait_group<n>()                       block until at most n of this thread's groups are
+//                                                  still in flight (groups complete in commit order)
+//   then:    __syncthreads()                       wait_group covers only the calling thread's copies:
+//                                                  a barrier makes every thread's copies visible to all
+//
+// Committing one group per pipeline stage and waiting with n = stages - 1 keeps stages - 1 tiles in
+// flight while the oldest one is used: the multi-stage pipeline of days 7, 10 and 12.
+//
+// Bounds: every copy takes a `predicate`. With SharedMemFillMode::kFillZero a false predicate still
+// writes the shared destination, with zeros, and reads nothing from global memory (the PTX src-size
+// operand is 0): a tile at the edge of a matrix is padded with zeros instead of garbage.
+// With kNoFill a false predicate skips the copy, and the shared destination keeps its old contents.
+// load_128b_zfill copies only the first `src_bytes` (0..16) bytes and zeroes the rest of the 16.
+//
+// Rules (PTX ISA, cp.async): both addresses aligned to the copy size; 16-byte copies may bypass L1
+// (.cg, used here), 4- and 8-byte copies must go through it (.ca). On older GPUs (below sm_80) the
+// same functions fall back to an ordinary load and store, so kernels still compile and run.
+#pragma once
+#include "common.cuh"
+
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 800)
+#define COURSE_CP_ASYNC_ENABLED 1
+#endif
+
+namespace course {
+namespace cp_async {
+
+// What a copy whose predicate is false does to its shared-memory destination.
+enum class SharedMemFillMode {
+  kFillZero,  // write zeros there (src-size 0: nothing is read from global memory)
+  kNoFill,    // leave it untouched (the copy is not issued)
+};
+
+// Whether a 16-byte copy also asks L2 to fetch the whole 128-byte line around it (.L2::128B).
+enum class PrefetchMode {
+  kNoPrefetch,
+  kPrefetch,
+};
+
+// The 32-bit shared-state-space address that cp.async takes for its destination.
+COURSE_INLINE uint32_t smem_addr(const void* smem_ptr) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(smem_ptr));
+}
+
+// Close the group of copies this thread issued since the previous commit (possibly an empty group:
+// committing on every pipeline step, even past the end of the data, keeps wait_group's count right).
+COURSE_INLINE void commit_group() {
+#ifdef COURSE_CP_ASYNC_ENABLED
+  asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+
+// Wait until at most `n` of this thread's committed groups are still pending.
+template <int n>
+COURSE_INLINE void wait_group() {
+  static_assert(n >= 0, "wait_group<n> needs n >= 0");
+#ifdef COURSE_CP_ASYNC_ENABLED
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(n));
+#endif
+}
+
+// Wait for every copy this thread issued, committed or not.
+COURSE_INLINE void wait_all() {
+#ifdef COURSE_CP_ASYNC_ENABLED
+  asm volatile("cp.async.wait_all;\n" ::);
+#endif
+}
+
+namespace detail {
+
+// The pre-sm_80 fallback: an ordinary load and store of Bytes, zeros when asked.
+template <int Bytes>
+COURSE_INLINE void sync_copy(void* smem_ptr, const void* gmem_ptr, int src_bytes) {
+  unsigned char* d = static_cast<unsigned char*>(smem_ptr);
+  const unsigned char* s = static_cast<const unsigned char*>(gmem_ptr);
+#pragma unroll
+  for (int i = 0; i < Bytes; ++i) d[i] = i < src_bytes ? s[i] : 0;
+}
+
+// One cp.async of Bytes (4, 8 or 16) bytes of which the first src_bytes are read, the rest zeroed.
+template <int Bytes, PrefetchMode prefetch>
+COURSE_INLINE void copy_zfill(void* smem_ptr, const void* gmem_ptr, int src_bytes) {
+  static_assert(Bytes == 4 || Bytes == 8 || Bytes == 16, "cp.async copies 4, 8 or 16 bytes");
+#ifdef COURSE_CP_ASYNC_ENABLED
+  const uint32_t dst = smem_addr(smem_ptr);
+  if constexpr (Bytes == 16) {
+    if constexpr (prefetch == PrefetchMode::kPrefetch) {
+      asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n"
+                   ::"r"(dst), "l"(gmem_ptr), "r"(src_bytes) : "memory");
+    } else {
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
+                   ::"r"(dst), "l"(gmem_ptr), "r"(src_bytes) : "memory");
+    }
+  } else {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n"
+                 ::"r"(dst), "l"(gmem_ptr), "n"(Bytes), "r"(src_bytes) : "memory");
+  }
+#else
+  sync_copy<Bytes>(smem_ptr, gmem_ptr, src_bytes);
+#endif
+}
+
+// One cp.async of Bytes, issued only when `predicate` holds (no src-size operand).
+template <int Bytes, PrefetchMode prefetch>
+COURSE_INLINE void copy_if(void* smem_ptr, const void* gmem_ptr, bool predicate) {
+  static_assert(Bytes == 4 || Bytes == 8 || Bytes == 16, "cp.async copies 4, 8 or 16 bytes");
+#ifdef COURSE_CP_ASYNC_ENABLED
+  const uint32_t dst = smem_addr(smem_ptr);
+  const int p = predicate;
+  if constexpr (Bytes == 16 && prefetch == PrefetchMode::kPrefetch) {
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %0, 0;\n"
+                 " @p cp.async.cg.shared.global.L2::128B [%1], [%2], 16;\n}\n"
+                 ::"r"(p), "r"(dst), "l"(gmem_ptr) : "memory");
+  } else if constexpr (Bytes == 16) {
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %0, 0;\n"
+                 " @p cp.async.cg.shared.global [%1], [%2], 16;\n}\n"
+                 ::"r"(p), "r"(dst), "l"(gmem_ptr) : "memory");
+  } else {
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %0, 0;\n"
+                 " @p cp.async.ca.shared.global [%1], [%2], %3;\n}\n"
+                 ::"r"(p), "r"(dst), "l"(gmem_ptr), "n"(Bytes) : "memory");
+  }
+#else
+  if (predicate) sync_copy<Bytes>(smem_ptr, gmem_ptr, Bytes);
+#endif
+}
+
+}  // namespace detail
+
+// Copy Bytes (4, 8 or 16) from gmem_ptr to smem_ptr, both aligned to Bytes, asynchronously. When
+// `predicate` is false nothing is read; the destination is zero-filled (kFillZero) or left alone
+// (kNoFill). For kernels templated on the copy width; load_128b / load_64b / load_32b name it.
+template <int Bytes, SharedMemFillMode fill_mode = SharedMemFillMode::kFillZero,
+          PrefetchMode prefetch = PrefetchMode::kNoPrefetch>
+COURSE_INLINE void load(void* smem_ptr, const void* gmem_ptr, bool predicate = true) {
+  if constexpr (fill_mode == SharedMemFillMode::kFillZero) {
+    detail::copy_zfill<Bytes, prefetch>(smem_ptr, gmem_ptr, predicate ? Bytes : 0);
+  } else {
+    detail::copy_if<Bytes, prefetch>(smem_ptr, gmem_ptr, predicate);
+  }
+}
+
+// Copy 16 bytes from gmem_ptr to smem_ptr (both 16-byte aligned), asynchronously. When `predicate`
+// is false nothing is read; the destination is zero-filled (kFillZero) or left alone (kNoFill).
+template <SharedMemFillMode fill_mode = SharedMemFillMode::kFillZero,
+          PrefetchMode prefetch = PrefetchMode::kNoPrefetch>
+COURSE_INLINE void load_128b(void* smem_ptr, const void* gmem_ptr, bool predicate = true) {
+  load<16, fill_mode, prefetch>(smem_ptr, gmem_ptr, predicate);
+}
+
+// The same for 8 bytes (both addresses 8-byte aligned).
+template <SharedMemFillMode fill_mode = SharedMemFillMode::kFillZero>
+COURSE_INLINE void load_64b(void* smem_ptr, const void* gmem_ptr, bool predicate = true) {
+  load<8, fill_mode, PrefetchMode::kNoPrefetch>(smem_ptr, gmem_ptr, predicate);
+}
+
+// The same for 4 bytes (both addresses 4-byte aligned).
+template <SharedMemFillMode fill_mode = SharedMemFillMode::kFillZero>
+COURSE_INLINE void load_32b(void* smem_ptr, const void* gmem_ptr, bool predicate = true) {
+  load<4, fill_mode, PrefetchMode::kNoPrefetch>(smem_ptr, gmem_ptr, predicate);
+}
+
+// 16 bytes to smem_ptr of which only the first src_bytes (clamped to 0..16) come from gmem_ptr; the
+// rest are zeros. For the ragged end of an array: src_bytes = bytes left, and nothing past it is read.
+template <PrefetchMode prefetch = PrefetchMode::kNoPrefetch>
+COURSE_INLINE void load_128b_zfill(void* smem_ptr, const void* gmem_ptr, int src_bytes) {
+  src_bytes = src_bytes < 0 ? 0 : (src_bytes > 16 ? 16 : src_bytes);
+  detail::copy_zfill<16, prefetch>(smem_ptr, gmem_ptr, src_bytes);
+}
+
+// Ask L2 to start fetching the 128-byte line that holds gmem_ptr (no register or shared memory used).
+COURSE_INLINE void prefetch_l2(const void* gmem_ptr) {
+  asm volatile("prefetch.global.L2 [%0];\n" ::"l"(gmem_ptr));
+}
+
+}  // namespace cp_async
+}  // namespace course
