@@ -1,0 +1,85 @@
+// course/attention/state.cuh: the online-softmax state (m, d, o) and its merge (day 11; day 12 reuses it).
+//
+// Modelled on FlashInfer's include/flashinfer/attention/state.cuh and the merge in cascade.cuh.
+// Attention of one query over keys k_j and values v_j:
+//
+//     o = sum_j softmax(s)_j v_j,     s_j = q . k_j * sm_scale
+//
+// The course works in base 2, as FlashInfer does: with x_j = s_j * log2(e), e^(s_j) = 2^(x_j), and
+// 2^x is one MUFU.EX2 (course::math::ptx_exp2). A state over a set J of keys is three things:
+//
+//     m = max_j x_j                    the largest (base-2) score seen so far
+//     d = sum_j 2^(x_j - m)            the softmax denominator, relative to m
+//     o = sum_j 2^(x_j - m) v_j        the numerator, relative to m (not yet divided by d)
+//
+// The result is o / d, and log2(sum_j 2^(x_j)) = m + log2(d) is the state's log-sum-exp in base 2
+// ("lse2"; the natural one is lse2 * ln 2). Two states over disjoint key sets A and B merge exactly:
+//
+//     m = max(m_A, m_B),   d = d_A 2^(m_A - m) + d_B 2^(m_B - m),   o = o_A 2^(m_A - m) + o_B 2^(m_B - m)
+//
+// Because of this merge, the keys can be visited in any order and split among threads, warps,
+// blocks, or separate kernel launches (split-KV), and the parts combined afterwards. Subtracting the
+// running max keeps every 2^(...) <= 1: no overflow, whatever the scores. A normalised result
+// (o / d, lse2) is itself a state: (o = o / d, m = lse2, d = 1).
+//
+// The empty state (no keys yet) is m = -inf, d = 0, o = 0; merging two empty states leaves it empty,
+// and normalising it gives o = 0, lse2 = -inf.
+#pragma once
+#include "../math.cuh"
+
+namespace course {
+namespace attention {
+
+// One state for N elements of the output vector (the N dims of v that this thread owns).
+template <int N>
+struct state_t {
+  float o[N];
+  float m;
+  float d;
+
+  COURSE_INLINE void init() {
+    m = -math::inf;
+    d = 0.f;
+#pragma unroll
+    for (int i = 0; i < N; ++i) o[i] = 0.f;
+  }
+
+  // Merge the state (other_o, other_m, other_d), computed over keys disjoint from ours.
+  COURSE_INLINE void merge(const float (&other_o)[N], float other_m, float other_d) {
+    const float m_new = fmaxf(m, other_m);
+    if (m_new == -math::inf) return;  // both empty: 2^(-inf - -inf) would be NaN
+    const float a = math::ptx_exp2(m - m_new), b = math::ptx_exp2(other_m - m_new);
+    d = d * a + other_d * b;
+#pragma unroll
+    for (int i = 0; i < N; ++i) o[i] = o[i] * a + other_o[i] * b;
+    m = m_new;
+  }
+
+  COURSE_INLINE void merge(const state_t& other) { merge(other.o, other.m, other.d); }
+
+  // Divide o by d: afterwards o is the attention output of this state's keys (0 if there were none).
+  // Call once; then lse2() still holds, and the state is (o, m = lse2(), d = 1) in merge terms.
+  COURSE_INLINE void normalize() {
+    const float inv = d > 0.f ? math::ptx_rcp(d) : 0.f;
+#pragma unroll
+    for (int i = 0; i < N; ++i) o[i] *= inv;
+  }
+
+  // log2(sum_j 2^(x_j)) over this state's keys; -inf for the empty state.
+  COURSE_INLINE float lse2() const { return d > 0.f ? m + math::ptx_log2(d) : -math::inf; }
+};
+
+// Merge this lane's state with the one of lane (lane ^ lane_mask), which must own the SAME output
+// dims and cover other keys; afterwards both lanes hold the merged state. All 32 lanes must call it.
+template <int N>
+COURSE_INLINE void merge_shfl_xor(state_t<N>& s, int lane_mask) {
+  float other_o[N];
+#pragma unroll
+  for (int i = 0; i < N; ++i) other_o[i] = __shfl_xor_sync(0xffffffffu, s.o[i], lane_mask);
+  const float other_m = __shfl_xor_sync(0xffffffffu, s.m, lane_mask);
+  const float other_d = __shfl_xor_sync(0xffffffffu, s.d, lane_mask);
+  s.merge(other_o, other_m, other_d);
+}
+
+}  // namespace attention
+}  // namespace course
