@@ -1,0 +1,35 @@
+"""Day 7 self-check. Your kernels: `pytest days/day07`; the course's: `pytest days/day07 --solutions`.
+
+How to read the output:
+- Each correctness case draws fresh random inputs. A failure names the output, the worst element
+  (index, expected, got, relative error) and the seed: COURSE_SEED=<seed> replays the same inputs.
+- async_copy writes whole tiles into a NaN-poisoned output: out[:n] must be an exact copy of the
+  input, and out[n:] exactly 0.0, the zero-fill of your copies past the end of the data. "elements
+  are NaN" there means a tile not written; a non-zero value in the tail means no zero-fill.
+- pipeline runs each stage count on a few blocks, so each block goes round its ring of stages many
+  times; a race (a missing wait or barrier) shows as wrong elements that change from run to run.
+- The perf test (64 Mi floats, 2 blocks per SM, 1 to 8 stages; the target is read at 8 stages)
+  prints GB/s per stage count, its % of the device-to-device copy bandwidth measured in the same run,
+  and that ceiling. It fails below 85%. A kernel is timed only after it passes its largest case.
+The checks themselves are in grader/exercises/day07.py.
+"""
+import pytest
+
+from grader.exercises import case_id, day07
+
+ASYNC_COPY, PIPELINE = day07.EXERCISES
+
+
+@pytest.mark.parametrize("case", ASYNC_COPY.cases, ids=case_id)
+def test_async_copy(course, case):
+    course.check(ASYNC_COPY, case)
+
+
+@pytest.mark.parametrize("case", PIPELINE.cases, ids=case_id)
+def test_pipeline(course, case):
+    course.check(PIPELINE, case)
+
+
+@pytest.mark.perf
+def test_pipeline_bandwidth(course):
+    course.bench(PIPELINE)

@@ -1,0 +1,113 @@
+"""Day 7: asynchronous copies (cp.async), zero-fill at the end of the data, multi-stage pipelines."""
+from __future__ import annotations
+
+import numpy as np
+
+from grader import bench, checks, device
+from grader.exercises import Exercise
+
+BLOCK = 256   # threads per block: both day 7 files are written for exactly this many
+
+# ---- async copy: 4, 8 and 16 bytes per cp.async -------------------------------------------------
+
+COPY_BYTES = (4, 8, 16)
+
+
+def copy_tile(copy_bytes: int) -> int:
+    """Floats one block of async_copy_<copy_bytes>b stages: 256 threads, one copy each."""
+    if copy_bytes not in COPY_BYTES:
+        raise ValueError(f"copy_bytes={copy_bytes!r}: cp.async copies one of {COPY_BYTES} bytes")
+    return BLOCK * copy_bytes // 4
+
+
+def check_async_copy(module, seed: int, n: int, copy_bytes: int) -> None:
+    """out is n rounded up to whole tiles and poisoned with NaN: out[:n] must equal in exactly (a copy
+    does no arithmetic), and out[n:] must be exactly 0.0, the zero-fill of the copies past the end."""
+    tile = copy_tile(copy_bytes)
+    if n < 1:
+        raise ValueError(f"n={n}: need at least one element")
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(n, dtype=np.float32)
+    blocks = -(-n // tile)
+    out = device.empty(blocks * tile)
+    device.launch(module.get_function(f"async_copy_{copy_bytes}b"), (blocks,), (BLOCK,),
+                  (device.asarray(x), out, np.int64(n)), what=f"async_copy_{copy_bytes}b")
+    got = device.to_host(out)
+    exact = checks.Tolerance(0.0, 0.0, False)
+    checks.assert_close(got[:n], x.astype(np.float64), tol=exact, seed=seed,
+                        name=f"async_copy_{copy_bytes}b out[:n] (n={n})")
+    checks.assert_close(got[n:], np.zeros(got.size - n), tol=exact, seed=seed,
+                        name=f"async_copy_{copy_bytes}b out[n:], the zero-filled tail of the last tile (n={n})")
+
+
+# ---- N-stage pipeline ---------------------------------------------------------------------------
+
+STAGES = (1, 2, 3, 4, 6, 8)
+PIPE_TILE = BLOCK * 4     # floats per tile: 16 bytes per thread
+BENCH_N = 1 << 26         # 256 MiB read + 256 MiB written: far larger than L2
+BENCH_BLOCKS_PER_SM = 2   # a persistent grid: too few warps to hide latency without stages
+
+
+def _pipe_launch(module, stages: int, x, out, alpha: float, n: int, blocks: int, sync=True):
+    if stages not in STAGES:
+        raise ValueError(f"stages={stages!r}: the file has kernels for {STAGES}")
+    kernel = module.get_function(f"pipeline_s{stages}")
+    args = (x, out, np.float32(alpha), np.int64(n))
+    if sync:
+        device.launch(kernel, (blocks,), (BLOCK,), args, what=f"pipeline_s{stages} ({blocks} blocks)")
+    else:
+        kernel((blocks,), (BLOCK,), args)
+
+
+def check_pipeline(module, seed: int, n: int, stages: int, blocks: int) -> None:
+    """alpha * in in float32 (one rounding) against float64; with `blocks` well under the number of
+    tiles each block walks its ring of stages many times, wrapping around at odd tile counts."""
+    if n < 1 or blocks < 1:
+        raise ValueError(f"n={n}, blocks={blocks}: both must be at least 1")
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(n, dtype=np.float32)
+    alpha = float(rng.uniform(0.5, 2.0))
+    out = device.empty(n + 1)  # one extra element that must stay untouched
+    _pipe_launch(module, stages, device.asarray(x), out, alpha, n, blocks)
+    got = device.to_host(out)
+    where = f"(n={n}, stages={stages}, blocks={blocks})"
+    checks.assert_close(got[:n], np.float64(np.float32(alpha)) * x.astype(np.float64), seed=seed,
+                        name=f"pipeline_s{stages} out {where}")
+    checks.assert_untouched(got[n:], np.ones(1, bool), seed=seed, name=f"pipeline_s{stages} out past n {where}")
+
+
+def bench_pipeline(modules: dict, quick: bool = False) -> bench.Report:
+    """Bandwidth (4 bytes read + 4 written per float) against the number of stages, on a persistent
+    grid of 2 blocks per SM; the copy of the same bytes as the ceiling."""
+    cp = device.require_gpu()
+    n = BENCH_N
+    blocks = BENCH_BLOCKS_PER_SM * device.properties()["sms"]
+    x = device.random(n)
+    out = cp.empty(n, dtype=np.float32)
+    report = bench.Report(f"pipelined alpha * x, {n >> 20} Mi floats, {blocks} blocks of {BLOCK}",
+                          "pipeline stages", "GB/s")
+    for label, module in modules.items():
+        report.series[label] = [
+            bench.measure(label, lambda s=s: _pipe_launch(module, s, x, out, 1.5, n, blocks, sync=False),
+                          size=s, nbytes=8 * n) for s in STAGES]
+    ceiling = bench.copy_ceiling(8 * n)
+    report.ceiling = [bench.Measurement("copy (ceiling)", s, ceiling.ms, ceiling.nbytes) for s in STAGES]
+    return report
+
+
+PIPE_CASES = ({"n": 1, "stages": 1, "blocks": 1}, {"n": 31, "stages": 2, "blocks": 1},
+              {"n": 33, "stages": 8, "blocks": 2}, {"n": 1023, "stages": 3, "blocks": 1},
+              {"n": 1025, "stages": 4, "blocks": 3}, {"n": 100_003, "stages": 6, "blocks": 5},
+              {"n": 100_003, "stages": 8, "blocks": 7}, {"n": 65_536, "stages": 1, "blocks": 3},
+              {"n": 1_000_001, "stages": 2, "blocks": 64}, {"n": 1_000_001, "stages": 3, "blocks": 1},
+              {"n": 1_000_001, "stages": 4, "blocks": 264}, {"n": 1_000_001, "stages": 6, "blocks": 977},
+              {"n": (1 << 24) + 3, "stages": 8, "blocks": 264})
+
+EXERCISES = (
+    Exercise("day07", "async_copy", "async_copy.cu", "cp.async by hand: 4, 8, 16 bytes and zero-fill",
+             check_async_copy,
+             tuple({"n": n, "copy_bytes": b} for b in COPY_BYTES
+                   for n in (1, 31, 33, 255, 1000, 4097, (1 << 20) + 3))),
+    Exercise("day07", "pipeline", "pipeline.cu", "an N-stage cp.async pipeline through shared memory",
+             check_pipeline, PIPE_CASES, bench=bench_pipeline, target=0.85),
+)
