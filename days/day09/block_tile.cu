@@ -1,0 +1,73 @@
+// Your exercise file. Generated from solutions/day09/block_tile.cu by `python -m grader stubs`;
+// edit freely: regenerating never overwrites a file you changed.
+// stub-sha256: 27e7c2af38724bf5
+// Day 9, exercise 3: a block tile built from warp tiles: C = A * B with ldmatrix and mma.sync.
+//
+//   a: [M, K] row-major   b: [K, N] row-major   c: [M, N] float (written, never read)
+//   T = half or __nv_bfloat16, accumulated in float. Any M, N, K >= 1.
+//
+// One block of 4 warps computes a 64x64 tile of C: grid = (ceil(N / 64), ceil(M / 64)), block = (128,).
+// The warps form a 2x2 grid, each owning a 32x32 warp tile = 2 (m16) x 4 (n8) mma tiles, so each
+// lane keeps 2 * 4 * 4 = 32 float accumulators. The K loop walks 32 columns of A and rows of B at a
+// time through shared memory (loaded element by element with zeros past the edges: simple, not fast;
+// day 10 makes it fast), and each warp reads its fragments with ldmatrix:
+//   A, one m16 x k16 piece:       ldmatrix_m8n8x4 (4 registers: the whole A fragment)
+//   B, one k16 x n16 piece:       ldmatrix_m8n8x4_trans (the B fragments of two n8 tiles)
+#include <course/mma.cuh>
+#include <course/vec_dtypes.cuh>
+
+namespace {
+
+constexpr int BM = 64, BN = 64, BK = 32;         // block tile and K step
+constexpr int WM = 32, WN = 32;                  // warp tile
+constexpr int MT = WM / 16, NT = WN / 8;         // mma tiles per warp: 2 x 4
+constexpr int THREADS = 128;
+constexpr int A_ROW = BK + 8, B_ROW = BN + 8;    // padded shared rows (80 and 144 bytes: 16-byte aligned)
+
+template <typename T>
+__device__ void block_tile(const T* __restrict__ a, const T* __restrict__ b, float* __restrict__ c,
+                           int M, int N, int K) {
+  __shared__ alignas(16) T sa[BM * A_ROW];
+  __shared__ alignas(16) T sb[BK * B_ROW];
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const int wm = warp / 2, wn = warp % 2;  // this warp's tile within the block
+  const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+  float acc[MT][NT][4] = {};
+  const T zero = course::from_float<T>(0.f);
+
+  for (int k0 = 0; k0 < K; k0 += BK) {
+    for (int i = tid; i < BM * BK; i += THREADS) {
+      const int r = i / BK, k = i % BK;
+      sa[r * A_ROW + k] = (m0 + r < M && k0 + k < K) ? a[int64_t(m0 + r) * K + k0 + k] : zero;
+    }
+    for (int i = tid; i < BK * BN; i += THREADS) {
+      const int k = i / BN, n = i % BN;
+      sb[k * B_ROW + n] = (k0 + k < K && n0 + n < N) ? b[int64_t(k0 + k) * N + n0 + n] : zero;
+    }
+    __syncthreads();
+    // TODO: your code here.
+    //   Hint: for each k16 step kk of the BK = 32 columns (2 steps):
+    //   Hint:   A fragments: for mt < MT, ldmatrix_m8n8x4 at row wm * WM + mt * 16 + lane % 16,
+    //   Hint:   column kk * 16 + 8 * (lane / 16) of sa (row stride A_ROW).
+    //   Hint:   B fragments: for each pair of n8 tiles (np < NT / 2), ldmatrix_m8n8x4_trans at row
+    //   Hint:   kk * 16 + lane % 16, column wn * WN + np * 16 + 8 * (lane / 16) of sb (row stride B_ROW):
+    //   Hint:   registers 0, 1 serve n8 tile 2 * np, registers 2, 3 tile 2 * np + 1.
+    //   Hint:   then course::mma::mma_sync_m16n8k16_row_col_f32<T>(acc[mt][nt], a_frag[mt], b_frag...) for
+    //   Hint:   every (mt, nt).
+    __syncthreads();  // everyone is done with this K step's tiles before they are overwritten
+  }
+  // TODO: your code here.
+  //   Hint: write each accumulator acc[mt][nt][i] to c at row m0 + wm * WM + mt * 16 + frag_c_row(lane, i),
+  //   Hint: column n0 + wn * WN + nt * 8 + frag_c_col(lane, i), when that is inside [M, N].
+}
+
+}  // namespace
+
+extern "C" __global__ void __launch_bounds__(THREADS)
+block_tile_f16(const half* a, const half* b, float* c, int M, int N, int K) {
+  block_tile(a, b, c, M, N, K);
+}
+extern "C" __global__ void __launch_bounds__(THREADS)
+block_tile_bf16(const __nv_bfloat16* a, const __nv_bfloat16* b, float* c, int M, int N, int K) {
+  block_tile(a, b, c, M, N, K);
+}
