@@ -1,0 +1,45 @@
+"""Day 5 self-check. Your kernels: `pytest days/day05`; the course's: `pytest days/day05 --solutions`.
+
+How to read the output:
+- Each correctness case draws fresh random inputs. A failure names the output, the worst element
+  (index, expected, got, relative error) and the seed: COURSE_SEED=<seed> replays the same inputs.
+- warp_scan scans non-negative integers, so the result is exact and must match np.cumsum exactly;
+  -1 in "got" is the poison: an element never written.
+- softmax writes into a NaN-poisoned output, so NaN usually means "never written"; in the cases with
+  "large" inputs (logits near +-90) it can also be the kernel's own inf / inf or 0 / 0: subtract the
+  row max before exp. fp32 is compared element by element (relative 1e-5), fp16 by the norm of the
+  error (1e-3).
+- compact checks the per-block counts first (exact), then that out_idx and out hold exactly the kept
+  indices and values in input order (the compaction must be stable), and that nothing is written
+  past the count.
+- The perf test (rows of 1024, fp32 and fp16, up to 512 MiB moved; the target is read at the largest
+  size) prints GB/s for each dtype, its % of the device-to-device copy bandwidth measured in the same
+  run at the same byte count, and that ceiling. It fails below 80%. A kernel is timed only after it
+  passes its largest correctness case.
+The checks themselves are in grader/exercises/day05.py.
+"""
+import pytest
+
+from grader.exercises import case_id, day05
+
+WARP_SCAN, SOFTMAX, COMPACT = day05.EXERCISES
+
+
+@pytest.mark.parametrize("case", WARP_SCAN.cases, ids=case_id)
+def test_warp_scan(course, case):
+    course.check(WARP_SCAN, case)
+
+
+@pytest.mark.parametrize("case", SOFTMAX.cases, ids=case_id)
+def test_softmax(course, case):
+    course.check(SOFTMAX, case)
+
+
+@pytest.mark.parametrize("case", COMPACT.cases, ids=case_id)
+def test_compact(course, case):
+    course.check(COMPACT, case)
+
+
+@pytest.mark.perf
+def test_softmax_bandwidth(course):
+    course.bench(SOFTMAX)

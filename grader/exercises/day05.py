@@ -1,0 +1,180 @@
+"""Day 5: warp-level programming: shuffle scan, warp-per-row softmax, ballot-based stream compaction."""
+from __future__ import annotations
+
+import numpy as np
+
+from grader import bench, checks, device
+from grader.exercises import Exercise
+
+WARPS_PER_BLOCK = 8  # block = (256,): one row per warp, 8 rows per block
+EXACT = checks.Tolerance(0.0, 0.0, False)
+
+
+def _rows_launch(rows: int):
+    return (-(-rows // WARPS_PER_BLOCK),), (32 * WARPS_PER_BLOCK,)
+
+
+# ---- warp scan ----------------------------------------------------------------------------------
+
+def check_warp_scan(module, seed: int, rows: int, d: int) -> None:
+    """Non-negative int32 "lengths" (0 to 100, zeros included): the inclusive scan is exact, so it must
+    match np.cumsum exactly. The output is poisoned with -1, which no sum of non-negative values is."""
+    x = np.random.default_rng(seed).integers(0, 101, (rows, d), dtype=np.int32)
+    out = device.empty((rows, d), "int32")
+    grid, block = _rows_launch(rows)
+    device.launch(module.get_function("warp_scan"), grid, block,
+                  (device.asarray(x), out, np.int32(rows), np.int32(d)), what="warp_scan")
+    checks.assert_close(device.to_host(out), np.cumsum(x, axis=1, dtype=np.int64), dt="int32",
+                        name=f"warp_scan out (rows={rows}, d={d}; -1 = never written)", seed=seed)
+
+
+# ---- softmax ------------------------------------------------------------------------------------
+
+SUFFIX = {"float32": "f32", "float16": "f16"}
+INPUTS = ("normal", "large")
+
+
+def softmax_reference(x: np.ndarray) -> np.ndarray:
+    """float64 softmax over the last axis, from the (rounded) inputs, stabilised by the row max."""
+    x = x.astype(np.float64)
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def softmax_inputs(rng: np.random.Generator, rows: int, d: int, inputs: str) -> np.ndarray:
+    """float64 logits. "normal": 3 x standard normal. "large": each row centred at +-(85..95) with a
+    spread of 4, so that a naive exp overflows (exp(89) = inf in float32) or underflows to 0 for
+    the whole row: only a kernel that subtracts the row max gets finite results."""
+    if inputs not in INPUTS:
+        raise ValueError(f"inputs {inputs!r}: expected one of {', '.join(INPUTS)}")
+    x = 3 * rng.standard_normal((rows, d))
+    if inputs == "large":
+        centre = rng.uniform(85, 95, (rows, 1)) * rng.choice(np.array([-1.0, 1.0]), (rows, 1))
+        x = centre + 4 / 3 * x
+    return x
+
+
+def _softmax_launch(module, dtype: str, out, x, rows: int, d: int, sync=True):
+    kernel = module.get_function(f"softmax_{SUFFIX[dtype]}")
+    grid, block = _rows_launch(rows)
+    args = (out, x, np.int32(rows), np.int32(d))
+    if sync:
+        device.launch(kernel, grid, block, args, what=f"softmax_{SUFFIX[dtype]}")
+    else:
+        kernel(grid, block, args)
+
+
+def check_softmax(module, seed: int, rows: int, d: int, dtype: str, inputs: str) -> None:
+    """float32 element by element (relative 1e-5, absolute 1e-6: ex2.approx and the float sum stay
+    well inside); float16 by the norm of the error (1e-3)."""
+    if dtype not in SUFFIX:
+        raise ValueError(f"dtype {dtype!r}: expected one of {', '.join(SUFFIX)}")
+    x = softmax_inputs(np.random.default_rng(seed), rows, d, inputs).astype(device.dtype(dtype))
+    out = device.empty((rows, d), dtype)
+    _softmax_launch(module, dtype, out, device.asarray(x), rows, d)
+    checks.assert_close(device.to_host(out), softmax_reference(x), dt=dtype, seed=seed,
+                        name=f"softmax out ({dtype}, rows={rows}, d={d}, {inputs} inputs)")
+
+
+BENCH_D = 1024
+
+
+def bench_softmax(modules: dict, quick: bool = False, dtypes=tuple(SUFFIX)) -> bench.Report:
+    """Bandwidth (the row read once, written once) against bytes moved, rows of 1024. Each dtype gets the
+    same byte counts (fp16 twice the rows), so one copy ceiling per size serves every series; the
+    largest is 65536 rows of fp32 (131072 of fp16), 512 MiB moved."""
+    device.require_gpu()
+    fp32_rows = (8192, 65536) if quick else (1024, 4096, 16384, 65536)
+    sizes = [2 * 4 * BENCH_D * r for r in fp32_rows]
+    report = bench.Report(f"softmax, rows of {BENCH_D}", "bytes moved (read + written)", "GB/s")
+    for label, module in modules.items():
+        for dtype in dtypes:
+            series = []
+            for nbytes in sizes:
+                rows = nbytes // (2 * BENCH_D * device.dtype(dtype).itemsize)
+                x = device.random((rows, BENCH_D), dtype, seed=1)
+                out = device.empty((rows, BENCH_D), dtype)
+                series.append(bench.measure(
+                    f"{label} {dtype}", lambda: _softmax_launch(module, dtype, out, x, rows, BENCH_D, sync=False),
+                    size=nbytes, nbytes=nbytes))
+                del x, out
+            report.series[f"{label} {dtype}"] = series
+    report.ceiling = [bench.copy_ceiling(n) for n in sizes]
+    return report
+
+
+# Row lengths: 1, around a warp, non-multiples of 4 and 8 (the scalar path), 1024 (all in registers),
+# and past 1024 (re-read from memory). The last case is the largest: the one run before timing.
+SOFTMAX_SHAPES = ({"rows": 1, "d": 1}, {"rows": 7, "d": 31}, {"rows": 9, "d": 33}, {"rows": 3, "d": 128},
+                  {"rows": 257, "d": 1000}, {"rows": 5, "d": 1022}, {"rows": 100, "d": 1024},
+                  {"rows": 3, "d": 4097}, {"rows": 6, "d": 3000})
+SOFTMAX_CASES = (tuple({**s, "dtype": dt, "inputs": "normal"} for dt in SUFFIX for s in SOFTMAX_SHAPES)
+                 + tuple({**s, "dtype": dt, "inputs": "large"} for dt in SUFFIX
+                         for s in ({"rows": 7, "d": 33}, {"rows": 64, "d": 1024}, {"rows": 3, "d": 4097}))
+                 + ({"rows": 4096, "d": 1024, "dtype": "float32", "inputs": "normal"},))
+
+
+# ---- stream compaction --------------------------------------------------------------------------
+
+COMPACT_BLOCK = 256  # elements per block, one per thread
+
+
+def compact_inputs(rng: np.random.Generator, n: int, density: float) -> tuple[np.ndarray, np.float32]:
+    """float32 x uniform in (0, 1] and the threshold 1 - density: about density * n elements have
+    x > threshold; density 0 keeps none, density 1 keeps all."""
+    if not 0.0 <= density <= 1.0:
+        raise ValueError(f"density {density!r}: expected a fraction in [0, 1]")
+    return (1.0 - rng.random(n)).astype(np.float32), np.float32(1.0 - density)
+
+
+def check_compact(module, seed: int, n: int, density: float) -> None:
+    """First the per-block counts (exact), then the compacted values and indices: exactly x[x > t] and
+    np.flatnonzero(x > t), in input order (stable), with nothing written past the count."""
+    x, threshold = compact_inputs(np.random.default_rng(seed), n, density)
+    keep = x > threshold
+    where = f"(n={n}, density={density})"
+    blocks = -(-n // COMPACT_BLOCK)
+    grid, block = (blocks,), (COMPACT_BLOCK,)
+    x_dev = device.asarray(x)
+
+    counts = device.empty(blocks, "int32")
+    device.launch(module.get_function("compact_count"), grid, block, (x_dev, np.int32(n), threshold, counts),
+                  what="compact_count")
+    padded = np.zeros(blocks * COMPACT_BLOCK, dtype=bool)
+    padded[:n] = keep
+    expected_counts = padded.reshape(blocks, COMPACT_BLOCK).sum(axis=1)
+    checks.assert_close(device.to_host(counts), expected_counts, dt="int32", seed=seed,
+                        name=f"compact_count counts, index = block {where}")
+
+    offsets = np.concatenate(([0], np.cumsum(expected_counts)[:-1])).astype(np.int32)
+    count = int(keep.sum())
+    out, out_idx = device.empty(n + 1, "float32"), device.empty(n + 1, "int32")
+    device.launch(module.get_function("compact_scatter"), grid, block,
+                  (x_dev, np.int32(n), threshold, device.asarray(offsets), out, out_idx), what="compact_scatter")
+    got, got_idx = device.to_host(out), device.to_host(out_idx)
+    checks.assert_close(got_idx[:count], np.flatnonzero(keep), dt="int32", seed=seed,
+                        name=f"compact_scatter out_idx[:{count}]: the kept indices, in increasing order {where}")
+    checks.assert_close(got[:count], x[keep].astype(np.float64), dt="float32", tol=EXACT, seed=seed,
+                        name=f"compact_scatter out[:{count}]: the kept values, in input order {where}")
+    checks.assert_untouched(got[count:], np.ones(n + 1 - count, bool), seed=seed,
+                            name=f"compact_scatter out past the count ({count}) {where}")
+    written = np.flatnonzero(got_idx[count:] != -1)
+    if written.size:
+        raise AssertionError(f"compact_scatter out_idx past the count ({count}) {where}: {written.size} "
+                             f"elements written; first at index {count + written[0]} "
+                             f"[seed {seed}: rerun with {checks.SEED_ENV}={seed}]")
+
+
+COMPACT_CASES = tuple({"n": n, "density": p} for n in (1, 31, 33, 1000, 4097, (1 << 20) + 3)
+                      for p in (0.0, 0.1, 0.5, 1.0))
+
+EXERCISES = (
+    Exercise("day05", "warp_scan", "warp_scan.cu", "inclusive scan of each row with shfl_up, one warp per row",
+             check_warp_scan,
+             tuple({"rows": r, "d": d} for r, d in ((1, 1), (3, 31), (5, 32), (7, 33), (4, 1000), (2, 1024),
+                                                    (3, 4097), (1000, 37), (4099, 64)))),
+    Exercise("day05", "softmax", "softmax.cu", "numerically stable softmax, one warp per row, fp32 and fp16",
+             check_softmax, SOFTMAX_CASES, bench=bench_softmax, target=0.80),
+    Exercise("day05", "compact", "compact.cu", "stable stream compaction with __ballot_sync and __popc",
+             check_compact, COMPACT_CASES),
+)
