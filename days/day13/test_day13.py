@@ -1,0 +1,30 @@
+"""Day 13 self-check. Your kernel: `pytest days/day13`; the course's: `pytest days/day13 --solutions`.
+
+How to read the output:
+- Each case renders one specialisation of your rope.cu through the JIT (kernels/templates/
+  rope.cu.jinja: dtype, head_dim, vec, heads_per_block), compiles it on first use and takes it from
+  the cache (.course/jit, or $COURSE_JIT_CACHE) after that: a second run compiles nothing.
+- The case id names the specialisation. A failure names the worst element (token, head, element),
+  expected vs got, and the seed: COURSE_SEED=<seed> replays the same inputs. fp16 and bf16 are
+  compared by the norm of the error (relative 1e-3 and 1e-2) with a float64 reference.
+- The heads after `heads` in each row (a packed v) hold NaN and must come back untouched.
+- The perf test prints GB/s for 16-byte vectors (vec 8) and one element at a time (vec 1), with
+  their % of the device-to-device copy measured in the same run. It has no target: it shows what
+  the specialisation buys.
+The checks themselves are in grader/exercises/day13.py; the JIT in grader/jit/.
+"""
+import pytest
+
+from grader.exercises import case_id, day13
+
+(ROPE,) = day13.EXERCISES
+
+
+@pytest.mark.parametrize("case", ROPE.cases, ids=case_id)
+def test_rope(course, case):
+    course.check(ROPE, case)
+
+
+@pytest.mark.perf
+def test_rope_bandwidth(course):
+    course.bench(ROPE)

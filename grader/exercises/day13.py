@@ -1,0 +1,148 @@
+"""Day 13: the JIT system. One kernel family (rotary embedding, rope.cu), specialised by
+`grader.jit` from kernels/templates/rope.cu.jinja for each dtype, head_dim and tile shape."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from grader import bench, checks, device, jit
+from grader.exercises import Exercise
+
+SUFFIX = {"float16": "f16", "bfloat16": "bf16"}
+CTYPE = {"float16": "half", "bfloat16": "__nv_bfloat16"}
+HEAD_DIMS = (64, 128, 256)
+THETA = 10000.0
+MAX_POS = 4096
+
+
+# ---- the family: one rendered specialisation per (dtype, head_dim, vec, heads_per_block) ---------
+
+def kernel_source(module) -> str:
+    """The CUDA source a loaded exercise module was compiled from (what the template inlines)."""
+    code = getattr(module, "code", None)
+    if not code:
+        raise ValueError(f"{module!r} carries no source text: load it with grader.device.load or "
+                         f"nb.load, which keep it")
+    return code
+
+
+def spec_name(dtype: str, head_dim: int, vec: int, heads_per_block: int) -> str:
+    """The kernel's name, and its cache entry's: rope_f16_d128_v8_h4."""
+    if dtype not in SUFFIX:
+        raise ValueError(f"dtype {dtype!r}: expected one of {', '.join(SUFFIX)}")
+    if head_dim not in HEAD_DIMS:
+        raise ValueError(f"head_dim {head_dim}: the family is rendered for {HEAD_DIMS}")
+    if vec not in (1, 2, 4, 8) or (head_dim // 2) % vec:
+        raise ValueError(f"vec {vec}: expected 1, 2, 4 or 8, dividing head_dim / 2 = {head_dim // 2}")
+    threads = head_dim // (2 * vec) * heads_per_block
+    if not 1 <= heads_per_block or threads > 1024:
+        raise ValueError(f"heads_per_block {heads_per_block}: a block of {head_dim // (2 * vec)} x "
+                         f"{heads_per_block} threads must hold 1 to 1024 threads")
+    return f"rope_{SUFFIX[dtype]}_d{head_dim}_v{vec}_h{heads_per_block}"
+
+
+def render_rope(source: str, dtype: str, head_dim: int, vec: int, heads_per_block: int) -> tuple[str, str]:
+    """(kernel name, rendered source) of one specialisation of the student's rope.cu text."""
+    name = spec_name(dtype, head_dim, vec, heads_per_block)
+    return name, jit.render("rope.cu.jinja", kernel_source=source, name=name, ctype=CTYPE[dtype],
+                            head_dim=head_dim, vec=vec, heads_per_block=heads_per_block)
+
+
+def rope_kernel(module, dtype: str, head_dim: int, vec: int, heads_per_block: int, cache=None):
+    """The specialised kernel (a cupy.RawKernel), compiled on first use, from the cache after."""
+    name, source = render_rope(kernel_source(module), dtype, head_dim, vec, heads_per_block)
+    return jit.load(name, source, cache=cache).get_function(name)
+
+
+def launch_rope(kernel, x, pos, tokens: int, heads: int, token_stride: int, head_dim: int, vec: int,
+                heads_per_block: int, theta: float = THETA, sync: bool = True) -> None:
+    grid = (tokens, -(-heads // heads_per_block))
+    block = (head_dim // (2 * vec), heads_per_block)
+    args = (x, pos, np.int32(heads), np.int64(token_stride), np.float32(math.log2(theta)))
+    if sync:
+        device.launch(kernel, grid, block, args, what=f"{kernel.name} grid={grid}")
+    else:
+        kernel(grid, block, args)
+
+
+def rope_reference(x: np.ndarray, pos: np.ndarray, heads: int, theta: float = THETA) -> np.ndarray:
+    """float64 rotate-half RoPE of heads [:heads] of x [tokens, row_heads, head_dim]; the rest as is."""
+    x = x.astype(np.float64)
+    half = x.shape[-1] // 2
+    freq = theta ** (-2.0 * np.arange(half) / x.shape[-1])
+    angle = pos.astype(np.float64)[:, None, None] * freq
+    c, s = np.cos(angle), np.sin(angle)
+    out = x.copy()
+    x1, x2 = x[:, :heads, :half], x[:, :heads, half:]
+    out[:, :heads, :half] = x1 * c - x2 * s
+    out[:, :heads, half:] = x2 * c + x1 * s
+    return out
+
+
+def check_rope(module, seed: int, tokens: int, heads: int, extra_heads: int, head_dim: int, dtype: str,
+               vec: int, heads_per_block: int) -> None:
+    """Rows of `heads` heads to rotate, then `extra_heads` NaN heads (a packed v) that must stay
+    untouched. Positions are drawn from 1..4095, so an unrotated head always shows."""
+    kernel = rope_kernel(module, dtype, head_dim, vec, heads_per_block)
+    rng = np.random.default_rng(seed)
+    row_heads = heads + extra_heads
+    x = (2 * rng.standard_normal((tokens, row_heads, head_dim))).astype(device.dtype(dtype))
+    x[:, heads:] = np.nan
+    pos = rng.integers(1, MAX_POS, tokens).astype(np.int32)
+    x_dev = device.asarray(x)
+    launch_rope(kernel, x_dev, device.asarray(pos), tokens, heads, row_heads * head_dim, head_dim, vec,
+                heads_per_block)
+    got = device.to_host(x_dev, dtype)
+    where = f"({kernel.name}, tokens={tokens}, heads={heads})"
+    checks.assert_close(got[:, :heads], rope_reference(x, pos, heads)[:, :heads], dt=dtype,
+                        name=f"rope rotated heads {where}", seed=seed)
+    checks.assert_untouched(got[:, heads:], np.ones(got[:, heads:].shape, bool),
+                            name=f"rope heads past `heads` (the packed v) {where}", seed=seed)
+
+
+BENCH_CONFIGS = ((8, 4), (1, 4))  # (vec, heads_per_block): 16-byte vectors, then one element at a time
+
+
+def bench_rope(modules: dict, quick: bool = False, dtype: str = "float16") -> bench.Report:
+    """Bandwidth (bytes read + written) of q and k rotation, 40 heads of 128 (32 q + 8 k), against
+    the number of tokens; one series per module and specialisation."""
+    cp = device.require_gpu()
+    head_dim, heads = 128, 40
+    token_counts = (4096, 16384) if quick else (1024, 4096, 16384, 65536)
+    sizes = [2 * t * heads * head_dim * 2 for t in token_counts]
+    report = bench.Report(f"rope {dtype}, {heads} heads x {head_dim}", "bytes moved (read + written)", "GB/s")
+    for label, module in modules.items():
+        for vec, bdy in BENCH_CONFIGS:
+            kernel = rope_kernel(module, dtype, head_dim, vec, bdy)
+            series = []
+            for tokens, nbytes in zip(token_counts, sizes):
+                x = device.random((tokens, heads, head_dim), dtype, seed=1)
+                pos = cp.arange(tokens, dtype=cp.int32) % MAX_POS
+                series.append(bench.measure(
+                    f"{label} v{vec} h{bdy}",
+                    lambda: launch_rope(kernel, x, pos, tokens, heads, heads * head_dim, head_dim, vec, bdy,
+                                        sync=False),
+                    size=nbytes, nbytes=nbytes))
+                del x
+            report.series[f"{label} vec{vec} h{bdy}"] = series
+    report.ceiling = [bench.copy_ceiling(n) for n in sizes]
+    return report
+
+
+def _cases():
+    shapes = ({"tokens": 1, "heads": 1, "extra_heads": 0}, {"tokens": 31, "heads": 5, "extra_heads": 2},
+              {"tokens": 33, "heads": 40, "extra_heads": 8}, {"tokens": 257, "heads": 3, "extra_heads": 1})
+    configs = [("float16", 128, 8, 4), ("bfloat16", 128, 8, 4), ("float16", 64, 4, 1),
+               ("bfloat16", 256, 2, 3), ("float16", 256, 8, 2), ("float16", 128, 1, 4)]
+    cases = [{**s, "head_dim": d, "dtype": dt, "vec": v, "heads_per_block": h}
+             for dt, d, v, h in configs for s in shapes[:3]]
+    cases.append({"tokens": 4099, "heads": 40, "extra_heads": 8, "head_dim": 128, "dtype": "float16",
+                  "vec": 8, "heads_per_block": 4})
+    return tuple(cases)
+
+
+EXERCISES = (
+    Exercise("day13", "rope", "rope.cu", "rotary embedding, a family specialised by the JIT",
+             check_rope, _cases(), bench=bench_rope),
+)

@@ -1,0 +1,132 @@
+"""The course's JIT, after FlashInfer's `flashinfer/jit/`: kernels rendered from Jinja2 templates,
+compiled by NVRTC on first use, kept in a disk cache keyed by what was compiled.
+
+    source = jit.render("rope.cu.jinja", dtype="float16", head_dim=128, ...)   # text, no GPU needed
+    built = jit.build("rope_f16_d128", source, arch="sm_90")                    # cubin, no GPU needed
+    module = jit.load("rope_f16_d128", source)                                   # cupy.RawModule
+
+A template names every parameter it uses; `render` refuses missing and unknown ones. `build` returns
+the cached cubin when the key (rendered source, options, architecture, NVRTC version, course headers;
+see `grader.jit.cache`) is already there, else compiles it once, even with several processes asking.
+`load` adds an in-process table, so the second call in a process costs a dictionary look-up.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader import compiler, paths
+from grader.jit import nvrtc
+from grader.jit.cache import CACHE_ENV, Cache, Entry, make_key
+
+__all__ = ["CACHE_ENV", "Build", "Cache", "Entry", "TEMPLATES", "build", "load", "render",
+           "template_parameters", "loaded", "forget_loaded"]
+
+TEMPLATES = paths.ROOT / "kernels" / "templates"
+
+
+@functools.cache
+def _environment(folder: str):
+    import jinja2
+
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(folder), undefined=jinja2.StrictUndefined,
+                              keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
+
+
+def _template_path(template: str, folder: str | os.PathLike | None) -> Path:
+    path = Path(folder or TEMPLATES) / template
+    if not path.is_file():
+        known = ", ".join(sorted(p.name for p in path.parent.glob("*.jinja"))) or "none"
+        raise FileNotFoundError(f"no template {template!r} in {path.parent} (there: {known})")
+    return path
+
+
+def template_parameters(template: str, folder: str | os.PathLike | None = None) -> set[str]:
+    """The names a template uses (Jinja2's undeclared variables)."""
+    import jinja2.meta
+
+    path = _template_path(template, folder)
+    env = _environment(str(path.parent))
+    return set(jinja2.meta.find_undeclared_variables(env.parse(path.read_text())))
+
+
+def render(template: str, folder: str | os.PathLike | None = None, **params) -> str:
+    """The template's text with `params` filled in; ValueError naming any missing or unknown one."""
+    needed = template_parameters(template, folder)
+    missing, unknown = needed - set(params), set(params) - needed
+    if missing or unknown:
+        parts = [f"missing {', '.join(sorted(missing))}" if missing else "",
+                 f"unknown {', '.join(sorted(unknown))}" if unknown else ""]
+        raise ValueError(f"template {template}: {'; '.join(p for p in parts if p)} "
+                         f"(it takes: {', '.join(sorted(needed))})")
+    path = _template_path(template, folder)
+    # from_string on the file's current text: an edited template is never served from a memo
+    return _environment(str(path.parent)).from_string(path.read_text()).render(**params)
+
+
+@dataclass(frozen=True)
+class Build:
+    """One build request's outcome: where the cubin is, and whether this call compiled it."""
+    entry: Entry
+    cubin: bytes
+    compiled: bool
+    compile_seconds: float
+    seconds: float          # the whole call: key, cache look-up and any compile
+
+    @property
+    def key(self) -> str:
+        return self.entry.key
+
+
+def build(name: str, source: str, *, arch: str, options: tuple[str, ...] = (),
+          cache: Cache | None = None) -> Build:
+    """The cubin of `source` for `arch` (like 'sm_90'), from the cache or compiled into it. No GPU
+    needed. `name` names the entry (and, by convention, the kernel it defines)."""
+    start = time.perf_counter()
+    cache = cache or Cache()
+    opts = compiler.options(arch, tuple(options))
+    entry = cache.entry(name, make_key(source, opts, arch, nvrtc.version()), arch)
+    meta = {"options": list(opts), "nvrtc": nvrtc.version(), "backend": nvrtc.backend()}
+    cubin, compiled, secs = cache.get_or_build(
+        entry, source, lambda: nvrtc.compile_cubin(source, f"{name}.cu", opts), meta)
+    return Build(entry, cubin, compiled, secs, time.perf_counter() - start)
+
+
+_loaded: dict[tuple[str, str], tuple[object, Build]] = {}
+
+
+def load(name: str, source: str, *, options: tuple[str, ...] = (), cache: Cache | None = None):
+    """A `cupy.RawModule` of `source` for the current GPU. The first call in a process builds (or
+    finds in the disk cache) and loads the cubin; later calls with the same source return the same
+    module. `loaded(name, source)` tells what the first call did."""
+    from grader import device
+
+    device.require_gpu()
+    import cupy
+
+    arch = device.properties()["sm"]
+    cache = cache or Cache()
+    memo = (str(cache.root), f"{arch}\0{name}\0{source}\0{options}")
+    if memo not in _loaded:
+        built = build(name, source, arch=arch, options=options, cache=cache)
+        module = cupy.RawModule(path=str(built.entry.cubin))
+        _loaded[memo] = (module, built)
+    return _loaded[memo][0]
+
+
+def loaded(name: str, source: str, *, options: tuple[str, ...] = (), cache: Cache | None = None
+           ) -> Build | None:
+    """How `load` got this module in this process (None if not loaded yet)."""
+    from grader import device
+
+    cache = cache or Cache()
+    memo = (str(cache.root), f"{device.properties()['sm']}\0{name}\0{source}\0{options}")
+    return _loaded[memo][1] if memo in _loaded else None
+
+
+def forget_loaded() -> None:
+    """Drop the in-process table (as a restart would); the disk cache stays."""
+    _loaded.clear()
