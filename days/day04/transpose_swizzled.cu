@@ -1,0 +1,101 @@
+// Your exercise file. Generated from solutions/day04/transpose_swizzled.cu by `python -m grader stubs`;
+// edit freely: regenerating never overwrites a file you changed.
+// stub-sha256: 8c447d67f4737d80
+// Day 4, exercise 2: a transpose at copy speed: 64 x 64 tiles, 16-byte accesses, a swizzled tile.
+//
+//   in: [rows, cols] float32, row-major     out: [cols, rows]     out[c][r] = in[r][c]
+//
+// Exercise 1 moves 4 bytes per access. Here every global access and every shared-memory access moves
+// 16 bytes (a float4 "chunk"), and each block of 256 threads transposes a 64 x 64 tile:
+//
+//   1. load:  thread (g, c) = (tid / 16, tid % 16) reads the 4 x 4 block of `in` made of rows 4g..4g+3
+//             and columns 4c..4c+3 of the tile: four float4 loads, one per row. Each load of a warp
+//             covers 2 rows x 16 chunks: 256 contiguous bytes per row (coalesced).
+//   2. transpose the 4 x 4 block in registers: column k of it (v[0][k], v[1][k], v[2][k], v[3][k]) is
+//             4 consecutive elements of row 4c + k of `out`'s tile.
+//   3. store: those 4 chunks into the shared tile, laid out as OUT's tile: 64 rows of 16 chunks.
+//   4. __syncthreads(), then each thread copies chunks of out's tile rows to `out`: a warp writes two
+//             rows x 256 contiguous bytes (coalesced).
+//
+// Step 3 is where banks bite. Eight threads of a quarter-warp (the unit a 16-byte store is served in)
+// write chunk g of rows 4c + k, c = 0..7: rows 64 floats (256 bytes) apart, so all 8 chunks start in
+// the same bank: an 8-way conflict. The swizzled layout (course/permuted_smem.cuh) stores chunk `ch` of
+// row `row` at chunk ch ^ ((row >> 2) % 8): those 8 chunks land at g ^ 0 .. g ^ 7, 8 different
+// positions covering all 32 banks. Step 4 reads 8 consecutive chunks of one row: still 8 different
+// positions. No padding, and every chunk stays 16-byte aligned.
+//
+// The grader launches block = (256,) and grid = (ceil(cols / 64), ceil(rows / 64)). Float4 access
+// needs 16-byte aligned rows in `in` and `out`: when rows or cols is not a multiple of 4, the kernel
+// moves the same chunks one float at a time (VECTOR = false), with the same tile and the same swizzle.
+#include <course/permuted_smem.cuh>
+#include <course/vec_dtypes.cuh>
+
+namespace {
+
+constexpr int TILE = 64;                // a TILE x TILE tile per block
+constexpr int VEC = 4;                  // floats per 16-byte chunk
+constexpr int CHUNKS = TILE / VEC;      // 16 chunks per tile row
+constexpr int THREADS = 256;            // (TILE / VEC) x (TILE / VEC): one 4 x 4 block per thread
+constexpr int SWIZZLE_SHIFT = 2;        // rows 4c .. 4c + 3 share the permutation (row >> 2)
+
+// Where chunk `chunk` of row `row` of out's tile lives in shared memory (a float4 index).
+COURSE_INLINE int tile_chunk(int row, int chunk) { return course::permuted_chunk<CHUNKS, SWIZZLE_SHIFT>(row, chunk); }
+
+// v = the 4 floats p[0..3], where the first `n` of them exist (the rest read as 0). VECTOR: one
+// 16-byte load, n is 0 or 4.
+template <bool VECTOR>
+COURSE_INLINE void load_chunk(float (&v)[VEC], const float* p, int n) {
+  if (VECTOR && n == VEC) {
+    course::load_as_float(v, p);
+    return;
+  }
+  for (int k = 0; k < VEC; ++k) v[k] = k < n ? p[k] : 0.f;  // a constant trip count: fully unrolled
+}
+
+// p[0..n-1] = v[0..n-1]. VECTOR: one 16-byte store when n == 4.
+template <bool VECTOR>
+COURSE_INLINE void store_chunk(float* p, const float4& v, int n) {
+  if (VECTOR && n == VEC) {
+    *reinterpret_cast<float4*>(p) = v;
+    return;
+  }
+  const float f[VEC] = {v.x, v.y, v.z, v.w};
+  for (int k = 0; k < VEC; ++k) {
+    if (k < n) p[k] = f[k];
+  }
+}
+
+// How many of the 4 elements starting at `start` lie below `end` (0 to 4).
+COURSE_INLINE int in_range(int start, int end) { return max(0, min(VEC, end - start)); }
+
+template <bool VECTOR>
+__device__ void transpose_tile(const float* __restrict__ in, float* __restrict__ out, int rows, int cols,
+                               float4* tile) {
+  const int tid = threadIdx.x;
+  const int r0 = blockIdx.y * TILE, c0 = blockIdx.x * TILE;  // the tile's first row and column in `in`
+  // TODO: your code here.
+  //   Hint: Steps 1-2: with g = tid / CHUNKS and c = tid % CHUNKS, read rows r = r0 + 4g + i (i = 0..3)
+  //   Hint: of `in` at columns c0 + 4c .. c0 + 4c + 3 into float v[4][VEC] with load_chunk<VECTOR>(v[i],
+  //   Hint: in + (int64_t)r * cols + c0 + 4c, n): n = in_range(c0 + 4c, cols) columns exist when r < rows,
+  //   Hint: else n = 0 (an all-zero chunk: it is never written out).
+  //   Hint: Step 3: for k = 0..3, tile[tile_chunk(4c + k, g)] = make_float4(v[0][k], v[1][k], v[2][k], v[3][k]):
+  //   Hint: row 4c + k of out's tile, chunk g (its elements come from in's rows 4g .. 4g + 3).
+  //   Hint: Then __syncthreads(), reached by every thread.
+  //   Hint: Step 4: the 64 x 16 chunks of out's tile, 256 at a time: for j = 0..3, q = j * THREADS + tid,
+  //   Hint: row = q / CHUNKS, ch = q % CHUNKS. It goes to out[c0 + row][r0 + 4ch ..] (out has `rows`
+  //   Hint: columns) when c0 + row < cols, with n = in_range(r0 + 4ch, rows) elements:
+  //   Hint: store_chunk<VECTOR>(out + (int64_t)(c0 + row) * rows + r0 + 4 * ch, tile[tile_chunk(row, ch)], n).
+}
+
+}  // namespace
+
+extern "C" __global__ void __launch_bounds__(THREADS)
+transpose_swizzled(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
+  __shared__ float4 tile[TILE * CHUNKS];  // out's tile: 64 rows of 16 chunks, 16 KiB, no padding
+  // The whole block takes the same branch (rows and cols are uniform), so its barrier stays uniform.
+  if (rows % VEC == 0 && cols % VEC == 0) {
+    transpose_tile<true>(in, out, rows, cols, tile);
+  } else {
+    transpose_tile<false>(in, out, rows, cols, tile);
+  }
+}
