@@ -1,0 +1,128 @@
+// Your exercise file. Generated from solutions/day10/gemm.cu by `python -m grader stubs`;
+// edit freely: regenerating never overwrites a file you changed.
+// stub-sha256: eadd0153f1f40e19
+// Day 10, exercise 3: a fast fp16 GEMM on the tensor cores: C = A * B, fp32 accumulate, fp16 out.
+//
+//   A: [M, K] row-major   B: [K, N] row-major, row stride ldb (>= N, a multiple of 8)   C: [M, N]
+//   K must be a multiple of 8 (16-byte rows for cp.async); M and N are arbitrary.
+//
+// The configuration comes from -D options (the autotuner compiles one module per configuration;
+// without options, the defaults below): block tile BM x BN, K step BK, WARPS_M x WARPS_N warps, STAGES
+// pipeline buffers, SWIZZLE on or off. The grader reads it back from `gemm_config` and launches
+//   grid = (ceil(M / BM) * ceil(N / BN),), block = (32 * WARPS_M * WARPS_N,),
+//   dynamic shared memory = gemm_config[7] bytes.
+//
+// The kernel, in three parts:
+//   1. the pipeline: STAGES buffers of an A tile [BM, BK] and a B tile [BK, BN]; cp.async fills the
+//      buffer of tile kt + STAGES - 1 while the warps compute on tile kt (course/gemm.cuh: load_tile);
+//   2. the warp's mma step on one buffer: ldmatrix.x4 fragments of A and ldmatrix.x4.trans fragments
+//      of B at the (swizzled) offsets, then MT x NT mma.sync m16n8k16;
+//   3. the epilogue: fp32 accumulators -> fp16, staged through shared memory so that each thread
+//      then writes whole 16-byte chunks of C rows (guarded at the edges).
+#include <course/gemm.cuh>
+#include <course/mma.cuh>
+
+#ifndef GEMM_BM
+#define GEMM_BM 128
+#endif
+#ifndef GEMM_BN
+#define GEMM_BN 256
+#endif
+#ifndef GEMM_BK
+#define GEMM_BK 32
+#endif
+#ifndef GEMM_WARPS_M
+#define GEMM_WARPS_M 2
+#endif
+#ifndef GEMM_WARPS_N
+#define GEMM_WARPS_N 4
+#endif
+#ifndef GEMM_STAGES
+#define GEMM_STAGES 4
+#endif
+#ifndef GEMM_SWIZZLE
+#define GEMM_SWIZZLE 1
+#endif
+
+using Cfg = course::gemm::Config<GEMM_BM, GEMM_BN, GEMM_BK, GEMM_WARPS_M, GEMM_WARPS_N, GEMM_STAGES,
+                                 GEMM_SWIZZLE != 0>;
+
+// What this module was compiled with, for the launcher: BM, BN, BK, WARPS_M, WARPS_N, STAGES,
+// SWIZZLE, dynamic shared memory in bytes.
+extern "C" __device__ const int gemm_config[8] = {Cfg::BM, Cfg::BN, Cfg::BK, Cfg::WARPS_M, Cfg::WARPS_N,
+                                                  Cfg::STAGES, Cfg::SWIZZLE, Cfg::SMEM_BYTES};
+
+namespace {
+
+using course::gemm::tile_offset;
+
+// One buffer's worth of mma work for this warp: acc += A tile (its WM rows) * B tile (its WN columns).
+template <typename C>
+__device__ __forceinline__ void mma_step(float (&acc)[C::MT][C::NT][4], const half* sa, const half* sb,
+                                         int warp_m, int warp_n, int lane) {
+  // TODO: your code here.
+  //   Hint: as day 9's block tile, with the tile's own offsets: for each k16 step kk < BK / 16,
+  //   Hint:   A: for mt < MT, ldmatrix_m8n8x4 at row warp_m * WM + mt * 16 + lane % 16, column
+  //   Hint:      kk * 16 + 8 * (lane / 16): sa + tile_offset<C::BK, C::SWIZZLE>(row, col);
+  //   Hint:   B: for np < NT / 2, ldmatrix_m8n8x4_trans at row kk * 16 + lane % 16, column
+  //   Hint:      warp_n * WN + np * 16 + 8 * (lane / 16): sb + tile_offset<C::BN, C::SWIZZLE>(row, col);
+  //   Hint:   then mma_sync_m16n8k16_row_col_f32<half>(acc[mt][nt], a[mt], &b[nt / 2][2 * (nt % 2)]).
+  //   Hint: Unroll every loop (#pragma unroll): acc must stay in registers.
+}
+
+template <typename C>
+__device__ void gemm(const half* __restrict__ A, const half* __restrict__ B, half* __restrict__ Cout,
+                     int M, int N, int K, int ldb) {
+  extern __shared__ uint4 smem_raw[];  // uint4: 16-byte aligned
+  half* smem = reinterpret_cast<half*>(smem_raw);
+  half* sa = smem;                           // [STAGES][BM * BK]
+  half* sb = smem + C::STAGES * C::A_STAGE;  // [STAGES][BK * BN]
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int warp_m = warp / C::WARPS_N, warp_n = warp % C::WARPS_N;
+  int tile_m, tile_n;
+  course::gemm::block_coords(blockIdx.x, course::ceil_div(M, C::BM), course::ceil_div(N, C::BN),
+                             tile_m, tile_n);
+  const int m0 = tile_m * C::BM, n0 = tile_n * C::BN;
+  const half* ga = A + int64_t(m0) * K;  // this block's rows of A
+  const half* gb = B + n0;               // this block's columns of B
+  const int k_tiles = course::ceil_div(K, C::BK);
+
+  // Issue the copies of K tile kt into its buffer, kt % STAGES (no commit).
+  auto load_stage = [&](int kt) {
+    const int s = kt % C::STAGES, k0 = kt * C::BK;
+    course::gemm::load_tile<C::BM, C::BK, C::THREADS, C::SWIZZLE>(sa + s * C::A_STAGE, ga + k0, K,
+                                                                 M - m0, K - k0);
+    course::gemm::load_tile<C::BK, C::BN, C::THREADS, C::SWIZZLE>(sb + s * C::B_STAGE,
+                                                                 gb + int64_t(k0) * ldb, ldb, K - k0, N - n0);
+  };
+
+  float acc[C::MT][C::NT][4] = {};
+  // TODO: your code here.
+  //   Hint: STAGES == 1 (no overlap): for each kt, load_stage(kt), commit_group(), wait_group<0>(),
+  //   Hint: __syncthreads(), mma_step on buffer 0, __syncthreads() before the next load overwrites it.
+  //   Hint: STAGES >= 2: prologue: load tiles 0 .. STAGES - 2, committing ONE group per tile (commit
+  //   Hint: even when the tile is past k_tiles: an empty group keeps the count right). Then for each kt:
+  //   Hint:   wait_group<STAGES - 2>()  (tile kt's group has landed: at most STAGES - 2 newer ones pending)
+  //   Hint:   __syncthreads()           (everyone's copies are visible, and everyone finished tile kt - 1)
+  //   Hint:   load_stage(kt + STAGES - 1) if it exists, commit_group()  (into the buffer of tile kt - 1)
+  //   Hint:   mma_step<C>(acc, sa + (kt % STAGES) * A_STAGE, sb + (kt % STAGES) * B_STAGE, ...)
+  //   Hint: course::cp_async has commit_group, wait_group<n> and wait_all.
+  course::cp_async::wait_all();
+  __syncthreads();  // every warp is done with the pipeline buffers: the epilogue reuses them
+
+  // TODO: your code here.
+  //   Hint: 1. each warp writes its accumulators, rounded to half, into the C tile in shared memory
+  //   Hint:    (row stride C::C_ROW): acc[mt][nt][0..1] as one __half2 at row warp_m * WM + mt * 16 + g,
+  //   Hint:    column warp_n * WN + nt * 8 + 2t (g = lane / 4, t = lane % 4); acc[mt][nt][2..3] 8 rows lower.
+  //   Hint: 2. __syncthreads()
+  //   Hint: 3. the block copies the tile out: chunk c (of BM * BN / 8) is row c / (BN / 8), columns
+  //   Hint:    8 * (c % (BN / 8)) .. + 7. When N % 8 == 0 a chunk is inside C or wholly outside: one 16-byte
+  //   Hint:    store (uint4). Otherwise store element by element, checking row < M and column < N.
+}
+
+}  // namespace
+
+extern "C" __global__ void __launch_bounds__(Cfg::THREADS, 1)
+gemm_f16(const half* A, const half* B, half* C, int M, int N, int K, int ldb) {
+  gemm<Cfg>(A, B, C, M, N, K, ldb);
+}

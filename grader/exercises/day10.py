@@ -1,0 +1,407 @@
+"""Day 10: GEMM (fp16 in, fp32 accumulate, fp16 out), its configuration space and the progression.
+
+`GemmConfig` is the kernel's configuration (tile sizes, warps, stages, swizzle), mirrored by
+course/gemm.cuh's `Config` and compiled in with -D options; `search_space` is what
+`python -m grader autotune` measures; `gemm(module, a, b)` is the launcher other days use (day 14).
+
+Shapes: a [M, K] and b [K, N], both row-major fp16 on the device; c [M, N] fp16. K must be a multiple
+of 8 (every row of A must start 16-byte aligned for cp.async): other K are rejected with a clear error.
+M and N are arbitrary; when N % 8 != 0, `gemm` copies b into a zero-padded [K, ceil8(N)] buffer.
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+import json
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from grader import bench, checks, device, paths
+from grader.exercises import Exercise
+from grader.exercises.day09 import accumulate_tolerance
+
+CHUNK = 8                 # fp16 elements in 16 bytes
+MAX_THREADS = 1024
+TUNED_FILE = paths.STATE / "autotune" / "day10_gemm.json"
+
+
+# ---- the configuration space --------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class GemmConfig:
+    """One configuration of solutions/day10/gemm.cu (course/gemm.cuh: Config)."""
+    bm: int = 128         # block tile rows (of C and A)
+    bn: int = 256         # block tile columns (of C and B)
+    bk: int = 32          # K step: columns of A / rows of B per pipeline buffer
+    warps_m: int = 2      # warps along M; each owns bm / warps_m rows
+    warps_n: int = 4      # warps along N; each owns bn / warps_n columns
+    stages: int = 4       # pipeline buffers (1: no overlap of loads and mma)
+    swizzle: bool = True  # XOR-swizzled shared tiles (False: plain row-major, bank conflicts)
+
+    @property
+    def threads(self) -> int:
+        return 32 * self.warps_m * self.warps_n
+
+    @property
+    def warp_tile(self) -> tuple[int, int]:
+        return self.bm // self.warps_m, self.bn // self.warps_n
+
+    @property
+    def accumulators(self) -> int:
+        """fp32 accumulators per thread: (warp tile elements) / 32."""
+        wm, wn = self.warp_tile
+        return wm * wn // 32
+
+    def smem_bytes(self) -> int:
+        """Dynamic shared memory: the pipeline buffers, or the epilogue's padded C tile if larger."""
+        pipe = self.stages * (self.bm * self.bk + self.bk * self.bn) * 2
+        return max(pipe, self.bm * (self.bn + CHUNK) * 2)
+
+    def problems(self, max_smem: int | None = None) -> list[str]:
+        """Why this configuration cannot compile or run (empty when it can): the same rules as
+        course/gemm.cuh's static_asserts, plus the limits of the GPU."""
+        out = []
+        for name in ("bm", "bn", "bk", "warps_m", "warps_n", "stages"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 1:
+                out.append(f"{name} = {value!r} must be a positive integer")
+        if out:
+            return out
+        wm, wn = self.warp_tile
+        if self.bm % (16 * self.warps_m) or self.bn % (16 * self.warps_n):
+            out.append(f"warp tile {self.bm}/{self.warps_m} x {self.bn}/{self.warps_n} must be multiples of 16 x 16")
+        if self.bk % 16:
+            out.append(f"bk = {self.bk} must be a multiple of 16 (the mma's k)")
+        for name, cols in (("bk", self.bk), ("bn", self.bn)):
+            chunks = cols // CHUNK
+            if cols % CHUNK or chunks & (chunks - 1):
+                out.append(f"{name} = {cols} must be 8 times a power of two (16-byte chunks, swizzle)")
+        if self.threads > MAX_THREADS:
+            out.append(f"{self.warps_m} x {self.warps_n} warps = {self.threads} threads > {MAX_THREADS}")
+        for name, elems in (("A tile bm x bk", self.bm * self.bk), ("B tile bk x bn", self.bk * self.bn)):
+            if (elems // CHUNK) % self.threads:
+                out.append(f"{name} = {elems // CHUNK} chunks of 16 bytes does not split over {self.threads} threads")
+        if not out and self.accumulators > 128:
+            out.append(f"warp tile {wm}x{wn}: {self.accumulators} accumulators per thread would spill (max 128)")
+        if max_smem is not None and self.smem_bytes() > max_smem:
+            out.append(f"needs {self.smem_bytes()} bytes of shared memory, the GPU allows {max_smem}")
+        return out
+
+    def validate(self, max_smem: int | None = None) -> "GemmConfig":
+        problems = self.problems(max_smem)
+        if problems:
+            raise ValueError(f"invalid GEMM configuration {self}: " + "; ".join(problems))
+        return self
+
+    def defines(self) -> tuple[str, ...]:
+        """The -D options that compile gemm.cu with this configuration."""
+        return (f"-DGEMM_BM={self.bm}", f"-DGEMM_BN={self.bn}", f"-DGEMM_BK={self.bk}",
+                f"-DGEMM_WARPS_M={self.warps_m}", f"-DGEMM_WARPS_N={self.warps_n}",
+                f"-DGEMM_STAGES={self.stages}", f"-DGEMM_SWIZZLE={int(self.swizzle)}")
+
+    @property
+    def name(self) -> str:
+        return (f"{self.bm}x{self.bn}x{self.bk} w{self.warps_m}x{self.warps_n} s{self.stages}"
+                + ("" if self.swizzle else " noswz"))
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "GemmConfig":
+        unknown = set(d) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise ValueError(f"unknown GEMM configuration fields {sorted(unknown)}")
+        return cls(**d)
+
+
+DEFAULT = GemmConfig()
+
+# The progression of day 10: each step adds one idea (naive and tiled are their own kernels).
+PROGRESSION = {
+    "naive": None,
+    "tiled": None,
+    "mma": GemmConfig(64, 64, 32, 2, 2, stages=1, swizzle=False),
+    "pipelined": GemmConfig(128, 128, 32, 2, 2, stages=3, swizzle=False),
+    "swizzled": GemmConfig(128, 128, 32, 2, 2, stages=3, swizzle=True),
+    "big tile": DEFAULT,
+}
+
+
+def search_space(max_smem: int = 227 * 1024, max_threads: int = 256) -> list[GemmConfig]:
+    """Every valid swizzled configuration worth timing: block tiles 128x128, 128x256 and 256x128 with
+    warp tiles of 64x64, 64x32 or 32x64 (128 or 256 threads), bk 32 or 64, 2 to 4 stages; those that
+    fit `max_smem` bytes of shared memory and `max_threads` threads."""
+    out = []
+    tiles = ((128, 128), (128, 256), (256, 128))
+    for (bm, bn), bk, stages in itertools.product(tiles, (32, 64), (2, 3, 4)):
+        for wm, wn in ((64, 64), (64, 32), (32, 64)):
+            if bm % wm or bn % wn:
+                continue
+            cfg = GemmConfig(bm, bn, bk, bm // wm, bn // wn, stages, True)
+            if cfg.threads in (128, 256) and cfg.threads <= max_threads and not cfg.problems(max_smem):
+                out.append(cfg)
+    return out
+
+
+# ---- launching ----------------------------------------------------------------------------------
+
+def validate_shapes(a_shape, b_shape, a_dtype=np.float16, b_dtype=np.float16) -> tuple[int, int, int]:
+    """(M, N, K) for a [M, K] @ b [K, N], or ValueError saying what is wrong."""
+    if len(a_shape) != 2 or len(b_shape) != 2:
+        raise ValueError(f"gemm needs 2-D a [M, K] and b [K, N]; got shapes {tuple(a_shape)} and {tuple(b_shape)}")
+    (m, k), (k2, n) = a_shape, b_shape
+    if k != k2:
+        raise ValueError(f"inner dimensions differ: a is {m}x{k}, b is {k2}x{n} (b must be [K, N], row-major)")
+    if min(m, n, k) < 1:
+        raise ValueError(f"empty product: M={m}, N={n}, K={k}")
+    for name, dt in (("a", a_dtype), ("b", b_dtype)):
+        if np.dtype(dt) != np.float16:
+            raise ValueError(f"{name} has dtype {np.dtype(dt)}; the day 10 GEMM takes float16")
+    if k % CHUNK:
+        raise ValueError(f"K = {k} is not a multiple of 8: rows of A must start 16-byte aligned for "
+                         f"cp.async. Pad A and B with zeros to K = {-(-k // CHUNK) * CHUNK}.")
+    return m, n, k
+
+
+def module_config(module) -> tuple[GemmConfig, int]:
+    """The configuration a compiled gemm.cu module was built with, and its shared memory bytes
+    (read from the module's `gemm_config`)."""
+    cp = device.require_gpu()
+    values = cp.ndarray((8,), np.int32, memptr=module.get_global("gemm_config")).get()
+    bm, bn, bk, wm, wn, stages, swz, smem = (int(v) for v in values)
+    return GemmConfig(bm, bn, bk, wm, wn, stages, bool(swz)), smem
+
+
+@functools.lru_cache(maxsize=64)
+def _compile_config(code: str, config: GemmConfig):
+    return device.load_source(code, "gemm.cu", options=config.defines())
+
+
+def with_config(module, config: GemmConfig):
+    """The same gemm.cu source as `module`, compiled with `config` (cached)."""
+    config.validate()
+    return _compile_config(module.code, config)
+
+
+def load_config(path, config: GemmConfig):
+    """gemm.cu at `path` compiled with `config`."""
+    return device.load(path, options=config.validate().defines())
+
+
+_kernels: dict[int, tuple] = {}
+
+
+def _kernel(module):
+    """(the module's gemm_f16 kernel, its configuration, its shared memory bytes), prepared once:
+    above 48 KiB of dynamic shared memory a kernel must opt in."""
+    entry = _kernels.get(id(module))
+    if entry is None or entry[0] is not module:
+        config, smem = module_config(module)
+        kernel = module.get_function("gemm_f16")
+        if smem > 48 * 1024:
+            kernel.max_dynamic_shared_size_bytes = smem
+        entry = _kernels[id(module)] = (module, kernel, config, smem)  # keeps the module alive
+    return entry[1:]
+
+
+def launch(module, a, b, c, m: int, n: int, k: int, ldb: int, sync: bool = True) -> None:
+    """C = A @ B with a compiled gemm.cu module (its own configuration). ldb: b's row stride."""
+    kernel, config, smem = _kernel(module)
+    grid = (-(-m // config.bm) * -(-n // config.bn),)
+    args = (a, b, c, np.int32(m), np.int32(n), np.int32(k), np.int32(ldb))
+    if sync:
+        device.launch(kernel, grid, (config.threads,), args, shared_mem=smem,
+                      what=f"gemm_f16 [{config.name}] (M={m}, N={n}, K={k})")
+    else:
+        kernel(grid, (config.threads,), args, shared_mem=smem)
+
+
+def padded_b(b, n: int):
+    """b itself when N % 8 == 0, else a zero-padded [K, ceil8(N)] copy; and its row stride."""
+    if n % CHUNK == 0:
+        return b, n
+    cp = device.require_gpu()
+    ldb = -(-n // CHUNK) * CHUNK
+    padded = cp.zeros((b.shape[0], ldb), dtype=b.dtype)
+    padded[:, :n] = b
+    return padded, ldb
+
+
+def _tuned(shape: tuple[int, int, int]) -> GemmConfig | None:
+    """The autotuner's best configuration for this GPU at the nearest tuned shape, if any."""
+    if not TUNED_FILE.is_file():
+        return None
+    entries = json.loads(TUNED_FILE.read_text()).get(device.properties()["name"], {})
+    if not entries:
+        return None
+
+    def distance(key: str) -> float:
+        return sum(abs(math.log(int(x) / s)) for x, s in zip(key.split("x"), shape))
+
+    best = min(entries, key=distance)
+    return GemmConfig.from_dict(entries[best]["config"])
+
+
+def gemm(module, a, b, config: GemmConfig | None = None, tuned: bool = True):
+    """c = a @ b for device fp16 arrays a [M, K] and b [K, N] (row-major); returns device fp16 c [M, N].
+
+    `module` is a compiled gemm.cu (the student's or the solution's). It runs with `config` if given,
+    else with the autotuner's best configuration for this GPU and shape (`python -m grader autotune`)
+    when one is saved and `tuned`, else with the configuration the module was compiled with.
+    """
+    cp = device.require_gpu()
+    m, n, k = validate_shapes(a.shape, b.shape, a.dtype, b.dtype)
+    a, b = cp.ascontiguousarray(a), cp.ascontiguousarray(b)
+    chosen = config or (_tuned((m, n, k)) if tuned else None)
+    if chosen is not None:
+        module = with_config(module, chosen)
+    b, ldb = padded_b(b, n)
+    c = cp.empty((m, n), dtype=np.float16)
+    launch(module, a, b, c, m, n, k, ldb)
+    return c
+
+
+# ---- checks -------------------------------------------------------------------------------------
+
+def _inputs(seed: int, m: int, n: int, k: int):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    return a, b, a.astype(np.float64) @ b.astype(np.float64)
+
+
+def _compare(got, expected, name: str, k: int, seed: int) -> None:
+    checks.assert_close(got, expected, dt="float16", tol=accumulate_tolerance(k, "float16"), name=name, seed=seed)
+
+
+def _simple_launch(kernel_name: str, tile: int, block: tuple):
+    def run(module, a, b, c, m, n, k, sync=True):
+        kernel = module.get_function(kernel_name)
+        grid = (-(-n // tile), -(-m // tile))
+        args = (a, b, c, np.int32(m), np.int32(n), np.int32(k))
+        if sync:
+            device.launch(kernel, grid, block, args, what=f"{kernel_name} (M={m}, N={n}, K={k})")
+        else:
+            kernel(grid, block, args)
+    return run
+
+
+naive_launch = _simple_launch("gemm_naive_f16", 16, (16, 16))
+tiled_launch = _simple_launch("gemm_tiled_f16", 64, (256,))
+
+
+def _check_simple(run, name: str):
+    def check(module, seed: int, m: int, n: int, k: int) -> None:
+        a, b, expected = _inputs(seed, m, n, k)
+        c = device.empty((m, n), "float16")
+        run(module, device.asarray(a), device.asarray(b), c, m, n, k)
+        _compare(device.to_host(c), expected, f"{name} C (M={m}, N={n}, K={k})", k, seed)
+    check.__name__ = f"check_{name}"
+    return check
+
+
+check_gemm_naive = _check_simple(naive_launch, "gemm_naive")
+check_gemm_tiled = _check_simple(tiled_launch, "gemm_tiled")
+
+
+def check_gemm(module, seed: int, m: int, n: int, k: int) -> None:
+    """The module's own configuration (the autotuner checks each configuration before timing it),
+    into a NaN-poisoned C."""
+    validate_shapes((m, k), (k, n))
+    a, b, expected = _inputs(seed, m, n, k)
+    b_dev, ldb = padded_b(device.asarray(b), n)
+    c = device.empty((m, n), "float16")
+    launch(module, device.asarray(a), b_dev, c, m, n, k, ldb)
+    _, config, _ = _kernel(module)
+    _compare(device.to_host(c), expected, f"gemm [{config.name}] C (M={m}, N={n}, K={k})", k, seed)
+
+
+# ---- benchmarks ---------------------------------------------------------------------------------
+
+def _bench_sizes(quick: bool, big: bool) -> tuple[int, ...]:
+    if big:
+        return (4096, 8192) if quick else (1024, 2048, 4096, 8192)
+    return (1024, 2048) if quick else (512, 1024, 2048)
+
+
+def _report(title: str, sizes, series_fn, modules: dict, repeat: int) -> bench.Report:
+    report = bench.Report(title, "M = N = K", "TFLOP/s")
+    for label, module in modules.items():
+        series = []
+        for n in sizes:
+            a, b = device.random((n, n), "float16", seed=1), device.random((n, n), "float16", seed=2)
+            c = device.require_gpu().empty((n, n), dtype=np.float16)
+            series.append(bench.measure(label, series_fn(module, a, b, c, n), size=n, flops=2.0 * n ** 3,
+                                        repeat=repeat))
+            del a, b, c
+        report.series[label] = series
+    report.ceiling = [bench.matmul_ceiling(n, n, n, repeat=repeat) for n in sizes]
+    return report
+
+
+def _simple_bench(run, name: str):
+    def bench_fn(modules: dict, quick: bool = False) -> bench.Report:
+        device.require_gpu()
+        return _report(f"{name}, fp16, square", _bench_sizes(quick, big=False),
+                       lambda mod, a, b, c, n: (lambda: run(mod, a, b, c, n, n, n, sync=False)), modules, 10)
+    bench_fn.__name__ = f"bench_{name}"
+    return bench_fn
+
+
+bench_gemm_naive = _simple_bench(naive_launch, "gemm_naive")
+bench_gemm_tiled = _simple_bench(tiled_launch, "gemm_tiled")
+
+
+def bench_gemm(modules: dict, quick: bool = False) -> bench.Report:
+    """TFLOP/s of gemm (tuned configuration when one is saved for this GPU) against cuBLAS
+    (`cupy.matmul`) measured in the same process, square sizes up to 8192."""
+    device.require_gpu()
+
+    def run(module, a, b, c, n):
+        config = _tuned((n, n, n))
+        mod = with_config(module, config) if config else module
+        launch(mod, a, b, c, n, n, n, n)  # compiles, sets the shared memory limit, checks the launch
+        return lambda: launch(mod, a, b, c, n, n, n, n, sync=False)
+
+    return _report("gemm fp16 (fp32 accumulate), square", _bench_sizes(quick, big=True), run, modules, 20)
+
+
+def bench_progression(sources: dict, n: int = 4096, repeat: int = 10) -> dict[str, float]:
+    """TFLOP/s of each step of the progression at n^3 and of cuBLAS: {version: TFLOP/s}.
+    `sources` maps 'naive', 'tiled', 'gemm' to compiled modules."""
+    cp = device.require_gpu()
+    a, b = device.random((n, n), "float16", seed=1), device.random((n, n), "float16", seed=2)
+    c = cp.empty((n, n), dtype=np.float16)
+    out = {}
+    for version, config in PROGRESSION.items():
+        if config is None:
+            run = naive_launch if version == "naive" else tiled_launch
+            module = sources[version]
+            fn = functools.partial(run, module, a, b, c, n, n, n, sync=False)
+        else:
+            module = with_config(sources["gemm"], config)
+            launch(module, a, b, c, n, n, n, n)
+            fn = functools.partial(launch, module, a, b, c, n, n, n, n, sync=False)
+        out[version] = bench.measure(version, fn, size=n, flops=2.0 * n ** 3, repeat=repeat).tflops
+    out["cuBLAS"] = bench.matmul_ceiling(n, n, n, repeat=repeat).tflops
+    return out
+
+
+# Shapes: tiny, odd (M, N not multiples of anything), N % 8 != 0 (padded b), K a multiple of 8 but
+# not of the K step. (K % 8 != 0 is rejected before any launch: tests/test_day10_static.py.)
+SIMPLE_SHAPES = ((1, 1, 1), (33, 31, 17), (64, 64, 64), (100, 257, 130), (257, 129, 1000), (512, 512, 512))
+GEMM_SHAPES = ((1, 1, 8), (16, 8, 16), (33, 31, 24), (129, 257, 40), (100, 1000, 136), (257, 129, 1000),
+               (1000, 999, 8), (300, 5, 4096), (5, 300, 2056), (1024, 1024, 1024),
+               (2048, 2048, 2048))
+
+EXERCISES = (
+    Exercise("day10", "gemm_naive", "gemm_naive.cu", "naive GEMM: one thread per element of C",
+             check_gemm_naive, tuple({"m": m, "n": n, "k": k} for m, n, k in SIMPLE_SHAPES),
+             bench=bench_gemm_naive),
+    Exercise("day10", "gemm_tiled", "gemm_tiled.cu", "shared-memory tiling with 4x4 register micro-tiles",
+             check_gemm_tiled, tuple({"m": m, "n": n, "k": k} for m, n, k in SIMPLE_SHAPES),
+             bench=bench_gemm_tiled),
+    Exercise("day10", "gemm", "gemm.cu", "tensor-core GEMM: cp.async pipeline, swizzled smem, epilogue",
+             check_gemm, tuple({"m": m, "n": n, "k": k} for m, n, k in GEMM_SHAPES),
+             bench=bench_gemm, target=0.50),
+)

@@ -1,0 +1,66 @@
+"""Day 10 without a GPU: the GEMM solution runs on the tensor cores (HMMA), reads fragments with
+ldmatrix (LDSM, plain and transposed) and fills shared memory with cp.async (LDGSTS), without spills;
+the progression's configurations compile; the stubs compile; bad shapes are rejected clearly."""
+import pytest
+
+from grader import compiler, sass
+from grader.compiler import ARCHS
+from grader.exercises import day10
+from grader.paths import DAYS, SOLUTIONS
+
+pytest.importorskip("cuda.bindings.nvrtc", reason="offline compilation needs cuda-bindings")
+try:
+    sass.tool("nvdisasm"), sass.tool("cuobjdump")
+except FileNotFoundError as e:
+    pytest.skip(str(e), allow_module_level=True)
+
+DAY10 = SOLUTIONS / "day10"
+GEMM = DAY10 / "gemm.cu"
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_gemm_uses_tensor_cores_ldmatrix_and_cp_async(arch):
+    for op in (r"HMMA\.16816\.F32$", r"LDSM\.16\.M88\.4", r"LDSM\.16\.MT88\.4", r"LDGSTS\.E\.BYPASS\.128"):
+        assert sass.has(GEMM, arch, op, kernel="gemm_f16"), f"{op} missing\n" + sass.report(GEMM, arch, "gemm_f16")
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_gemm_keeps_accumulators_in_registers(arch):
+    usage = sass.resources(sass.load(GEMM, arch)[0])["gemm_f16"]
+    assert usage["spill_stores"] == usage["spill_loads"] == usage["local"] == 0, usage
+
+
+@pytest.mark.parametrize("version", [v for v, c in day10.PROGRESSION.items() if c is not None])
+def test_progression_configs_compile_to_hmma(version):
+    config = day10.PROGRESSION[version].validate()
+    compiled = compiler.compile_file(GEMM, "sm_90", extra=config.defines())
+    ops = sass.histogram(sass.disassemble(compiled)["gemm_f16"])
+    assert ops["HMMA.16816.F32"] > 0 and ops["LDGSTS.E.BYPASS.128"] > 0, ops
+
+
+def test_the_simple_kernels_use_no_tensor_cores():
+    for name in ("gemm_naive.cu", "gemm_tiled.cu"):
+        assert not sass.has(DAY10 / name, "sm_90", r"HMMA"), name
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("name", ["gemm_naive.cu", "gemm_tiled.cu", "gemm.cu"])
+def test_stub_compiles(arch, name):
+    stub, solution = DAYS / "day10" / name, DAY10 / name
+    assert compiler.compile_file(stub, arch).kernels == compiler.compile_file(solution, arch).kernels
+
+
+@pytest.mark.parametrize("a,b,message", [
+    ((64, 13), (13, 64), "not a multiple of 8"),
+    ((64, 16), (8, 64), "inner dimensions differ"),
+    ((64,), (64, 64), "2-D"),
+    ((0, 16), (16, 8), "empty product"),
+])
+def test_bad_shapes_are_rejected_clearly(a, b, message):
+    with pytest.raises(ValueError, match=message):
+        day10.validate_shapes(a, b)
+
+
+def test_only_float16_is_accepted():
+    with pytest.raises(ValueError, match="float16"):
+        day10.validate_shapes((16, 16), (16, 16), "float32")
