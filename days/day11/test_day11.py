@@ -1,0 +1,54 @@
+"""Day 11 self-check. Your kernels: `pytest days/day11`; the course's: `pytest days/day11 --solutions`.
+
+How to read the output:
+- Each correctness case draws fresh random inputs. A failure names the output, the worst element
+  (index, expected, got, relative error) and the seed: COURSE_SEED=<seed> replays the same inputs.
+- Outputs are NaN-poisoned: "elements are NaN" means elements never written (or a NaN that got in:
+  the paged cache's unused pages and slots are NaN, so reading a token that is not in the page table
+  shows the same way). o (fp16) is compared with float64 numpy by the norm of the error (1e-3);
+  lse2 (base-2 log-sum-exp, float32) element by element, and an empty row must be exactly -inf.
+- q gets a different scale per (request, head), up to 30: some softmaxes are nearly flat, some nearly
+  one-hot, and with the largest exp(score) overflows float. A kernel that forgets to subtract the
+  running max fails there.
+- merge_states: random partial results, some empty (lse2 = -inf with random v: weight exactly 0),
+  row 1 entirely empty (o = 0, lse2 = -inf), row 2 near lse2 = 300.
+- decode_attention: batch x kv_len x heads (query / KV: GQA groups 1 to 8), kv_len from 1 to 4097.
+- decode_paged: ragged requests, the first of 1 token, the last of kv_len; page sizes 1 and 16,
+  pages in random order; chunks > 1 is split-KV (partial results merged by merge_chunks).
+- The perf tests print a table. decode_attention (batch 64, heads 32/8, d 128; the target is read
+  at kv_len 4096): GB/s on the KV bytes, its % of the device-to-device copy bandwidth measured in the
+  same run at the same byte count, and that ceiling; it fails below 80%. decode_paged (kv_len 32768,
+  batch 1, 4, 16): one chunk per request against split-KV, no target. A kernel is timed only after it
+  passes its largest correctness case.
+The checks themselves are in grader/exercises/day11.py.
+"""
+import pytest
+
+from grader.exercises import case_id, day11
+
+MERGE_STATES, DECODE_ATTENTION, DECODE_PAGED = day11.EXERCISES
+
+
+@pytest.mark.parametrize("case", MERGE_STATES.cases, ids=case_id)
+def test_merge_states(course, case):
+    course.check(MERGE_STATES, case)
+
+
+@pytest.mark.parametrize("case", DECODE_ATTENTION.cases, ids=case_id)
+def test_decode_attention(course, case):
+    course.check(DECODE_ATTENTION, case)
+
+
+@pytest.mark.parametrize("case", DECODE_PAGED.cases, ids=case_id)
+def test_decode_paged(course, case):
+    course.check(DECODE_PAGED, case)
+
+
+@pytest.mark.perf
+def test_decode_attention_bandwidth(course):
+    course.bench(DECODE_ATTENTION)
+
+
+@pytest.mark.perf
+def test_decode_paged_bandwidth(course):
+    course.bench(DECODE_PAGED)

@@ -1,0 +1,441 @@
+"""Day 11: decode attention. One query token per request over its KV cache: the online-softmax state
+(m, d, o) and its merge, GQA, contiguous and paged KV caches, split-KV with a merge pass.
+
+Conventions of the day's kernels (course/attention/state.cuh): fp16 q, k, v, o; head_dim 128;
+sm_scale = 1 / sqrt(head_dim); scores and log-sum-exps in base 2 ("lse2" = lse / ln 2), since the
+kernels compute exp(s) as 2^(s * log2 e) with one ex2.approx.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from grader import bench, checks, device
+from grader.exercises import Exercise
+
+HEAD_DIM = 128
+LOG2E = 1.0 / math.log(2.0)
+BLOCK = 256                 # threads per attention block: the kernels are written for exactly this many
+HEADS_PER_BLOCK = (8, 4, 2, 1)  # the G of decode_attention_g<G>: query heads of one KV head per block
+MERGE_ROWS_PER_BLOCK = 4    # merge kernels: one warp per row, 128 threads
+Q_SCALES = (0.3, 1.0, 3.0, 30.0)  # per-head scales of q: flat to one-hot softmax; 30 makes exp(s) overflow float
+LSE_TOL = checks.Tolerance(1e-5, 1e-4, False)  # lse2: fp32 dot products and lg2.approx, |lse2| up to ~200
+
+
+def heads_per_block(num_qo_heads: int, num_kv_heads: int) -> int:
+    """G: the largest of 8, 4, 2, 1 that divides the GQA group size (query heads per KV head)."""
+    group = num_qo_heads // num_kv_heads
+    return next(g for g in HEADS_PER_BLOCK if group % g == 0)
+
+
+def scale_log2(head_dim: int = HEAD_DIM) -> np.float32:
+    """sm_scale * log2(e) with sm_scale = 1 / sqrt(head_dim): what the kernels multiply q by."""
+    return np.float32(LOG2E / math.sqrt(head_dim))
+
+
+# ---- references (float64, from the rounded fp16 inputs) ------------------------------------------
+
+def attention_reference(q: np.ndarray, k: np.ndarray, v: np.ndarray, lengths=None):
+    """Decode attention in float64. q [batch, Hq, D]; k, v [batch, L, Hkv, D]; request b attends to
+    its first lengths[b] tokens (all L when None). Returns o [batch, Hq, D] and the natural lse
+    [batch, Hq]."""
+    batch, hq, d = q.shape
+    hkv = k.shape[2]
+    lengths = [k.shape[1]] * batch if lengths is None else lengths
+    o = np.empty((batch, hq, d))
+    lse = np.empty((batch, hq))
+    for b, n in enumerate(lengths):
+        kb = np.repeat(k[b, :n].astype(np.float64), hq // hkv, axis=1)  # [n, Hq, D]: KV head h // group
+        vb = np.repeat(v[b, :n].astype(np.float64), hq // hkv, axis=1)
+        s = np.einsum("hd,nhd->hn", q[b].astype(np.float64), kb) / math.sqrt(d)
+        m = s.max(axis=1, keepdims=True)
+        p = np.exp(s - m)
+        o[b] = np.einsum("hn,nhd->hd", p, vb) / p.sum(axis=1, keepdims=True)
+        lse[b] = m[:, 0] + np.log(p.sum(axis=1))
+    return o, lse
+
+
+def merge_reference(v: np.ndarray, lse2: np.ndarray):
+    """Merged (o, lse2) of partial results v [rows, S, D], lse2 [rows, S] (base 2, -inf = empty)."""
+    v = v.astype(np.float64)
+    lse2 = lse2.astype(np.float64)
+    top = lse2.max(axis=1, keepdims=True)
+    safe = np.where(np.isinf(top), 0.0, top)
+    w = np.exp2(lse2 - safe)  # 0 for empty parts
+    total = w.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        o = np.where(total[:, None] > 0, np.einsum("rs,rsd->rd", w, v) / total[:, None], 0.0)
+        lse = np.where(total > 0, safe[:, 0] + np.log2(total), -np.inf)
+    return o, lse
+
+
+def _assert_lse(got, expected, *, name: str, seed: int) -> None:
+    """lse2 within LSE_TOL; an empty row must be exactly -inf."""
+    got, expected = np.asarray(got, np.float64), np.asarray(expected, np.float64)
+    empty = np.isneginf(expected)
+    wrong = np.flatnonzero(empty & ~np.isneginf(got))
+    if wrong.size:
+        raise AssertionError(f"{name}: row {wrong[0]} has no keys, so its lse2 must be -inf; got "
+                             f"{got[wrong[0]]:.6g} [seed {seed}: rerun with {checks.SEED_ENV}={seed}]")
+    checks.assert_close(got[~empty], expected[~empty], dt="float32", tol=LSE_TOL, name=name, seed=seed)
+
+
+def _random_qkv(rng, batch: int, num_qo_heads: int, kv_shape: tuple):
+    """fp16 q [batch, Hq, D] with a per-(request, head) scale from Q_SCALES, and normal k, v."""
+    scales = rng.choice(np.array(Q_SCALES), size=(batch, num_qo_heads, 1))
+    q = (scales * rng.standard_normal((batch, num_qo_heads, HEAD_DIM))).astype(np.float16)
+    k = rng.standard_normal(kv_shape, dtype=np.float32).astype(np.float16)
+    v = rng.standard_normal(kv_shape, dtype=np.float32).astype(np.float16)
+    return q, k, v
+
+
+def _heads_ok(num_qo_heads: int, num_kv_heads: int) -> None:
+    if num_kv_heads < 1 or num_qo_heads < 1 or num_qo_heads % num_kv_heads:
+        raise ValueError(f"num_qo_heads={num_qo_heads} must be a positive multiple of "
+                         f"num_kv_heads={num_kv_heads} (GQA)")
+
+
+def _f16_array(name: str, x, ndim: int) -> None:
+    if getattr(x, "dtype", None) != np.float16 or x.ndim != ndim or not x.flags.c_contiguous:
+        raise ValueError(f"{name}: expected a C-contiguous float16 device array with {ndim} dims, got "
+                         f"{getattr(x, 'dtype', type(x).__name__)} of shape {getattr(x, 'shape', '?')}")
+    if x.shape[-1] != HEAD_DIM:
+        raise ValueError(f"{name}: head_dim {x.shape[-1]}; the day's kernels take head_dim {HEAD_DIM}")
+
+
+# ---- exercise 1: merge states ------------------------------------------------------------------
+
+def merge_states(module, v, lse2, kernel: str = "merge_states", out=None, sync: bool = True):
+    """Launch a merge kernel on device v [rows, S, 128] and lse2 [rows, S] (float32, C-contiguous):
+    -> (o fp16 [rows, 128], lse2 float32 [rows]), written into `out` when given."""
+    rows, num_states = lse2.shape
+    if (v.shape != (rows, num_states, HEAD_DIM) or v.dtype != np.float32 or lse2.dtype != np.float32
+            or not (v.flags.c_contiguous and lse2.flags.c_contiguous)):
+        raise ValueError(f"merge_states: v must be float32 [rows, S, {HEAD_DIM}] and lse2 float32 "
+                         f"[rows, S], both C-contiguous; got {v.dtype} {v.shape} and {lse2.dtype} {lse2.shape}")
+    o, lse_out = out or (device.empty((rows, HEAD_DIM), "float16"), device.empty(rows, "float32"))
+    grid = (max(1, -(-rows // MERGE_ROWS_PER_BLOCK)),)
+    args = (v, lse2, o, lse_out, np.int32(rows), np.int32(num_states))
+    fn = module.get_function(kernel)
+    if sync:
+        device.launch(fn, grid, (32 * MERGE_ROWS_PER_BLOCK,), args, what=kernel)
+    else:
+        fn(grid, (32 * MERGE_ROWS_PER_BLOCK,), args)
+    return o, lse_out
+
+
+def check_merge_states(module, seed: int, rows: int, num_states: int) -> None:
+    """Random partial results: normal v, lse2 spread over +-40 with about one part in five empty
+    (lse2 = -inf, v random: its weight must be exactly 0); row 1 has only empty parts (o = 0,
+    lse2 = -inf) and row 2 sits at lse2 ~ 300, where 2^lse2 overflows float unless the max is
+    subtracted first."""
+    rng = np.random.default_rng(seed)
+    v = rng.standard_normal((rows, num_states, HEAD_DIM), dtype=np.float32)
+    lse2 = (40 * rng.uniform(-1, 1, (rows, num_states))).astype(np.float32)
+    lse2[rng.random((rows, num_states)) < 0.2] = -np.inf
+    if rows > 1:
+        lse2[1] = -np.inf
+    if rows > 2:
+        lse2[2] += 300
+    o, lse_out = merge_states(module, device.asarray(v), device.asarray(lse2))
+    o_ref, lse_ref = merge_reference(v, lse2)
+    where = f"(rows={rows}, num_states={num_states})"
+    checks.assert_close(device.to_host(o), o_ref, dt="float16", name=f"merge_states o {where}", seed=seed)
+    _assert_lse(device.to_host(lse_out), lse_ref, name=f"merge_states lse2 {where}", seed=seed)
+
+
+# ---- exercise 2: contiguous KV -------------------------------------------------------------------
+
+def _decode_launch(module, q, k, v, o, sync: bool = True) -> None:
+    batch, num_qo_heads, _ = q.shape
+    _, kv_len, num_kv_heads, _ = k.shape
+    g = heads_per_block(num_qo_heads, num_kv_heads)
+    kernel = module.get_function(f"decode_attention_g{g}")
+    grid, args = (num_qo_heads // g, batch), (q, k, v, o, np.int32(kv_len), np.int32(num_qo_heads),
+                                             np.int32(num_kv_heads), scale_log2())
+    if sync:
+        device.launch(kernel, grid, (BLOCK,), args, what=f"decode_attention_g{g}")
+    else:
+        kernel(grid, (BLOCK,), args)
+
+
+def decode_attention(module, q, k, v):
+    """Decode attention over a contiguous KV cache with the day's kernel (the capstone calls this).
+
+    q: device fp16 [batch, num_qo_heads, 128]; k, v: device fp16 [batch, kv_len, num_kv_heads, 128]
+    (NHD); num_qo_heads a multiple of num_kv_heads; sm_scale = 1/sqrt(128). Returns device fp16
+    o [batch, num_qo_heads, 128].
+    """
+    _f16_array("q", q, 3)
+    _f16_array("k", k, 4)
+    _f16_array("v", v, 4)
+    if k.shape != v.shape or k.shape[0] != q.shape[0]:
+        raise ValueError(f"k {k.shape} and v {v.shape} must match each other and q's batch ({q.shape[0]})")
+    if k.shape[1] < 1:
+        raise ValueError("kv_len is 0: attention over no keys is undefined")
+    _heads_ok(q.shape[1], k.shape[2])
+    o = device.empty(q.shape, "float16")
+    _decode_launch(module, q, k, v, o)
+    return o
+
+
+def check_decode_attention(module, seed: int, batch: int, kv_len: int, num_qo_heads: int,
+                           num_kv_heads: int) -> None:
+    rng = np.random.default_rng(seed)
+    q, k, v = _random_qkv(rng, batch, num_qo_heads, (batch, kv_len, num_kv_heads, HEAD_DIM))
+    o = decode_attention(module, device.asarray(q), device.asarray(k), device.asarray(v))
+    o_ref, _ = attention_reference(q, k, v)
+    checks.assert_close(device.to_host(o), o_ref, dt="float16", seed=seed,
+                        name=f"decode_attention o (batch={batch}, kv_len={kv_len}, heads "
+                             f"{num_qo_heads}/{num_kv_heads})")
+
+
+BENCH_BATCH, BENCH_QO_HEADS, BENCH_KV_HEADS = 64, 32, 8
+
+
+def kv_bytes(batch: int, kv_len: int, num_kv_heads: int) -> int:
+    """Bytes of K and V that one decode step must read (fp16)."""
+    return 2 * batch * kv_len * num_kv_heads * HEAD_DIM * 2
+
+
+def bench_decode_attention(modules: dict, quick: bool = False) -> bench.Report:
+    """GB/s on KV bytes against kv_len at batch 64, 32 query heads, 8 KV heads (the target is read
+    at kv_len 4096), under the copy of the same bytes."""
+    device.require_gpu()
+    lens = (1024, 4096) if quick else (256, 512, 1024, 2048, 4096)
+    sizes = [kv_bytes(BENCH_BATCH, n, BENCH_KV_HEADS) for n in lens]
+    report = bench.Report(f"decode attention, batch {BENCH_BATCH}, heads {BENCH_QO_HEADS}/{BENCH_KV_HEADS}, "
+                          f"d {HEAD_DIM}", "KV bytes read", "GB/s")
+    for label, module in modules.items():
+        series = []
+        for n, nbytes in zip(lens, sizes):
+            q = device.random((BENCH_BATCH, BENCH_QO_HEADS, HEAD_DIM), "float16", seed=1)
+            k = device.random((BENCH_BATCH, n, BENCH_KV_HEADS, HEAD_DIM), "float16", seed=2)
+            v = device.random((BENCH_BATCH, n, BENCH_KV_HEADS, HEAD_DIM), "float16", seed=3)
+            o = device.empty(q.shape, "float16")
+            series.append(bench.measure(label, lambda: _decode_launch(module, q, k, v, o, sync=False),
+                                        size=nbytes, nbytes=nbytes))
+            del q, k, v, o
+        report.series[label] = series
+    report.ceiling = [bench.copy_ceiling(n) for n in sizes]
+    return report
+
+
+def torch_sdpa_decode(q, k, v, repeat: int = 20):
+    """torch's scaled_dot_product_attention on the same data (GQA), timed like the kernels; None
+    without torch or CUDA in torch. K and V are given to torch in its own [batch, heads, len, d]
+    layout (copied before timing). Returns (Measurement on KV bytes, o as a device fp16 array)."""
+    try:
+        import torch
+        import torch.nn.functional as F
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    cp = device.require_gpu()
+    qt = torch.from_dlpack(q).unsqueeze(2)                       # [batch, Hq, 1, D]
+    kt = torch.from_dlpack(k).transpose(1, 2).contiguous()       # [batch, Hkv, L, D]
+    vt = torch.from_dlpack(v).transpose(1, 2).contiguous()
+    gqa = q.shape[1] != k.shape[2]
+
+    def run():
+        return F.scaled_dot_product_attention(qt, kt, vt, enable_gqa=gqa)
+
+    out = run()
+    torch.cuda.synchronize()
+    nbytes = kv_bytes(k.shape[0], k.shape[1], k.shape[2])
+    m = bench.measure("torch SDPA", run, size=nbytes, nbytes=nbytes, repeat=repeat)
+    return m, cp.from_dlpack(out.squeeze(2).contiguous())
+
+
+# ---- exercise 3: paged KV and split-KV -----------------------------------------------------------
+
+def page_table(rng, lengths, page_size: int, spare_pages: int = 3):
+    """A page table for requests of the given lengths: (kv_indptr, kv_indices, kv_last_page_len,
+    num_pages) as int32 numpy arrays and the pool size. The pages are a random permutation of a pool
+    with `spare_pages` pages that no request owns."""
+    if page_size < 1 or min(lengths) < 1:
+        raise ValueError(f"page_size ({page_size}) and every length ({min(lengths)}) must be >= 1")
+    pages = [-(-n // page_size) for n in lengths]
+    indptr = np.concatenate([[0], np.cumsum(pages)]).astype(np.int32)
+    pool = int(indptr[-1]) + spare_pages
+    indices = rng.permutation(pool)[:indptr[-1]].astype(np.int32)
+    last = np.array([n - (p - 1) * page_size for n, p in zip(lengths, pages)], dtype=np.int32)
+    return indptr, indices, last, pool
+
+
+def paged_pool(k: np.ndarray, lengths, indptr, indices, page_size: int, pool: int) -> np.ndarray:
+    """The paged cache [pool, page_size, Hkv, D] holding k [batch, L, Hkv, D] (request b's first
+    lengths[b] tokens) as the table says; every other slot is NaN, so reading one shows."""
+    out = np.full((pool, page_size) + k.shape[2:], np.nan, dtype=k.dtype)
+    for b, n in enumerate(lengths):
+        for t in range(0, n, page_size):
+            page = indices[indptr[b] + t // page_size]
+            m = min(page_size, n - t)
+            out[page, :m] = k[b, t:t + m]
+    return out
+
+
+def plan_chunks(blocks: int, max_len: int, sms: int, min_chunk: int = 256) -> int:
+    """How many chunks to cut each request into (split-KV) so that about 2 blocks per SM have work,
+    each chunk at least `min_chunk` tokens: 1 when the (request, heads) blocks alone suffice."""
+    want = -(-2 * sms // max(blocks, 1))
+    return max(1, min(want, -(-max_len // min_chunk)))
+
+
+def paged_buffers(batch: int, num_qo_heads: int, num_chunks: int = 1) -> dict:
+    """The outputs of decode_paged (o, lse2) and, for split-KV, its partial results (tmp_o, tmp_lse2),
+    NaN-poisoned."""
+    rows = batch * num_qo_heads
+    bufs = {"o": device.empty((batch, num_qo_heads, HEAD_DIM), "float16"),
+            "lse2": device.empty((batch, num_qo_heads), "float32")}
+    if num_chunks > 1:
+        bufs["tmp_o"] = device.empty((rows, num_chunks, HEAD_DIM), "float32")
+        bufs["tmp_lse2"] = device.empty((rows, num_chunks), "float32")
+    return bufs
+
+
+def decode_paged(module, q, k_pages, v_pages, kv_indptr, kv_indices, kv_last_page_len, *,
+                 num_chunks: int = 1, max_len: int | None = None, buffers: dict | None = None,
+                 sync: bool = True):
+    """Paged decode attention: q [batch, Hq, 128] fp16; k_pages, v_pages [pool, page_size, Hkv, 128]
+    fp16; kv_indptr [batch + 1], kv_indices, kv_last_page_len [batch] int32 (all device arrays).
+    With num_chunks > 1, each request's tokens are split into num_chunks chunks of
+    ceil(max_len / num_chunks) tokens (max_len: the longest request) and merged by merge_chunks.
+    Returns (o fp16 [batch, Hq, 128], lse2 float32 [batch, Hq]); `buffers` (paged_buffers) reuses
+    preallocated outputs."""
+    _f16_array("q", q, 3)
+    _f16_array("k_pages", k_pages, 4)
+    if v_pages.shape != k_pages.shape or v_pages.dtype != k_pages.dtype:
+        raise ValueError(f"v_pages {v_pages.shape} must match k_pages {k_pages.shape}")
+    batch, num_qo_heads, _ = q.shape
+    _, page_size, num_kv_heads, _ = k_pages.shape
+    _heads_ok(num_qo_heads, num_kv_heads)
+    for name, a, n in (("kv_indptr", kv_indptr, batch + 1), ("kv_last_page_len", kv_last_page_len, batch)):
+        if a.dtype != np.int32 or a.shape != (n,):
+            raise ValueError(f"{name}: expected int32 of shape ({n},), got {a.dtype} {a.shape}")
+    if kv_indices.dtype != np.int32:
+        raise ValueError(f"kv_indices: expected int32, got {kv_indices.dtype}")
+    if num_chunks < 1:
+        raise ValueError(f"num_chunks={num_chunks}: expected >= 1")
+    if num_chunks > 1 and not max_len:
+        raise ValueError("split-KV (num_chunks > 1) needs max_len, the longest request's length")
+    chunk_tokens = -(-max_len // num_chunks) if num_chunks > 1 else 2**31 - 1
+    bufs = buffers or paged_buffers(batch, num_qo_heads, num_chunks)
+    o, lse2 = bufs["o"], bufs["lse2"]
+    tmp_o, tmp_lse2 = (bufs["tmp_o"], bufs["tmp_lse2"]) if num_chunks > 1 else (o, lse2)  # unused
+    g = heads_per_block(num_qo_heads, num_kv_heads)
+    kernel = module.get_function(f"decode_paged_g{g}")
+    grid = (num_chunks, num_qo_heads // g, batch)
+    args = (q, k_pages, v_pages, kv_indptr, kv_indices, kv_last_page_len, o, lse2, tmp_o, tmp_lse2,
+            np.int32(page_size), np.int32(num_qo_heads), np.int32(num_kv_heads), np.int32(chunk_tokens),
+            scale_log2())
+    if sync:
+        device.launch(kernel, grid, (BLOCK,), args, what=f"decode_paged_g{g} ({num_chunks} chunks)")
+    else:
+        kernel(grid, (BLOCK,), args)
+    if num_chunks > 1:
+        rows = batch * num_qo_heads
+        merge_states(module, tmp_o, tmp_lse2, kernel="merge_chunks",
+                     out=(o.reshape(rows, HEAD_DIM), lse2.reshape(rows)), sync=sync)
+    return o, lse2
+
+
+def ragged_lengths(rng, batch: int, kv_len: int) -> list[int]:
+    """Lengths in 1..kv_len: the first request has 1 token, the last kv_len, the rest random."""
+    lengths = rng.integers(1, kv_len + 1, batch)
+    lengths[0], lengths[-1] = 1, kv_len
+    return [int(n) for n in lengths]
+
+
+def check_decode_paged(module, seed: int, batch: int, kv_len: int, page_size: int, num_qo_heads: int,
+                       num_kv_heads: int, chunks: int) -> None:
+    """Ragged requests (1 .. kv_len tokens) in randomly placed pages; o and lse2 against float64."""
+    rng = np.random.default_rng(seed)
+    lengths = ragged_lengths(rng, batch, kv_len)
+    q, k, v = _random_qkv(rng, batch, num_qo_heads, (batch, kv_len, num_kv_heads, HEAD_DIM))
+    indptr, indices, last, pool = page_table(rng, lengths, page_size)
+    k_pages, v_pages = (paged_pool(x, lengths, indptr, indices, page_size, pool) for x in (k, v))
+    o, lse2 = decode_paged(module, device.asarray(q), device.asarray(k_pages), device.asarray(v_pages),
+                           device.asarray(indptr), device.asarray(indices), device.asarray(last),
+                           num_chunks=chunks, max_len=kv_len)
+    o_ref, lse_ref = attention_reference(q, k, v, lengths)
+    where = (f"(batch={batch}, kv_len<={kv_len}, page_size={page_size}, heads {num_qo_heads}/"
+             f"{num_kv_heads}, chunks={chunks})")
+    checks.assert_close(device.to_host(o), o_ref, dt="float16", name=f"decode_paged o {where}", seed=seed)
+    _assert_lse(device.to_host(lse2).ravel(), (lse_ref * LOG2E).ravel(), name=f"decode_paged lse2 {where}",
+                seed=seed)
+
+
+SPLIT_LEN, SPLIT_PAGE = 32768, 16
+
+
+def bench_decode_paged(modules: dict, quick: bool = False) -> bench.Report:
+    """Small batches of long requests (kv_len 32768, page size 16, heads 32/8): one chunk per
+    request against split-KV (plan_chunks), GB/s on KV bytes against the batch size."""
+    cp = device.require_gpu()
+    batches = (1, 4, 16) if quick else (1, 2, 4, 8, 16, 32)
+    sms = device.properties()["sms"]
+    sizes = [kv_bytes(b, SPLIT_LEN, BENCH_KV_HEADS) for b in batches]
+    report = bench.Report(f"paged decode, kv_len {SPLIT_LEN}, page {SPLIT_PAGE}, heads "
+                          f"{BENCH_QO_HEADS}/{BENCH_KV_HEADS}", "KV bytes read (batch 1 .. "
+                          f"{batches[-1]})", "GB/s")
+    g = heads_per_block(BENCH_QO_HEADS, BENCH_KV_HEADS)
+    rng = np.random.default_rng(0)
+    for label, module in modules.items():
+        split, whole = [], []
+        for b, nbytes in zip(batches, sizes):
+            pages = b * SPLIT_LEN // SPLIT_PAGE
+            shape = (pages, SPLIT_PAGE, BENCH_KV_HEADS, HEAD_DIM)
+            k, v = device.random(shape, "float16", seed=2), device.random(shape, "float16", seed=3)
+            q = device.random((b, BENCH_QO_HEADS, HEAD_DIM), "float16", seed=1)
+            indptr = cp.arange(0, pages + 1, SPLIT_LEN // SPLIT_PAGE, dtype=np.int32)
+            indices = cp.asarray(rng.permutation(pages).astype(np.int32))
+            last = cp.full(b, SPLIT_PAGE, dtype=np.int32)
+            chunks = plan_chunks(b * BENCH_QO_HEADS // g, SPLIT_LEN, sms)
+            for series, n in ((whole, 1), (split, chunks)):
+                bufs = paged_buffers(b, BENCH_QO_HEADS, n)
+                series.append(bench.measure(
+                    label, lambda n=n, bufs=bufs: decode_paged(module, q, k, v, indptr, indices, last,
+                                                               num_chunks=n, max_len=SPLIT_LEN,
+                                                               buffers=bufs, sync=False),
+                    size=nbytes, nbytes=nbytes))
+            del k, v
+        report.series[f"{label}, one chunk"] = whole
+        report.series[f"{label}, split-KV"] = split
+    report.ceiling = [bench.copy_ceiling(n) for n in sizes]
+    return report
+
+
+# ---- the day's exercises -----------------------------------------------------------------------
+
+MERGE_CASES = ({"rows": 1, "num_states": 1}, {"rows": 3, "num_states": 2}, {"rows": 33, "num_states": 7},
+               {"rows": 257, "num_states": 31}, {"rows": 4096, "num_states": 16})
+
+DECODE_CASES = ({"batch": 1, "kv_len": 1, "num_qo_heads": 1, "num_kv_heads": 1},
+                {"batch": 3, "kv_len": 31, "num_qo_heads": 4, "num_kv_heads": 4},
+                {"batch": 2, "kv_len": 33, "num_qo_heads": 8, "num_kv_heads": 2},
+                {"batch": 5, "kv_len": 1000, "num_qo_heads": 32, "num_kv_heads": 8},
+                {"batch": 2, "kv_len": 4097, "num_qo_heads": 16, "num_kv_heads": 2},
+                {"batch": 1, "kv_len": 257, "num_qo_heads": 12, "num_kv_heads": 2},
+                {"batch": 7, "kv_len": 2049, "num_qo_heads": 14, "num_kv_heads": 2},
+                {"batch": 16, "kv_len": 4096, "num_qo_heads": 32, "num_kv_heads": 8})
+
+PAGED_CASES = ({"batch": 1, "kv_len": 1, "page_size": 1, "num_qo_heads": 4, "num_kv_heads": 1, "chunks": 1},
+               {"batch": 3, "kv_len": 31, "page_size": 1, "num_qo_heads": 8, "num_kv_heads": 2, "chunks": 1},
+               {"batch": 5, "kv_len": 33, "page_size": 16, "num_qo_heads": 4, "num_kv_heads": 4, "chunks": 1},
+               {"batch": 7, "kv_len": 1000, "page_size": 16, "num_qo_heads": 32, "num_kv_heads": 8, "chunks": 1},
+               {"batch": 4, "kv_len": 777, "page_size": 1, "num_qo_heads": 16, "num_kv_heads": 2, "chunks": 3},
+               {"batch": 2, "kv_len": 5000, "page_size": 16, "num_qo_heads": 32, "num_kv_heads": 8, "chunks": 7},
+               {"batch": 3, "kv_len": 20000, "page_size": 16, "num_qo_heads": 6, "num_kv_heads": 1, "chunks": 40})
+
+EXERCISES = (
+    Exercise("day11", "merge_states", "merge_states.cu", "merge partial attention results (m, d, o) / lse",
+             check_merge_states, MERGE_CASES),
+    Exercise("day11", "decode_attention", "decode_attention.cu",
+             "decode attention over a contiguous KV cache, GQA, online softmax",
+             check_decode_attention, DECODE_CASES, bench=bench_decode_attention, target=0.80),
+    Exercise("day11", "decode_paged", "decode_paged.cu", "paged KV cache (page table) and split-KV",
+             check_decode_paged, PAGED_CASES, bench=bench_decode_paged),
+)
