@@ -1,0 +1,43 @@
+"""Day 8 self-check. Your kernels: `pytest days/day08`; the course's: `pytest days/day08 --solutions`.
+
+How to read the output:
+- Each correctness case draws fresh random inputs. A failure names the output, the first element
+  that differs (index, expected, got) and the seed: COURSE_SEED=<seed> replays the same inputs.
+- scan sums small integers, so the result must match exactly. Integer outputs start as -1 (0xFF
+  bytes): "expected 1234, got -1" is an element never written. A scan that is right for n <= 4096
+  (one tile) and wrong beyond it has a broken look-back; one that hangs (the test times out) waits
+  for a tile that never publishes.
+- compact checks the count, then the kept elements in their order (exactly), then that nothing was
+  written past them (NaN poison).
+- ragged checks build_indptr (exactly; about a quarter of the lengths are 0), then segment_sum (within
+  a float32 rounding bound the message states; empty sequences must give 0), then gather_rows (exactly).
+- The perf test (n = 2^24 then 2^26 ints; the target is read at 2^26) prints GB/s of your scan, its
+  ratio to cupy.cumsum on the same data in the same run, and cupy.cumsum's GB/s. (The summary line
+  calls every GB/s ceiling "copy bandwidth"; here it is cupy.cumsum.) It fails below 70%.
+The checks themselves are in grader/exercises/day08.py.
+"""
+import pytest
+
+from grader.exercises import case_id, day08
+
+SCAN, COMPACT, RAGGED = day08.EXERCISES
+
+
+@pytest.mark.parametrize("case", SCAN.cases, ids=case_id)
+def test_scan(course, case):
+    course.check(SCAN, case)
+
+
+@pytest.mark.parametrize("case", COMPACT.cases, ids=case_id)
+def test_compact(course, case):
+    course.check(COMPACT, case)
+
+
+@pytest.mark.parametrize("case", RAGGED.cases, ids=case_id)
+def test_ragged(course, case):
+    course.check(RAGGED, case)
+
+
+@pytest.mark.perf
+def test_scan_throughput(course):
+    course.bench(SCAN)

@@ -1,0 +1,198 @@
+"""Day 8: CUB block primitives, a single-pass scan, stream compaction and ragged (indptr) batches."""
+from __future__ import annotations
+
+import numpy as np
+
+from grader import bench, checks, device
+from grader.exercises import Exercise
+
+BLOCK = 256                   # threads per block: every day 8 kernel is written for exactly this many
+SCAN_TILE = BLOCK * 16        # scan.cu: items per block
+COMPACT_TILE = BLOCK * 8      # compact.cu: items per block
+EXACT = checks.Tolerance(0.0, 0.0, False)
+U32 = 2.0 ** -24              # unit roundoff of float32
+
+
+def _positive(**sizes) -> None:
+    bad = {k: v for k, v in sizes.items() if not (isinstance(v, (int, np.integer)) and v >= 1)}
+    if bad:
+        raise ValueError(f"{bad}: sizes must be integers >= 1")
+
+
+def _workspace(tiles: int):
+    """The look-back's zeroed state: one status word per tile, then the tile counter."""
+    cp = device.require_gpu()
+    ws = cp.zeros(tiles + 1, dtype=np.uint64)
+    return ws, ws[tiles:]
+
+
+def _assert_left_alone(got, poison, name: str, seed: int) -> None:
+    """Integer outputs are poisoned with 0xFF bytes: the elements past the result must keep them."""
+    checks.assert_close(got, np.full(got.shape, poison), tol=EXACT, seed=seed,
+                        name=f"{name} (must be left alone: still the poison {poison})")
+
+
+# ---- single-pass exclusive scan -----------------------------------------------------------------
+
+def _scan_launch(module, x, out, n: int, ws, counter, sync=True):
+    grid = (max(1, -(-n // SCAN_TILE)),)
+    args = (x, out, np.int64(n), ws, counter)
+    if sync:
+        device.launch(module.get_function("exclusive_sum_i32"), grid, (BLOCK,), args,
+                      what=f"exclusive_sum_i32 ({grid[0]} tiles)")
+    else:
+        module.get_function("exclusive_sum_i32")(grid, (BLOCK,), args)
+
+
+def check_scan(module, seed: int, n: int) -> None:
+    """Integers 0..63: every prefix is exact in int32 up to n = 2^25, so the result must match
+    exactly, and never -1, so an element left at the poison always shows."""
+    _positive(n=n)
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 64, n, dtype=np.int32)
+    expected = np.concatenate([[0], np.cumsum(x, dtype=np.int64)[:-1]])
+    out = device.empty(n + 1, "int32")
+    ws, counter = _workspace(-(-n // SCAN_TILE))
+    _scan_launch(module, device.asarray(x), out, n, ws, counter)
+    got = device.to_host(out)
+    checks.assert_close(got[:n], expected, tol=EXACT, seed=seed, name=f"exclusive_sum_i32 out (n={n})")
+    _assert_left_alone(got[n:], -1, f"exclusive_sum_i32 out past n (n={n})", seed)
+
+
+def bench_scan(modules: dict, quick: bool = False) -> bench.Report:
+    """Bandwidth (4 bytes read + 4 written per int) against n; the ceiling is `cupy.cumsum` into an
+    int32 output on the same data, measured here. Each timed run includes zeroing the look-back state."""
+    cp = device.require_gpu()
+    sizes = (1 << 24, 1 << 26) if quick else (1 << 20, 1 << 22, 1 << 24, 1 << 26)
+    report = bench.Report("exclusive scan of int32 against cupy.cumsum", "n (int32 elements)", "GB/s")
+    for label in modules:
+        report.series[label] = []
+    for n in sizes:
+        x = cp.random.default_rng(1).integers(0, 64, n, dtype=np.int32)
+        out = cp.empty(n, dtype=np.int32)
+        ws, counter = _workspace(-(-n // SCAN_TILE))
+        for label, module in modules.items():
+            def run(module=module):
+                ws.fill(0)
+                _scan_launch(module, x, out, n, ws, counter, sync=False)
+            report.series[label].append(bench.measure(label, run, size=n, nbytes=8 * n))
+        report.ceiling.append(bench.measure("cupy.cumsum (ceiling)",
+                                            lambda: cp.cumsum(x, dtype=np.int32, out=out),
+                                            size=n, nbytes=8 * n))
+        del x, out, ws, counter
+    return report
+
+
+# ---- stream compaction --------------------------------------------------------------------------
+
+def check_compact(module, seed: int, n: int, threshold: float) -> None:
+    """out[:count] must be exactly the kept elements in order; out[count:] keeps its NaN poison."""
+    _positive(n=n)
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(n, dtype=np.float32)
+    kept = x[x > np.float32(threshold)]
+    out, count = device.empty(n), device.empty(1, "int32")
+    ws, counter = _workspace(-(-n // COMPACT_TILE))
+    device.launch(module.get_function("compact_f32"), (-(-n // COMPACT_TILE),), (BLOCK,),
+                  (device.asarray(x), out, count, np.int64(n), np.float32(threshold), ws, counter),
+                  what="compact_f32")
+    where = f"(n={n}, threshold={threshold})"
+    checks.assert_close(device.to_host(count), np.array([kept.size]), tol=EXACT, seed=seed,
+                        name=f"compact_f32 count {where}")
+    got = device.to_host(out)
+    checks.assert_close(got[:kept.size], kept.astype(np.float64), tol=EXACT, seed=seed,
+                        name=f"compact_f32 out[:count] {where}")
+    checks.assert_untouched(got[kept.size:], np.ones(n - kept.size, bool), seed=seed,
+                            name=f"compact_f32 out[count:] {where}")
+
+
+# ---- ragged batches -----------------------------------------------------------------------------
+
+def ragged_lengths(rng, batch: int, max_len: int) -> np.ndarray:
+    """Random lengths 0..max_len, about a quarter of them forced to 0 (empty sequences)."""
+    lengths = rng.integers(0, max_len + 1, batch).astype(np.int32)
+    lengths[rng.random(batch) < 0.25] = 0
+    return lengths
+
+
+def indptr_reference(lengths: np.ndarray) -> np.ndarray:
+    return np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)])
+
+
+def _build_indptr(module, lengths: np.ndarray, seed: int, what: str):
+    """Run build_indptr, check it exactly, and return it on the device."""
+    batch = lengths.size
+    indptr = device.empty(batch + 2, "int32")  # one extra element that must stay untouched
+    device.launch(module.get_function("build_indptr"), (1,), (BLOCK,),
+                  (device.asarray(lengths), indptr, np.int32(batch)), what="build_indptr")
+    got = device.to_host(indptr)
+    checks.assert_close(got[:batch + 1], indptr_reference(lengths), tol=EXACT, seed=seed,
+                        name=f"build_indptr of {what}")
+    _assert_left_alone(got[batch + 1:], -1, f"build_indptr past indptr[batch] of {what}", seed)
+    return indptr[:batch + 1]
+
+
+def check_ragged(module, seed: int, batch: int, max_len: int, d: int) -> None:
+    """1. build_indptr from random lengths (a quarter of them 0), exactly.
+    2. segment_sum of normal floats per sequence, within 64 * 2^-24 * sum(|x|) of the float64 sum
+       (the largest such bound over the sequences; 0.0 exactly for an empty sequence).
+    3. gather_rows of random sequence ids (repeats and empty sequences included) into a new packed
+       batch whose indptr comes from build_indptr of the selected lengths: rows copied exactly, and
+       the row after the last left alone."""
+    _positive(batch=batch, d=d)
+    if max_len < 0:
+        raise ValueError(f"max_len={max_len}: lengths cannot be negative")
+    rng = np.random.default_rng(seed)
+    where = f"(batch={batch}, max_len={max_len}, d={d})"
+    lengths = ragged_lengths(rng, batch, max_len)
+    indptr_host = indptr_reference(lengths)
+    indptr = _build_indptr(module, lengths, seed, f"the lengths {where}")
+    nnz = int(indptr_host[-1])
+
+    values = rng.standard_normal(nnz, dtype=np.float32)
+    sums = device.empty(batch)
+    device.launch(module.get_function("segment_sum"), (batch,), (BLOCK,),
+                  (device.asarray(values), indptr, sums), what="segment_sum")
+    v64 = np.concatenate([values.astype(np.float64), [0.0]])  # reduceat needs an index at nnz
+    starts = indptr_host[:-1]
+    expected = np.where(lengths > 0, np.add.reduceat(v64, starts), 0.0)
+    bound = 64 * U32 * float(np.where(lengths > 0, np.add.reduceat(np.abs(v64), starts), 0.0).max())
+    checks.assert_close(device.to_host(sums), expected, tol=checks.Tolerance(0.0, bound, False), seed=seed,
+                        name=f"segment_sum {where}, allowed error {bound:.2g}")
+
+    num_ids = max(1, batch // 2 + 1)
+    ids = rng.integers(0, batch, num_ids).astype(np.int32)
+    out_indptr = _build_indptr(module, lengths[ids], seed, f"the selected sequences' lengths {where}")
+    out_rows = int(lengths[ids].sum(dtype=np.int64))
+    data = rng.standard_normal((nnz, d), dtype=np.float32)
+    out = device.empty((out_rows + 1, d))
+    if out_rows:
+        device.launch(module.get_function("gather_rows"), (-(-out_rows // (BLOCK // 32)),), (BLOCK,),
+                      (device.asarray(data), indptr, device.asarray(ids), out_indptr, out,
+                       np.int32(num_ids), np.int64(out_rows), np.int32(d)), what="gather_rows")
+    rows = np.concatenate([np.arange(indptr_host[i], indptr_host[i + 1]) for i in ids]).astype(np.int64)
+    got = device.to_host(out)
+    checks.assert_close(got[:out_rows], data[rows].astype(np.float64), tol=EXACT, seed=seed,
+                        name=f"gather_rows out {where}, {num_ids} sequences, {out_rows} rows")
+    checks.assert_untouched(got[out_rows:], np.ones((1, d), bool), seed=seed,
+                            name=f"gather_rows out past the last row {where}")
+
+
+SCAN_SIZES = (1, 31, 33, 4095, 4096, 4097, 100_003, 1_000_000, (1 << 24) + 5)
+COMPACT_CASES = tuple({"n": n, "threshold": t} for n, t in
+                      ((1, 0.0), (1, -10.0), (31, 0.5), (33, 10.0), (2047, 0.0), (2049, -10.0),
+                       (100_003, 1.5), (1_000_001, 10.0), (1_000_001, -0.5), ((1 << 24) + 3, 0.0)))
+RAGGED_CASES = ({"batch": 1, "max_len": 1, "d": 1}, {"batch": 1, "max_len": 5000, "d": 3},
+                {"batch": 31, "max_len": 0, "d": 4}, {"batch": 31, "max_len": 40, "d": 33},
+                {"batch": 33, "max_len": 300, "d": 128}, {"batch": 1000, "max_len": 17, "d": 64},
+                {"batch": 1025, "max_len": 2, "d": 7}, {"batch": 5000, "max_len": 64, "d": 128},
+                {"batch": 70_000, "max_len": 3, "d": 1})
+
+EXERCISES = (
+    Exercise("day08", "scan", "scan.cu", "single-pass exclusive scan: CUB block scan + decoupled look-back",
+             check_scan, tuple({"n": n} for n in SCAN_SIZES), bench=bench_scan, target=0.70),
+    Exercise("day08", "compact", "compact.cu", "stream compaction with a block exclusive scan",
+             check_compact, COMPACT_CASES),
+    Exercise("day08", "ragged", "ragged.cu", "ragged batches: indptr from lengths, segment sums, gathering rows",
+             check_ragged, RAGGED_CASES),
+)

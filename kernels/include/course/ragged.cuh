@@ -1,0 +1,49 @@
+// course/ragged.cuh: ragged batches in the indptr (CSR) layout (day 8; the KV layouts of days 11-12).
+//
+// A batch of sequences of different lengths is stored packed, row after row, with no padding:
+//
+//   data:   [nnz, d]       the rows of sequence 0, then those of sequence 1, ...
+//   indptr: [batch + 1]    indptr[0] = 0, indptr[i + 1] = indptr[i] + length[i], nnz = indptr[batch]
+//
+// so sequence i is rows indptr[i] .. indptr[i + 1] - 1 (none if it is empty). indptr is the exclusive
+// prefix sum of the lengths, with the total appended. FlashInfer stores ragged K/V this way
+// (BatchPrefillWithRaggedKVCache) and pages of a paged KV cache too (kv_indptr into kv_indices).
+//
+// Two ways to share the work: one block (or warp) per sequence, with row_range; or one thread (warp)
+// per packed row, which balances long and short sequences, with find_sequence to learn whose row it is.
+#pragma once
+#include "common.cuh"
+
+namespace course {
+namespace ragged {
+
+// The packed rows [begin, end) of one sequence.
+struct RowRange {
+  int64_t begin, end;
+  COURSE_INLINE int64_t size() const { return end - begin; }
+};
+
+template <typename IdType>
+COURSE_INLINE RowRange row_range(const IdType* indptr, int64_t i) {
+  return {static_cast<int64_t>(indptr[i]), static_cast<int64_t>(indptr[i + 1])};
+}
+
+// The sequence that packed row `row` (0 <= row < indptr[batch]) belongs to: the largest i with
+// indptr[i] <= row, so empty sequences (indptr[i] == indptr[i + 1]) are skipped. Binary search:
+// about log2(batch) reads of indptr, which stays in L1/L2 when many threads search it.
+template <typename IdType>
+COURSE_INLINE int find_sequence(const IdType* indptr, int batch, int64_t row) {
+  int lo = 0, hi = batch - 1;  // the answer lies in [lo, hi]
+  while (lo < hi) {
+    const int mid = lo + (hi - lo + 1) / 2;
+    if (static_cast<int64_t>(indptr[mid]) <= row) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
+}
+
+}  // namespace ragged
+}  // namespace course

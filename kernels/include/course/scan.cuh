@@ -1,0 +1,99 @@
+// course/scan.cuh: prefix callbacks for cub::BlockScan: a running total across the tiles one block
+// walks, and the decoupled look-back that chains the tiles of a whole grid in ONE pass (day 8).
+//
+// cub::BlockScan scans one tile (BLOCK threads x ITEMS items). Its ExclusiveSum(in, out, prefix_op)
+// overload calls prefix_op(block_aggregate) from the block's first warp and adds the value lane 0
+// returns to every output: the tile's prefix. Where that prefix comes from is up to the callback:
+//
+//   RunningPrefix   one block walks the tiles in order and keeps the running total (build_indptr).
+//   LookbackPrefix  every tile is its own block. Tile t publishes its aggregate at once, then looks
+//                   back over tiles t-1, t-2, ... (32 at a time, one per lane) and sums their values
+//                   until it meets one that already published its inclusive prefix; then it publishes
+//                   its own inclusive prefix. The input is read once and the output written once: the
+//                   traffic of a copy (Merrill and Garland's single-pass scan, the one CUB uses).
+//
+// The look-back needs a status word per tile, zeroed before the launch, and tiles numbered in the
+// order blocks START (take the tile index from an atomic counter, also zeroed): a tile then only ever
+// waits for tiles whose blocks are already running, so the wait always ends.
+#pragma once
+#include <cub/warp/warp_reduce.cuh>
+
+#include "common.cuh"
+
+namespace course {
+
+// The running total over the tiles a single block scans one after another.
+template <typename T>
+struct RunningPrefix {
+  T total;
+  COURSE_INLINE explicit RunningPrefix(T start = T(0)) : total(start) {}
+  // Called by the first warp; returns this tile's prefix and moves the total past the tile.
+  COURSE_INLINE T operator()(T block_aggregate) {
+    const T prefix = total;
+    total += block_aggregate;
+    return prefix;
+  }
+};
+
+// A tile's state, in one 64-bit word so that the flag and the value are published together: the flag
+// in the high 32 bits, the value's 32 bits in the low ones.
+enum TileFlag : uint32_t {
+  TILE_EMPTY = 0,      // nothing published yet (the zeroed state)
+  TILE_AGGREGATE = 1,  // value = the sum of this tile alone
+  TILE_PREFIX = 2,     // value = the sum of this tile and every tile before it
+};
+
+COURSE_INLINE void publish_tile(unsigned long long* status, int64_t tile, TileFlag flag, uint32_t value) {
+  const unsigned long long word = (static_cast<unsigned long long>(flag) << 32) | value;
+  *reinterpret_cast<volatile unsigned long long*>(status + tile) = word;  // one 64-bit store
+}
+
+COURSE_INLINE unsigned long long read_tile(const unsigned long long* status, int64_t tile) {
+  return *reinterpret_cast<const volatile unsigned long long*>(status + tile);  // never cached
+}
+
+// The decoupled look-back as a cub::BlockScan prefix callback, for 32-bit sums (int or unsigned).
+// `status` has one zeroed word per tile; `warp_temp` is the shared storage of a cub::WarpReduce<T>.
+template <typename T>
+struct LookbackPrefix {
+  static_assert(sizeof(T) == 4, "the tile status packs a 32-bit value beside its flag");
+  using WarpReduce = cub::WarpReduce<T>;
+
+  unsigned long long* status;
+  int64_t tile;
+  typename WarpReduce::TempStorage& warp_temp;
+
+  COURSE_INLINE LookbackPrefix(unsigned long long* status, int64_t tile,
+                               typename WarpReduce::TempStorage& warp_temp)
+      : status(status), tile(tile), warp_temp(warp_temp) {}
+
+  // Called by all 32 lanes of warp 0 with the tile's aggregate; returns (in lane 0) the sum of
+  // every earlier tile.
+  COURSE_INLINE T operator()(T aggregate) {
+    const int lane = threadIdx.x % 32;
+    if (tile == 0) {
+      if (lane == 0) publish_tile(status, 0, TILE_PREFIX, static_cast<uint32_t>(aggregate));
+      return T(0);
+    }
+    if (lane == 0) publish_tile(status, tile, TILE_AGGREGATE, static_cast<uint32_t>(aggregate));
+    T exclusive = T(0);
+    for (int64_t window = tile - 1;; window -= 32) {
+      const int64_t pred = window - lane;  // lane 0 reads the nearest predecessor
+      unsigned long long word;
+      do {  // wait until all 32 predecessors have published something (tile 0 never waits)
+        word = pred >= 0 ? read_tile(status, pred) : (static_cast<unsigned long long>(TILE_PREFIX) << 32);
+      } while (__any_sync(0xffffffffu, (word >> 32) == TILE_EMPTY));
+      const unsigned prefix_lanes = __ballot_sync(0xffffffffu, (word >> 32) == TILE_PREFIX);
+      // Sum the lanes up to the nearest inclusive prefix (all 32 if there is none in this window).
+      const int last = prefix_lanes ? __ffs(prefix_lanes) - 1 : 31;
+      const T value = lane <= last ? static_cast<T>(static_cast<uint32_t>(word)) : T(0);
+      exclusive += WarpReduce(warp_temp).Sum(value);  // valid in lane 0
+      __syncwarp();                                   // warp_temp is reused on the next window
+      if (prefix_lanes) break;
+    }
+    if (lane == 0) publish_tile(status, tile, TILE_PREFIX, static_cast<uint32_t>(exclusive + aggregate));
+    return exclusive;
+  }
+};
+
+}  // namespace course

@@ -1,0 +1,77 @@
+"""Day 8 without a GPU: the CUB kernels compile for every course architecture (cupy's CCCL headers on
+the include path), the single-pass kernels take their tile from an atomic counter and look back with
+warp votes, nothing spills to local memory, and the stubs compile to the same kernels."""
+import pytest
+
+from grader import compiler, sass
+from grader.compiler import ARCHS
+from grader.paths import DAYS, SOLUTIONS
+
+pytest.importorskip("cuda.bindings.nvrtc", reason="offline compilation needs cuda-bindings")
+if not compiler.cccl_include_dirs():
+    pytest.skip("CUB comes with cupy's CCCL headers: install cupy", allow_module_level=True)
+try:
+    sass.tool("nvdisasm"), sass.tool("cuobjdump")
+except FileNotFoundError as e:
+    pytest.skip(str(e), allow_module_level=True)
+
+DAY8 = SOLUTIONS / "day08"
+KERNELS = {
+    "scan.cu": ["exclusive_sum_i32"],
+    "compact.cu": ["compact_f32"],
+    "ragged.cu": ["build_indptr", "segment_sum", "gather_rows"],
+}
+ALL = [(f, k) for f, ks in KERNELS.items() for k in ks]
+SINGLE_PASS = [("scan.cu", "exclusive_sum_i32"), ("compact.cu", "compact_f32")]
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("file,kernel", SINGLE_PASS, ids=[k for _, k in SINGLE_PASS])
+def test_single_pass_scans_take_tiles_in_start_order_and_look_back(file, kernel, arch):
+    path = DAY8 / file
+    assert sass.has(path, arch, r"ATOMG?\.E\.ADD", kernel=kernel), "no atomic tile counter: " + sass.report(path, arch, kernel)
+    assert sass.has(path, arch, r"VOTE\.ANY", kernel=kernel), "no warp vote in the look-back: " + sass.report(path, arch, kernel)
+    assert sass.has(path, arch, r"SHFL", kernel=kernel), sass.report(path, arch, kernel)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_no_local_memory(arch):
+    for file in KERNELS:
+        for kernel, usage in sass.resources(sass.load(DAY8 / file, arch)[0]).items():
+            assert usage["spill_stores"] == usage["spill_loads"] == usage["local"] == 0, (file, kernel, usage)
+            assert usage["shared"] <= 24 * 1024, (file, kernel, usage)
+
+
+HEADER_DEMO = r"""
+#include <cub/block/block_scan.cuh>
+#include <course/ragged.cuh>
+#include <course/scan.cuh>
+using Scan = cub::BlockScan<int, 128>;
+extern "C" __global__ void headers(const int* in, int* out, const long long* indptr, int batch,
+                                   unsigned long long* status) {
+  __shared__ Scan::TempStorage temp;
+  __shared__ course::LookbackPrefix<int>::WarpReduce::TempStorage warp_temp;
+  int v[2] = {in[2 * threadIdx.x], in[2 * threadIdx.x + 1]};
+  course::RunningPrefix<int> running(5);
+  Scan(temp).ExclusiveSum(v, v, running);
+  __syncthreads();
+  course::LookbackPrefix<int> lookback(status, blockIdx.x, warp_temp);
+  Scan(temp).InclusiveSum(v, v, lookback);
+  const auto rows = course::ragged::row_range(indptr, blockIdx.x);
+  out[threadIdx.x] = v[0] + v[1] + course::ragged::find_sequence(indptr, batch, threadIdx.x) + rows.size();
+}
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_headers_compile(tmp_path, arch):
+    src = tmp_path / "headers.cu"
+    src.write_text(HEADER_DEMO)
+    assert compiler.compile_file(src, arch).kernels == ["headers"]
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_stub_compiles(arch, name):
+    stub, solution = DAYS / "day08" / name, DAY8 / name
+    assert compiler.compile_file(stub, arch).kernels == compiler.compile_file(solution, arch).kernels
