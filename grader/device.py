@@ -6,6 +6,9 @@ out real cupy objects (arrays, `cupy.RawModule`), so the course still teaches cu
 
 bfloat16 has no numpy or cupy dtype of its own: on the host it is `ml_dtypes.bfloat16`, on the device
 a uint16 array holding the same bits.
+
+COURSE_BACKEND=emulator replaces the GPU by the PTX emulator (grader/emulator): the same functions, with
+numpy-backed device arrays and kernels interpreted on the CPU.
 """
 from __future__ import annotations
 
@@ -22,6 +25,18 @@ bfloat16 = np.dtype(ml_dtypes.bfloat16)
 DTYPES = {"float32": np.dtype(np.float32), "float16": np.dtype(np.float16), "bfloat16": bfloat16,
           "float64": np.dtype(np.float64), "int32": np.dtype(np.int32), "uint32": np.dtype(np.uint32),
           "int64": np.dtype(np.int64), "uint8": np.dtype(np.uint8)}
+
+
+BACKEND_ENV = "COURSE_BACKEND"
+BACKENDS = ("cupy", "emulator")
+
+
+def backend() -> str:
+    """'cupy' (a CUDA GPU; the default) or 'emulator' (the PTX emulator), from $COURSE_BACKEND."""
+    name = os.environ.get(BACKEND_ENV, "").strip().lower() or "cupy"
+    if name not in BACKENDS:
+        raise ValueError(f"{BACKEND_ENV}={name!r}: expected one of {', '.join(BACKENDS)}")
+    return name
 
 
 class NoGPU(RuntimeError):
@@ -185,3 +200,9 @@ def properties() -> dict:
     return {"name": name, "sm": f"sm_{p['major']}{p['minor']}", "sms": p["multiProcessorCount"],
             "l2_bytes": p["l2CacheSize"], "memory_bytes": p["totalGlobalMem"],
             "smem_per_block_optin": p.get("sharedMemPerBlockOptin", 0)}
+
+
+if backend() == "emulator":
+    from grader.emulator.backend import install
+
+    install(globals())

@@ -1,0 +1,330 @@
+"""Running a decoded kernel over a grid: the scheduler, the per-chunk state and the memory spaces.
+
+Execution model (see README.md):
+- Blocks run in chunks (as many whole blocks as fit a register budget). Every thread of a chunk has its
+  own program counter; threads at the same PC form a *group*, executed as one numpy operation.
+- The scheduler always runs the group with the smallest PC. Structured code therefore reconverges
+  where it rejoins (the branch's post-dominator comes later in the code than both paths), and threads
+  of a warp that took different paths meet again before any warp-synchronous instruction after it.
+- Warp-synchronous instructions (shfl.sync, vote.sync, match.sync, bar.warp.sync) proceed for a warp
+  only when every lane named in the member mask has arrived; bar.sync proceeds for a block only when
+  all its threads that have not exited have arrived. Threads still waiting when nothing else can run
+  are a deadlock: a barrier reached by part of a block, or a mask naming lanes that never come.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from grader.emulator import memory
+from grader.emulator.operands import Unsupported
+
+NORMAL, BRA, EXIT, BAR, WSYNC, CALL, RET = range(7)
+
+
+class EmulatorFault(RuntimeError):
+    """A kernel did something illegal (out-of-bounds access, deadlock...) or something the emulator does
+    not support; the message names the instruction and the CUDA source line."""
+
+
+class Op:
+    __slots__ = ("kind", "fn", "guard", "target", "inst", "ready", "pc", "elem_size")
+
+    def __init__(self, kind, fn, inst, target=None, ready=None):
+        self.kind, self.fn, self.inst, self.target, self.ready = kind, fn, inst, target, ready
+        self.guard = None
+        self.pc = 0
+        self.elem_size = 0
+
+    def where(self) -> str:
+        loc = f" at {self.inst.loc}" if self.inst.loc is not None else ""
+        return f"`{self.inst.text}`{loc}"
+
+
+def _merge(a, b):
+    if a is None or b is None:
+        return None
+    if a.size == 0:
+        return b
+    if b.size == 0:
+        return a
+    out = np.concatenate((a, b))
+    out.sort(kind="stable")
+    return out
+
+
+class State:
+    """One chunk of whole blocks in flight."""
+
+    def __init__(self, prog, launch, first_block: int, nblk: int):
+        self.prog = prog
+        self.launch = launch
+        self.first_block = first_block
+        self.nblk = nblk
+        bx, by, bz = launch.block
+        self.bthreads = bx * by * bz
+        self.n = n = nblk * self.bthreads
+        self.regs = [None] * len(prog.reg_types)
+        t = np.arange(n, dtype=np.int64)
+        self.blk = t // self.bthreads
+        self.ltid = t - self.blk * self.bthreads
+        self.lane = (self.ltid % 32).astype(np.uint32)
+        self.wpb = -(-self.bthreads // 32)
+        self.wkey = self.blk * self.wpb + self.ltid // 32
+        gb = first_block + self.blk
+        gx, gy, gz = launch.grid
+        self._special = {
+            "tid.x": (self.ltid % bx).astype(np.uint32),
+            "tid.y": ((self.ltid // bx) % by).astype(np.uint32),
+            "tid.z": (self.ltid // (bx * by)).astype(np.uint32),
+            "ntid.x": bx, "ntid.y": by, "ntid.z": bz,
+            "ctaid.x": (gb % gx).astype(np.uint32),
+            "ctaid.y": ((gb // gx) % gy).astype(np.uint32),
+            "ctaid.z": (gb // (gx * gy)).astype(np.uint32),
+            "nctaid.x": gx, "nctaid.y": gy, "nctaid.z": gz,
+            "laneid": self.lane, "warpid": (self.ltid // 32).astype(np.uint32), "nwarpid": self.wpb,
+            "smid": 0, "nsmid": 1, "gridid": 0,
+            "dynamic_smem_size": launch.shared_mem,
+            "total_smem_size": prog.static_shared + launch.shared_mem,
+        }
+        self.S = (prog.dynamic_offset if launch.shared_mem else prog.static_shared) + launch.shared_mem
+        self.Sp = -(-self.S // 16) * 16           # row stride: every block's shared memory 16-aligned
+        self.shared = np.zeros(nblk * self.Sp + 16, np.uint8)
+        self.L = prog.local_bytes
+        self.Lp = -(-self.L // 16) * 16
+        self.local = np.zeros(n * self.Lp + 16, np.uint8)
+        self.Pp = -(-prog.call_param_bytes // 16) * 16
+        self.cparam = np.zeros(n * self.Pp + 16, np.uint8)
+        self._cp = None
+        self.exited = np.zeros(n, bool)
+        self.exit_pc = np.full(n, -1, np.int64)
+        self.mark = np.zeros(n, bool)
+        self.epoch = np.zeros(nblk, np.int32)
+        self.check = launch.checks
+        if self.check and self.S:
+            words = nblk * self.Sp // 4 + 4
+            self.sh_init = np.zeros(nblk * self.Sp + 16, bool)
+            self.sh_wwarp = np.full(words, -1, np.int32)
+            self.sh_wep = np.full(words, -1, np.int32)
+            self.sh_wpc = np.full(words, -1, np.int32)
+            self.sh_rwarp = np.full(words, -1, np.int32)
+            self.sh_rep = np.full(words, -1, np.int32)
+        self.clock = 0
+        self.callstack = None
+
+    def cp_state(self):
+        if self._cp is None:
+            from grader.emulator.memops import CpAsync
+            self._cp = CpAsync(self.n)
+        return self._cp
+
+    def zeros(self, slot):
+        return np.zeros(self.n, self.prog.reg_types[slot])
+
+    def special(self, name):
+        if name in self._special:
+            return self._special[name]
+        if name in ("clock", "clock64", "clock_hi", "globaltimer", "globaltimer_lo", "globaltimer_hi"):
+            self.clock += 1000
+            return np.uint64(self.clock)
+        lane = self.lane.astype(np.uint64)
+        if name == "lanemask_eq":
+            return (np.uint64(1) << lane).astype(np.uint32)
+        if name == "lanemask_lt":
+            return ((np.uint64(1) << lane) - np.uint64(1)).astype(np.uint32)
+        if name == "lanemask_le":
+            return ((np.uint64(1) << (lane + np.uint64(1))) - np.uint64(1)).astype(np.uint32)
+        if name == "lanemask_gt":
+            return (~((np.uint64(1) << (lane + np.uint64(1))) - np.uint64(1))).astype(np.uint32)
+        if name == "lanemask_ge":
+            return (~((np.uint64(1) << lane) - np.uint64(1))).astype(np.uint32)
+        raise Unsupported(f"special register %{name}")
+
+    def idx(self, sel):
+        return np.arange(self.n) if sel is None else sel
+
+    def who(self, thread: int) -> str:
+        """'block (x,y,z) thread (x,y,z)' of a chunk thread index."""
+        s = self._special
+        b = tuple(int(s[f"ctaid.{c}"][thread]) for c in "xyz")
+        t = tuple(int(s[f"tid.{c}"][thread]) for c in "xyz")
+        return f"block {b} thread {t}"
+
+    def warp_present(self, idx: np.ndarray) -> np.ndarray:
+        """For each thread in idx (sorted), the bit mask of its warp's lanes that are in idx."""
+        bits = (np.uint32(1) << self.lane[idx]).astype(np.uint32)
+        w = self.wkey[idx]
+        starts = np.flatnonzero(np.diff(w)) + 1
+        starts = np.concatenate(([0], starts))
+        seg = np.bitwise_or.reduceat(bits, starts)
+        lens = np.diff(np.concatenate((starts, [idx.size])))
+        return np.repeat(seg, lens)
+
+    def warp_exists(self, idx: np.ndarray) -> np.ndarray:
+        """Bit mask of the lanes that exist (inside the block) in each thread's warp."""
+        first = (self.ltid[idx] // 32) * 32
+        count = np.minimum(32, self.bthreads - first).astype(np.uint64)
+        return ((np.uint64(1) << count) - np.uint64(1)).astype(np.uint32)
+
+    def exited_mask(self, idx: np.ndarray) -> np.ndarray:
+        """Bit mask of exited lanes in each thread's warp."""
+        return self.warp_present_full(self.exited)[idx]
+
+    def warp_present_full(self, flags: np.ndarray) -> np.ndarray:
+        bits = np.where(flags, np.uint32(1) << self.lane, np.uint32(0)).astype(np.uint32)
+        nw = self.nblk * self.wpb
+        acc = np.zeros(nw, np.uint32)
+        np.bitwise_or.at(acc, self.wkey, bits)
+        return acc[self.wkey]
+
+
+class Launch:
+    def __init__(self, grid, block, params: bytes, shared_mem: int, checks: bool, stats):
+        self.grid, self.block, self.params = grid, block, np.frombuffer(params + b"\0" * 16, np.uint8)
+        self.shared_mem = shared_mem
+        self.checks = checks
+        self.stats = stats
+        self.mem = memory.snapshot()
+        self.warnings: dict[tuple, str] = {}
+        self.printed: list[str] = []
+        self.instructions = 0      # warp instructions executed
+        self.thread_instructions = 0
+
+    def warn(self, key, msg):
+        self.warnings.setdefault(key, msg)
+
+
+def run_chunk(st: State, code: list) -> None:
+    groups: dict[int, object] = {0: None}
+    waiting: dict[int, object] = {}
+    launch = st.launch
+    n_inst = 0
+    n_thr = 0
+    while True:
+        if not groups:
+            if not waiting:
+                break
+            _deadlock(st, code, waiting)
+        pc = min(groups)
+        sel = groups.pop(pc)
+        if pc in waiting:
+            sel = _merge(sel, waiting.pop(pc))
+        op = code[pc]
+        run = sel
+        if op.guard is not None:
+            slot, neg = op.guard
+            p = st.regs[slot]
+            if p is None:
+                p = np.zeros(st.n, bool)
+            p = p if sel is None else p[sel]
+            if neg:
+                p = ~p
+            if p.all():
+                run = sel
+            elif not p.any():
+                run = np.empty(0, np.int64)
+            else:
+                run = np.flatnonzero(p) if sel is None else sel[p]
+        k = st.n if run is None else run.size
+        n_thr += k
+        n_inst += 1
+        kind = op.kind
+        if kind == NORMAL:
+            if k:
+                op.fn(st, run)
+            _add(groups, pc + 1, sel)
+        elif kind == BRA:
+            if run is sel:
+                _add(groups, op.target, sel)
+            else:
+                if k:
+                    _add(groups, op.target, run)
+                rest = _minus(st, sel, run)
+                if rest.size:
+                    _add(groups, pc + 1, rest)
+        elif kind == EXIT or kind == RET:
+            if kind == RET and st.callstack is not None:
+                _return(st, groups, pc, sel, run)
+                continue
+            if k:
+                r = st.idx(run)
+                st.exited[r] = True
+                st.exit_pc[r] = pc
+            if run is not sel:
+                rest = _minus(st, sel, run)
+                if rest.size:
+                    _add(groups, pc + 1, rest)
+        elif kind == BAR or kind == WSYNC:
+            if run is not sel:  # a guarded barrier: those with a false guard just move on
+                rest = _minus(st, sel, run)
+                if rest.size:
+                    _add(groups, pc + 1, rest)
+            if not k:
+                continue
+            ready, wait = op.ready(st, st.idx(run))
+            if ready is not None and ready.size:
+                op.fn(st, ready)
+                _add(groups, pc + 1, None if ready.size == st.n else ready)
+            if wait is not None and wait.size:
+                waiting[pc] = _merge(waiting.get(pc, np.empty(0, np.int64)), wait)
+        elif kind == CALL:
+            if k:
+                op.fn(st, groups, pc, run)
+            if run is not sel:
+                rest = _minus(st, sel, run)
+                if rest.size:
+                    _add(groups, pc + 1, rest)
+        else:
+            raise AssertionError(kind)
+    launch.instructions += n_inst
+    launch.thread_instructions += n_thr
+
+
+def _add(groups, pc, sel):
+    if pc in groups:
+        groups[pc] = _merge(groups[pc], sel)
+    else:
+        groups[pc] = sel
+
+
+def _minus(st, sel, run):
+    if sel is None:
+        keep = np.ones(st.n, bool)
+        keep[run] = False
+        return np.flatnonzero(keep)
+    if run is None:
+        return np.empty(0, np.int64)
+    return np.setdiff1d(sel, run, assume_unique=True)
+
+
+def _return(st, groups, pc, sel, run):
+    raise Unsupported("ret from a called function")
+
+
+def _deadlock(st: State, code, waiting) -> None:
+    pc = min(waiting)
+    sel = waiting[pc]
+    op = code[pc]
+    t = int(sel[0])
+    blk = st.blk[t]
+    if op.kind == BAR:
+        in_blk = (st.blk == blk)
+        arrived = int(np.count_nonzero(st.blk[sel] == blk))
+        total = int(np.count_nonzero(in_blk))
+        gone = np.flatnonzero(in_blk & st.exited)
+        where = ""
+        if gone.size:
+            epc = int(st.exit_pc[gone[0]])
+            where = (f"; {gone.size} of its threads exited before it (the first, "
+                     f"{st.who(int(gone[0])).split(' thread ')[1]}, at {code[epc].where()})")
+        others = sorted(set(waiting) - {pc})
+        if others:
+            where += f"; others wait at a different barrier, {code[others[0]].where()}"
+        raise EmulatorFault(
+            f"barrier reached by only part of a block: {op.where()} was reached by {arrived} of the "
+            f"{total} threads of {st.who(t).split(' thread ')[0]}{where}. Every thread of the block must "
+            f"reach the same __syncthreads() (a barrier inside a branch that not all threads take, or "
+            f"after an early return, deadlocks or misbehaves on a GPU).")
+    raise EmulatorFault(
+        f"warp-synchronous instruction {op.where()} waits for lanes that never arrive ({st.who(t)} and "
+        f"{sel.size - 1} more threads wait): its member mask names lanes that exited or took another "
+        f"path. Pass a mask of exactly the lanes that execute it (e.g. __activemask() or a ballot).")
