@@ -24,7 +24,7 @@ def test_search_space_is_valid_distinct_and_fits_the_gpu():
 
 
 @pytest.mark.parametrize("changes,message", [
-    ({"bk": 24}, "multiple of 16"),
+    ({"bk": 48}, "multiple of 32"),
     ({"bn": 192}, "power of two"),
     ({"bm": 80, "warps_m": 2}, "multiples of 16"),
     ({"warps_m": 8, "warps_n": 8, "bm": 128, "bn": 128}, "threads"),

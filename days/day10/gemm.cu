@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day10/gemm.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: eadd0153f1f40e19
+// stub-sha256: a1b933787857e02f
 // Day 10, exercise 3: a fast fp16 GEMM on the tensor cores: C = A * B, fp32 accumulate, fp16 out.
 //
 //   A: [M, K] row-major   B: [K, N] row-major, row stride ldb (>= N, a multiple of 8)   C: [M, N]
@@ -15,8 +15,8 @@
 // The kernel, in three parts:
 //   1. the pipeline: STAGES buffers of an A tile [BM, BK] and a B tile [BK, BN]; cp.async fills the
 //      buffer of tile kt + STAGES - 1 while the warps compute on tile kt (course/gemm.cuh: load_tile);
-//   2. the warp's mma step on one buffer: ldmatrix.x4 fragments of A and ldmatrix.x4.trans fragments
-//      of B at the (swizzled) offsets, then MT x NT mma.sync m16n8k16;
+//   2. the warp's fragments: ldmatrix.x4 for A and ldmatrix.x4.trans for B at the (swizzled) offsets,
+//      loaded one k16 step ahead of the MT x NT mma.sync m16n8k16 that use them;
 //   3. the epilogue: fp32 accumulators -> fp16, staged through shared memory so that each thread
 //      then writes whole 16-byte chunks of C rows (guarded at the edges).
 #include <course/gemm.cuh>
@@ -26,7 +26,7 @@
 #define GEMM_BM 128
 #endif
 #ifndef GEMM_BN
-#define GEMM_BN 256
+#define GEMM_BN 128
 #endif
 #ifndef GEMM_BK
 #define GEMM_BK 32
@@ -35,10 +35,10 @@
 #define GEMM_WARPS_M 2
 #endif
 #ifndef GEMM_WARPS_N
-#define GEMM_WARPS_N 4
+#define GEMM_WARPS_N 2
 #endif
 #ifndef GEMM_STAGES
-#define GEMM_STAGES 4
+#define GEMM_STAGES 3
 #endif
 #ifndef GEMM_SWIZZLE
 #define GEMM_SWIZZLE 1
@@ -56,18 +56,36 @@ namespace {
 
 using course::gemm::tile_offset;
 
-// One buffer's worth of mma work for this warp: acc += A tile (its WM rows) * B tile (its WN columns).
+// The fragments of one k16 step of a pipeline buffer for this warp: A for its MT m16 tiles, B for
+// its NT n8 tiles (two per ldmatrix.x4.trans).
 template <typename C>
-__device__ __forceinline__ void mma_step(float (&acc)[C::MT][C::NT][4], const half* sa, const half* sb,
-                                         int warp_m, int warp_n, int lane) {
+struct Fragments {
+  uint32_t a[C::MT][4];
+  uint32_t b[C::NT / 2][4];
+};
+
+template <typename C>
+__device__ __forceinline__ void load_fragments(Fragments<C>& f, const half* sa, const half* sb, int kk,
+                                               int warp_m, int warp_n, int lane) {
   // TODO: your code here.
-  //   Hint: as day 9's block tile, with the tile's own offsets: for each k16 step kk < BK / 16,
-  //   Hint:   A: for mt < MT, ldmatrix_m8n8x4 at row warp_m * WM + mt * 16 + lane % 16, column
-  //   Hint:      kk * 16 + 8 * (lane / 16): sa + tile_offset<C::BK, C::SWIZZLE>(row, col);
-  //   Hint:   B: for np < NT / 2, ldmatrix_m8n8x4_trans at row kk * 16 + lane % 16, column
-  //   Hint:      warp_n * WN + np * 16 + 8 * (lane / 16): sb + tile_offset<C::BN, C::SWIZZLE>(row, col);
-  //   Hint:   then mma_sync_m16n8k16_row_col_f32<half>(acc[mt][nt], a[mt], &b[nt / 2][2 * (nt % 2)]).
-  //   Hint: Unroll every loop (#pragma unroll): acc must stay in registers.
+  //   Hint: as day 9's block tile, with the tile's own offsets, for k16 step kk of the buffer:
+  //   Hint:   A: for mt < MT, ldmatrix_m8n8x4(f.a[mt], ...) at row warp_m * WM + mt * 16 + lane % 16,
+  //   Hint:      column kk * 16 + 8 * (lane / 16): sa + tile_offset<C::BK, C::SWIZZLE>(row, col);
+  //   Hint:   B: for np < NT / 2, ldmatrix_m8n8x4_trans(f.b[np], ...) at row kk * 16 + lane % 16, column
+  //   Hint:      warp_n * WN + np * 16 + 8 * (lane / 16): sb + tile_offset<C::BN, C::SWIZZLE>(row, col).
+  //   Hint: Unroll every loop (#pragma unroll): fragments must stay in registers.
+}
+
+// acc += the product of one k16 step's fragments: MT x NT mma.sync m16n8k16.
+template <typename C>
+__device__ __forceinline__ void mma_fragments(float (&acc)[C::MT][C::NT][4], const Fragments<C>& f) {
+#pragma unroll  // over the warp's m16 tiles
+  for (int i = 0; i < C::MT; ++i) {
+#pragma unroll  // over its n8 tiles: B fragments come two per ldmatrix.x4.trans
+    for (int j = 0; j < C::NT; ++j) {
+      course::mma::mma_sync_m16n8k16_row_col_f32<half>(acc[i][j], f.a[i], &f.b[j / 2][2 * (j % 2)]);
+    }
+  }
 }
 
 template <typename C>
@@ -97,15 +115,20 @@ __device__ void gemm(const half* __restrict__ A, const half* __restrict__ B, hal
   };
 
   float acc[C::MT][C::NT][4] = {};
+  constexpr int K_STEPS = C::BK / 16;  // k16 steps per buffer
   // TODO: your code here.
-  //   Hint: STAGES == 1 (no overlap): for each kt, load_stage(kt), commit_group(), wait_group<0>(),
-  //   Hint: __syncthreads(), mma_step on buffer 0, __syncthreads() before the next load overwrites it.
-  //   Hint: STAGES >= 2: prologue: load tiles 0 .. STAGES - 2, committing ONE group per tile (commit
-  //   Hint: even when the tile is past k_tiles: an empty group keeps the count right). Then for each kt:
-  //   Hint:   wait_group<STAGES - 2>()  (tile kt's group has landed: at most STAGES - 2 newer ones pending)
-  //   Hint:   __syncthreads()           (everyone's copies are visible, and everyone finished tile kt - 1)
-  //   Hint:   load_stage(kt + STAGES - 1) if it exists, commit_group()  (into the buffer of tile kt - 1)
-  //   Hint:   mma_step<C>(acc, sa + (kt % STAGES) * A_STAGE, sb + (kt % STAGES) * B_STAGE, ...)
+  //   Hint: STAGES == 1 (no overlap): for each kt: load_stage(kt), commit_group(), wait_group<0>(),
+  //   Hint: __syncthreads(), then for each kk: load_fragments and mma_fragments on buffer 0; __syncthreads()
+  //   Hint: before the next load overwrites it.
+  //   Hint: STAGES >= 2, the multistage pipeline: prologue: load tiles 0 .. STAGES - 2, committing ONE
+  //   Hint: group per tile (also past k_tiles: an empty group keeps the count right); wait_group<STAGES - 2>
+  //   Hint: (tile 0 landed), __syncthreads(), load_fragments of (tile 0, kk 0) into frag[0]. Then for each kt:
+  //   Hint:   issue load_stage(kt + STAGES - 1) if it exists, commit_group()  (into the buffer of tile
+  //   Hint:   kt - 1, which every warp finished reading before the last barrier)
+  //   Hint:   for each kk (unrolled): the fragments of the NEXT step go into frag[(kk + 1) % 2] before the
+  //   Hint:   mma of this step, so the ldmatrix latency hides behind the mma. At the last kk the next step
+  //   Hint:   is kk 0 of tile kt + 1: first wait_group<STAGES - 2>() and __syncthreads() (tile kt + 1 landed
+  //   Hint:   and is visible); skip all of that after the last tile. Then mma_fragments(acc, frag[kk % 2]).
   //   Hint: course::cp_async has commit_group, wait_group<n> and wait_all.
   course::cp_async::wait_all();
   __syncthreads();  // every warp is done with the pipeline buffers: the epilogue reuses them

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day10/gemm_tiled.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 7c2b0eb2057430ef
+// stub-sha256: 0235ebfc55fb20d0
 // Day 10, exercise 2: shared-memory tiling on the CUDA cores, the second point of the progression.
 //
 //   A: [M, K] row-major   B: [K, N] row-major   C: [M, N] row-major, fp16, accumulated in float
@@ -30,13 +30,13 @@ gemm_tiled_f16(const half* __restrict__ A, const half* __restrict__ B, half* __r
     //   Hint: __syncthreads(); then for each k < BK: a[i] = sa[k][ty * 4 + i], b[j] = sb[k][tx * 4 + j],
     //   Hint: acc[i][j] += a[i] * b[j]; then __syncthreads() before the next K step overwrites the tiles.
   }
-#pragma unroll
-  for (int i = 0; i < MICRO; ++i) {
-    const int row = m0 + ty * MICRO + i;
-#pragma unroll
+#pragma unroll MICRO
+  for (int r = 0; r < MICRO; ++r) {
+    const int row = m0 + ty * MICRO + r;
+#pragma unroll MICRO
     for (int j = 0; j < MICRO; ++j) {
       const int col = n0 + tx * MICRO + j;
-      if (row < M && col < N) C[int64_t(row) * N + col] = course::from_float<half>(acc[i][j]);
+      if (row < M && col < N) C[int64_t(row) * N + col] = course::from_float<half>(acc[r][j]);
     }
   }
 }

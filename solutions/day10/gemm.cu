@@ -12,8 +12,8 @@
 // The kernel, in three parts:
 //   1. the pipeline: STAGES buffers of an A tile [BM, BK] and a B tile [BK, BN]; cp.async fills the
 //      buffer of tile kt + STAGES - 1 while the warps compute on tile kt (course/gemm.cuh: load_tile);
-//   2. the warp's mma step on one buffer: ldmatrix.x4 fragments of A and ldmatrix.x4.trans fragments
-//      of B at the (swizzled) offsets, then MT x NT mma.sync m16n8k16;
+//   2. the warp's fragments: ldmatrix.x4 for A and ldmatrix.x4.trans for B at the (swizzled) offsets,
+//      loaded one k16 step ahead of the MT x NT mma.sync m16n8k16 that use them;
 //   3. the epilogue: fp32 accumulators -> fp16, staged through shared memory so that each thread
 //      then writes whole 16-byte chunks of C rows (guarded at the edges).
 #include <course/gemm.cuh>
@@ -23,7 +23,7 @@
 #define GEMM_BM 128
 #endif
 #ifndef GEMM_BN
-#define GEMM_BN 256
+#define GEMM_BN 128
 #endif
 #ifndef GEMM_BK
 #define GEMM_BK 32
@@ -32,10 +32,10 @@
 #define GEMM_WARPS_M 2
 #endif
 #ifndef GEMM_WARPS_N
-#define GEMM_WARPS_N 4
+#define GEMM_WARPS_N 2
 #endif
 #ifndef GEMM_STAGES
-#define GEMM_STAGES 4
+#define GEMM_STAGES 3
 #endif
 #ifndef GEMM_SWIZZLE
 #define GEMM_SWIZZLE 1
@@ -53,40 +53,47 @@ namespace {
 
 using course::gemm::tile_offset;
 
-// One buffer's worth of mma work for this warp: acc += A tile (its WM rows) * B tile (its WN columns).
+// The fragments of one k16 step of a pipeline buffer for this warp: A for its MT m16 tiles, B for
+// its NT n8 tiles (two per ldmatrix.x4.trans).
 template <typename C>
-__device__ __forceinline__ void mma_step(float (&acc)[C::MT][C::NT][4], const half* sa, const half* sb,
-                                         int warp_m, int warp_n, int lane) {
+struct Fragments {
+  uint32_t a[C::MT][4];
+  uint32_t b[C::NT / 2][4];
+};
+
+template <typename C>
+__device__ __forceinline__ void load_fragments(Fragments<C>& f, const half* sa, const half* sb, int kk,
+                                               int warp_m, int warp_n, int lane) {
   // BEGIN EXERCISE
-  // HINT: as day 9's block tile, with the tile's own offsets: for each k16 step kk < BK / 16,
-  // HINT:   A: for mt < MT, ldmatrix_m8n8x4 at row warp_m * WM + mt * 16 + lane % 16, column
-  // HINT:      kk * 16 + 8 * (lane / 16): sa + tile_offset<C::BK, C::SWIZZLE>(row, col);
-  // HINT:   B: for np < NT / 2, ldmatrix_m8n8x4_trans at row kk * 16 + lane % 16, column
-  // HINT:      warp_n * WN + np * 16 + 8 * (lane / 16): sb + tile_offset<C::BN, C::SWIZZLE>(row, col);
-  // HINT:   then mma_sync_m16n8k16_row_col_f32<half>(acc[mt][nt], a[mt], &b[nt / 2][2 * (nt % 2)]).
-  // HINT: Unroll every loop (#pragma unroll): acc must stay in registers.
+  // HINT: as day 9's block tile, with the tile's own offsets, for k16 step kk of the buffer:
+  // HINT:   A: for mt < MT, ldmatrix_m8n8x4(f.a[mt], ...) at row warp_m * WM + mt * 16 + lane % 16,
+  // HINT:      column kk * 16 + 8 * (lane / 16): sa + tile_offset<C::BK, C::SWIZZLE>(row, col);
+  // HINT:   B: for np < NT / 2, ldmatrix_m8n8x4_trans(f.b[np], ...) at row kk * 16 + lane % 16, column
+  // HINT:      warp_n * WN + np * 16 + 8 * (lane / 16): sb + tile_offset<C::BN, C::SWIZZLE>(row, col).
+  // HINT: Unroll every loop (#pragma unroll): fragments must stay in registers.
 #pragma unroll
-  for (int kk = 0; kk < C::BK / 16; ++kk) {
-    uint32_t a[C::MT][4], b[C::NT / 2][4];
+  for (int mt = 0; mt < C::MT; ++mt) {
+    const int row = warp_m * C::WM + mt * 16 + lane % 16, col = kk * 16 + 8 * (lane / 16);
+    course::mma::ldmatrix_m8n8x4(f.a[mt], sa + tile_offset<C::BK, C::SWIZZLE>(row, col));
+  }
 #pragma unroll
-    for (int mt = 0; mt < C::MT; ++mt) {
-      const int row = warp_m * C::WM + mt * 16 + lane % 16, col = kk * 16 + 8 * (lane / 16);
-      course::mma::ldmatrix_m8n8x4(a[mt], sa + tile_offset<C::BK, C::SWIZZLE>(row, col));
-    }
-#pragma unroll
-    for (int np = 0; np < C::NT / 2; ++np) {
-      const int row = kk * 16 + lane % 16, col = warp_n * C::WN + np * 16 + 8 * (lane / 16);
-      course::mma::ldmatrix_m8n8x4_trans(b[np], sb + tile_offset<C::BN, C::SWIZZLE>(row, col));
-    }
-#pragma unroll
-    for (int mt = 0; mt < C::MT; ++mt) {
-#pragma unroll
-      for (int nt = 0; nt < C::NT; ++nt) {
-        course::mma::mma_sync_m16n8k16_row_col_f32<half>(acc[mt][nt], a[mt], &b[nt / 2][2 * (nt % 2)]);
-      }
-    }
+  for (int np = 0; np < C::NT / 2; ++np) {
+    const int row = kk * 16 + lane % 16, col = warp_n * C::WN + np * 16 + 8 * (lane / 16);
+    course::mma::ldmatrix_m8n8x4_trans(f.b[np], sb + tile_offset<C::BN, C::SWIZZLE>(row, col));
   }
   // END EXERCISE
+}
+
+// acc += the product of one k16 step's fragments: MT x NT mma.sync m16n8k16.
+template <typename C>
+__device__ __forceinline__ void mma_fragments(float (&acc)[C::MT][C::NT][4], const Fragments<C>& f) {
+#pragma unroll  // over the warp's m16 tiles
+  for (int i = 0; i < C::MT; ++i) {
+#pragma unroll  // over its n8 tiles: B fragments come two per ldmatrix.x4.trans
+    for (int j = 0; j < C::NT; ++j) {
+      course::mma::mma_sync_m16n8k16_row_col_f32<half>(acc[i][j], f.a[i], &f.b[j / 2][2 * (j % 2)]);
+    }
+  }
 }
 
 template <typename C>
@@ -116,23 +123,33 @@ __device__ void gemm(const half* __restrict__ A, const half* __restrict__ B, hal
   };
 
   float acc[C::MT][C::NT][4] = {};
+  constexpr int K_STEPS = C::BK / 16;  // k16 steps per buffer
   // BEGIN EXERCISE
-  // HINT: STAGES == 1 (no overlap): for each kt, load_stage(kt), commit_group(), wait_group<0>(),
-  // HINT: __syncthreads(), mma_step on buffer 0, __syncthreads() before the next load overwrites it.
-  // HINT: STAGES >= 2: prologue: load tiles 0 .. STAGES - 2, committing ONE group per tile (commit
-  // HINT: even when the tile is past k_tiles: an empty group keeps the count right). Then for each kt:
-  // HINT:   wait_group<STAGES - 2>()  (tile kt's group has landed: at most STAGES - 2 newer ones pending)
-  // HINT:   __syncthreads()           (everyone's copies are visible, and everyone finished tile kt - 1)
-  // HINT:   load_stage(kt + STAGES - 1) if it exists, commit_group()  (into the buffer of tile kt - 1)
-  // HINT:   mma_step<C>(acc, sa + (kt % STAGES) * A_STAGE, sb + (kt % STAGES) * B_STAGE, ...)
+  // HINT: STAGES == 1 (no overlap): for each kt: load_stage(kt), commit_group(), wait_group<0>(),
+  // HINT: __syncthreads(), then for each kk: load_fragments and mma_fragments on buffer 0; __syncthreads()
+  // HINT: before the next load overwrites it.
+  // HINT: STAGES >= 2, the multistage pipeline: prologue: load tiles 0 .. STAGES - 2, committing ONE
+  // HINT: group per tile (also past k_tiles: an empty group keeps the count right); wait_group<STAGES - 2>
+  // HINT: (tile 0 landed), __syncthreads(), load_fragments of (tile 0, kk 0) into frag[0]. Then for each kt:
+  // HINT:   issue load_stage(kt + STAGES - 1) if it exists, commit_group()  (into the buffer of tile
+  // HINT:   kt - 1, which every warp finished reading before the last barrier)
+  // HINT:   for each kk (unrolled): the fragments of the NEXT step go into frag[(kk + 1) % 2] before the
+  // HINT:   mma of this step, so the ldmatrix latency hides behind the mma. At the last kk the next step
+  // HINT:   is kk 0 of tile kt + 1: first wait_group<STAGES - 2>() and __syncthreads() (tile kt + 1 landed
+  // HINT:   and is visible); skip all of that after the last tile. Then mma_fragments(acc, frag[kk % 2]).
   // HINT: course::cp_async has commit_group, wait_group<n> and wait_all.
+  Fragments<C> frag[2];
   if constexpr (C::STAGES == 1) {
     for (int kt = 0; kt < k_tiles; ++kt) {
       load_stage(kt);
       course::cp_async::commit_group();
       course::cp_async::wait_group<0>();
       __syncthreads();
-      mma_step<C>(acc, sa, sb, warp_m, warp_n, lane);
+#pragma unroll
+      for (int kk = 0; kk < K_STEPS; ++kk) {
+        load_fragments<C>(frag[0], sa, sb, kk, warp_m, warp_n, lane);
+        mma_fragments<C>(acc, frag[0]);
+      }
       __syncthreads();
     }
   } else {
@@ -141,13 +158,26 @@ __device__ void gemm(const half* __restrict__ A, const half* __restrict__ B, hal
       if (s < k_tiles) load_stage(s);
       course::cp_async::commit_group();
     }
+    course::cp_async::wait_group<C::STAGES - 2>();
+    __syncthreads();
+    load_fragments<C>(frag[0], sa, sb, 0, warp_m, warp_n, lane);
     for (int kt = 0; kt < k_tiles; ++kt) {
-      course::cp_async::wait_group<C::STAGES - 2>();
-      __syncthreads();
       if (kt + C::STAGES - 1 < k_tiles) load_stage(kt + C::STAGES - 1);
       course::cp_async::commit_group();
-      const int s = kt % C::STAGES;
-      mma_step<C>(acc, sa + s * C::A_STAGE, sb + s * C::B_STAGE, warp_m, warp_n, lane);
+      const int s = kt % C::STAGES, next = (kt + 1) % C::STAGES;
+#pragma unroll
+      for (int kk = 0; kk < K_STEPS; ++kk) {
+        if (kk < K_STEPS - 1) {
+          load_fragments<C>(frag[(kk + 1) % 2], sa + s * C::A_STAGE, sb + s * C::B_STAGE, kk + 1, warp_m,
+                            warp_n, lane);
+        } else if (kt + 1 < k_tiles) {
+          course::cp_async::wait_group<C::STAGES - 2>();
+          __syncthreads();
+          load_fragments<C>(frag[(kk + 1) % 2], sa + next * C::A_STAGE, sb + next * C::B_STAGE, 0, warp_m,
+                            warp_n, lane);
+        }
+        mma_fragments<C>(acc, frag[kk % 2]);
+      }
     }
   }
   // END EXERCISE

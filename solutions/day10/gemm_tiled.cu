@@ -51,13 +51,13 @@ gemm_tiled_f16(const half* __restrict__ A, const half* __restrict__ B, half* __r
     __syncthreads();
     // END EXERCISE
   }
-#pragma unroll
-  for (int i = 0; i < MICRO; ++i) {
-    const int row = m0 + ty * MICRO + i;
-#pragma unroll
+#pragma unroll MICRO
+  for (int r = 0; r < MICRO; ++r) {
+    const int row = m0 + ty * MICRO + r;
+#pragma unroll MICRO
     for (int j = 0; j < MICRO; ++j) {
       const int col = n0 + tx * MICRO + j;
-      if (row < M && col < N) C[int64_t(row) * N + col] = course::from_float<half>(acc[i][j]);
+      if (row < M && col < N) C[int64_t(row) * N + col] = course::from_float<half>(acc[r][j]);
     }
   }
 }

@@ -41,7 +41,8 @@ struct Config {
 
   static_assert(BM % (16 * WARPS_M) == 0 && BN % (16 * WARPS_N) == 0,
                 "warp tiles must be multiples of 16 x 16 (an ldmatrix.x4 covers two n8 tiles)");
-  static_assert(BK % 16 == 0, "BK must be a multiple of the mma's k = 16");
+  static_assert(BK % 32 == 0, "BK must be a multiple of 32: an even number of the mma's k16 steps "
+                              "(fragments are double-buffered across steps)");
   static_assert(((BK / CHUNK) & (BK / CHUNK - 1)) == 0 && ((BN / CHUNK) & (BN / CHUNK - 1)) == 0,
                 "tile rows must hold a power-of-two number of 16-byte chunks (for the swizzle)");
   static_assert((BM * BK / CHUNK) % THREADS == 0 && (BK * BN / CHUNK) % THREADS == 0,
