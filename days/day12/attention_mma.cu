@@ -1,0 +1,95 @@
+// Your exercise file. Generated from solutions/day12/attention_mma.cu by `python -m grader stubs`;
+// edit freely: regenerating never overwrites a file you changed.
+// stub-sha256: 074e073a44e6d06b
+// Day 12, exercise 2: prefill attention on the tensor cores (mma.sync), without a pipeline.
+//
+//   q, o: [heads, q_len, head_dim]   k, v: [heads, kv_len, head_dim]   fp16, head_dim 64 or 128
+//   o[h, i] = softmax_j(q[h, i] . k[h, j] * sm_scale) v[h, j]   over the keys j that query i sees:
+//   all of them, or with `causal` those with j <= i + (kv_len - q_len).
+//
+// FlashAttention-2's forward, one block of 4 warps per 64 query rows of one head: each warp keeps its
+// 16 query rows in registers (mma A fragments) and walks over the keys in tiles of 64. For each tile:
+// the block loads K and V into shared memory, waits, and every warp computes s = q k^T with mma.sync,
+// masks it, folds it into its online-softmax state and accumulates o += p v, all in registers
+// (course/attention/prefill.cuh has each of these steps). The loads here go through registers and
+// the block waits for them: while a tile loads, the tensor cores idle. Exercise 3 fixes that.
+// The grader launches grid = (ceil(q_len / 64), heads), block = (128,).
+#include <course/attention/prefill.cuh>
+
+namespace {
+
+using namespace course;
+using namespace course::prefill;
+
+constexpr int NUM_WARPS = 4;
+constexpr int BLOCK_N = 64;
+
+template <typename Tr, bool CAUSAL>
+__device__ void attention(const half* __restrict__ q, const half* __restrict__ k, const half* __restrict__ v,
+                          half* __restrict__ o, int q_len, int kv_len, float sm_scale, half* k_smem,
+                          half* v_smem) {
+  static_assert(Tr::BLOCK_M == Tr::BLOCK_N, "the q tile is staged in the K buffer: same size");
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int q0 = blockIdx.x * Tr::BLOCK_M;
+  const int64_t head = blockIdx.y;
+  q += (head * q_len + q0) * Tr::HEAD_DIM;
+  o += head * q_len * Tr::HEAD_DIM;
+  k += head * kv_len * Tr::HEAD_DIM;
+  v += head * kv_len * Tr::HEAD_DIM;
+
+  const int kv_end = visible_kv<CAUSAL>(q0, Tr::BLOCK_M, q_len, kv_len);
+  const int num_tiles = ceil_div(kv_end, Tr::BLOCK_N);
+  const int mask_from = first_masked_tile<CAUSAL>(q0, Tr::BLOCK_N, q_len, kv_len);
+  const float scale_log2 = sm_scale * math::log2e;
+
+  // The q tile passes through the K buffer on its way to registers.
+  uint32_t q_frag[Tr::D_K16][4];
+  load_tile_sync<Tr::BLOCK_M, Tr::HEAD_DIM, Tr::THREADS>(k_smem, q, q_len - q0);
+  __syncthreads();
+  load_q_fragments<Tr>(q_frag, k_smem, warp, lane);
+
+  float s[Tr::S_N8][4];
+  uint32_t p_frag[Tr::S_K16][4];
+  SoftmaxState<Tr> state;
+  state.init();
+  // TODO: your code here.
+  //   Hint: for each tile j < num_tiles (keys j * BLOCK_N ..):
+  //   Hint:   __syncthreads()  (every warp is done with the previous tile, and with the q tile, before
+  //   Hint:                     the buffers are overwritten)
+  //   Hint:   load_tile_sync<BLOCK_N, HEAD_DIM, THREADS> of K into k_smem and of V into v_smem
+  //   Hint:     (rows valid: kv_len - j * BLOCK_N; the rest are zero-filled), then __syncthreads()
+  //   Hint:   compute_qk<Tr>(s, q_frag, k_smem, lane)
+  //   Hint:   if j >= mask_from: mask_scores<Tr, CAUSAL>(s, q0 + 16 * warp, j * BLOCK_N, kv_len,
+  //   Hint:                                             kv_len - q_len, lane)
+  //   Hint:   state.update(s, scale_log2); to_a_fragments<Tr>(p_frag, s);
+  //   Hint:   compute_pv<Tr>(state.o, p_frag, v_smem, lane)
+  //   Hint: then state.finalize_and_store(o, q0 + 16 * warp, q_len, lane).
+}
+
+template <int HEAD_DIM>
+__device__ void dispatch(const half* q, const half* k, const half* v, half* o, int q_len, int kv_len,
+                         int causal, float sm_scale) {
+  using Tr = Traits<HEAD_DIM, NUM_WARPS, BLOCK_N>;
+  // Declared once here: both instantiations below share the same two tiles.
+  __shared__ __align__(16) half k_smem[Tr::KV_TILE];
+  __shared__ __align__(16) half v_smem[Tr::KV_TILE];
+  if (causal) {
+    attention<Tr, true>(q, k, v, o, q_len, kv_len, sm_scale, k_smem, v_smem);
+  } else {
+    attention<Tr, false>(q, k, v, o, q_len, kv_len, sm_scale, k_smem, v_smem);
+  }
+}
+
+}  // namespace
+
+extern "C" __global__ void __launch_bounds__(32 * NUM_WARPS)
+attention_mma_d64(const half* q, const half* k, const half* v, half* o, int q_len, int kv_len, int causal,
+                  float sm_scale) {
+  dispatch<64>(q, k, v, o, q_len, kv_len, causal, sm_scale);
+}
+
+extern "C" __global__ void __launch_bounds__(32 * NUM_WARPS)
+attention_mma_d128(const half* q, const half* k, const half* v, half* o, int q_len, int kv_len, int causal,
+                   float sm_scale) {
+  dispatch<128>(q, k, v, o, q_len, kv_len, causal, sm_scale);
+}

@@ -1,0 +1,55 @@
+"""Day 12 self-check. Your kernels: `pytest days/day12`; the course's: `pytest days/day12 --solutions`.
+
+How to read the output:
+- Each case draws fresh random fp16 q, k, v (standard normal) and compares your output with a float64
+  numpy reference (grader/exercises/day12.py: attention_reference) by the norm of the error: relative
+  1e-3. A failure names the kernel, the shape, the worst element (index (head, query, dim), expected,
+  got, relative error) and the seed: COURSE_SEED=<seed> replays the same inputs.
+- The output is poisoned with NaN before each launch: "elements are NaN" means rows never written
+  (often: the last, partial query tile, or a whole exercise region still empty).
+- Case ids read heads, q_len, kv_len, head_dim, causal. q_len < kv_len is a cache being extended: with
+  causal, query i sees key j iff j <= i + kv_len - q_len (the mask aligned to the END of the KV).
+  Lengths such as 1, 31, 33, 1000 are not multiples of any tile; a case that fails only there points
+  at the zero-fill of partial tiles or at the mask of the last tile.
+- The perf tests (16 heads, d 128, batch x seq = 16384 tokens, fp16) print a table: TFLOP/s of your
+  kernel at each sequence length, its % of torch's flash SDPA timed in the same run on the same data,
+  and that ceiling. The target (60%, the pipelined kernel only) is read at B4 H16 S4096 D128. Without
+  torch the ceiling is the H100 figure from platform-notes.md, and the table says so. A kernel is
+  timed only after it passes its largest correctness case.
+The checks themselves are in grader/exercises/day12.py.
+"""
+import pytest
+
+from grader.exercises import case_id, day12
+
+SCALAR, MMA, PREFILL, PREFILL_CAUSAL = day12.EXERCISES
+
+
+@pytest.mark.parametrize("case", SCALAR.cases, ids=case_id)
+def test_attention_scalar(course, case):
+    course.check(SCALAR, case)
+
+
+@pytest.mark.parametrize("case", MMA.cases, ids=case_id)
+def test_attention_mma(course, case):
+    course.check(MMA, case)
+
+
+@pytest.mark.parametrize("case", PREFILL.cases, ids=case_id)
+def test_prefill(course, case):
+    course.check(PREFILL, case)
+
+
+@pytest.mark.parametrize("case", PREFILL_CAUSAL.cases, ids=case_id)
+def test_prefill_causal(course, case):
+    course.check(PREFILL_CAUSAL, case)
+
+
+@pytest.mark.perf
+def test_prefill_throughput(course):
+    course.bench(PREFILL)
+
+
+@pytest.mark.perf
+def test_prefill_causal_throughput(course):
+    course.bench(PREFILL_CAUSAL)

@@ -1,0 +1,303 @@
+"""Day 12: prefill attention, a FlashAttention-2 forward with mma.sync and a cp.async pipeline.
+
+Every kernel of the day computes, per head h (batch and heads folded into one axis, fp16):
+
+    o[h] = softmax(q[h] k[h]^T * sm_scale + mask) v[h]      q, o: [heads, q_len, d]   k, v: [heads, kv_len, d]
+
+with head_dim d = 64 or 128, and with `causal` the mask aligned to the end of the KV (FlashInfer's
+convention for queries appended to a cache): query i sees key j iff j <= i + kv_len - q_len.
+The ceiling is torch's flash SDPA on the same shapes, timed in the same process.
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from grader import bench, checks, device, runner
+from grader.exercises import Exercise
+
+HEAD_DIMS = (64, 128)
+DTYPE = "float16"
+
+
+# ---- the reference ------------------------------------------------------------------------------
+
+def visible_keys(q_len: int, kv_len: int, causal: bool) -> np.ndarray:
+    """How many keys each query sees: kv_len, or with causal min(kv_len, i + kv_len - q_len + 1)."""
+    if not causal:
+        return np.full(q_len, kv_len, dtype=np.int64)
+    return np.clip(np.arange(q_len) + (kv_len - q_len) + 1, 0, kv_len)
+
+
+def attention_reference(q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool,
+                        sm_scale: float | None = None) -> np.ndarray:
+    """float64 softmax(q k^T * sm_scale + mask) v per head, from the (rounded) inputs; rows that see
+    no key at all are 0."""
+    q64, k64, v64 = (x.astype(np.float64) for x in (q, k, v))
+    scale = 1.0 / math.sqrt(q.shape[-1]) if sm_scale is None else float(np.float32(sm_scale))
+    s = q64 @ k64.transpose(0, 2, 1) * scale
+    seen = visible_keys(q.shape[1], k.shape[1], causal)
+    s[:, np.arange(k.shape[1])[None, :] >= seen[:, None]] = -np.inf
+    m = s.max(axis=-1, keepdims=True)
+    p = np.exp(s - np.where(np.isfinite(m), m, 0.0))
+    denom = p.sum(axis=-1, keepdims=True)
+    return p @ v64 / np.where(denom > 0, denom, 1.0)
+
+
+def attention_flops(heads: int, q_len: int, kv_len: int, head_dim: int, causal: bool) -> float:
+    """4 d flops (two products) per visible (query, key) pair: causal counts about half."""
+    return 4.0 * head_dim * heads * float(visible_keys(q_len, kv_len, causal).sum())
+
+
+def validate(q_len: int, kv_len: int, head_dim: int, causal: bool) -> None:
+    if head_dim not in HEAD_DIMS:
+        raise ValueError(f"head_dim={head_dim}: the kernels are written for {HEAD_DIMS}")
+    if q_len < 1 or kv_len < 1:
+        raise ValueError(f"q_len={q_len}, kv_len={kv_len}: both must be >= 1")
+    if causal and q_len > kv_len:
+        raise ValueError(f"causal attention with q_len={q_len} > kv_len={kv_len}: the first "
+                         f"{q_len - kv_len} queries would see no key")
+
+
+# ---- the three kernel families and how they are launched ----------------------------------------
+
+_GEOMETRY: dict[int, tuple] = {}  # id(module) -> (module, geometry): asked once per compiled module
+
+
+def _prefill_geometry(module) -> dict[int, tuple[int, int, int]]:
+    """Per head dim (BLOCK_M, threads, dynamic shared bytes), as the file's `prefill_config` states."""
+    if id(module) not in _GEOMETRY:
+        cp = device.require_gpu()
+        out = cp.zeros(6, dtype=np.int32)
+        device.launch(module.get_function("prefill_config"), (1,), (1,), (out,), what="prefill_config")
+        v = [int(x) for x in device.to_host(out)]
+        _GEOMETRY[id(module)] = (module, {64: tuple(v[0:3]), 128: tuple(v[3:6])})
+    return _GEOMETRY[id(module)][1]
+
+
+def _geometry(family: str, module, head_dim: int) -> tuple[int, int, int]:
+    if family == "attention_scalar":
+        return 64, 64, 0
+    if family == "attention_mma":
+        return 64, 128, 0
+    return _prefill_geometry(module)[head_dim]
+
+
+def attention_launch(family: str, module, q, k, v, out, heads: int, q_len: int, kv_len: int,
+                     head_dim: int, causal: bool, sync: bool = True) -> None:
+    """Launch `{family}_d{head_dim}` on device arrays: grid (ceil(q_len / BLOCK_M), heads)."""
+    validate(q_len, kv_len, head_dim, causal)
+    block_m, threads, smem = _geometry(family, module, head_dim)
+    kernel = module.get_function(f"{family}_d{head_dim}")
+    if smem > 48 * 1024:  # above 48 KiB a kernel must opt in to more dynamic shared memory
+        kernel.max_dynamic_shared_size_bytes = smem
+    grid, block = (-(-q_len // block_m), heads), (threads,)
+    args = (q, k, v, out, np.int32(q_len), np.int32(kv_len), np.int32(causal),
+            np.float32(1.0 / math.sqrt(head_dim)))
+    if sync:
+        device.launch(kernel, grid, block, args, shared_mem=smem, what=f"{family}_d{head_dim}")
+    else:
+        kernel(grid, block, args, shared_mem=smem)
+
+
+def _check(family: str, module, seed: int, heads: int, q_len: int, kv_len: int, head_dim: int,
+           causal: bool) -> None:
+    validate(q_len, kv_len, head_dim, causal)
+    rng = np.random.default_rng(seed)
+    dt = device.dtype(DTYPE)
+    q = rng.standard_normal((heads, q_len, head_dim)).astype(dt)
+    k = rng.standard_normal((heads, kv_len, head_dim)).astype(dt)
+    v = rng.standard_normal((heads, kv_len, head_dim)).astype(dt)
+    out = device.empty((heads, q_len, head_dim), DTYPE)
+    attention_launch(family, module, device.asarray(q), device.asarray(k), device.asarray(v), out,
+                     heads, q_len, kv_len, head_dim, causal)
+    mask = "causal" if causal else "no mask"
+    checks.assert_close(device.to_host(out), attention_reference(q, k, v, causal), dt=DTYPE, seed=seed,
+                        name=f"{family}_d{head_dim} out (heads={heads}, q_len={q_len}, kv_len={kv_len}, {mask})")
+
+
+def check_attention_scalar(module, seed: int, heads: int, q_len: int, kv_len: int, head_dim: int,
+                           causal: bool) -> None:
+    _check("attention_scalar", module, seed, heads, q_len, kv_len, head_dim, causal)
+
+
+def check_attention_mma(module, seed: int, heads: int, q_len: int, kv_len: int, head_dim: int,
+                        causal: bool) -> None:
+    _check("attention_mma", module, seed, heads, q_len, kv_len, head_dim, causal)
+
+
+def check_prefill(module, seed: int, heads: int, q_len: int, kv_len: int, head_dim: int,
+                  causal: bool) -> None:
+    _check("prefill", module, seed, heads, q_len, kv_len, head_dim, causal)
+
+
+# ---- the ceiling: torch's flash SDPA on the same data -------------------------------------------
+
+# platform-notes.md, torch 2.11 flash SDPA on the H100, B4 H16 S4096 D128 fp16: used only where torch
+# cannot be imported, and said so in the report.
+TORCH_ANCHOR_TFLOPS = {False: 351.0, True: 289.0}
+ANCHOR_LABEL = "torch SDPA anchor (H100, platform-notes)"
+
+
+def _torch_sdpa():
+    """(torch, its flash-only SDPA context) or None when torch is missing or has no flash backend."""
+    try:
+        import torch
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    return torch, functools.partial(sdpa_kernel, SDPBackend.FLASH_ATTENTION)
+
+
+def sdpa_ceiling(q, k, v, batch: int, heads: int, seq: int, head_dim: int, causal: bool,
+                 flops: float, repeat: int = 20) -> bench.Measurement:
+    """torch.nn.functional.scaled_dot_product_attention (flash backend only) on the same cupy arrays,
+    handed over through DLPack (no copy), timed like the kernels. Without torch: the anchor."""
+    found = _torch_sdpa()
+    if found is not None:
+        torch, flash_only = found
+        tq, tk, tv = (torch.from_dlpack(x).view(batch, heads, seq, head_dim) for x in (q, k, v))
+        f = torch.nn.functional.scaled_dot_product_attention
+        try:
+            with flash_only():
+                return bench.measure("torch flash SDPA (ceiling)", lambda: f(tq, tk, tv, is_causal=causal),
+                                     size=seq, flops=flops, repeat=repeat)
+        except RuntimeError:  # this torch build has no flash kernel for the GPU: fall back to the anchor
+            pass
+    ms = flops / (TORCH_ANCHOR_TFLOPS[causal] * 1e12) * 1e3
+    return bench.Measurement(ANCHOR_LABEL, seq, ms, flops=flops)
+
+
+def bench_shapes(quick: bool) -> list[tuple[int, int]]:
+    """(batch, seq): 16 heads, d 128 and 16384 tokens each; the last one is B4 H16 S4096 D128."""
+    seqs = (1024, 4096) if quick else (512, 1024, 2048, 4096)
+    return [(16384 // s, s) for s in seqs]
+
+
+HEADS = 16
+BENCH_DIM = 128
+
+
+def _bench(family: str, modules: dict, causal: bool, quick: bool, repeat: int = 20) -> bench.Report:
+    """TFLOP/s of each module against torch's flash SDPA, same shapes, same inputs, same run."""
+    device.require_gpu()
+    mask = "causal" if causal else "non-causal"
+    report = bench.Report(f"{family}, fp16 {mask}, {HEADS} heads, d {BENCH_DIM}, batch x seq = 16384",
+                          "sequence length (q_len = kv_len)", "TFLOP/s")
+    for label in modules:
+        report.series[label] = []
+    for batch, seq in bench_shapes(quick):
+        heads = batch * HEADS
+        q, k, v = (device.random((heads, seq, BENCH_DIM), DTYPE, seed=i) for i in range(3))
+        out = device.empty((heads, seq, BENCH_DIM), DTYPE)
+        flops = attention_flops(heads, seq, seq, BENCH_DIM, causal)
+        for label, module in modules.items():
+            report.series[label].append(bench.measure(
+                label, lambda m=module: attention_launch(family, m, q, k, v, out, heads, seq, seq, BENCH_DIM,
+                                                         causal, sync=False),
+                size=seq, flops=flops, repeat=repeat))
+        report.ceiling.append(sdpa_ceiling(q, k, v, batch, HEADS, seq, BENCH_DIM, causal, flops, repeat))
+        del q, k, v, out
+    if any(c.label == ANCHOR_LABEL for c in report.ceiling):
+        report.notes.append("torch's flash SDPA is not available here: the ceiling is the figure torch reached "
+                            "on the H100 (platform-notes.md), NOT a measurement of this run")
+    return report
+
+
+def bench_attention_scalar(modules: dict, quick: bool = False) -> bench.Report:
+    return _bench("attention_scalar", modules, False, quick=True, repeat=3)
+
+
+def bench_attention_mma(modules: dict, quick: bool = False) -> bench.Report:
+    return _bench("attention_mma", modules, False, quick)
+
+
+def bench_prefill(modules: dict, quick: bool = False) -> bench.Report:
+    return _bench("prefill", modules, False, quick)
+
+
+def bench_prefill_causal(modules: dict, quick: bool = False) -> bench.Report:
+    return _bench("prefill", modules, True, quick)
+
+
+# ---- the progression, and what each knob of the pipelined kernel is worth ------------------------
+
+# (warps, stages, BLOCK_N): compile-time knobs of attention_prefill.cu, set with -D options.
+PREFILL_CONFIGS = ((4, 2, 64), (4, 3, 64), (8, 2, 64), (8, 3, 64), (4, 2, 32), (8, 2, 32))
+
+
+def config_options(warps: int, stages: int, block_n: int) -> tuple[str, ...]:
+    return (f"-DPREFILL_WARPS={warps}", f"-DPREFILL_STAGES={stages}", f"-DPREFILL_BLOCK_N={block_n}")
+
+
+def prefill_variant(warps: int, stages: int, block_n: int, solutions: bool | None = None):
+    """attention_prefill.cu (yours, or the solution) compiled with one configuration of its knobs."""
+    ex = EXERCISES[2]
+    return device.load(runner.source_of(ex, solutions), config_options(warps, stages, block_n))
+
+
+def progression(quick: bool = True, causal: bool = False, configs=None) -> bench.Report:
+    """The day's versions on the same shapes against torch's flash SDPA: scalar, mma without a
+    pipeline, then the pipelined kernel in each configuration of `configs` (default PREFILL_CONFIGS)."""
+    scalar, mma, prefill = EXERCISES[0], EXERCISES[1], EXERCISES[2]
+    versions = [("attention_scalar", "1. scalar", runner.load(scalar)),
+                ("attention_mma", "2. mma.sync, no pipeline", runner.load(mma))]
+    for cfg in configs or PREFILL_CONFIGS:
+        versions.append(("prefill", "3. cp.async, {}w {}s n{}".format(*cfg), prefill_variant(*cfg)))
+    reports = []
+    for family, label, module in versions:
+        check_prefill_family(family, module)
+        repeat = 3 if family == "attention_scalar" else 10
+        reports.append(_bench(family, {label: module}, causal, quick, repeat=repeat))
+    merged = reports[-1]
+    merged.title = f"day 12 progression, fp16 {'causal' if causal else 'non-causal'}, 16 heads, d 128"
+    merged.series = {label: ms for r in reports for label, ms in r.series.items()}
+    return merged
+
+
+def check_prefill_family(family: str, module, seed: int = 12) -> None:
+    """One mid-sized case of each kind before timing: a wrong kernel's speed means nothing."""
+    for head_dim, causal in ((64, True), (128, False)):
+        _check(family, module, seed, heads=2, q_len=300, kv_len=333, head_dim=head_dim, causal=causal)
+
+
+# ---- exercises ----------------------------------------------------------------------------------
+
+def _cases(*rows) -> tuple[dict, ...]:
+    return tuple({"heads": h, "q_len": q, "kv_len": kv, "head_dim": d, "causal": c} for h, q, kv, d, c in rows)
+
+
+# Awkward lengths (1, 31, 33, not multiples of any tile), queries shorter than the KV (a cache being
+# extended: the causal diagonal moves right), queries longer than the KV (no mask), and one large
+# case last (the runner checks it before timing).
+ALL_CASES = _cases((1, 1, 1, 64, False), (1, 1, 1, 128, True), (3, 31, 33, 128, False),
+                   (2, 33, 33, 64, True), (2, 1, 513, 128, True), (2, 100, 1000, 128, True),
+                   (2, 17, 300, 64, True), (2, 200, 65, 64, False), (2, 64, 64, 128, True),
+                   (4, 257, 257, 128, True), (2, 1000, 1000, 64, False), (2, 1000, 1000, 128, True),
+                   (4, 2048, 2048, 128, True))
+NON_CAUSAL = _cases((1, 1, 1, 64, False), (3, 31, 33, 128, False), (2, 200, 65, 64, False),
+                    (2, 129, 1000, 128, False), (2, 1000, 1000, 64, False), (2, 127, 4097, 64, False),
+                    (4, 2048, 2048, 128, False))
+CAUSAL = _cases((1, 1, 1, 128, True), (2, 33, 33, 64, True), (2, 1, 513, 128, True),
+                (2, 100, 1000, 128, True), (2, 17, 300, 64, True), (2, 64, 64, 128, True),
+                (4, 257, 257, 128, True), (2, 1000, 1000, 64, True), (2, 1000, 1000, 128, True),
+                (4, 2048, 2048, 128, True))
+
+EXERCISES = (
+    Exercise("day12", "attention_scalar", "attention_scalar.cu",
+             "attention with the online softmax, one thread per query (no tensor cores)",
+             check_attention_scalar, ALL_CASES, bench=bench_attention_scalar),
+    Exercise("day12", "attention_mma", "attention_mma.cu",
+             "FlashAttention-2 on mma.sync: q in registers, online softmax in registers, no pipeline",
+             check_attention_mma, ALL_CASES, bench=bench_attention_mma),
+    Exercise("day12", "prefill", "attention_prefill.cu",
+             "pipelined prefill attention (cp.async stages), no mask", check_prefill, NON_CAUSAL,
+             bench=bench_prefill, target=0.60),
+    Exercise("day12", "prefill_causal", "attention_prefill.cu",
+             "pipelined prefill attention (cp.async stages), causal mask aligned to the end of the KV",
+             check_prefill, CAUSAL, bench=bench_prefill_causal, target=0.60),
+)

@@ -1,0 +1,117 @@
+"""Day 12 without a GPU: the solutions' SASS uses the tensor cores (HMMA) fed by ldmatrix (LDSM), the
+pipelined kernel copies with cp.async (LDGSTS) and the synchronous one does not, no kernel
+spills; and the numpy reference and the shape checks are right."""
+import numpy as np
+import pytest
+
+from grader import sass
+from grader.compiler import ARCHS
+from grader.exercises import day12
+from grader.paths import SOLUTIONS
+
+DAY12 = SOLUTIONS / "day12"
+MMA_KERNELS = [("attention_mma.cu", f"attention_mma_d{d}") for d in day12.HEAD_DIMS]
+PREFILL_KERNELS = [("attention_prefill.cu", f"prefill_d{d}") for d in day12.HEAD_DIMS]
+SCALAR_KERNELS = [("attention_scalar.cu", f"attention_scalar_d{d}") for d in day12.HEAD_DIMS]
+ALL = SCALAR_KERNELS + MMA_KERNELS + PREFILL_KERNELS
+
+
+def _offline():
+    pytest.importorskip("cuda.bindings.nvrtc", reason="offline compilation needs cuda-bindings")
+    try:
+        sass.tool("nvdisasm"), sass.tool("cuobjdump")
+    except FileNotFoundError as e:
+        pytest.skip(str(e))
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("file,kernel", MMA_KERNELS + PREFILL_KERNELS, ids=[k for _, k in MMA_KERNELS + PREFILL_KERNELS])
+def test_tensor_core_kernels_use_hmma_and_ldmatrix(file, kernel, arch):
+    _offline()
+    path = DAY12 / file
+    assert sass.has(path, arch, r"HMMA\.16816\.F32", kernel=kernel), sass.report(path, arch, kernel)
+    assert sass.has(path, arch, r"LDSM", kernel=kernel), sass.report(path, arch, kernel)
+    assert sass.has(path, arch, r"MUFU\.EX2", kernel=kernel), sass.report(path, arch, kernel)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("file,kernel", PREFILL_KERNELS, ids=[k for _, k in PREFILL_KERNELS])
+def test_pipelined_kernel_copies_with_cp_async(file, kernel, arch):
+    _offline()
+    path = DAY12 / file
+    assert sass.has(path, arch, r"LDGSTS", kernel=kernel), sass.report(path, arch, kernel)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("file,kernel", MMA_KERNELS + SCALAR_KERNELS, ids=[k for _, k in MMA_KERNELS + SCALAR_KERNELS])
+def test_unpipelined_kernels_load_through_registers(file, kernel, arch):
+    _offline()
+    path = DAY12 / file
+    assert not sass.has(path, arch, r"LDGSTS", kernel=kernel), sass.report(path, arch, kernel)
+    assert sass.has(path, arch, r"LDG\.E\.128", kernel=kernel), sass.report(path, arch, kernel)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("file,kernel", SCALAR_KERNELS, ids=[k for _, k in SCALAR_KERNELS])
+def test_scalar_baseline_has_no_tensor_cores(file, kernel, arch):
+    _offline()
+    assert not sass.has(DAY12 / file, arch, r"HMMA", kernel=kernel)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("file,kernel", MMA_KERNELS + PREFILL_KERNELS, ids=[k for _, k in MMA_KERNELS + PREFILL_KERNELS])
+def test_no_local_memory_spills(file, kernel, arch):
+    _offline()
+    usage = sass.resources(sass.load(DAY12 / file, arch)[0])[kernel]
+    assert usage["spill_stores"] == usage["spill_loads"] == usage["local"] == 0, usage
+
+
+# ---- the reference and the argument checks (numpy only) -----------------------------------------
+
+def _loop_reference(q, k, v, causal):
+    """The definition, one query at a time."""
+    heads, q_len, d = q.shape
+    kv_len = k.shape[1]
+    out = np.zeros((heads, q_len, d))
+    for h in range(heads):
+        for i in range(q_len):
+            seen = min(kv_len, i + kv_len - q_len + 1) if causal else kv_len
+            if seen <= 0:
+                continue
+            s = k[h, :seen].astype(np.float64) @ q[h, i].astype(np.float64) / np.sqrt(d)
+            p = np.exp(s - s.max())
+            out[h, i] = p @ v[h, :seen].astype(np.float64) / p.sum()
+    return out
+
+
+@pytest.mark.parametrize("q_len,kv_len", [(1, 1), (5, 5), (3, 9), (9, 3)])
+@pytest.mark.parametrize("causal", [False, True])
+def test_reference_matches_the_definition(q_len, kv_len, causal):
+    rng = np.random.default_rng(12)
+    q, k, v = (rng.standard_normal((2, n, 8)).astype(np.float16) for n in (q_len, kv_len, kv_len))
+    np.testing.assert_allclose(day12.attention_reference(q, k, v, causal), _loop_reference(q, k, v, causal),
+                               rtol=1e-12, atol=1e-12)
+
+
+def test_causal_mask_is_aligned_to_the_end_of_the_kv():
+    assert list(day12.visible_keys(3, 5, True)) == [3, 4, 5]   # the last query sees every key
+    assert list(day12.visible_keys(3, 3, True)) == [1, 2, 3]
+    assert list(day12.visible_keys(2, 4, False)) == [4, 4]
+    assert day12.attention_flops(1, 3, 3, 64, True) == 4 * 64 * 6
+
+
+def test_bad_shapes_are_named():
+    with pytest.raises(ValueError, match="head_dim=96"):
+        day12.validate(4, 4, 96, False)
+    with pytest.raises(ValueError, match="q_len=5 > kv_len=3"):
+        day12.validate(5, 3, 64, True)
+    with pytest.raises(ValueError, match="q_len=0"):
+        day12.validate(0, 3, 64, False)
+
+
+def test_cases_fit_the_kernels():
+    for ex in day12.EXERCISES:
+        for case in ex.cases:
+            day12.validate(case["q_len"], case["kv_len"], case["head_dim"], case["causal"])
+        assert {c["head_dim"] for c in ex.cases} == set(day12.HEAD_DIMS), ex.name
+    assert all(c["causal"] for c in day12.CAUSAL) and not any(c["causal"] for c in day12.NON_CAUSAL)
