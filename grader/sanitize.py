@@ -101,11 +101,12 @@ def _blocks(output: str) -> list[list[str]]:
 
 
 def _pick(locations: list[Location], prefer: str | None) -> Location | None:
-    """The location in the student's file if there is one (an inlined header can come first)."""
+    """The location in the student's file if there is one (an inlined header can come first); the
+    sanitizer may print only the file's name, which then becomes the full path of `prefer`."""
     if prefer:
         for loc in locations:
             if loc.file and Path(loc.file).name == Path(prefer).name:
-                return loc
+                return Location(loc.kernel, prefer if "/" not in loc.file else loc.file, loc.line)
     return next((loc for loc in locations if loc.file), locations[0] if locations else None)
 
 

@@ -67,6 +67,51 @@ INLINED = f"""\
 """
 
 
+# Captured on the H100 (compute-sanitizer of CUDA 13, 2026-11-22), host frames shortened: the tool
+# prints the file's name only.
+CAPTURED_MEMCHECK = """\
+========= COMPUTE-SANITIZER
+========= Invalid __global__ write of size 4 bytes
+=========     at transpose_oob+0x5f0 in transpose_oob.cu:26
+=========     by thread (1,7,0) in block (0,1,0)
+=========     Access to 0x7fd1b2a01080 is out of bounds
+=========     and is 1 bytes after the nearest allocation at 0x7fd1b2a00000 of size 4,224 bytes
+=========     Saved host backtrace up to driver entry point at kernel launch time
+=========         Host Frame: __pyx_f_4cupy_4cuda_8function__launch(long, long, int) in function.cpp:11120 [0x1a148] in f.so
+=========         Host Frame: _PyObject_MakeTpCall [0x14907d] in python3
+========= 
+========= Invalid __global__ write of size 4 bytes
+=========     at transpose_oob+0x5f0 in transpose_oob.cu:26
+=========     by thread (2,7,0) in block (0,1,0)
+=========     Access to 0x7fd1b2a01084 is out of bounds
+=========     and is 5 bytes after the nearest allocation at 0x7fd1b2a00000 of size 4,224 bytes
+========= 
+========= Program hit cudaErrorLaunchFailure (error 719) due to "unspecified launch failure" on CUDA API call to cudaStreamSynchronize.
+========= ERROR SUMMARY: 34 errors
+"""
+
+CAPTURED_RACECHECK = """\
+========= COMPUTE-SANITIZER
+========= Error: Race reported between Write access at transpose_race+0x550 in transpose_race.cu:19
+=========     and Read access at transpose_race+0x5c0 in transpose_race.cu:25 [252 hazards]
+=========     and Read access at transpose_race+0x690 in transpose_race.cu:25 [288 hazards]
+========= 
+========= Error: Race reported between Write access at transpose_race+0x5a0 in transpose_race.cu:19
+=========     and Read access at transpose_race+0x5c0 in transpose_race.cu:25 [256 hazards]
+========= 
+COURSE-SANITIZE {"status": "failed", "message": "rows=33-cols=31: wrong"}
+========= RACECHECK SUMMARY: 4 hazards displayed (4 errors, 0 warnings)
+"""
+
+
+def test_captured_reports_name_the_demo_files():
+    f, = sanitize.parse(CAPTURED_MEMCHECK, "memcheck", OOB_SRC)
+    assert (f.kernel, f.count, f.where) == ("transpose_oob", 2, "solutions/day04/demos/transpose_oob.cu:26")
+    r, = sanitize.parse(CAPTURED_RACECHECK, "racecheck", RACE_SRC)
+    assert (r.kernel, r.line, r.detail, r.count) == ("transpose_race", 19, "other access at line 25", 796)
+    assert r.where == "solutions/day04/demos/transpose_race.cu:19"
+
+
 def test_memcheck_report_is_folded_by_line_and_names_the_file():
     findings = sanitize.parse(MEMCHECK, "memcheck", OOB_SRC)
     assert len(findings) == 1, findings  # the API error after the fault is not a finding

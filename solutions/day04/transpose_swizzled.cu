@@ -1,4 +1,4 @@
-// Day 4, exercise 2: a transpose at copy speed: 64 x 64 tiles, 16-byte accesses, a swizzled tile.
+// Day 4, exercise 2: a transpose near copy speed: 64 x 64 tiles, 16-byte accesses, a swizzled tile.
 //
 //   in: [rows, cols] float32, row-major     out: [cols, rows]     out[c][r] = in[r][c]
 //
@@ -38,22 +38,25 @@ constexpr int SWIZZLE_SHIFT = 2;        // rows 4c .. 4c + 3 share the permutati
 // Where chunk `chunk` of row `row` of out's tile lives in shared memory (a float4 index).
 COURSE_INLINE int tile_chunk(int row, int chunk) { return course::permuted_chunk<CHUNKS, SWIZZLE_SHIFT>(row, chunk); }
 
-// v = the 4 floats p[0..3], where the first `n` of them exist (the rest read as 0). VECTOR: one
-// 16-byte load, n is 0 or 4.
+// v = the 4 floats p[0..3], where the first `n` of them exist (the rest read as 0). VECTOR (rows and
+// cols multiples of 4): a chunk lies wholly inside the matrix or wholly outside, so n is 4 or 0, and
+// one predicated 16-byte load does it, with no branch for the warp to split on.
 template <bool VECTOR>
 COURSE_INLINE void load_chunk(float (&v)[VEC], const float* p, int n) {
-  if (VECTOR && n == VEC) {
-    course::load_as_float(v, p);
+  if (VECTOR) {
+    float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
+    if (n == VEC) x = *reinterpret_cast<const float4*>(p);
+    v[0] = x.x, v[1] = x.y, v[2] = x.z, v[3] = x.w;
     return;
   }
   for (int k = 0; k < VEC; ++k) v[k] = k < n ? p[k] : 0.f;  // a constant trip count: fully unrolled
 }
 
-// p[0..n-1] = v[0..n-1]. VECTOR: one 16-byte store when n == 4.
+// p[0..n-1] = v[0..n-1]. VECTOR: n is 4 or 0, one predicated 16-byte store.
 template <bool VECTOR>
 COURSE_INLINE void store_chunk(float* p, const float4& v, int n) {
-  if (VECTOR && n == VEC) {
-    *reinterpret_cast<float4*>(p) = v;
+  if (VECTOR) {
+    if (n == VEC) *reinterpret_cast<float4*>(p) = v;
     return;
   }
   const float f[VEC] = {v.x, v.y, v.z, v.w};
