@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day12/attention_mma.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 074e073a44e6d06b
+// stub-sha256: 2b9c1c8fd401a7b3
 // Day 12, exercise 2: prefill attention on the tensor cores (mma.sync), without a pipeline.
 //
 //   q, o: [heads, q_len, head_dim]   k, v: [heads, kv_len, head_dim]   fp16, head_dim 64 or 128
@@ -62,7 +62,7 @@ __device__ void attention(const half* __restrict__ q, const half* __restrict__ k
   //   Hint:   if j >= mask_from: mask_scores<Tr, CAUSAL>(s, q0 + 16 * warp, j * BLOCK_N, kv_len,
   //   Hint:                                             kv_len - q_len, lane)
   //   Hint:   state.update(s, scale_log2); to_a_fragments<Tr>(p_frag, s);
-  //   Hint:   compute_pv<Tr>(state.o, p_frag, v_smem, lane)
+  //   Hint:   compute_pv<Tr>(state, p_frag, v_smem, lane)
   //   Hint: then state.finalize_and_store(o, q0 + 16 * warp, q_len, lane).
 }
 

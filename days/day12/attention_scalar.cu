@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day12/attention_scalar.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 0e907ce3599cbcca
+// stub-sha256: 4a1e317d60d9d9aa
 // Day 12, exercise 1: attention with the online softmax, one thread per query, no tensor cores.
 //
 //   q, o: [heads, q_len, head_dim]   k, v: [heads, kv_len, head_dim]   fp16, head_dim 64 or 128
@@ -51,8 +51,8 @@ __device__ void attention(const half* __restrict__ q, const half* __restrict__ k
   // by one word so that the 32 rows a warp reads at once fall in 32 different banks.
   __shared__ half2 q_rows[THREADS][D / 2 + 1];
 #pragma unroll
-  for (int i = 0; i < D / 2; ++i) {
-    q_rows[threadIdx.x][i] = active ? reinterpret_cast<const half2*>(q + static_cast<int64_t>(row) * D)[i]
+  for (int c = 0; c < D / 2; ++c) {
+    q_rows[threadIdx.x][c] = active ? reinterpret_cast<const half2*>(q + static_cast<int64_t>(row) * D)[c]
                                     : __float2half2_rn(0.f);
   }
   const half2* q_row = q_rows[threadIdx.x];

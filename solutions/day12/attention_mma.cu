@@ -59,19 +59,19 @@ __device__ void attention(const half* __restrict__ q, const half* __restrict__ k
   // HINT:   if j >= mask_from: mask_scores<Tr, CAUSAL>(s, q0 + 16 * warp, j * BLOCK_N, kv_len,
   // HINT:                                             kv_len - q_len, lane)
   // HINT:   state.update(s, scale_log2); to_a_fragments<Tr>(p_frag, s);
-  // HINT:   compute_pv<Tr>(state.o, p_frag, v_smem, lane)
+  // HINT:   compute_pv<Tr>(state, p_frag, v_smem, lane)
   // HINT: then state.finalize_and_store(o, q0 + 16 * warp, q_len, lane).
   for (int j = 0; j < num_tiles; ++j) {
     const int kv0 = j * Tr::BLOCK_N;
-    __syncthreads();
+    __syncthreads();  // no warp still reads the buffers (the previous tile, or q)
     load_tile_sync<Tr::BLOCK_N, Tr::HEAD_DIM, Tr::THREADS>(k_smem, k + kv0 * Tr::HEAD_DIM, kv_len - kv0);
     load_tile_sync<Tr::BLOCK_N, Tr::HEAD_DIM, Tr::THREADS>(v_smem, v + kv0 * Tr::HEAD_DIM, kv_len - kv0);
-    __syncthreads();
+    __syncthreads();  // the tile is in shared memory
     compute_qk<Tr>(s, q_frag, k_smem, lane);
     if (j >= mask_from) mask_scores<Tr, CAUSAL>(s, q0 + 16 * warp, kv0, kv_len, kv_len - q_len, lane);
     state.update(s, scale_log2);
     to_a_fragments<Tr>(p_frag, s);
-    compute_pv<Tr>(state.o, p_frag, v_smem, lane);
+    compute_pv<Tr>(state, p_frag, v_smem, lane);
   }
   state.finalize_and_store(o, q0 + 16 * warp, q_len, lane);
   // END EXERCISE

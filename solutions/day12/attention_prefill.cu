@@ -109,7 +109,7 @@ __device__ void prefill(const half* __restrict__ q, const half* __restrict__ k, 
     }
     state.update(s, scale_log2);
     to_a_fragments<Tr>(p_frag, s);
-    compute_pv<Tr>(state.o, p_frag, k_smem + Tr::KV_TILE, lane);
+    compute_pv<Tr>(state, p_frag, k_smem + Tr::KV_TILE, lane);
   }
   state.finalize_and_store(o, q0 + 16 * warp, q_len, lane);
   // END EXERCISE

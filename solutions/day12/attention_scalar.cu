@@ -48,8 +48,8 @@ __device__ void attention(const half* __restrict__ q, const half* __restrict__ k
   // by one word so that the 32 rows a warp reads at once fall in 32 different banks.
   __shared__ half2 q_rows[THREADS][D / 2 + 1];
 #pragma unroll
-  for (int i = 0; i < D / 2; ++i) {
-    q_rows[threadIdx.x][i] = active ? reinterpret_cast<const half2*>(q + static_cast<int64_t>(row) * D)[i]
+  for (int c = 0; c < D / 2; ++c) {
+    q_rows[threadIdx.x][c] = active ? reinterpret_cast<const half2*>(q + static_cast<int64_t>(row) * D)[c]
                                     : __float2half2_rn(0.f);
   }
   const half2* q_row = q_rows[threadIdx.x];
@@ -86,10 +86,10 @@ __device__ void attention(const half* __restrict__ q, const half* __restrict__ k
     // HINT: registers (an array indexed by a run-time value goes to local memory).
     float s[TILE];
     float tile_max = -math::inf;
-#pragma unroll
+#pragma unroll  // over the keys of the tile
     for (int j = 0; j < TILE; ++j) {
       float dot = 0.f;
-#pragma unroll
+#pragma unroll  // over the head dim
       for (int i = 0; i < D / 2; ++i) {
         const float2 kf = __half22float2(k2[j * (D / 2) + i]);
         const float2 qf = __half22float2(q_row[i]);
@@ -102,13 +102,13 @@ __device__ void attention(const half* __restrict__ q, const half* __restrict__ k
     if (m_new == -math::inf) continue;
     const float alpha = math::ptx_exp2(m - m_new);
     l *= alpha;
-#pragma unroll
+#pragma unroll  // rescale acc
     for (int i = 0; i < D; ++i) acc[i] *= alpha;
-#pragma unroll
+#pragma unroll  // over the keys again
     for (int j = 0; j < TILE; ++j) {
       const float p = math::ptx_exp2(s[j] - m_new);
       l += p;
-#pragma unroll
+#pragma unroll  // and the head dim
       for (int i = 0; i < D / 2; ++i) {
         const float2 vf = __half22float2(v2[j * (D / 2) + i]);
         acc[2 * i] = fmaf(p, vf.x, acc[2 * i]);

@@ -7,8 +7,8 @@
 //
 //   q   the 16 x HEAD_DIM query rows as mma A fragments (loaded once with ldmatrix)
 //   s   the 16 x BLOCK_N scores of the current K/V tile (mma C fragments, float)
-//   o   the 16 x HEAD_DIM output accumulator (C fragments, float), and per row m (running max) and
-//       d (running sum of exponentials): the online-softmax state
+//   o   the 16 x HEAD_DIM output accumulator (float), and per row m (running max) and d (running
+//       sum of exponentials): the online-softmax state of day 11 (attention/state.cuh)
 //
 // Per K/V tile of BLOCK_N keys:  s = q k^T (mma) -> mask -> online softmax (rescale o and d by
 // exp(m_old - m_new), p = exp(s - m_new)) -> o += p v (mma, with p re-packed from C into A fragments,
@@ -27,6 +27,7 @@
 #include "../math.cuh"
 #include "../mma.cuh"
 #include "../vec_dtypes.cuh"
+#include "state.cuh"
 
 namespace course {
 namespace prefill {
@@ -119,10 +120,10 @@ COURSE_INLINE void compute_qk(float (&s)[Tr::S_N8][4], const uint32_t (&q)[Tr::D
 }
 
 // o += p v for one V tile [BLOCK_N, HEAD_DIM]: V is the row-major [K, N] B operand, read with
-// ldmatrix .trans; p holds the probabilities as A fragments (to_a_fragments below).
-template <typename Tr>
-COURSE_INLINE void compute_pv(float (&o)[Tr::D_N8][4], const uint32_t (&p)[Tr::S_K16][4],
-                              const half* v_smem, int lane) {
+// ldmatrix .trans; p holds the probabilities as A fragments (to_a_fragments below). The accumulator is
+// the softmax state's o (see SoftmaxState): its two rows are gathered into one C fragment per mma.
+template <typename Tr, typename State>
+COURSE_INLINE void compute_pv(State& state, const uint32_t (&p)[Tr::S_K16][4], const half* v_smem, int lane) {
   const half* row = v_smem + (lane % 16) * Tr::STRIDE + 8 * (lane / 16);
 #pragma unroll
   for (int kk = 0; kk < Tr::S_K16; ++kk) {
@@ -130,8 +131,13 @@ COURSE_INLINE void compute_pv(float (&o)[Tr::D_N8][4], const uint32_t (&p)[Tr::S
     for (int n = 0; n < Tr::D_N8; n += 2) {
       uint32_t b[4];
       mma::ldmatrix_m8n8x4_trans(b, row + 16 * kk * Tr::STRIDE + 8 * n);
-      mma::mma_sync_m16n8k16_row_col_f16f16f32(o[n], p[kk], b);
-      mma::mma_sync_m16n8k16_row_col_f16f16f32(o[n + 1], p[kk], b + 2);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        float c[4];
+        state.get_c(n + h, c);
+        mma::mma_sync_m16n8k16_row_col_f16f16f32(c, p[kk], b + 2 * h);
+        state.set_c(n + h, c);
+      }
     }
   }
 }
@@ -181,20 +187,32 @@ COURSE_INLINE float quad_sum(float x) {
   return x + math::shfl_xor_sync(x, 2);
 }
 
-// The output accumulator and the softmax state of a warp's 16 rows (this thread's share: 2 rows).
-// m is kept in the log2 domain (already multiplied by sm_scale * log2 e); d is this thread's partial
-// sum of exponentials (its 2 columns of each n8 tile), summed over the group only in finalize().
+// The online-softmax state of this thread's 2 rows, one course::attention::state_t (state.cuh, day
+// 11) per row: row[r] is fragment row g + 8r, and row[r].o[2n + c] is output column 8n + 2t + c, the
+// element that c[2r + c] of the n-th C fragment of o holds (get_c / set_c translate). m is in the log2
+// domain (scores times sm_scale * log2 e). d is this thread's partial sum (its 2 columns of each n8
+// tile of scores) until finalize_and_store adds up the group's 4; o is the full row already (the mma
+// sums over all keys).
 template <typename Tr>
 struct SoftmaxState {
-  float o[Tr::D_N8][4];
-  float m[2];
-  float d[2];
+  attention::state_t<2 * Tr::D_N8> row[2];
 
   COURSE_INLINE void init() {
-#pragma unroll
-    for (int n = 0; n < Tr::D_N8; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
-    m[0] = m[1] = -math::inf;
-    d[0] = d[1] = 0.f;
+    row[0].init();
+    row[1].init();
+  }
+
+  COURSE_INLINE void get_c(int n, float (&c)[4]) const {
+    c[0] = row[0].o[2 * n];
+    c[1] = row[0].o[2 * n + 1];
+    c[2] = row[1].o[2 * n];
+    c[3] = row[1].o[2 * n + 1];
+  }
+  COURSE_INLINE void set_c(int n, const float (&c)[4]) {
+    row[0].o[2 * n] = c[0];
+    row[0].o[2 * n + 1] = c[1];
+    row[1].o[2 * n] = c[2];
+    row[1].o[2 * n + 1] = c[3];
   }
 
   // Fold one tile of raw scores s into the state, and turn s into p = exp2(s * scale_log2 - m_new)
@@ -202,26 +220,24 @@ struct SoftmaxState {
   COURSE_INLINE void update(float (&s)[Tr::S_N8][4], float scale_log2) {
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
+      auto& st = row[r];
       float mx = -math::inf;
 #pragma unroll
       for (int n = 0; n < Tr::S_N8; ++n) mx = fmaxf(mx, fmaxf(s[n][2 * r], s[n][2 * r + 1]));
-      const float m_new = fmaxf(m[r], quad_max(mx) * scale_log2);
+      const float m_new = fmaxf(st.m, quad_max(mx) * scale_log2);
       // A row that has seen only masked keys keeps m = -inf: subtract 0 then, never inf - inf.
       const float m_use = m_new == -math::inf ? 0.f : m_new;
-      const float alpha = math::ptx_exp2(m[r] - m_use);  // exp2(-inf) = 0 on the first tile
-      m[r] = m_new;
-      d[r] *= alpha;
+      const float alpha = math::ptx_exp2(st.m - m_use);  // exp2(-inf) = 0 on the first tile
+      st.m = m_new;
+      st.d *= alpha;
 #pragma unroll
-      for (int n = 0; n < Tr::D_N8; ++n) {
-        o[n][2 * r] *= alpha;
-        o[n][2 * r + 1] *= alpha;
-      }
+      for (int i = 0; i < 2 * Tr::D_N8; ++i) st.o[i] *= alpha;
 #pragma unroll
       for (int n = 0; n < Tr::S_N8; ++n) {
 #pragma unroll
         for (int c = 2 * r; c < 2 * r + 2; ++c) {
           s[n][c] = math::ptx_exp2(fmaf(s[n][c], scale_log2, -m_use));
-          d[r] += s[n][c];
+          st.d += s[n][c];
         }
       }
     }
@@ -232,15 +248,16 @@ struct SoftmaxState {
   COURSE_INLINE void finalize_and_store(half* out, int q_row, int q_len, int lane) {
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
-      const float sum = quad_sum(d[r]);
-      const float inv = sum > 0.f ? 1.f / sum : 0.f;
-      const int row = q_row + lane / 4 + 8 * r;
-      if (row < q_len) {
+      auto& st = row[r];
+      st.d = quad_sum(st.d);
+      st.normalize();
+      const int q_idx = q_row + lane / 4 + 8 * r;
+      if (q_idx < q_len) {
 #pragma unroll
         for (int n = 0; n < Tr::D_N8; ++n) {
           const int col = 8 * n + 2 * (lane % 4);
-          *reinterpret_cast<half2*>(out + static_cast<int64_t>(row) * Tr::HEAD_DIM + col) =
-              __floats2half2_rn(o[n][2 * r] * inv, o[n][2 * r + 1] * inv);
+          *reinterpret_cast<half2*>(out + static_cast<int64_t>(q_idx) * Tr::HEAD_DIM + col) =
+              __floats2half2_rn(st.o[2 * n], st.o[2 * n + 1]);
         }
       }
     }
