@@ -147,7 +147,8 @@ def check_merge_states(module, seed: int, rows: int, num_states: int) -> None:
 
 # ---- exercise 2: contiguous KV -------------------------------------------------------------------
 
-def _decode_launch(module, q, k, v, o, sync: bool = True) -> None:
+def launch_decode_attention(module, q, k, v, o, sync: bool = True) -> None:
+    """Launch decode_attention_g<G> into the preallocated o, unchecked (for timing: sync=False)."""
     batch, num_qo_heads, _ = q.shape
     _, kv_len, num_kv_heads, _ = k.shape
     g = heads_per_block(num_qo_heads, num_kv_heads)
@@ -176,7 +177,7 @@ def decode_attention(module, q, k, v):
         raise ValueError("kv_len is 0: attention over no keys is undefined")
     _heads_ok(q.shape[1], k.shape[2])
     o = device.empty(q.shape, "float16")
-    _decode_launch(module, q, k, v, o)
+    launch_decode_attention(module, q, k, v, o)
     return o
 
 
@@ -214,7 +215,7 @@ def bench_decode_attention(modules: dict, quick: bool = False) -> bench.Report:
             k = device.random((BENCH_BATCH, n, BENCH_KV_HEADS, HEAD_DIM), "float16", seed=2)
             v = device.random((BENCH_BATCH, n, BENCH_KV_HEADS, HEAD_DIM), "float16", seed=3)
             o = device.empty(q.shape, "float16")
-            series.append(bench.measure(label, lambda: _decode_launch(module, q, k, v, o, sync=False),
+            series.append(bench.measure(label, lambda: launch_decode_attention(module, q, k, v, o, sync=False),
                                         size=nbytes, nbytes=nbytes))
             del q, k, v, o
         report.series[label] = series
@@ -278,10 +279,12 @@ def paged_pool(k: np.ndarray, lengths, indptr, indices, page_size: int, pool: in
 
 
 def plan_chunks(blocks: int, max_len: int, sms: int, min_chunk: int = 256) -> int:
-    """How many chunks to cut each request into (split-KV) so that about 2 blocks per SM have work,
-    each chunk at least `min_chunk` tokens: 1 when the (request, heads) blocks alone suffice."""
-    want = -(-2 * sms // max(blocks, 1))
-    return max(1, min(want, -(-max_len // min_chunk)))
+    """How many chunks to cut each request into (split-KV). None (1) when the (request, heads) blocks
+    fill two per SM already; else enough for about 8 blocks per SM in all, so that the last wave is
+    short, with chunks of at least `min_chunk` tokens."""
+    if blocks >= 2 * sms:
+        return 1
+    return max(1, min(-(-8 * sms // blocks), -(-max_len // min_chunk)))
 
 
 def paged_buffers(batch: int, num_qo_heads: int, num_chunks: int = 1) -> dict:

@@ -107,22 +107,28 @@ COURSE_INLINE void attend(state_t<VEC> (&st)[G], const float (&q)[G][VEC], const
   const int steps = end > begin ? ceil_div(end - begin, GROUPS) : 0;
   auto k_slot = [&](int step) { return smem + ((step % STAGES * 2) * BLOCK + threadIdx.x) * VEC; };
   auto v_slot = [&](int step) { return smem + ((step % STAGES * 2 + 1) * BLOCK + threadIdx.x) * VEC; };
-  auto issue = [&](int step) {  // one commit group per step, even an empty one: wait_group counts them
+  auto offset_of = [&](int step) -> int64_t {  // where step's row is for this thread; -1: no token
     const int t = begin + step * GROUPS + ty;
-    const bool exists = t < end;
-    const int64_t offset = exists ? row(t) + tx * VEC : 0;
-    cp_async::load_128b(k_slot(step), k + offset, exists);  // zeros when the token does not exist
-    cp_async::load_128b(v_slot(step), v + offset, exists);
+    return t < end ? row(t) + tx * VEC : -1;
+  };
+  auto issue = [&](int step, int64_t offset) {  // one commit group per step, even an empty one:
+    const bool exists = offset >= 0;             // wait_group counts groups
+    cp_async::load_128b(k_slot(step), k + (exists ? offset : 0), exists);  // zeros when there is no token
+    cp_async::load_128b(v_slot(step), v + (exists ? offset : 0), exists);
     cp_async::commit_group();
   };
 #pragma unroll
-  for (int s = 0; s < STAGES - 1; ++s) issue(s);
+  for (int s = 0; s < STAGES - 1; ++s) issue(s, offset_of(s));
+  // row(t) may itself read memory (a page table): it is asked one step before its copies are issued,
+  // so that its latency hides behind a step of work instead of stalling the pipeline.
+  int64_t ahead = offset_of(STAGES - 1);
   for (int step = 0; step < steps; ++step) {
     cp_async::wait_group<STAGES - 2>();  // this step's copies have landed
     vec_t<half, VEC> kv, vv;
     kv.load(k_slot(step));
     vv.load(v_slot(step));
-    issue(step + STAGES - 1);  // into the slot read one step ago
+    issue(step + STAGES - 1, ahead);  // into the slot read one step ago
+    ahead = offset_of(step + STAGES);
     update(st, q, kv, vv, begin + step * GROUPS + ty < end);
   }
   cp_async::wait_all();  // even zero-filling copies write shared memory: none may land later

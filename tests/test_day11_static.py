@@ -1,0 +1,70 @@
+"""Day 11 without a GPU: the decode kernels stream K and V with cp.async (LDGSTS) and 16-byte accesses,
+compute exp with the SFU (MUFU.EX2), reduce scores with warp shuffles, keep their state in registers
+(no local memory), and the day's headers compile on their own."""
+import pytest
+
+from grader import compiler, sass
+from grader.compiler import ARCHS
+from grader.exercises import day11
+from grader.paths import SOLUTIONS
+
+pytest.importorskip("cuda.bindings.nvrtc", reason="offline compilation needs cuda-bindings")
+try:
+    sass.tool("nvdisasm"), sass.tool("cuobjdump")
+except FileNotFoundError as e:
+    pytest.skip(str(e), allow_module_level=True)
+
+DAY11 = SOLUTIONS / "day11"
+DECODE = [("decode_attention.cu", f"decode_attention_g{g}") for g in day11.HEADS_PER_BLOCK] + \
+         [("decode_paged.cu", f"decode_paged_g{g}") for g in day11.HEADS_PER_BLOCK]
+MERGES = [("merge_states.cu", "merge_states"), ("decode_paged.cu", "merge_chunks")]
+IDS = [k for _, k in DECODE]
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("file,kernel", DECODE, ids=IDS)
+def test_decode_streams_kv_with_cp_async(file, kernel, arch):
+    path = DAY11 / file
+    assert sass.has(path, arch, r"LDGSTS\.E\.BYPASS\.128", kernel=kernel), sass.report(path, arch, kernel)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("file,kernel", DECODE, ids=IDS)
+def test_decode_uses_ex2_and_shuffles(file, kernel, arch):
+    path = DAY11 / file
+    assert sass.has(path, arch, r"MUFU\.EX2", kernel=kernel), sass.report(path, arch, kernel)
+    assert sass.has(path, arch, r"SHFL\.BFLY", kernel=kernel), sass.report(path, arch, kernel)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("file,kernel", MERGES, ids=[k for _, k in MERGES])
+def test_merges_load_16_bytes(file, kernel, arch):
+    path = DAY11 / file
+    assert sass.has(path, arch, r"LDG\.E\.128", kernel=kernel), sass.report(path, arch, kernel)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("file", ["merge_states.cu", "decode_attention.cu", "decode_paged.cu"])
+def test_no_local_memory(file, arch):
+    for kernel, usage in sass.resources(sass.load(DAY11 / file, arch)[0]).items():
+        assert usage["spill_stores"] == usage["spill_loads"] == usage["local"] == 0, (kernel, usage)
+
+
+def test_gqa_group_of_4_fits_two_blocks_per_sm():
+    """The benchmark's kernel (G = 4) must leave room for 2 blocks of 256 threads per SM: <= 128
+    registers and <= 100 KiB of shared memory each, or the KV stream has too few loads in flight."""
+    usage = sass.resources(sass.load(DAY11 / "decode_attention.cu", "sm_90")[0])["decode_attention_g4"]
+    assert usage["registers"] <= 128 and usage["shared"] <= 100 << 10, usage
+
+
+def test_attention_headers_compile_alone(tmp_path):
+    src = tmp_path / "headers.cu"
+    src.write_text('#include <course/attention/decode.cuh>\n'
+                   'extern "C" __global__ void k(float* x) {\n'
+                   '  course::attention::state_t<4> s; s.init();\n'
+                   '  float o[4] = {x[0], x[1], x[2], x[3]}; s.merge(o, x[4], 1.f);\n'
+                   '  course::attention::merge_shfl_xor(s, 16); s.normalize();\n'
+                   '  x[threadIdx.x] = s.o[0] + s.lse2();\n}\n')
+    for arch in ARCHS:
+        assert compiler.compile_file(src, arch).kernels == ["k"]
+
