@@ -8,7 +8,7 @@ How to read the output:
   are NaN" there means a tile not written; a non-zero value in the tail means no zero-fill.
 - pipeline runs each stage count on a few blocks, so each block goes round its ring of stages many
   times; a race (a missing wait or barrier) shows as wrong elements that change from run to run.
-- The perf test (64 Mi floats, 2 blocks per SM, 1 to 8 stages; the target is read at 8 stages)
+- The perf test (64 Mi floats, one block per SM, 1 to 8 stages; the target is read at 8 stages)
   prints GB/s per stage count, its % of the device-to-device copy bandwidth measured in the same run,
   and that ceiling. It fails below 85%. A kernel is timed only after it passes its largest case.
 The checks themselves are in grader/exercises/day07.py.

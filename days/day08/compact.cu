@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day08/compact.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 88018723d7b7bf1d
+// stub-sha256: 671db8d3dd98e476
 // Day 8, exercise 2: stream compaction, the elements above a threshold packed in order.
 //
 //   out[0 .. count) = [x for x in in if x > threshold] (in their order), count[0] = how many
@@ -39,13 +39,13 @@ compact_f32(const float* __restrict__ in, float* __restrict__ out, int* __restri
   __shared__ Lookback::WarpReduce::TempStorage warp_temp;
   __shared__ int64_t tile_index;
   if (threadIdx.x == 0) tile_index = atomicAdd(tile_counter, 1u);
-  __syncthreads();
+  __syncthreads();  // tile_index is set
   const int64_t tile = tile_index;
   const int64_t base = tile * TILE;
-  const int valid = n - base < TILE ? static_cast<int>(n - base) : TILE;
+  const int valid = n - base < TILE ? static_cast<int>(n - base) : TILE;  // items in this tile
   float x[ITEMS];
   BlockLoad(temp.load).Load(in + base, x, valid);  // items past the end are left undefined
-  __syncthreads();
+  __syncthreads();  // the scan reuses temp
   // After BlockLoad, thread t holds items t * ITEMS .. t * ITEMS + ITEMS - 1 of the tile ("blocked").
   int place[ITEMS];
   // TODO: your code here.

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day08/scan.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: fc07d816cad4cec0
+// stub-sha256: 8c7e167554b91074
 // Day 8, exercise 1: a single-pass exclusive prefix sum of int32, with CUB's block primitives and a
 // decoupled look-back between blocks.
 //
@@ -70,14 +70,19 @@ exclusive_sum_i32(const int* __restrict__ in, int* __restrict__ out, int64_t n,
   } temp;
   __shared__ WarpReduce::TempStorage warp_temp;
   __shared__ int64_t tile_index;
+  // Tiles are numbered in the order blocks START (an atomic counter), not by blockIdx: a tile's
+  // look-back then only ever waits for blocks that are already running.
+  if (threadIdx.x == 0) tile_index = atomicAdd(tile_counter, 1u);
+  __syncthreads();  // tile_index is set
+  const int64_t tile = tile_index;
+  const int64_t base = tile * TILE;
+  const int valid = n - base < TILE ? static_cast<int>(n - base) : TILE;  // items in this tile
   int items[ITEMS];
   // TODO: your code here.
-  //   Hint: 1. thread 0: tile_index = atomicAdd(tile_counter, 1) (tiles in the order blocks START, so
-  //   Hint:    a look-back only waits for running blocks); __syncthreads(); every thread reads it.
-  //   Hint: 2. base = tile * TILE, valid = min(TILE, n - base). A full tile: BlockLoad(temp.load).Load(
-  //   Hint:    in + base, items); the last one: .Load(in + base, items, valid, 0) (0 past the end).
-  //   Hint: 3. __syncthreads() (temp is shared by load, scan and store), then
+  //   Hint: 1. A full tile: BlockLoad(temp.load).Load(in + base, items); the last one:
+  //   Hint:    .Load(in + base, items, valid, 0) (0 past the end, so the tile's sum is right).
+  //   Hint: 2. __syncthreads() (temp is shared by load, scan and store), then
   //   Hint:    Lookback prefix{tile_status, tile, warp_temp};
   //   Hint:    BlockScan(temp.scan).ExclusiveSum(items, items, prefix);
-  //   Hint: 4. __syncthreads(), then BlockStore(temp.store).Store(out + base, items[, valid]).
+  //   Hint: 3. __syncthreads(), then BlockStore(temp.store).Store(out + base, items[, valid]).
 }

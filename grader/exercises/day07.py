@@ -45,7 +45,7 @@ def check_async_copy(module, seed: int, n: int, copy_bytes: int) -> None:
 STAGES = (1, 2, 3, 4, 6, 8)
 PIPE_TILE = BLOCK * 4     # floats per tile: 16 bytes per thread
 BENCH_N = 1 << 26         # 256 MiB read + 256 MiB written: far larger than L2
-BENCH_BLOCKS_PER_SM = 2   # a persistent grid: too few warps to hide latency without stages
+BENCH_BLOCKS_PER_SM = 1   # a persistent grid of 8 warps per SM: too few to hide latency without stages
 
 
 def _pipe_launch(module, stages: int, x, out, alpha: float, n: int, blocks: int, sync=True):
@@ -78,7 +78,7 @@ def check_pipeline(module, seed: int, n: int, stages: int, blocks: int) -> None:
 
 def bench_pipeline(modules: dict, quick: bool = False) -> bench.Report:
     """Bandwidth (4 bytes read + 4 written per float) against the number of stages, on a persistent
-    grid of 2 blocks per SM; the copy of the same bytes as the ceiling."""
+    grid of one block per SM; the copy of the same bytes as the ceiling."""
     cp = device.require_gpu()
     n = BENCH_N
     blocks = BENCH_BLOCKS_PER_SM * device.properties()["sms"]

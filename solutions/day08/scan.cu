@@ -87,21 +87,21 @@ exclusive_sum_i32(const int* __restrict__ in, int* __restrict__ out, int64_t n,
   } temp;
   __shared__ WarpReduce::TempStorage warp_temp;
   __shared__ int64_t tile_index;
-  int items[ITEMS];
-  // BEGIN EXERCISE
-  // HINT: 1. thread 0: tile_index = atomicAdd(tile_counter, 1) (tiles in the order blocks START, so
-  // HINT:    a look-back only waits for running blocks); __syncthreads(); every thread reads it.
-  // HINT: 2. base = tile * TILE, valid = min(TILE, n - base). A full tile: BlockLoad(temp.load).Load(
-  // HINT:    in + base, items); the last one: .Load(in + base, items, valid, 0) (0 past the end).
-  // HINT: 3. __syncthreads() (temp is shared by load, scan and store), then
-  // HINT:    Lookback prefix{tile_status, tile, warp_temp};
-  // HINT:    BlockScan(temp.scan).ExclusiveSum(items, items, prefix);
-  // HINT: 4. __syncthreads(), then BlockStore(temp.store).Store(out + base, items[, valid]).
+  // Tiles are numbered in the order blocks START (an atomic counter), not by blockIdx: a tile's
+  // look-back then only ever waits for blocks that are already running.
   if (threadIdx.x == 0) tile_index = atomicAdd(tile_counter, 1u);
-  __syncthreads();
+  __syncthreads();  // tile_index is set
   const int64_t tile = tile_index;
   const int64_t base = tile * TILE;
-  const int valid = n - base < TILE ? static_cast<int>(n - base) : TILE;
+  const int valid = n - base < TILE ? static_cast<int>(n - base) : TILE;  // items in this tile
+  int items[ITEMS];
+  // BEGIN EXERCISE
+  // HINT: 1. A full tile: BlockLoad(temp.load).Load(in + base, items); the last one:
+  // HINT:    .Load(in + base, items, valid, 0) (0 past the end, so the tile's sum is right).
+  // HINT: 2. __syncthreads() (temp is shared by load, scan and store), then
+  // HINT:    Lookback prefix{tile_status, tile, warp_temp};
+  // HINT:    BlockScan(temp.scan).ExclusiveSum(items, items, prefix);
+  // HINT: 3. __syncthreads(), then BlockStore(temp.store).Store(out + base, items[, valid]).
   if (valid == TILE) {
     BlockLoad(temp.load).Load(in + base, items);
   } else {
