@@ -115,6 +115,11 @@ class Report:
     series: dict[str, list[Measurement]] = field(default_factory=dict)
     ceiling: list[Measurement] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    ceiling_name: str = ""                        # what the ceiling is; default: copy bandwidth / cuBLAS
+
+    @property
+    def ceiling_label(self) -> str:
+        return self.ceiling_name or {"GB/s": "copy bandwidth", "TFLOP/s": "cuBLAS"}.get(self.metric, "its ceiling")
 
     def value(self, m: Measurement) -> float:
         return m.gbps if self.metric == "GB/s" else m.tflops

@@ -74,7 +74,7 @@ class Course:
         ratios = {lbl: report.final_ratio(lbl) for lbl in report.series}
         worst = min(ratios, key=ratios.get)
         self.node.user_properties.append(("ratio", ratios[worst]))
-        self.node.user_properties.append(("ceiling", "copy bandwidth" if report.metric == "GB/s" else "cuBLAS"))
+        self.node.user_properties.append(("ceiling", report.ceiling_label))
         print(report.table())
         if ex.target is not None and ratios[worst] < ex.target:
             pytest.fail(f"{ex.key}: {worst} reaches {ratios[worst]:.0%} of the ceiling measured in this run "

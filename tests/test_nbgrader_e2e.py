@@ -15,13 +15,13 @@ DAYS = tuple(p.stem for p in sorted(paths.NOTEBOOKS.glob("day[0-9][0-9].ipynb"))
 pytestmark = [pytest.mark.gpu, pytest.mark.nbgrader]
 
 
-@pytest.fixture(scope="module")
-def course_dir(tmp_path_factory):
+def _course(tmp_path, day: str):
+    """A course with this day alone, so days can be checked in parallel processes."""
     if not device.gpu_available():
         pytest.skip(f"nbgrader end to end runs the notebooks' kernels: needs a CUDA GPU "
                     f"({device.why_no_gpu()})")
     pytest.importorskip("nbgrader")
-    return course.build_course(tmp_path_factory.mktemp("course"), days=DAYS)
+    return course.build_course(tmp_path / "course", days=(day,))
 
 
 def _failures(course_dir, day: str, student: str) -> str:
@@ -39,7 +39,8 @@ def _failures(course_dir, day: str, student: str) -> str:
 
 
 @pytest.mark.parametrize("day", DAYS)
-def test_solution_gets_full_marks_and_stub_zero(course_dir, day):
+def test_solution_gets_full_marks_and_stub_zero(tmp_path, day):
+    course_dir = _course(tmp_path, day)
     files = course.exercise_files(day)
     release = course_dir / "release" / day
     scores = course.autograde(course_dir, day, {
