@@ -174,7 +174,7 @@ def sdpa_ceiling(q, k, v, batch: int, heads: int, seq: int, head_dim: int, causa
 
 def bench_shapes(quick: bool) -> list[tuple[int, int]]:
     """(batch, seq): 16 heads, d 128 and 16384 tokens each; the last one is B4 H16 S4096 D128."""
-    seqs = (1024, 4096) if quick else (512, 1024, 2048, 4096)
+    seqs = (1024, 2048, 4096) if quick else (512, 1024, 2048, 4096)
     return [(16384 // s, s) for s in seqs]
 
 
