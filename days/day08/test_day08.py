@@ -13,7 +13,7 @@ How to read the output:
   a float32 rounding bound the message states; empty sequences must give 0), then gather_rows (exactly).
 - The perf test (n = 2^24 then 2^26 ints; the target is read at 2^26) prints GB/s of your scan, its
   ratio to cupy.cumsum on the same data in the same run, and cupy.cumsum's GB/s. (The summary line
-  calls every GB/s ceiling "copy bandwidth"; here it is cupy.cumsum.) It fails below 70%.
+  names that ceiling.) It fails below 70%.
 The checks themselves are in grader/exercises/day08.py.
 """
 import pytest
