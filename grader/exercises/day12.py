@@ -202,7 +202,9 @@ def _bench(family: str, modules: dict, causal: bool, quick: bool, repeat: int = 
                 size=seq, flops=flops, repeat=repeat))
         report.ceiling.append(sdpa_ceiling(q, k, v, batch, HEADS, seq, BENCH_DIM, causal, flops, repeat))
         del q, k, v, out
+    report.ceiling_name = "torch flash SDPA"
     if any(c.label == ANCHOR_LABEL for c in report.ceiling):
+        report.ceiling_name = "torch flash SDPA (H100 anchor, not measured)"
         report.notes.append("torch's flash SDPA is not available here: the ceiling is the figure torch reached "
                             "on the H100 (platform-notes.md), NOT a measurement of this run")
     return report
