@@ -101,31 +101,29 @@ def check_rope(module, seed: int, tokens: int, heads: int, extra_heads: int, hea
                             name=f"rope heads past `heads` (the packed v) {where}", seed=seed)
 
 
-BENCH_CONFIGS = ((8, 4), (1, 4))  # (vec, heads_per_block): 16-byte vectors, then one element at a time
+BENCH_VEC, BENCH_HEADS_PER_BLOCK = 8, 4  # 16-byte vectors; the notebook sweeps the others
 
 
 def bench_rope(modules: dict, quick: bool = False, dtype: str = "float16") -> bench.Report:
     """Bandwidth (bytes read + written) of q and k rotation, 40 heads of 128 (32 q + 8 k), against
-    the number of tokens; one series per module and specialisation."""
+    the number of tokens, with 16-byte vectors and 4 heads per block."""
     cp = device.require_gpu()
     head_dim, heads = 128, 40
     token_counts = (4096, 16384) if quick else (1024, 4096, 16384, 65536)
     sizes = [2 * t * heads * head_dim * 2 for t in token_counts]
     report = bench.Report(f"rope {dtype}, {heads} heads x {head_dim}", "bytes moved (read + written)", "GB/s")
+    vec, bdy = BENCH_VEC, BENCH_HEADS_PER_BLOCK
     for label, module in modules.items():
-        for vec, bdy in BENCH_CONFIGS:
-            kernel = rope_kernel(module, dtype, head_dim, vec, bdy)
-            series = []
-            for tokens, nbytes in zip(token_counts, sizes):
-                x = device.random((tokens, heads, head_dim), dtype, seed=1)
-                pos = cp.arange(tokens, dtype=cp.int32) % MAX_POS
-                series.append(bench.measure(
-                    f"{label} v{vec} h{bdy}",
-                    lambda: launch_rope(kernel, x, pos, tokens, heads, heads * head_dim, head_dim, vec, bdy,
-                                        sync=False),
-                    size=nbytes, nbytes=nbytes))
-                del x
-            report.series[f"{label} vec{vec} h{bdy}"] = series
+        kernel = rope_kernel(module, dtype, head_dim, vec, bdy)
+        series = []
+        for tokens, nbytes in zip(token_counts, sizes):
+            x = device.random((tokens, heads, head_dim), dtype, seed=1)
+            pos = cp.arange(tokens, dtype=cp.int32) % MAX_POS
+            series.append(bench.measure(
+                label, lambda: launch_rope(kernel, x, pos, tokens, heads, heads * head_dim, head_dim, vec, bdy,
+                                           sync=False),
+                size=nbytes, nbytes=nbytes))
+        report.series[label] = series
     report.ceiling = [bench.copy_ceiling(n) for n in sizes]
     return report
 
@@ -144,5 +142,5 @@ def _cases():
 
 EXERCISES = (
     Exercise("day13", "rope", "rope.cu", "rotary embedding, a family specialised by the JIT",
-             check_rope, _cases(), bench=bench_rope),
+             check_rope, _cases(), bench=bench_rope, target=0.85),
 )

@@ -44,27 +44,37 @@ def _template_path(template: str, folder: str | os.PathLike | None) -> Path:
     return path
 
 
-def template_parameters(template: str, folder: str | os.PathLike | None = None) -> set[str]:
-    """The names a template uses (Jinja2's undeclared variables)."""
+_parsed: dict[tuple, tuple] = {}
+
+
+def _parse(template: str, folder) -> tuple:
+    """(compiled template, the names it uses), parsed again whenever the file changes."""
     import jinja2.meta
 
     path = _template_path(template, folder)
-    env = _environment(str(path.parent))
-    return set(jinja2.meta.find_undeclared_variables(env.parse(path.read_text())))
+    st = path.stat()
+    version = (str(path), st.st_mtime_ns, st.st_size)
+    if version not in _parsed:
+        env, text = _environment(str(path.parent)), path.read_text()
+        _parsed[version] = (env.from_string(text), set(jinja2.meta.find_undeclared_variables(env.parse(text))))
+    return _parsed[version]
+
+
+def template_parameters(template: str, folder: str | os.PathLike | None = None) -> set[str]:
+    """The names a template uses (Jinja2's undeclared variables)."""
+    return set(_parse(template, folder)[1])
 
 
 def render(template: str, folder: str | os.PathLike | None = None, **params) -> str:
     """The template's text with `params` filled in; ValueError naming any missing or unknown one."""
-    needed = template_parameters(template, folder)
+    compiled, needed = _parse(template, folder)
     missing, unknown = needed - set(params), set(params) - needed
     if missing or unknown:
         parts = [f"missing {', '.join(sorted(missing))}" if missing else "",
                  f"unknown {', '.join(sorted(unknown))}" if unknown else ""]
         raise ValueError(f"template {template}: {'; '.join(p for p in parts if p)} "
                          f"(it takes: {', '.join(sorted(needed))})")
-    path = _template_path(template, folder)
-    # from_string on the file's current text: an edited template is never served from a memo
-    return _environment(str(path.parent)).from_string(path.read_text()).render(**params)
+    return compiled.render(**params)
 
 
 @dataclass(frozen=True)
@@ -98,16 +108,21 @@ def build(name: str, source: str, *, arch: str, options: tuple[str, ...] = (),
 _loaded: dict[tuple[str, str], tuple[object, Build]] = {}
 
 
+def _arch() -> str:
+    """sm_XY of the current GPU (cupy keeps the compute capability: no driver call per launch)."""
+    from grader import device
+
+    return f"sm_{device.require_gpu().cuda.Device().compute_capability}"
+
+
 def load(name: str, source: str, *, options: tuple[str, ...] = (), cache: Cache | None = None):
     """A `cupy.RawModule` of `source` for the current GPU. The first call in a process builds (or
     finds in the disk cache) and loads the cubin; later calls with the same source return the same
     module. `loaded(name, source)` tells what the first call did."""
     from grader import device
 
-    device.require_gpu()
-    import cupy
-
-    arch = device.properties()["sm"]
+    cupy = device.require_gpu()
+    arch = _arch()
     cache = cache or Cache()
     memo = (str(cache.root), f"{arch}\0{name}\0{source}\0{options}")
     if memo not in _loaded:
@@ -120,10 +135,8 @@ def load(name: str, source: str, *, options: tuple[str, ...] = (), cache: Cache 
 def loaded(name: str, source: str, *, options: tuple[str, ...] = (), cache: Cache | None = None
            ) -> Build | None:
     """How `load` got this module in this process (None if not loaded yet)."""
-    from grader import device
-
     cache = cache or Cache()
-    memo = (str(cache.root), f"{device.properties()['sm']}\0{name}\0{source}\0{options}")
+    memo = (str(cache.root), f"{_arch()}\0{name}\0{source}\0{options}")
     return _loaded[memo][1] if memo in _loaded else None
 
 

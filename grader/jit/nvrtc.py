@@ -6,26 +6,26 @@ installed, cupy's own NVRTC binding does the same job (cupy loads its cubins tha
 from __future__ import annotations
 
 import functools
+import importlib.util
 
 from grader.compiler import CompileError
+
+
+def _has(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # the parent package is missing
+        return False
 
 
 @functools.cache
 def backend() -> str:
     """'cuda-bindings' or 'cupy': the NVRTC binding this process compiles with."""
-    try:
-        from cuda.bindings import nvrtc  # noqa: F401
-
+    if _has("cuda.bindings.nvrtc"):
         return "cuda-bindings"
-    except ImportError:
-        pass
-    try:
-        from cupy_backends.cuda.libs import nvrtc  # noqa: F401
-
+    if _has("cupy_backends.cuda.libs.nvrtc"):
         return "cupy"
-    except ImportError as e:
-        raise RuntimeError("the JIT needs NVRTC: pip install cuda-bindings nvidia-cuda-nvrtc "
-                           "(or cupy)") from e
+    raise RuntimeError("the JIT needs NVRTC: pip install cuda-bindings nvidia-cuda-nvrtc (or cupy)")
 
 
 @functools.cache

@@ -16,6 +16,7 @@ the same memory, viewed as 16-bit integers.
 from __future__ import annotations
 
 import contextlib
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -134,7 +135,10 @@ def current_stream(*tensors: Tensor):
         import torch
 
         stream = torch.cuda.current_stream()
-        with cp.cuda.ExternalStream(stream.cuda_stream, stream.device_index):
+        with warnings.catch_warnings():  # cupy 14 prefers Stream.from_external; this works on 13 and 14
+            warnings.simplefilter("ignore", DeprecationWarning)
+            external = cp.cuda.ExternalStream(stream.cuda_stream, stream.device_index)
+        with external:
             yield
     else:
         yield
@@ -198,6 +202,9 @@ def gemm(a, b):
     return _like(c, ta)
 
 
+_rope_kernels: dict[tuple, object] = {}
+
+
 def apply_rope(x, pos, heads: int, head_dim: int = 128, theta: float = 1e4) -> None:
     """In place: rotate the first `heads` heads of each row of x [tokens, row] (q and k of a packed
     qkv row, say) by position pos[token] (day 13's kernel family, through the JIT)."""
@@ -209,7 +216,11 @@ def apply_rope(x, pos, heads: int, head_dim: int = 128, theta: float = 1e4) -> N
     if heads < 1 or heads * head_dim > dims["row"]:
         raise ValueError(f"heads={heads} of {head_dim} do not fit rows of {dims['row']} elements")
     vec, per_block = 8, 4
-    kernel = day13.rope_kernel(_module("day13", "rope"), tx.dtype, head_dim, vec, per_block)
+    module = _module("day13", "rope")
+    key = (module.code, tx.dtype, head_dim, vec, per_block)
+    if key not in _rope_kernels:  # render and look up once per process, as FlashInfer caches its module getters
+        _rope_kernels[key] = day13.rope_kernel(module, tx.dtype, head_dim, vec, per_block)
+    kernel = _rope_kernels[key]
     with current_stream(tx, tp):
         day13.launch_rope(kernel, as_cupy(x), as_cupy(pos), dims["tokens"], heads, dims["row"], head_dim,
                           vec, per_block, theta, sync=False)
@@ -253,7 +264,7 @@ def decode_attention(q, k, v):
         raise ValueError(f"qo_heads = {dims['qo_heads']} is not a multiple of kv_heads = {dims['kv_heads']}")
     with current_stream(tq, tk, tv):
         o = device.require_gpu().empty(tq.shape, dtype=np.float16)
-        day11._decode_launch(_module("day11", "decode_attention"), as_cupy(q), as_cupy(k), as_cupy(v), o,
-                             sync=False)
+        day11.launch_decode_attention(_module("day11", "decode_attention"), as_cupy(q), as_cupy(k),
+                                      as_cupy(v), o, sync=False)
     return _like(o, tq)
 
