@@ -203,6 +203,9 @@ WARP_SUM_RTOL = 1e-6  # of the group's sum of |x|: five float additions per lane
 
 
 def check_warp_reduce(module, seed: int, n: int) -> None:
+    """Normal floats; the device copy of x runs on to the end of the last group with +inf, so a lane
+    past n that reads x instead of joining with the identity (0, -inf) turns its group's sum and max
+    into inf."""
     rng = np.random.default_rng(seed)
     x = rng.standard_normal(n, dtype=np.float32)
     groups = -(-n // 32)
@@ -214,8 +217,9 @@ def check_warp_reduce(module, seed: int, n: int) -> None:
 
     sums, maxes = device.empty(groups, "float32"), device.empty(groups, "float32")
     lanes = device.empty((groups, 32, 2), "float32")
+    x_dev = device.asarray(np.concatenate([x, np.full(groups * 32 - n, np.inf, np.float32)]))
     device.launch(module.get_function("warp_reduce"), (-(-groups // 8),), (256,),
-                  (device.asarray(x), sums, maxes, lanes, np.int32(n)), what="warp_reduce")
+                  (x_dev, sums, maxes, lanes, np.int32(n)), what="warp_reduce")
     exact = checks.Tolerance(0.0, 0.0, False)  # max is exact: no rounding anywhere
     assert_within(device.to_host(sums), exact_sum, WARP_SUM_RTOL * abs_sum, seed=seed,
                   name=f"warp_reduce sums (n={n}; allowed 1e-6 x the group's sum of |x|)")
