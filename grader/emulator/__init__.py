@@ -33,7 +33,9 @@ def load(path, options: tuple[str, ...] = ()) -> Module:
     from grader import compiler
 
     compiled = compiler.compile_file(path, arch(), tuple(options))
-    return Module(compiled.ptx, str(path))
+    module = Module(compiled.ptx, str(path))
+    module.code = Path(path).read_text()
+    return module
 
 
 def load_source(code: str, name: str = "inline.cu", options: tuple[str, ...] = ()) -> Module:

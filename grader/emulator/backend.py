@@ -1,8 +1,9 @@
 """grader.device's functions on the emulator: what `COURSE_BACKEND=emulator` puts behind the device layer.
 
 Arrays are `DeviceArray`s (numpy in emulated device memory), modules are emulator `Module`s, launches run
-the whole grid on the CPU. Timings are not emulated: `require_gpu()` (which the benchmarks call for
-cupy) raises NoGPU saying so; the memory statistics of each launch stand in for them.
+the whole grid on the CPU. `require_gpu()` returns a numpy-backed subset of cupy (grader/emulator/
+cupy_shim.py); timings are not emulated: anything under `cupy.cuda` (events, ...) raises NoGPU saying
+so, and the memory statistics of each launch stand in for them.
 """
 from __future__ import annotations
 
@@ -29,7 +30,9 @@ def install(namespace: dict) -> None:
         return None
 
     def require_gpu():
-        raise NoGPU(NO_TIMING)
+        from grader.emulator import cupy_shim
+
+        return cupy_shim
 
     def asarray(host):
         host = np.ascontiguousarray(host)

@@ -3,9 +3,10 @@
 Execution model (see README.md):
 - Blocks run in chunks (as many whole blocks as fit a register budget). Every thread of a chunk has its
   own program counter; threads at the same PC form a *group*, executed as one numpy operation.
-- The scheduler always runs the group with the smallest PC. Structured code therefore reconverges
-  where it rejoins (the branch's post-dominator comes later in the code than both paths), and threads
-  of a warp that took different paths meet again before any warp-synchronous instruction after it.
+- The scheduler runs the group with the smallest PC. Structured code therefore reconverges where it
+  rejoins (the branch's post-dominator comes later in the code than both paths). A group that takes a
+  backward branch while other groups can run waits until they cannot (spin loops on a flag another
+  warp or block sets make progress, as on a GPU).
 - Warp-synchronous instructions (shfl.sync, vote.sync, match.sync, bar.warp.sync) proceed for a warp
   only when every lane named in the member mask has arrived; bar.sync proceeds for a block only when
   all its threads that have not exited have arrived. Threads still waiting when nothing else can run
@@ -196,11 +197,15 @@ class Launch:
 def run_chunk(st: State, code: list) -> None:
     groups: dict[int, object] = {0: None}
     waiting: dict[int, object] = {}
+    deferred: dict[int, object] = {}   # groups that just branched backwards while others could run
     launch = st.launch
     n_inst = 0
     n_thr = 0
     while True:
         if not groups:
+            if deferred:
+                groups, deferred = deferred, groups
+                continue
             if not waiting:
                 break
             _deadlock(st, code, waiting)
@@ -208,6 +213,8 @@ def run_chunk(st: State, code: list) -> None:
         sel = groups.pop(pc)
         if pc in waiting:
             sel = _merge(sel, waiting.pop(pc))
+        if pc in deferred:
+            sel = _merge(sel, deferred.pop(pc))
         op = code[pc]
         run = sel
         if op.guard is not None:
@@ -233,11 +240,14 @@ def run_chunk(st: State, code: list) -> None:
                 op.fn(st, run)
             _add(groups, pc + 1, sel)
         elif kind == BRA:
+            # A backward branch yields to the other groups (a spin loop must let the thread it waits
+            # for progress); a forward one keeps the smallest-PC order.
+            dest = deferred if op.target <= pc and groups else groups
             if run is sel:
-                _add(groups, op.target, sel)
+                _add(dest, op.target, sel)
             else:
                 if k:
-                    _add(groups, op.target, run)
+                    _add(dest, op.target, run)
                 rest = _minus(st, sel, run)
                 if rest.size:
                     _add(groups, pc + 1, rest)

@@ -163,7 +163,7 @@ def _stats_global(st, op, sel, seg, size):
     w = st.wkey[sel[seg.pos]]
     sector = (seg.off + seg.base) >> 5
     distinct, lanes = _distinct_per_warp(w, sector)
-    rec = stats.setdefault(op.pc, {"kind": "global", "requests": 0, "sectors": 0, "ideal": 0, "bytes": 0})
+    rec = stats.setdefault((op.pc, "global"), {"kind": "global", "requests": 0, "sectors": 0, "ideal": 0, "bytes": 0})
     rec["requests"] += int(lanes.size)
     rec["sectors"] += distinct
     rec["ideal"] += int(np.sum(-(-(lanes * size) // 32)))
@@ -190,7 +190,7 @@ def _stats_shared(st, op, sel, seg, size):
     words_per_warp = np.bincount(ww)
     ideal = -(-words_per_warp // 32)
     present = words_per_warp > 0
-    rec = stats.setdefault(op.pc, {"kind": "shared", "requests": 0, "wavefronts": 0, "ideal": 0,
+    rec = stats.setdefault((op.pc, "shared"), {"kind": "shared", "requests": 0, "wavefronts": 0, "ideal": 0,
                                    "max_ways": 0})
     rec["requests"] += int(present.sum())
     rec["wavefronts"] += int(np.maximum(waves[: present.size][present], ideal[present]).sum())

@@ -102,6 +102,8 @@ class DeviceArray:
     nbytes = property(lambda self: self._a.nbytes)
     itemsize = property(lambda self: self._a.itemsize)
     strides = property(lambda self: self._a.strides)
+    flags = property(lambda self: self._a.flags)
+    T = property(lambda self: self._wrap(self._a.T))
 
     @property
     def data(self):

@@ -45,7 +45,7 @@ def reader(prog, text: str, t: str):
     neg = text.startswith("!")
     if neg:
         text = text[1:]
-    if text.startswith("%"):
+    if text.startswith("%") or text in prog.reg_slot:
         m = _SPECIAL.match(text)
         if m:
             name = text[1:]
@@ -113,7 +113,7 @@ def writer(prog, text: str, t: str | None = None):
     text = text.strip()
     if text == "_":
         return lambda st, sel, v: None
-    if not text.startswith("%"):
+    if not text.startswith("%") and text not in prog.reg_slot:
         raise Unsupported(f"destination {text!r}")
     slot, sdt = prog.reg(text)
 
@@ -149,7 +149,7 @@ def address(prog, text: str):
     if not m:
         raise Unsupported(f"address {text!r}")
     base, off = m.group(1), int(m.group(2).replace(" ", ""), 0) if m.group(2) else 0
-    if base.startswith("%"):
+    if base.startswith("%") or base in prog.reg_slot:
         slot, sdt = prog.reg(base)
 
         def rd(st, sel, slot=slot, off=off):

@@ -764,9 +764,9 @@ def build_mov(prog, inst):
         pdt = np.dtype(f"u{part // 8}")
 
         def fn(st, sel):
-            x = np.asarray(a(st, sel)).astype(np.uint64) if width == 64 else np.asarray(a(st, sel))
+            x = np.asarray(a(st, sel)).astype(np.uint64)
             for i, w in enumerate(ws):
-                w(st, sel, ((x >> type(x.flat[0] if x.ndim else x)(part * i)) & ((1 << part) - 1)).astype(pdt))
+                w(st, sel, ((x >> np.uint64(part * i)) & np.uint64((1 << part) - 1)).astype(pdt))
         return _normal(fn, inst)
     if sv is not None:  # pack
         width = np_type(t).itemsize * 8
@@ -1140,3 +1140,28 @@ BUILDERS.update({"ld": memops.build_ld, "ldu": memops.build_ld, "st": memops.bui
                  "cp": memops.build_cp, "ldmatrix": memops.build_ldmatrix,
                  "stmatrix": memops.build_stmatrix, "mma": memops.build_mma,
                  "call": memops.build_call})
+
+
+@builder("redux")
+def build_redux(prog, inst):
+    parts = inst.parts
+    if "sync" not in parts:
+        raise Unsupported(inst.opcode)
+    redop, t = parts[2], parts[-1]
+    if t not in ("u32", "s32", "b32"):
+        raise Unsupported(inst.opcode)
+    d = writer(prog, inst.operands[0])
+    a = reader(prog, inst.operands[1], t)
+    mask = reader(prog, inst.operands[2], "b32")
+    ufunc = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and,
+             "or": np.bitwise_or, "xor": np.bitwise_xor}[redop]
+    dt = np_type(t)
+
+    def fn(st, sel):
+        v = np.broadcast_to(np.asarray(a(st, sel), dt), sel.shape)
+        w = st.wkey[sel]
+        starts = np.r_[0, np.flatnonzero(np.diff(w)) + 1]
+        acc = v.astype(np.int64) if redop == "add" else v
+        seg = ufunc.reduceat(acc, starts)
+        d(st, sel, np.repeat(seg, np.diff(np.r_[starts, sel.size])).astype(dt))
+    return _warp_sync_op(prog, inst, mask, fn)

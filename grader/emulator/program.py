@@ -216,6 +216,7 @@ class Module:
             self._buffers.append(buf)
             self.global_addrs[v.name] = buf.addr
         self._kernels = {}
+        self.code = ""  # the CUDA source, as cupy.RawModule keeps it
 
     def get_function(self, name: str) -> Kernel:
         fn = self.parsed.functions.get(name)

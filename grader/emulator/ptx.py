@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_IDENT = re.compile(r"(?<![\w$.%])%?[A-Za-z_$][\w$]*")
 _REG_RANGE = re.compile(r"^(%?[\w$]+)<(\d+)>$")
 
 
@@ -110,7 +111,7 @@ def _statements(text: str):
                     break
             i += 1
             continue
-        if s.startswith(".loc") or s.startswith(".file"):
+        if s.startswith((".loc", ".file", ".version", ".target", ".address_size")):
             stream.append("\x00" + s + "\x00")
         else:
             stream.append(lines[i])
@@ -125,7 +126,7 @@ def _statements(text: str):
         if c == "\x00":
             end = src.index("\x00", pos + 1)
             d = src[pos + 1:end]
-            yield ("loc" if d.startswith(".loc") else "file", d)
+            yield ("loc" if d.startswith(".loc") else "file" if d.startswith(".file") else "stmt", d)
             pos = end + 1
             continue
         if c == "{":
@@ -261,9 +262,7 @@ def parse(text: str) -> Module:
         return name
 
     def rename(op: str) -> str:
-        return re.sub(r"%[\w$]+(?:\.[xyz])?",
-                      lambda m: lookup_reg(m.group(0)) if lookup_reg(m.group(0)) != m.group(0)
-                      else m.group(0), op)
+        return _IDENT.sub(lambda m: lookup_reg(m.group(0)), op)
 
     for item in _statements(text):
         kind = item[0]
@@ -354,14 +353,14 @@ def parse(text: str) -> Module:
         if stmt.startswith("."):
             continue  # other directives in a body (.maxnreg, ...) change nothing here
         guard = None
-        m = re.match(r"@(!?)(%[\w$]+)\s+(.*)$", stmt)
+        m = re.match(r"@(!?)(%?[\w$]+)\s+(.*)$", stmt)
         if m:
             guard = m.group(1) + lookup_reg(m.group(2))
             stmt = m.group(3)
         sp = stmt.split(None, 1)
         opcode = sp[0]
         ops = _split_operands(sp[1]) if len(sp) > 1 else []
-        ops = [rename(o) if "%" in o else o for o in ops]
+        ops = [rename(o) for o in ops]
         # labels and symbols: branch targets are resolved per scope at the end of the function
         inst = Inst(opcode, ops, guard, loc, stmt, fn.name)
         if opcode.split(".")[0] in ("bra", "brx"):
