@@ -30,6 +30,16 @@ def test_gemm_keeps_accumulators_in_registers(arch):
     assert usage["spill_stores"] == usage["spill_loads"] == usage["local"] == 0, usage
 
 
+@pytest.mark.parametrize("arch", ARCHS)
+def test_main_loop_interleaves_ldmatrix_with_mma(arch):
+    """The next k16 step's fragments load while this step's mma run: LDSM between HMMA, not in a
+    block of their own before them (a branch around the barrier, or too many registers, undoes it)."""
+    ops = [op for op in map(sass.opcode, sass.load(GEMM, arch)[1]["gemm_f16"]) if op.startswith(("HMMA", "LDSM"))]
+    between = [i for i in range(1, len(ops) - 1)
+               if ops[i].startswith("LDSM") and ops[i - 1].startswith("HMMA") and ops[i + 1].startswith("HMMA")]
+    assert len(between) >= 4, f"{len(between)} LDSM between HMMA\n" + sass.report(GEMM, arch, "gemm_f16")
+
+
 @pytest.mark.parametrize("version", [v for v, c in day10.PROGRESSION.items() if c is not None])
 def test_progression_configs_compile_to_hmma(version):
     config = day10.PROGRESSION[version].validate()

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day10/gemm.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: a1b933787857e02f
+// stub-sha256: e2b6e40d580c6dc5
 // Day 10, exercise 3: a fast fp16 GEMM on the tensor cores: C = A * B, fp32 accumulate, fp16 out.
 //
 //   A: [M, K] row-major   B: [K, N] row-major, row stride ldb (>= N, a multiple of 8)   C: [M, N]
@@ -14,11 +14,16 @@
 //
 // The kernel, in three parts:
 //   1. the pipeline: STAGES buffers of an A tile [BM, BK] and a B tile [BK, BN]; cp.async fills the
-//      buffer of tile kt + STAGES - 1 while the warps compute on tile kt (course/gemm.cuh: load_tile);
+//      buffer of tile kt + STAGES - 1 while the warps compute on tile kt (course/gemm.cuh: TileLoader,
+//      whose per-thread addresses are computed once, not per tile);
 //   2. the warp's fragments: ldmatrix.x4 for A and ldmatrix.x4.trans for B at the (swizzled) offsets,
-//      loaded one k16 step ahead of the MT x NT mma.sync m16n8k16 that use them;
+//      loaded one k16 step ahead of the MT x NT mma.sync m16n8k16 that use them. The main loop has one
+//      barrier per tile and no branch around it, so the compiler can interleave each step's ldmatrix
+//      with the previous step's mma (check with `python -m grader sass`: LDSM between the HMMA);
 //   3. the epilogue: fp32 accumulators -> fp16, staged through shared memory so that each thread
 //      then writes whole 16-byte chunks of C rows (guarded at the edges).
+// The default, 128x256 with 8 warps of 64x64, needs about 240 registers per thread: one block per SM,
+// which __launch_bounds__(THREADS, 1) allows (up to 255 registers, no spills).
 #include <course/gemm.cuh>
 #include <course/mma.cuh>
 
@@ -26,7 +31,7 @@
 #define GEMM_BM 128
 #endif
 #ifndef GEMM_BN
-#define GEMM_BN 128
+#define GEMM_BN 256
 #endif
 #ifndef GEMM_BK
 #define GEMM_BK 32
@@ -35,7 +40,7 @@
 #define GEMM_WARPS_M 2
 #endif
 #ifndef GEMM_WARPS_N
-#define GEMM_WARPS_N 2
+#define GEMM_WARPS_N 4
 #endif
 #ifndef GEMM_STAGES
 #define GEMM_STAGES 3
@@ -101,35 +106,37 @@ __device__ void gemm(const half* __restrict__ A, const half* __restrict__ B, hal
   course::gemm::block_coords(blockIdx.x, course::ceil_div(M, C::BM), course::ceil_div(N, C::BN),
                              tile_m, tile_n);
   const int m0 = tile_m * C::BM, n0 = tile_n * C::BN;
-  const half* ga = A + int64_t(m0) * K;  // this block's rows of A
-  const half* gb = B + n0;               // this block's columns of B
   const int k_tiles = course::ceil_div(K, C::BK);
 
-  // Issue the copies of K tile kt into its buffer, kt % STAGES (no commit).
-  auto load_stage = [&](int kt) {
-    const int s = kt % C::STAGES, k0 = kt * C::BK;
-    course::gemm::load_tile<C::BM, C::BK, C::THREADS, C::SWIZZLE>(sa + s * C::A_STAGE, ga + k0, K,
-                                                                 M - m0, K - k0);
-    course::gemm::load_tile<C::BK, C::BN, C::THREADS, C::SWIZZLE>(sb + s * C::B_STAGE,
-                                                                 gb + int64_t(k0) * ldb, ldb, K - k0, N - n0);
+  // This block's A rows and B columns, copied one K tile at a time (course/gemm.cuh: TileLoader).
+  course::gemm::TileLoader<C::BM, C::BK, C::THREADS, C::SWIZZLE, half> a_tiles(A + int64_t(m0) * K, K);
+  course::gemm::TileLoader<C::BK, C::BN, C::THREADS, C::SWIZZLE, half> b_tiles(B + n0, ldb);
+  // Issue the copies of K tile kt (the next one in order) into buffer s (no commit).
+  auto load_stage = [&](int kt, int s) {
+    const int k0 = kt * C::BK;
+    a_tiles.load(sa + s * C::A_STAGE, M - m0, K - k0, C::BK);
+    b_tiles.load(sb + s * C::B_STAGE, K - k0, N - n0, int64_t(C::BK) * ldb);
   };
 
   float acc[C::MT][C::NT][4] = {};
   constexpr int K_STEPS = C::BK / 16;  // k16 steps per buffer
   // TODO: your code here.
-  //   Hint: STAGES == 1 (no overlap): for each kt: load_stage(kt), commit_group(), wait_group<0>(),
+  //   Hint: STAGES == 1 (no overlap): for each kt: load_stage(kt, 0), commit_group(), wait_group<0>(),
   //   Hint: __syncthreads(), then for each kk: load_fragments and mma_fragments on buffer 0; __syncthreads()
   //   Hint: before the next load overwrites it.
-  //   Hint: STAGES >= 2, the multistage pipeline: prologue: load tiles 0 .. STAGES - 2, committing ONE
-  //   Hint: group per tile (also past k_tiles: an empty group keeps the count right); wait_group<STAGES - 2>
-  //   Hint: (tile 0 landed), __syncthreads(), load_fragments of (tile 0, kk 0) into frag[0]. Then for each kt:
-  //   Hint:   issue load_stage(kt + STAGES - 1) if it exists, commit_group()  (into the buffer of tile
-  //   Hint:   kt - 1, which every warp finished reading before the last barrier)
-  //   Hint:   for each kk (unrolled): the fragments of the NEXT step go into frag[(kk + 1) % 2] before the
-  //   Hint:   mma of this step, so the ldmatrix latency hides behind the mma. At the last kk the next step
-  //   Hint:   is kk 0 of tile kt + 1: first wait_group<STAGES - 2>() and __syncthreads() (tile kt + 1 landed
-  //   Hint:   and is visible); skip all of that after the last tile. Then mma_fragments(acc, frag[kk % 2]).
-  //   Hint: course::cp_async has commit_group, wait_group<n> and wait_all.
+  //   Hint: STAGES >= 2, the multistage pipeline: prologue: load tiles 0 .. STAGES - 2 into buffers 0 ..
+  //   Hint: STAGES - 2, committing ONE group per tile (also past k_tiles: an empty group keeps the count
+  //   Hint: right); wait_group<STAGES - 2> (tile 0 landed), __syncthreads(), load_fragments of (buffer 0,
+  //   Hint: kk 0) into frag[0]. Then for each kt, reading buffer kt % STAGES, for each kk (unrolled):
+  //   Hint:   1. at the last kk, wait_group<STAGES - 2>() and __syncthreads(): tile kt + 1 landed, and
+  //   Hint:      every warp has read its fragments of tile kt (all but this step's, already in registers);
+  //   Hint:   2. load the fragments of the NEXT k16 step into frag[(kk + 1) % 2] (at the last kk: kk 0 of
+  //   Hint:      buffer (kt + 1) % STAGES; after the last tile, of this tile's buffer again: never used);
+  //   Hint:   3. at kk == 0, after those ldmatrix: load_stage(kt + STAGES - 1, its buffer (kt - 1) % STAGES,
+  //   Hint:      which every warp finished reading before the last barrier) if it exists; commit_group();
+  //   Hint:   4. mma_fragments(acc, frag[kk % 2]): the next step's ldmatrix latency hides behind these mma.
+  //   Hint: Keep the loop body free of branches around the barrier (no `if (kt + 1 < k_tiles)`): the
+  //   Hint: compiler then interleaves ldmatrix and mma. course::cp_async has commit_group and wait_group<n>.
   course::cp_async::wait_all();
   __syncthreads();  // every warp is done with the pipeline buffers: the epilogue reuses them
 

@@ -8,7 +8,7 @@ How to read the output:
   never written. Shapes include M and N that no tile divides (33 x 31, 257 x 129, 300 x 5) and K that
   is a multiple of 8 but not of the K step (24, 40, 136, 2056).
 - gemm runs with the configuration your gemm.cu was compiled with (its #define defaults); the
-  failure message names it, e.g. [128x128x32 w2x2 s3]. `python -m grader autotune` checks and times
+  failure message names it, e.g. [128x256x32 w2x4 s3]. `python -m grader autotune` checks and times
   the others.
 - The perf tests print TFLOP/s against cuBLAS (`cupy.matmul`) measured in the same run at the same
   sizes; gemm's target is 50% of cuBLAS at 8192^3 (also shown: 4096^3). naive and tiled have no target.

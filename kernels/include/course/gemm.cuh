@@ -9,8 +9,8 @@
 //   tile_offset     where element (row, col) of a [ROWS, COLS] 16-bit tile lives in shared memory,
 //                   plain (row * COLS + col) or XOR-swizzled by 16-byte chunks so that ldmatrix (8 rows
 //                   of one chunk column) and the cp.async stores hit 8 different bank groups.
-//   load_tile       one tile, global -> shared, with 16-byte cp.async copies (course/cp_async.cuh),
-//                   zeros past the matrix edge; the caller commits the group.
+//   TileLoader      tiles, global -> shared, with 16-byte cp.async copies (course/cp_async.cuh), one
+//                   per K step, zeros past the matrix edge; the caller commits the group.
 //   block_coords    which C tile a block computes: blocks are grouped GROUP_M tiles tall so that
 //                   consecutive blocks share rows of A and columns of B in L2.
 //
@@ -70,23 +70,47 @@ COURSE_INLINE int tile_offset(int row, int col) {
   }
 }
 
-// Copy a [ROWS, COLS] tile from global memory (row stride ld elements) to shared memory with 16-byte
-// cp.async copies, THREADS threads each taking every THREADS-th chunk. Chunks at or past rows_valid
-// rows or cols_valid columns are zero-filled and read nothing. g and ld keep every chunk 16-byte
-// aligned (ld % 8 == 0). Issues the copies only: commit and wait are the caller's.
+// Copies [ROWS, COLS] tiles of a row-major matrix (row stride ld) into shared memory with 16-byte
+// cp.async copies: THREADS threads each take every THREADS-th chunk. A GEMM copies one such tile
+// per K step, so what does not change from tile to tile (this thread's chunk positions, global and
+// shared offsets) is computed once, in the constructor; `load` then costs an address and an edge
+// test per chunk. Chunks at or past rows_valid rows or cols_valid columns are zero-filled and read
+// nothing; ld % 8 == 0 keeps every chunk 16-byte aligned. Issues the copies only: commit and wait
+// are the caller's.
 template <int ROWS, int COLS, int THREADS, bool SWIZZLE, typename T>
-COURSE_INLINE void load_tile(T* s, const T* g, int ld, int rows_valid, int cols_valid) {
+struct TileLoader {
   static_assert(sizeof(T) == 2, "16-bit elements");
-  constexpr int CHUNKS_PER_ROW = COLS / CHUNK, CHUNKS = ROWS * CHUNKS_PER_ROW;
-#pragma unroll
-  for (int i = 0; i < CHUNKS / THREADS; ++i) {
-    const int c = i * THREADS + threadIdx.x;
-    const int row = c / CHUNKS_PER_ROW, col = (c % CHUNKS_PER_ROW) * CHUNK;
-    const bool inside = row < rows_valid && col < cols_valid;
-    cp_async::load_128b<cp_async::SharedMemFillMode::kFillZero>(
-        s + tile_offset<COLS, SWIZZLE>(row, col), inside ? g + row * ld + col : g, inside);
+  static constexpr int CHUNKS_PER_ROW = COLS / CHUNK, PER_THREAD = ROWS * CHUNKS_PER_ROW / THREADS;
+  static constexpr int ROW_STEP = THREADS / CHUNKS_PER_ROW;  // rows between a thread's chunks
+  static_assert(THREADS % CHUNKS_PER_ROW == 0 && PER_THREAD * THREADS == ROWS * CHUNKS_PER_ROW,
+                "every thread copies the same number of chunks, in the same column of the tile");
+
+  const T* g;     // this thread's first chunk in the current tile, in global memory
+  int64_t step;   // elements between its chunks in global memory (ROW_STEP rows)
+  int row, col;   // where its first chunk is in the tile
+  int s;          // and in a shared-memory buffer (swizzled), in elements
+
+  COURSE_INLINE TileLoader(const T* tile, int ld)
+      : row(threadIdx.x / CHUNKS_PER_ROW), col(threadIdx.x % CHUNKS_PER_ROW * CHUNK) {
+    g = tile + int64_t(row) * ld + col;
+    step = int64_t(ROW_STEP) * ld;
+    s = tile_offset<COLS, SWIZZLE>(row, col);
   }
-}
+
+  // Copy the current tile into `buffer`; then move on by `advance` elements (to the next K tile).
+  COURSE_INLINE void load(T* buffer, int rows_valid, int cols_valid, int64_t advance) {
+#pragma unroll
+    for (int i = 0; i < PER_THREAD; ++i) {
+      const int r = row + i * ROW_STEP;
+      const bool inside = r < rows_valid && col < cols_valid;
+      // ROW_STEP is a multiple of 8 rows, the swizzle's period: chunk i moves by whole rows.
+      const int offset = ROW_STEP % 8 == 0 ? s + i * ROW_STEP * COLS : tile_offset<COLS, SWIZZLE>(r, col);
+      cp_async::load_128b<cp_async::SharedMemFillMode::kFillZero>(buffer + offset, inside ? g + i * step : g,
+                                                                  inside);
+    }
+    g += advance;
+  }
+};
 
 // The (tile row, tile column) of C that block `block` computes, in groups of GROUP_M tile rows: the
 // blocks running at the same time then read GROUP_M rows of A and a few columns of B from L2,
