@@ -59,19 +59,21 @@ COURSE_INLINE void commit_group() {
 #endif
 }
 
-// Wait until at most `n` of this thread's committed groups are still pending.
+// Wait until at most `n` of this thread's committed groups are still pending. The "memory" clobber
+// keeps the compiler from moving reads of the copied bytes above the wait: a thread that reads only
+// its own copies (course/attention/decode.cuh's attend) has no __syncthreads to do that for it.
 template <int n>
 COURSE_INLINE void wait_group() {
   static_assert(n >= 0, "wait_group<n> needs n >= 0");
 #ifdef COURSE_CP_ASYNC_ENABLED
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(n));
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(n) : "memory");
 #endif
 }
 
 // Wait for every copy this thread issued, committed or not.
 COURSE_INLINE void wait_all() {
 #ifdef COURSE_CP_ASYNC_ENABLED
-  asm volatile("cp.async.wait_all;\n" ::);
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
 #endif
 }
 
