@@ -175,7 +175,7 @@ def bench_exp(modules: dict, quick: bool = False) -> bench.Report:
     module = device.load_source(EXP_SOURCE, "exp_throughput.cu")
     iters, block = 256, 256
     threads = [1 << k for k in ((14, 17, 20) if quick else (12, 14, 16, 18, 20, 22))]
-    out = cp.empty(threads[-1], dtype=np.float32)
+    out = device.empty(threads[-1])
     report = bench.Report("exp throughput (4 chains of 256 exps per thread)", "threads in the grid", "Texp/s",
                           ceiling_name="the ex2.approx rate")
     for label, name in EXP_KERNELS.items():

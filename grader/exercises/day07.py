@@ -79,11 +79,11 @@ def check_pipeline(module, seed: int, n: int, stages: int, blocks: int) -> None:
 def bench_pipeline(modules: dict, quick: bool = False) -> bench.Report:
     """Bandwidth (4 bytes read + 4 written per float) against the number of stages, on a persistent
     grid of one block per SM; the copy of the same bytes as the ceiling."""
-    cp = device.require_gpu()
+    device.require_gpu()
     n = BENCH_N
     blocks = BENCH_BLOCKS_PER_SM * device.properties()["sms"]
     x = device.random(n)
-    out = cp.empty(n, dtype=np.float32)
+    out = device.empty(n)
     report = bench.Report(f"pipelined alpha * x, {n >> 20} Mi floats, {blocks} blocks of {BLOCK}",
                           "pipeline stages", "GB/s")
     for label, module in modules.items():

@@ -21,8 +21,7 @@ def _positive(**sizes) -> None:
 
 def _workspace(tiles: int):
     """The look-back's zeroed state: one status word per tile, then the tile counter."""
-    cp = device.require_gpu()
-    ws = cp.zeros(tiles + 1, dtype=np.uint64)
+    ws = device.asarray(np.zeros(tiles + 1, dtype=np.uint64))
     return ws, ws[tiles:]
 
 
@@ -69,8 +68,8 @@ def bench_scan(modules: dict, quick: bool = False) -> bench.Report:
     for label in modules:
         report.series[label] = []
     for n in sizes:
-        x = cp.random.default_rng(1).integers(0, 64, n, dtype=np.int32)
-        out = cp.empty(n, dtype=np.int32)
+        x = device.asarray(np.random.default_rng(1).integers(0, 64, n, dtype=np.int32))
+        out = device.empty(n, "int32")
         ws, counter = _workspace(-(-n // SCAN_TILE))
         for label, module in modules.items():
             def run(module=module):

@@ -379,7 +379,7 @@ SPLIT_LEN, SPLIT_PAGE = 32768, 16
 def bench_decode_paged(modules: dict, quick: bool = False) -> bench.Report:
     """Small batches of long requests (kv_len 32768, page size 16, heads 32/8): one chunk per
     request against split-KV (plan_chunks), GB/s on KV bytes against the batch size."""
-    cp = device.require_gpu()
+    device.require_gpu()
     batches = (1, 4, 16) if quick else (1, 2, 4, 8, 16, 32)
     sms = device.properties()["sms"]
     sizes = [kv_bytes(b, SPLIT_LEN, BENCH_KV_HEADS) for b in batches]
@@ -395,9 +395,9 @@ def bench_decode_paged(modules: dict, quick: bool = False) -> bench.Report:
             shape = (pages, SPLIT_PAGE, BENCH_KV_HEADS, HEAD_DIM)
             k, v = device.random(shape, "float16", seed=2), device.random(shape, "float16", seed=3)
             q = device.random((b, BENCH_QO_HEADS, HEAD_DIM), "float16", seed=1)
-            indptr = cp.arange(0, pages + 1, SPLIT_LEN // SPLIT_PAGE, dtype=np.int32)
-            indices = cp.asarray(rng.permutation(pages).astype(np.int32))
-            last = cp.full(b, SPLIT_PAGE, dtype=np.int32)
+            indptr = device.asarray(np.arange(0, pages + 1, SPLIT_LEN // SPLIT_PAGE, dtype=np.int32))
+            indices = device.asarray(rng.permutation(pages).astype(np.int32))
+            last = device.asarray(np.full(b, SPLIT_PAGE, dtype=np.int32))
             chunks = plan_chunks(b * BENCH_QO_HEADS // g, SPLIT_LEN, sms)
             for series, n in ((whole, 1), (split, chunks)):
                 bufs = paged_buffers(b, BENCH_QO_HEADS, n)
