@@ -128,6 +128,8 @@ def sample(spec: Approx, rng: np.random.Generator, n: int) -> np.ndarray:
 
 
 def check_ptx_math(module, seed: int, op: str, n: int) -> None:
+    if op not in APPROX_BOUNDS:
+        raise ValueError(f"op {op!r}: expected one of {', '.join(APPROX_BOUNDS)}")
     spec = APPROX_BOUNDS[op]
     x = sample(spec, np.random.default_rng(seed), n)
     out = device.empty(n, "float32")
