@@ -5,7 +5,8 @@ How to read the output:
   (index, expected, got, relative error) and the seed: COURSE_SEED=<seed> replays the same inputs.
 - Outputs are NaN-poisoned: "elements are NaN" means elements never written (or a NaN that got in:
   the paged cache's unused pages and slots are NaN, so reading a token that is not in the page table
-  shows the same way). o (fp16) is compared with float64 numpy by the norm of the error (1e-3);
+  shows the same way). o (fp16) is compared with float64 numpy by the norm of the error (1e-3),
+  then head by head (4e-3 for each (request, head) alone: "request b, head h" names the worst);
   lse2 (base-2 log-sum-exp, float32) element by element, and an empty row must be exactly -inf.
 - q gets a different scale per (request, head), up to 30: some softmaxes are nearly flat, some nearly
   one-hot, and with the largest exp(score) overflows float. A kernel that forgets to subtract the
