@@ -43,7 +43,6 @@ def check_async_copy(module, seed: int, n: int, copy_bytes: int) -> None:
 # ---- N-stage pipeline ---------------------------------------------------------------------------
 
 STAGES = (1, 2, 3, 4, 6, 8)
-PIPE_TILE = BLOCK * 4     # floats per tile: 16 bytes per thread
 BENCH_N = 1 << 26         # 256 MiB read + 256 MiB written: far larger than L2
 BENCH_BLOCKS_PER_SM = 1   # a persistent grid of 8 warps per SM: too few to hide latency without stages
 
