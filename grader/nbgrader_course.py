@@ -57,8 +57,9 @@ def _notebook(day: str) -> Path:
 
 
 def exercise_files(day) -> list[str]:
-    """The .cu file names a day's submission holds, in teaching order."""
-    return [ex.source for ex in exercises.day_exercises(_day(day))]
+    """The .cu file names a day's submission holds, in teaching order (a file that holds several
+    exercises, such as day 12's prefill and prefill_causal, once)."""
+    return list(dict.fromkeys(ex.source for ex in exercises.day_exercises(_day(day))))
 
 
 def _stub(day: str, filename: str) -> Path:
@@ -167,13 +168,19 @@ def _hidden_lines(notebook: Path) -> set[str]:
 
 def _solution_lines(day: str) -> set[str]:
     """Lines of the solutions' exercise regions that would give an answer away (long enough to mean
-    something, more than braces, not a preprocessor line such as `#pragma unroll`)."""
-    found = set()
+    something, more than braces, not a preprocessor line such as `#pragma unroll`, and not a line the
+    course gives anyway outside the regions, such as a `__syncthreads();` it shares)."""
+    found, given = set(), set()
     for solution in stubs.solutions(day):
-        for region in stubs.regions(solution.read_text(), str(solution)):
+        text = solution.read_text()
+        lines = text.splitlines()
+        inside = set()
+        for region in stubs.regions(text, str(solution)):
+            inside |= set(range(region.start, region.end + 1))
             found |= {s for line in region.code if len(s := line.strip()) >= 12
                       and s.strip("{}();") != "" and not s.startswith("#")}
-    return found
+        given |= {line.strip() for i, line in enumerate(lines) if i not in inside}
+    return found - given
 
 
 def _released_lines(path: Path) -> list[str]:
