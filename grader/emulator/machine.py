@@ -208,7 +208,11 @@ def run_chunk(st: State, code: list) -> None:
                 continue
             if not waiting:
                 break
-            _deadlock(st, code, waiting)
+            # lanes that exited since these started waiting count as arrived now: retry once
+            if not any(code[p].ready(st, w)[0].size for p, w in waiting.items()):
+                _deadlock(st, code, waiting)
+            groups, waiting = waiting, {}
+            continue
         pc = min(groups)
         sel = groups.pop(pc)
         if pc in waiting:

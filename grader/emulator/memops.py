@@ -198,7 +198,10 @@ def _stats_shared(st, op, sel, seg, size):
     rec["max_ways"] = max(rec["max_ways"], int(waves.max()) if waves.size else 0)
 
 
-def _check_shared(st, op, sel, seg, size, write):
+def _check_shared(st, op, sel, seg, size, write, synced=False):
+    """Uninitialised reads, and races: accesses to one word by two warps of a block between barriers.
+    `synced` accesses (volatile, atomic, acquire/release) signal on purpose: they update the shadow
+    state but are not reported as races."""
     if not st.check:
         return
     t = sel[seg.pos]
@@ -237,15 +240,16 @@ def _check_shared(st, op, sel, seg, size, write):
             dup = (ws[1:] == ws[:-1]) & (mw[1:] != mw[:-1])
             if dup.any():
                 conflict[order[1:][dup]] = True
-    if conflict.any():
+    if conflict.any() and not synced:
         i = int(np.flatnonzero(conflict)[0])
         other_pc = int(st.sh_wpc[word[i]])
-        other = st.prog.code[other_pc].where() if other_pc >= 0 else "this instruction"
+        other = (f"written by {st.prog.code[other_pc].where()}" if other_pc >= 0 and w_ep[i] == my_ep[i]
+                 else "read by another warp")
         kind = "write" if write else "read"
         st.launch.warn(("race", op.pc),
                        f"shared-memory race: {op.where()} by {_who(st, t[i])} {kind}s shared offset "
                        f"{int(word[i] * 4 % st.Sp)}, which another warp of its block accessed since the last "
-                       f"__syncthreads() (last write: {other}); put a barrier between them")
+                       f"__syncthreads() ({other}); put a barrier between them")
     if write:
         st.sh_wep[word] = my_ep
         st.sh_wwarp[word] = my_w
@@ -268,8 +272,12 @@ def _elem(t):
     return t
 
 
+SYNCED = {"volatile", "relaxed", "acquire", "release", "acq_rel"}
+
+
 def build_ld(prog, inst):
     parts = inst.parts
+    synced = bool(SYNCED & set(parts))
     space = _space(parts)
     t = _elem(parts[-1])
     nvec = _vec_n(parts)
@@ -298,7 +306,7 @@ def build_ld(prog, inst):
         out = np.empty((sel.size, nvec), dt)
         for s in segs:
             if s.kind == "shared":
-                _check_shared(st, op, sel, s, size, False)
+                _check_shared(st, op, sel, s, size, False, synced)
                 _stats_shared(st, op, sel, s, size)
             elif s.kind == "global":
                 _stats_global(st, op, sel, s, size)
@@ -313,6 +321,7 @@ def build_ld(prog, inst):
 
 def build_st(prog, inst):
     parts = inst.parts
+    synced = bool(SYNCED & set(parts))
     space = _space(parts)
     t = _elem(parts[-1])
     nvec = _vec_n(parts)
@@ -333,7 +342,7 @@ def build_st(prog, inst):
             vals[:, i] = r(st, sel)
         for s in segs:
             if s.kind == "shared":
-                _check_shared(st, op, sel, s, size, True)
+                _check_shared(st, op, sel, s, size, True, synced)
                 _stats_shared(st, op, sel, s, size)
             elif s.kind == "global":
                 _stats_global(st, op, sel, s, size)
@@ -436,9 +445,8 @@ def build_atom(prog, inst):
         for s in resolve(st, op, sel, addr(st, sel), space, size, True):
             view = s.arr.view(dt)
             idx = s.off // size
-            if s.kind == "shared" and st.check:
-                bytes_ = (s.off[:, None] + np.arange(size)).ravel()
-                st.sh_init[bytes_] = True
+            if s.kind == "shared":
+                _check_shared(st, op, sel, s, size, True, synced=True)
             if simple_red:
                 np.add.at(view, idx, bv[s.pos])
                 continue

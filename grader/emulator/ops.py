@@ -963,9 +963,10 @@ def build_bar(prog, inst):
     def ready(st, sel):
         blk = st.blk[sel]
         arrived = np.bincount(blk, minlength=st.nblk)
-        live = np.bincount(st.blk[~st.exited], minlength=st.nblk)
-        need = live if count is None else np.minimum(live, int(np.asarray(count(st, sel[:1]))[0]))
-        done = arrived[blk] >= need[blk]
+        # every thread of the block must arrive: one that exited never will (undefined in CUDA,
+        # reported here as a barrier reached by part of the block)
+        need = st.bthreads if count is None else int(np.asarray(count(st, sel[:1])).ravel()[0])
+        done = arrived[blk] >= need
         return sel[done], sel[~done]
 
     def fn(st, sel):

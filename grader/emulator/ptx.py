@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _IDENT = re.compile(r"(?<![\w$.%])%?[A-Za-z_$][\w$]*")
+_LINE_DIRECTIVE = re.compile(r"^\.(loc|file|version|target|address_size)\b")  # no ';' after these
 _REG_RANGE = re.compile(r"^(%?[\w$]+)<(\d+)>$")
 
 
@@ -111,7 +112,7 @@ def _statements(text: str):
                     break
             i += 1
             continue
-        if s.startswith((".loc", ".file", ".version", ".target", ".address_size")):
+        if _LINE_DIRECTIVE.match(s):
             stream.append("\x00" + s + "\x00")
         else:
             stream.append(lines[i])
@@ -126,7 +127,8 @@ def _statements(text: str):
         if c == "\x00":
             end = src.index("\x00", pos + 1)
             d = src[pos + 1:end]
-            yield ("loc" if d.startswith(".loc") else "file" if d.startswith(".file") else "stmt", d)
+            kind = d.split(None, 1)[0]
+            yield ("loc" if kind == ".loc" else "file" if kind == ".file" else "stmt", d)
             pos = end + 1
             continue
         if c == "{":

@@ -1,0 +1,314 @@
+"""Emulator: state spaces, vector accesses, atomics, cp.async, ldmatrix + mma.sync, printf, and what
+it reports that a GPU does not (out of bounds, races, uninitialised reads, coalescing, bank conflicts,
+unsupported instructions)."""
+import numpy as np
+import pytest
+
+from grader import emulator
+from grader.emulator import EmulatorFault, EmulatorWarning
+from grader.emulator.testing import run_ptx
+
+SMEM = ".shared .align 16 .b8 smem[4096];"
+
+
+def test_vector_loads_and_stores():
+    x = np.arange(128, dtype=np.float32) * 1.5
+    body = """
+    mul.wide.u32 %rd6, %r1, 16;
+    add.s64 %rd7, %rd2, %rd6;
+    ld.global.nc.v4.f32 {%f1, %f2, %f3, %f4}, [%rd7];
+    add.f32 %f5, %f1, %f4;
+    add.s64 %rd8, %rd1, %rd6;
+    st.global.v4.f32 [%rd8], {%f5, %f2, %f3, %f1};"""
+    got = run_ptx(body, threads=32, inp=x, out_dtype=np.float32, out_size=128, result=None).reshape(32, 4)
+    v = x.reshape(32, 4)
+    np.testing.assert_array_equal(got, np.stack([v[:, 0] + v[:, 3], v[:, 1], v[:, 2], v[:, 0]], 1))
+
+
+def test_v2_u16_and_u8_widths():
+    x = np.arange(64, dtype=np.uint16) * 1001
+    body = """
+    mul.wide.u32 %rd6, %r1, 4;
+    add.s64 %rd7, %rd2, %rd6;
+    ld.global.v2.u16 {%h1, %h2}, [%rd7];
+    ld.global.u8 %r3, [%rd7+1];
+    cvt.u32.u16 %r4, %h2;
+    mad.lo.s32 %r2, %r3, 65536, %r4;"""
+    got = run_ptx(body, inp=x)
+    np.testing.assert_array_equal(got, (x[0::2] >> 8).astype(np.uint32) * 65536 + x[1::2])
+
+
+def test_static_dynamic_local_const_and_generic():
+    module = ".const .align 4 .b32 table[4] = {10, 20, 30, 40};\n.extern .shared .align 16 .b8 dyn[];"
+    body = """
+    and.b32 %r3, %r1, 3;
+    mul.wide.u32 %rd6, %r3, 4;
+    mov.u64 %rd7, table;
+    add.s64 %rd8, %rd7, %rd6;
+    ld.const.u32 %r4, [%rd8];                 // table[tid % 4]
+    mov.u64 %rd9, dyn;
+    mul.wide.u32 %rd10, %r1, 4;
+    add.s64 %rd11, %rd9, %rd10;
+    st.shared.u32 [%rd11], %r4;
+    mov.u64 %rd12, depot;
+    st.local.u32 [%rd12+4], %r1;              // a per-thread local slot
+    cvta.local.u64 %rd13, %rd12;
+    ld.u32 %r5, [%rd13+4];                    // read back through a generic address
+    bar.sync 0;
+    cvta.shared.u64 %rd14, %rd11;
+    ld.u32 %r6, [%rd14];                      // generic address of shared memory
+    add.s32 %r2, %r6, %r5;"""
+    got = run_ptx(body, threads=64, module_decls=module, decls=SMEM + "\n.local .align 8 .b8 depot[8];",
+                  shared_mem=256)
+    np.testing.assert_array_equal(got, np.array([10, 20, 30, 40])[np.arange(64) % 4] + np.arange(64))
+
+
+OOB = """
+    .loc 1 42 7
+    ld.global.u32 %r2, [%rd4+4];"""
+FILE = '.file 1 "/course/days/day01/vector_add.cu"'
+
+
+def test_out_of_bounds_global_read_names_line_block_and_thread():
+    x = np.zeros(32, np.uint32)
+    body = OOB.replace(".loc", "setp.ne.u32 %p1, %r1, 31;\n    @%p1 bra OK;\n    .loc") + "\nOK:"
+    src_module = FILE + "\n"
+    with pytest.raises(EmulatorFault) as e:
+        run_ptx(body.replace("OK:", "OK:\n    mov.u32 %r2, 0;"), inp=x, module_decls=src_module)
+    msg = str(e.value)
+    assert "out-of-bounds global read of 4 bytes" in msg
+    assert "block (0, 0, 0) thread (31, 0, 0)" in msg and "vector_add.cu:42" in msg
+    assert "0 bytes past the end of a 128-byte allocation" in msg or "past the end" in msg
+
+
+def test_out_of_bounds_shared_and_misaligned():
+    body = "mov.u64 %rd6, smem; st.shared.u32 [%rd6+4096], %r1; mov.u32 %r2, 0;"
+    with pytest.raises(EmulatorFault, match="out-of-bounds shared-memory write.*4096 bytes of shared"):
+        run_ptx(body, threads=1, decls=SMEM)
+    with pytest.raises(EmulatorFault, match="misaligned address"):
+        run_ptx("ld.global.u32 %r2, [%rd1+2];", threads=1)
+
+
+def test_atomics_serialise_and_return_old_values():
+    body = """
+    atom.global.add.u32 %r2, [%rd1+256], 1;      // out[64]: a counter every thread increments
+    atom.global.add.f32 %f1, [%rd1+260], 0f3F800000;
+    atom.global.inc.u32 %r3, [%rd1+264], 3;      // wraps after 3
+    atom.global.max.s32 %r4, [%rd1+268], %r1;
+    atom.global.cas.b32 %r5, [%rd1+272], 0, 77;  // only the first thread swaps
+    red.global.add.u32 [%rd1+276], %r1;
+    st.global.b32 [%rd3], %r2;"""
+    out = run_ptx(body, threads=64, out_size=80, result=None)
+    np.testing.assert_array_equal(np.sort(out[:64]), np.arange(64))
+    assert out[64] == 64 and out[65].view(np.float32) == 64.0
+    assert out[66] == 64 % 4 and out[67] == 63 and out[68] == 77 and out[69] == np.arange(64).sum()
+
+
+def test_shared_atomics():
+    body = """
+    mov.u64 %rd6, smem;
+    setp.eq.u32 %p1, %r1, 0;
+    @%p1 st.shared.u32 [%rd6], 0;
+    bar.sync 0;
+    and.b32 %r3, %r1, 7;
+    atom.shared.add.u32 %r4, [%rd6], %r3;
+    bar.sync 0;
+    ld.shared.u32 %r2, [%rd6];"""
+    np.testing.assert_array_equal(run_ptx(body, threads=128, decls=SMEM), np.full(128, 16 * 28))
+
+
+RACE = """
+    mov.u64 %rd6, smem;
+    mul.wide.u32 %rd7, %r1, 4;
+    add.s64 %rd8, %rd6, %rd7;
+    st.shared.u32 [%rd8], %r1;
+    {BARRIER}
+    add.s32 %r3, %r1, 32;
+    and.b32 %r3, %r3, 63;
+    mul.wide.u32 %rd9, %r3, 4;
+    add.s64 %rd10, %rd6, %rd9;
+    ld.shared.u32 %r2, [%rd10];"""
+
+
+def test_race_between_warps_is_reported_and_a_barrier_fixes_it():
+    with pytest.warns(EmulatorWarning, match="shared-memory race: `ld.shared.u32"):
+        run_ptx(RACE.replace("{BARRIER}", ""), threads=64, decls=SMEM)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = run_ptx(RACE.replace("{BARRIER}", "bar.sync 0;"), threads=64, decls=SMEM)
+    np.testing.assert_array_equal(got, (np.arange(64) + 32) % 64)
+
+
+def test_uninitialised_shared_read_is_reported():
+    with pytest.warns(EmulatorWarning, match="uninitialised shared memory"):
+        run_ptx("mov.u64 %rd6, smem; ld.shared.u32 %r2, [%rd6+64];", threads=32, decls=SMEM)
+
+
+def test_coalescing_and_bank_conflict_statistics():
+    x = np.zeros(64 * 32, np.float32)
+    body = """
+    ld.global.f32 %f1, [%rd4];                      // pc of a coalesced load: 4 sectors per warp
+    mul.wide.u32 %rd6, %r1, 128;
+    add.s64 %rd7, %rd2, %rd6;
+    ld.global.f32 %f2, [%rd7];                      // stride 32 floats: 32 sectors per warp
+    mov.u64 %rd8, smem;
+    add.s64 %rd9, %rd8, %rd6;
+    st.shared.f32 [%rd9], %f1;                      // stride 32 words: one bank, 32-way conflict
+    mul.wide.u32 %rd10, %r1, 4;
+    add.s64 %rd11, %rd8, %rd10;
+    st.shared.f32 [%rd11], %f2;                     // consecutive words: conflict-free
+    mov.u32 %r2, 0;"""
+    run_ptx(body, threads=64, inp=x, decls=SMEM.replace("4096", "8192"))
+    stats = emulator.last_launch().stats
+    glob = [v for (pc, kind), v in sorted(stats.items()) if kind == "global" and v["bytes"] == 256]
+    coalesced, strided = glob[0], glob[1]
+    assert (coalesced["requests"], coalesced["sectors"], coalesced["ideal"]) == (2, 8, 8)
+    assert (strided["requests"], strided["sectors"], strided["ideal"]) == (2, 64, 8)
+    shared = [v for (pc, kind), v in sorted(stats.items()) if kind == "shared"]
+    assert shared[0]["max_ways"] == 32 and shared[0]["wavefronts"] == 64
+    assert shared[1]["max_ways"] == 1 and shared[1]["wavefronts"] == 2
+
+
+def test_unsupported_instruction_names_itself_and_its_line():
+    body = ".loc 1 7 0\n    cvt.rn.satfinite.e4m3x2.f32 %h1, %f1, %f2;\n    mov.u32 %r2, 0;"
+    with pytest.raises(EmulatorFault, match=r"not supported by the emulator.*e4m3x2.*vector_add.cu:7"):
+        run_ptx(body, threads=1, module_decls=FILE)
+
+
+def test_cp_async_zero_fill_and_wait():
+    x = np.arange(1, 65, dtype=np.uint32)
+    body = """
+    mov.u64 %rd6, smem;
+    mul.wide.u32 %rd7, %r1, 16;
+    add.s64 %rd8, %rd6, %rd7;
+    cvta.to.shared.u64 %rd9, %rd8;
+    mul.wide.u32 %rd10, %r1, 16;
+    add.s64 %rd11, %rd2, %rd10;
+    cp.async.cg.shared.global [%rd8], [%rd11], 16, 8;    // 8 bytes copied, 8 zero-filled
+    cp.async.commit_group;
+    cp.async.wait_group 0;
+    bar.sync 0;
+    ld.shared.v4.u32 {%r3, %r4, %r5, %r6}, [%rd8];
+    mad.lo.s32 %r7, %r3, 1000, %r4;
+    add.s32 %r8, %r5, %r6;
+    mad.lo.s32 %r2, %r8, 1000000, %r7;"""
+    got = run_ptx(body, threads=16, inp=x, decls=SMEM)
+    t = np.arange(16)
+    np.testing.assert_array_equal(got, x[4 * t] * 1000 + x[4 * t + 1])
+
+
+def test_cp_async_without_wait_is_reported():
+    x = np.arange(64, dtype=np.uint32)
+    body = "mov.u64 %rd6, smem; cp.async.ca.shared.global [%rd6], [%rd2], 4; mov.u32 %r2, 0;"
+    with pytest.warns(EmulatorWarning, match="never waited for"):
+        run_ptx(body, threads=1, inp=x, decls=SMEM)
+
+
+LDMATRIX = """
+    mov.u64 %rd6, smem;
+    mul.wide.u32 %rd7, %r1, 4;
+    add.s64 %rd8, %rd6, %rd7;
+    add.s64 %rd9, %rd2, %rd7;
+    ld.global.u32 %r10, [%rd9];
+    st.shared.u32 [%rd8], %r10;
+    add.s64 %rd8, %rd8, 128;
+    ld.global.u32 %r10, [%rd9+128];
+    st.shared.u32 [%rd8], %r10;
+    add.s64 %rd8, %rd8, 128;
+    ld.global.u32 %r10, [%rd9+256];
+    st.shared.u32 [%rd8], %r10;
+    add.s64 %rd8, %rd8, 128;
+    ld.global.u32 %r10, [%rd9+384];
+    st.shared.u32 [%rd8], %r10;
+    bar.sync 0;
+    mul.wide.u32 %rd10, %r1, 16;                   // lane t: row t % 8 of matrix t / 8
+    add.s64 %rd11, %rd6, %rd10;
+    ldmatrix.sync.aligned.m8n8.x4{TRANS}.shared.b16 {%r2, %r3, %r4, %r5}, [%rd11];
+    st.global.v4.u32 [%rd12], {%r2, %r3, %r4, %r5};"""
+
+
+@pytest.mark.parametrize("trans", [False, True])
+def test_ldmatrix_x4_fragments(trans):
+    vals = np.arange(256, dtype=np.uint16)                # matrix i, row r, col c holds 64 i + 8 r + c
+    body = "mul.wide.u32 %rd13, %r1, 16; add.s64 %rd12, %rd1, %rd13;" + \
+        LDMATRIX.replace("{TRANS}", ".trans" if trans else "")
+    got = run_ptx(body, inp=vals.view(np.uint32), out_size=128, result=None, decls=SMEM).reshape(32, 4)
+    lane = np.arange(32)
+    r, c = lane // 4, 2 * (lane % 4)
+    for i in range(4):
+        lo = 64 * i + (8 * c + r if trans else 8 * r + c)
+        hi = 64 * i + (8 * (c + 1) + r if trans else 8 * r + c + 1)
+        np.testing.assert_array_equal(got[:, i], lo | (hi << 16))
+
+
+MMA = """
+    mul.wide.u32 %rd6, %r1, 4;
+    add.s64 %rd7, %rd2, %rd6;
+    ld.global.u32 %r10, [%rd7];
+    ld.global.u32 %r11, [%rd7+128];
+    ld.global.u32 %r12, [%rd7+256];
+    ld.global.u32 %r13, [%rd7+384];
+    ld.global.u32 %r14, [%rd7+512];
+    ld.global.u32 %r15, [%rd7+640];
+    mov.f32 %f5, 0f3F800000;
+    mma.sync.aligned.m16n8k16.row.col.f32.{T}.{T}.f32 {%f1, %f2, %f3, %f4}, {%r10, %r11, %r12, %r13},
+        {%r14, %r15}, {%f5, %f5, %f5, %f5};
+    mul.wide.u32 %rd8, %r1, 16;
+    add.s64 %rd9, %rd1, %rd8;
+    st.global.v4.f32 [%rd9], {%f1, %f2, %f3, %f4};"""
+
+
+@pytest.mark.parametrize("t", ["f16", "bf16"])
+def test_mma_m16n8k16_fragment_layout(t):
+    """A (16x16) and B (16x8) are given register by register in the PTX ISA's layout (a0: row g,
+    cols 2t, 2t+1; a1: row g+8; a2: cols + 8; a3: both; b0: rows 2t, 2t+1 of col g; b1: rows + 8), with
+    small integers so that every sum is exact; D = A B + 1."""
+    rng = np.random.default_rng(0)
+    A = rng.integers(-4, 5, (16, 16)).astype(np.float32)
+    B = rng.integers(-4, 5, (16, 8)).astype(np.float32)
+    lane = np.arange(32)
+    g, tq = lane // 4, lane % 4
+    enc = (lambda v: v.astype(np.float16).view(np.uint16)) if t == "f16" else \
+        (lambda v: (v.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16))
+
+    def pack(lo, hi):
+        return enc(lo).astype(np.uint32) | (enc(hi).astype(np.uint32) << 16)
+
+    regs = [pack(A[g, 2 * tq], A[g, 2 * tq + 1]), pack(A[g + 8, 2 * tq], A[g + 8, 2 * tq + 1]),
+            pack(A[g, 2 * tq + 8], A[g, 2 * tq + 9]), pack(A[g + 8, 2 * tq + 8], A[g + 8, 2 * tq + 9]),
+            pack(B[2 * tq, g], B[2 * tq + 1, g]), pack(B[2 * tq + 8, g], B[2 * tq + 9, g])]
+    got = run_ptx(MMA.replace("{T}", t), inp=np.concatenate(regs), out_dtype=np.float32, out_size=128,
+                  result=None).reshape(32, 4)
+    D = A @ B + 1
+    expected = np.stack([D[g, 2 * tq], D[g, 2 * tq + 1], D[g + 8, 2 * tq], D[g + 8, 2 * tq + 1]], 1)
+    np.testing.assert_array_equal(got, expected)
+
+
+PRINTF_MODULE = """
+.extern .func (.param .b32 func_retval0) vprintf (.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);
+.global .align 1 .b8 fmt[16] = {116, 61, 37, 100, 32, 120, 61, 37, 46, 50, 102, 10, 0};
+"""
+PRINTF = """
+    mov.u64 %rd10, depot;
+    st.local.u32 [%rd10], %r1;
+    cvt.rn.f64.u32 %fd1, %r1;
+    mul.f64 %fd2, %fd1, 0d3FE0000000000000;
+    st.local.f64 [%rd10+8], %fd2;
+    mov.u64 %rd11, fmt;
+    cvta.global.u64 %rd12, %rd11;
+    cvta.local.u64 %rd13, %rd10;
+    {
+    .param .b64 param0;
+    st.param.b64 [param0+0], %rd12;
+    .param .b64 param1;
+    st.param.b64 [param1+0], %rd13;
+    .param .b32 retval0;
+    call.uni (retval0), vprintf, (param0, param1);
+    }
+    mov.u32 %r2, 0;"""
+
+
+def test_printf(capsys):
+    run_ptx(PRINTF, threads=3, module_decls=PRINTF_MODULE, decls=".local .align 8 .b8 depot[16];")
+    assert capsys.readouterr().out == "t=0 x=0.00\nt=1 x=0.50\nt=2 x=1.00\n"
