@@ -145,6 +145,7 @@ def test_uninitialised_shared_read_is_reported():
         run_ptx("mov.u64 %rd6, smem; ld.shared.u32 %r2, [%rd6+64];", threads=32, decls=SMEM)
 
 
+@pytest.mark.filterwarnings("ignore:shared-memory race")  # the two stores overlap on purpose
 def test_coalescing_and_bank_conflict_statistics():
     x = np.zeros(64 * 32, np.float32)
     body = """

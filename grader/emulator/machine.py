@@ -71,6 +71,7 @@ class State:
         self.lane = (self.ltid % 32).astype(np.uint32)
         self.wpb = -(-self.bthreads // 32)
         self.wkey = self.blk * self.wpb + self.ltid // 32
+        self.nwarps = nblk * self.wpb
         gb = first_block + self.blk
         gx, gy, gz = launch.grid
         self._special = {
@@ -187,7 +188,7 @@ class Launch:
         self.mem = memory.snapshot()
         self.warnings: dict[tuple, str] = {}
         self.printed: list[str] = []
-        self.instructions = 0      # warp instructions executed
+        self.instructions = 0      # warp instructions executed (one per warp with a thread executing)
         self.thread_instructions = 0
 
     def warn(self, key, msg):
@@ -235,9 +236,15 @@ def run_chunk(st: State, code: list) -> None:
                 run = np.empty(0, np.int64)
             else:
                 run = np.flatnonzero(p) if sel is None else sel[p]
-        k = st.n if run is None else run.size
+        if run is None:
+            k = st.n
+            n_inst += st.nwarps
+        else:
+            k = run.size
+            if k:
+                w = st.wkey[run]
+                n_inst += 1 + int(np.count_nonzero(w[1:] != w[:-1]))
         n_thr += k
-        n_inst += 1
         kind = op.kind
         if kind == NORMAL:
             if k:

@@ -1,0 +1,33 @@
+"""Which self-check cases run on the emulator: the awkward small sizes (the ones that catch bugs) in
+full, the large ones only when asked.
+
+The rule: a case's size is the product of its integer values above 1 (n, rows x d, m x n x k ...);
+cases up to LIMIT elements run; larger ones are skipped unless $COURSE_EMULATOR_FULL=1. Each exercise
+keeps at least its MIN_CASES smallest cases whatever their size.
+"""
+from __future__ import annotations
+
+import math
+import os
+
+LIMIT = 1 << 21
+MIN_CASES = 2
+FULL_ENV = "COURSE_EMULATOR_FULL"
+
+
+def case_size(case: dict) -> int:
+    return math.prod(int(v) for v in case.values() if isinstance(v, int) and not isinstance(v, bool) and v > 1)
+
+
+def runs_on_emulator(ex, case: dict) -> tuple[bool, str]:
+    """(True, '') if `case` of exercise `ex` runs on the emulator, else (False, why)."""
+    if os.environ.get(FULL_ENV) == "1":
+        return True, ""
+    size = case_size(case)
+    if size <= LIMIT:
+        return True, ""
+    smallest = sorted(case_size(c) for c in ex.cases)[:MIN_CASES]
+    if size <= smallest[-1]:
+        return True, ""
+    return False, (f"too large for the emulator ({size:,} > {LIMIT:,} elements; the smaller cases of "
+                   f"{ex.key} ran). {FULL_ENV}=1 runs it anyway, slowly; a GPU runs every case.")
