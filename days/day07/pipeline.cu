@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day07/pipeline.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 4949c59d3ed65c2b
+// stub-sha256: a591407a53641631
 // Day 7, exercise 2: an N-stage cp.async pipeline through shared memory.
 //
 //   out[i] = alpha * in[i],  in, out: [n] float32
@@ -48,11 +48,13 @@ __device__ void pipeline(const float* __restrict__ in, float* __restrict__ out, 
   const int64_t first_tile = blockIdx.x, step = gridDim.x;
   const int tid = threadIdx.x;
   // TODO: your code here.
+  //   Hint: This block's k-th tile is tile t = first_tile + k * step of the array.
   //   Hint: prologue: for s = 0 .. STAGES - 2: issue_tile(smem[s], in, first_tile + s * step, ...);
-  //   Hint: cpa::commit_group(). Then for k = 0 while first_tile + k * step < num_tiles:
-  //   Hint:   issue tile k + STAGES - 1 into smem[(k + STAGES - 1) % STAGES]; cpa::commit_group();
-  //   Hint:   cpa::wait_group<STAGES - 1>(); __syncthreads();
-  //   Hint:   from smem[k % STAGES], for j = 0..3: i = tile * TILE + j * BLOCK + tid; if (i < n)
+  //   Hint: cpa::commit_group(). Then for k = 0 while t = first_tile + k * step < num_tiles:
+  //   Hint:   issue this block's tile k + STAGES - 1 (t + (STAGES - 1) * step) into
+  //   Hint:   smem[(k + STAGES - 1) % STAGES]; cpa::commit_group(); cpa::wait_group<STAGES - 1>();
+  //   Hint:   __syncthreads();
+  //   Hint:   from smem[k % STAGES], for j = 0..3: i = t * TILE + j * BLOCK + tid; if (i < n)
   //   Hint:   out[i] = alpha * smem[k % STAGES][j * BLOCK + tid] (coalesced: consecutive threads,
   //   Hint:   consecutive floats; and a different thread's copy than your own, hence the barrier);
   //   Hint:   __syncthreads().

@@ -51,11 +51,13 @@ __device__ void pipeline(const float* __restrict__ in, float* __restrict__ out, 
   const int64_t first_tile = blockIdx.x, step = gridDim.x;
   const int tid = threadIdx.x;
   // BEGIN EXERCISE
+  // HINT: This block's k-th tile is tile t = first_tile + k * step of the array.
   // HINT: prologue: for s = 0 .. STAGES - 2: issue_tile(smem[s], in, first_tile + s * step, ...);
-  // HINT: cpa::commit_group(). Then for k = 0 while first_tile + k * step < num_tiles:
-  // HINT:   issue tile k + STAGES - 1 into smem[(k + STAGES - 1) % STAGES]; cpa::commit_group();
-  // HINT:   cpa::wait_group<STAGES - 1>(); __syncthreads();
-  // HINT:   from smem[k % STAGES], for j = 0..3: i = tile * TILE + j * BLOCK + tid; if (i < n)
+  // HINT: cpa::commit_group(). Then for k = 0 while t = first_tile + k * step < num_tiles:
+  // HINT:   issue this block's tile k + STAGES - 1 (t + (STAGES - 1) * step) into
+  // HINT:   smem[(k + STAGES - 1) % STAGES]; cpa::commit_group(); cpa::wait_group<STAGES - 1>();
+  // HINT:   __syncthreads();
+  // HINT:   from smem[k % STAGES], for j = 0..3: i = t * TILE + j * BLOCK + tid; if (i < n)
   // HINT:   out[i] = alpha * smem[k % STAGES][j * BLOCK + tid] (coalesced: consecutive threads,
   // HINT:   consecutive floats; and a different thread's copy than your own, hence the barrier);
   // HINT:   __syncthreads().
