@@ -24,6 +24,7 @@ from grader.exercises import case_id, day_exercises
 
 
 COMPARE_LIMIT = 1 << 18   # elements: the largest case compared per exercise
+ULPS = 4                  # "close": within this many units in the last place of the output type
 
 
 def record(out: str, days: list[str], cases: int, which: tuple[str, ...]) -> int:
@@ -31,12 +32,12 @@ def record(out: str, days: list[str], cases: int, which: tuple[str, ...]) -> int
     status: dict[str, str] = {}
     real_to_host = device.to_host
     t0 = time.time()
-    for day in days:
-        for ex in day_exercises(day):
-            by_size = sorted(ex.cases, key=case_size)
-            fits = [c for c in by_size if case_size(c) <= COMPARE_LIMIT] or by_size[:1]
-            chosen = [fits[0], fits[-1]][:cases] if len(fits) > 1 else fits
-            for kind in which:
+    for kind in which:  # every solution first, then the stubs
+        for day in days:
+            for ex in day_exercises(day):
+                by_size = sorted(ex.cases, key=case_size)
+                fits = [c for c in by_size if case_size(c) <= COMPARE_LIMIT] or by_size[:1]
+                chosen = [fits[0], fits[-1]][:cases] if len(fits) > 1 else fits
                 path = (paths.SOLUTIONS if kind == "solutions" else paths.DAYS) / ex.day / ex.source
                 if not path.is_file():
                     continue
@@ -68,23 +69,35 @@ def record(out: str, days: list[str], cases: int, which: tuple[str, ...]) -> int
                     for i, a in enumerate(got):
                         arrays[f"{key}|{i}"] = a.view(np.uint16) if a.dtype == device.bfloat16 else a
                     print(f"{time.time() - t0:7.1f}s {key}: {status[key][:100]}", flush=True)
-    np.savez_compressed(out, **arrays, __status__=np.array(sorted(status.items()), dtype=object))
+                _save(out, arrays, status)  # after each exercise: a time limit keeps what ran
+    _save(out, arrays, status)
     return 0
 
 
+def _save(out, arrays, status):
+    np.savez_compressed(out, **arrays, __status__=np.array(sorted(status.items()), dtype=object))
+
+
+def _ordered(a: np.ndarray) -> np.ndarray:
+    """Float bits as integers ordered like the floats: the difference of two is their distance in ulps."""
+    i = a.view({2: np.int16, 4: np.int32, 8: np.int64}[a.itemsize]).astype(np.int64)
+    return np.where(i < 0, -(i & ((1 << (8 * a.itemsize - 1)) - 1)), i)
+
+
 def _compare(a: np.ndarray, b: np.ndarray) -> tuple[str, float]:
+    """('bitwise' | 'close' (within ULPS of the output type) | 'different', largest distance in ulps)."""
     if a.shape != b.shape or a.dtype != b.dtype:
         return "shape/dtype differ", np.inf
     if a.tobytes() == b.tobytes():
         return "bitwise", 0.0
     if a.dtype.kind == "f":
-        both_nan = np.isnan(a) & np.isnan(b)
-        x, y = a.astype(np.float64), b.astype(np.float64)
-        err = np.where(both_nan, 0, np.abs(x - y) / np.maximum(np.abs(x), np.finfo(np.float32).tiny))
         if (np.isnan(a) != np.isnan(b)).any():
             return "NaN differs", np.inf
-        return "close" if err.max() <= 1e-3 else "different", float(err.max())
-    return "different", float(np.abs(a.astype(np.float64) - b.astype(np.float64)).max())
+        ok = ~np.isnan(a)
+        ulps = float(np.abs(_ordered(a[ok]) - _ordered(b[ok])).max()) if ok.any() else 0.0
+    else:  # integers, and bfloat16 kept as its uint16 bits (same sign: the bit distance is in ulps)
+        ulps = float(np.abs(a.astype(np.int64) - b.astype(np.int64)).max())
+    return ("close" if ulps <= ULPS else "different"), ulps
 
 
 def diff(ref: str, other: str) -> int:
@@ -95,7 +108,7 @@ def diff(ref: str, other: str) -> int:
         ex = "|".join(key.split("|")[:2])
         verdict, err = _compare(A[key], B[key])
         rows.setdefault(ex, []).append((verdict, err, key))
-    print(f"{'exercise | source':<40} {'arrays':>6} {'bitwise':>8} {'close':>6} {'other':>6} {'max rel err':>12}")
+    print(f"{'exercise | source':<40} {'arrays':>6} {'bitwise':>8} {'close':>6} {'other':>6} {'max ulps':>9}")
     bad = 0
     for ex, rs in rows.items():
         n_bit = sum(v == "bitwise" for v, _, _ in rs)
@@ -103,7 +116,7 @@ def diff(ref: str, other: str) -> int:
         worst = max(e for _, e, _ in rs)
         other_n = len(rs) - n_bit - n_close
         bad += other_n
-        print(f"{ex:<40} {len(rs):>6} {n_bit:>8} {n_close:>6} {other_n:>6} {worst:>12.3g}")
+        print(f"{ex:<40} {len(rs):>6} {n_bit:>8} {n_close:>6} {other_n:>6} {worst:>9.4g}")
         for v, e, k in rs:
             if v not in ("bitwise", "close"):
                 print(f"    {k}: {v} ({e:.3g})")
@@ -113,7 +126,7 @@ def diff(ref: str, other: str) -> int:
     only = sorted(set(sa) ^ set(sb))
     if only:
         print(f"{len(only)} cases recorded on one side only, e.g. {only[:3]}")
-    print(f"{sum(len(r) for r in rows.values())} arrays compared; {bad} differ beyond 1e-3; "
+    print(f"{sum(len(r) for r in rows.values())} arrays compared; {bad} differ by more than {ULPS} ulps; "
           f"{len(mism)} outcomes differ")
     return 1 if bad or mism else 0
 
