@@ -1,16 +1,19 @@
 """Every stub and solution compiles for sm_80 and sm_90 with NVRTC, without a GPU; compile errors name
 the student's file and line."""
+import functools
+
 import pytest
 
 from grader import compiler, paths
 
 FILES = paths.exercise_files(paths.SOLUTIONS) + paths.exercise_files(paths.DAYS)
+compile_once = functools.cache(compiler.compile_file)  # each (file, arch) compiled once per session
 
 
 @pytest.mark.parametrize("arch", compiler.ARCHS)
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(paths.ROOT)))
 def test_compiles(path, arch):
-    c = compiler.compile_file(path, arch)
+    c = compile_once(path, arch)
     assert c.kernels, f"{path} defines no kernel"
     assert c.cubin[:4] == b"\x7fELF", "NVRTC returned no cubin"
     assert f".target {arch}" in c.ptx
@@ -19,7 +22,7 @@ def test_compiles(path, arch):
 def test_stub_and_solution_define_the_same_kernels():
     for sol in paths.exercise_files(paths.SOLUTIONS):
         stub = paths.DAYS / sol.parent.name / sol.name
-        assert compiler.compile_file(sol).kernels == compiler.compile_file(stub).kernels
+        assert compile_once(sol, "sm_90").kernels == compile_once(stub, "sm_90").kernels
 
 
 def test_compile_error_names_file_and_line(tmp_path):
