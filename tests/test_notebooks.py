@@ -45,10 +45,11 @@ def _calls(source: str):
             yield args[0], args[1], {k.arg: _value(k.value) for k in node.keywords}
 
 
-def test_notebooks_are_for_days_with_exercises():
-    names = [p.stem for p in NOTEBOOKS]
-    assert {"day01", "day02"} <= set(names), names
-    assert all(exercises.day_exercises(d) for d in names), "a notebook for a day without exercises"
+def test_every_day_with_exercises_has_a_lesson():
+    names = {p.stem for p in NOTEBOOKS}
+    with_exercises = {d.name for d in paths.SOLUTIONS.glob("day[0-9][0-9]") if exercises.day_exercises(d.name)}
+    assert names == with_exercises, f"days with exercises but no lesson: {sorted(with_exercises - names)}; " \
+                                    f"lessons without exercises: {sorted(names - with_exercises)}"
 
 
 @pytest.fixture(params=NOTEBOOKS, ids=lambda p: p.stem)
