@@ -135,7 +135,7 @@ def writer(prog, text: str, t: str | None = None):
         else:
             r = st.regs[slot]
             if r is None:
-                r = st.regs[slot] = st.zeros(slot).copy()
+                r = st.regs[slot] = np.zeros(st.n, sdt)
             r[sel] = v
     return wr
 

@@ -1,0 +1,87 @@
+"""Emulator: the COURSE_BACKEND=emulator switch behind grader/device.py (CUDA C compiled by NVRTC, run
+through the device layer as a notebook or check would), device arrays, the cupy subset, and which
+cases run on the emulator."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from grader import paths
+from grader.emulator import memory, scaling
+
+SCRIPT = textwrap.dedent(r'''
+    import numpy as np
+    from grader import device
+    assert device.backend() == "emulator" and device.gpu_available() and device.why_no_gpu() is None
+    src = r"""
+    extern "C" __global__ void axpy(float a, const float* x, float* y, int n) {
+      int i = blockIdx.x * blockDim.x + threadIdx.x;
+      __shared__ float s[64];
+      s[threadIdx.x] = x[i < n ? i : 0];
+      __syncthreads();
+      if (i < n) y[i] = a * s[threadIdx.x] + y[i];
+    }
+    extern "C" __global__ void oob(float* y) { y[threadIdx.x + 1] = 1.f; }
+    """
+    mod = device.load_source(src, "axpy.cu")
+    x = np.arange(100, dtype=np.float32)
+    y = device.asarray(np.ones(100, np.float32))
+    device.launch(mod.get_function("axpy"), (2,), (64,), (np.float32(2), device.asarray(x), y, np.int32(100)))
+    assert (device.to_host(y) == 2 * x + 1).all()
+    e = device.empty(3, "bfloat16")
+    assert device.to_host(e, "bfloat16").dtype == device.bfloat16 and np.isnan(device.to_host(e, "bfloat16").astype(np.float32)).all()
+    try:
+        device.launch(mod.get_function("oob"), (1,), (4,), (device.empty(4),), what="oob")
+    except device.KernelFault as err:
+        assert "oob failed on the emulator: out-of-bounds global write" in str(err), err
+        assert "thread (3, 0, 0)" in str(err) and "axpy.cu:9" in str(err), err
+    else:
+        raise AssertionError("no fault")
+    cp = device.require_gpu()
+    z = cp.zeros(4, dtype=np.uint64)
+    assert z[2:].ptr == z.ptr + 16 and (z.get() == 0).all()
+    try:
+        cp.cuda.Event()
+    except device.NoGPU as err:
+        assert "timings are not emulated" in str(err)
+    else:
+        raise AssertionError("cupy.cuda timed on the emulator")
+    print("OK")
+''')
+
+
+def test_device_layer_on_the_emulator(tmp_path):
+    pytest.importorskip("cuda.bindings.nvrtc", reason="NVRTC (cuda-bindings) compiles the kernels")
+    env = {**os.environ, "COURSE_BACKEND": "emulator", "PYTHONPATH": str(paths.ROOT)}
+    r = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=120,
+                       cwd=tmp_path)
+    assert r.returncode == 0 and r.stdout.strip().endswith("OK"), r.stdout + r.stderr
+
+
+def test_unknown_backend_is_a_clear_error():
+    env = {**os.environ, "COURSE_BACKEND": "tpu", "PYTHONPATH": str(paths.ROOT)}
+    r = subprocess.run([sys.executable, "-c", "import grader.device"], env=env, capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode != 0 and "COURSE_BACKEND='tpu': expected one of cupy, emulator" in r.stderr
+
+
+def test_device_array_views_share_memory():
+    a = memory.DeviceArray.from_host(np.arange(12, dtype=np.int32).reshape(3, 4))
+    row = a[1]
+    row.fill(7)
+    assert (a.get()[1] == 7).all() and row.ptr == a.ptr + 16
+    assert a.view(np.uint8).shape == (3, 16) and a.ravel().shape == (12,)
+    with pytest.raises(TypeError, match="implicit conversion"):
+        np.asarray(a)
+
+
+def test_scaling_keeps_small_cases_and_the_two_smallest():
+    class Ex:
+        key = "dayXX/ex"
+        cases = ({"n": 1}, {"n": 1 << 22}, {"n": 1 << 24}, {"rows": 4096, "d": 1000, "dtype": "float16"})
+    ok = [scaling.runs_on_emulator(Ex, c)[0] for c in Ex.cases]
+    assert ok == [True, False, False, True]  # the two smallest: n = 1 and 4096 x 1000
+    assert "COURSE_EMULATOR_FULL=1" in scaling.runs_on_emulator(Ex, Ex.cases[2])[1]
