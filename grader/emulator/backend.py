@@ -20,7 +20,7 @@ NO_TIMING = ("timings are not emulated: the emulator runs kernels on the CPU (CO
 def install(namespace: dict) -> None:
     """Replace grader.device's GPU functions (in its module namespace) by the emulator's."""
     dev = namespace
-    NoGPU, KernelFault, dtype, bfloat16 = (dev["NoGPU"], dev["KernelFault"], dev["dtype"], dev["bfloat16"])
+    KernelFault, dtype, bfloat16 = dev["KernelFault"], dev["dtype"], dev["bfloat16"]
     poison = dev["_POISON"]
 
     def gpu_available() -> bool:

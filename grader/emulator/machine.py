@@ -19,7 +19,7 @@ import numpy as np
 from grader.emulator import memory
 from grader.emulator.operands import Unsupported
 
-NORMAL, BRA, EXIT, BAR, WSYNC, CALL, RET = range(7)
+NORMAL, BRA, EXIT, BAR, WSYNC = range(5)
 
 
 class EmulatorFault(RuntimeError):
@@ -111,7 +111,6 @@ class State:
             self.sh_rwarp = np.full(words, -1, np.int32)
             self.sh_rep = np.full(words, -1, np.int32)
         self.clock = 0
-        self.callstack = None
 
     def cp_state(self):
         if self._cp is None:
@@ -262,10 +261,7 @@ def run_chunk(st: State, code: list) -> None:
                 rest = _minus(st, sel, run)
                 if rest.size:
                     _add(groups, pc + 1, rest)
-        elif kind == EXIT or kind == RET:
-            if kind == RET and st.callstack is not None:
-                _return(st, groups, pc, sel, run)
-                continue
+        elif kind == EXIT:
             if k:
                 r = st.idx(run)
                 st.exited[r] = True
@@ -287,13 +283,6 @@ def run_chunk(st: State, code: list) -> None:
                 _add(groups, pc + 1, None if ready.size == st.n else ready)
             if wait is not None and wait.size:
                 waiting[pc] = _merge(waiting.get(pc, np.empty(0, np.int64)), wait)
-        elif kind == CALL:
-            if k:
-                op.fn(st, groups, pc, run)
-            if run is not sel:
-                rest = _minus(st, sel, run)
-                if rest.size:
-                    _add(groups, pc + 1, rest)
         else:
             raise AssertionError(kind)
     launch.instructions += n_inst
@@ -315,10 +304,6 @@ def _minus(st, sel, run):
     if run is None:
         return np.empty(0, np.int64)
     return np.setdiff1d(sel, run, assume_unique=True)
-
-
-def _return(st, groups, pc, sel, run):
-    raise Unsupported("ret from a called function")
 
 
 def _deadlock(st: State, code, waiting) -> None:

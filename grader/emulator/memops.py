@@ -10,7 +10,7 @@ import re
 import numpy as np
 
 from grader.emulator import memory
-from grader.emulator.machine import CALL, NORMAL, WSYNC, EmulatorFault, Op
+from grader.emulator.machine import NORMAL, WSYNC, EmulatorFault, Op
 from grader.emulator.operands import Unsupported, address, np_type, reader, writer
 
 SPACES = ("global", "shared", "local", "param", "const")
@@ -491,12 +491,11 @@ def build_cp(prog, inst):
     dst, _ = address(prog, inst.operands[0])
     src, _ = address(prog, inst.operands[1])
     cp_size = int(inst.operands[2], 0)
+    # the optional 4th operand is src-size (a 32-bit value), unless it is the 64-bit cache policy
     src_size = reader(prog, inst.operands[3], "u32") if len(inst.operands) > 3 and \
         not inst.operands[3].strip().startswith("%rd") else None
-    ignore = None
     op = Op(NORMAL, None, inst)
     op.elem_size = cp_size
-    del ignore
 
     def fn(st, sel):
         sel = st.idx(sel)
@@ -548,13 +547,11 @@ class CpAsync:
             else:
                 done = mine & (grp < self.group[thr] - keep)
             if done.any():
-                t = thr[done]
                 o = off[done]
                 seg = Seg(np.flatnonzero(done), st.shared, o, "shared")
                 _check_shared(st, op, thr, seg, data.shape[1], True)
                 _stats_shared(st, op, thr, seg, data.shape[1])
                 st.shared[(o[:, None] + np.arange(data.shape[1])).ravel()] = data[done].ravel()
-                del t
             if (~done).any():
                 nd = ~done
                 still.append((op, thr[nd], grp[nd], off[nd], data[nd]))

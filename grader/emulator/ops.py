@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from grader.emulator import memops, values as V
-from grader.emulator.machine import BAR, BRA, CALL, EXIT, NORMAL, RET, WSYNC, Op
-from grader.emulator.operands import Unsupported, address, np_type, reader, writer
+from grader.emulator.machine import BAR, BRA, EXIT, NORMAL, WSYNC, Op
+from grader.emulator.operands import Unsupported, np_type, reader, writer
 
 FLOATS = ("f16", "bf16", "f32", "f64", "f16x2", "bf16x2")
 RND = ("rn", "rz", "rm", "rp")
@@ -647,7 +647,6 @@ def build_lop3(prog, inst):
 # ---- compare and select -------------------------------------------------------------------------
 
 def _compare(cmp, t):
-    dt = np_type(t) if t not in ("f16", "bf16") else None
     is_f = t in FLOATS
 
     def f(x, y):
@@ -916,7 +915,7 @@ def build_bra(prog, inst):
 
 @builder("ret", "exit")
 def build_ret(prog, inst):
-    return Op(EXIT if inst.parts[0] == "exit" or prog.is_entry(inst.func) else RET, None, inst)
+    return Op(EXIT, None, inst)  # only kernels are decoded: calls other than printf are unsupported
 
 
 @builder("trap", "brkpt")

@@ -109,9 +109,6 @@ class Program:
             raise Unsupported(f"unknown label {name}")
         return self.labels[name]
 
-    def is_entry(self, func: str) -> bool:
-        return func == self.fn.name
-
     def is_call_param(self, a) -> bool:
         return bool(np.any(np.asarray(a) >= CALL_PARAM_BASE))
 
