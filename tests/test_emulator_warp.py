@@ -182,3 +182,47 @@ def test_uneven_block_has_a_partial_last_warp():
     body = "vote.sync.ballot.b32 %r2, 1, -1;"
     got = run_ptx(body, threads=40)
     np.testing.assert_array_equal(got, np.r_[np.full(32, 0xFFFFFFFF), np.full(8, 0xFF)])
+
+
+CALLS = """
+.func (.param .b32 func_retval0) twice(.param .b32 twice_param_0, .param .b32 twice_param_1)
+{
+    .reg .b32 %r<4>;
+    .reg .pred %p<2>;
+    ld.param.u32 %r1, [twice_param_0];
+    ld.param.u32 %r2, [twice_param_1];
+    mov.u32 %r3, 0;
+LOOP:
+    setp.eq.u32 %p1, %r2, 0;
+    @%p1 bra DONE;
+    add.s32 %r3, %r3, %r1;
+    sub.s32 %r2, %r2, 1;
+    bra.uni LOOP;
+DONE:
+    st.param.b32 [func_retval0+0], %r3;
+    ret;
+}
+"""
+CALLER = """
+    mov.u32 %r2, 1000;
+    and.b32 %r3, %r1, 1;
+    setp.eq.u32 %p1, %r3, 0;
+    @%p1 bra SKIP;
+    {
+    .param .b32 param0;
+    st.param.b32 [param0+0], %r1;
+    .param .b32 param1;
+    st.param.b32 [param1+0], %r1;
+    .param .b32 retval0;
+    call.uni (retval0), twice, (param0, param1);
+    ld.param.b32 %r2, [retval0+0];
+    }
+SKIP:
+    shfl.sync.bfly.b32 %r4, %r2, 1, 31, -1;
+    add.s32 %r2, %r2, %r4;"""
+
+
+def test_call_of_a_function_not_inlined_divergent_with_a_loop():
+    """Odd lanes call t -> t * t (a loop of t additions); even lanes skip; all meet at the shuffle."""
+    sq = np.where(LANE % 2 == 1, LANE * LANE, 1000)
+    np.testing.assert_array_equal(run_ptx(CALLER, module_decls=CALLS), sq + sq[LANE ^ 1])

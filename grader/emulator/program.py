@@ -3,7 +3,9 @@ instruction decoded once; and the cupy-like module / kernel objects that launch 
 """
 from __future__ import annotations
 
+import itertools
 import os
+import re
 import sys
 import warnings
 
@@ -29,12 +31,77 @@ def _align(x, a):
     return -(-x // a) * a
 
 
+_NAME = re.compile(r"(?<![\w$.%@#])%?[A-Za-z_$][\w$@#]*")
+
+
+def _flatten(module: ptx.Module, fn: ptx.Function):
+    """fn's instructions with every call to a .func of the module expanded in place (its registers,
+    labels and locals renamed per call site, its parameters mapped to the caller's .param variables,
+    its `ret` a branch to the end of the copy): (instructions, labels, registers, locals)."""
+    insts, labels, regs, locals_ = [], {}, dict(fn.regs), list(fn.locals)
+    count = itertools.count()
+
+    def rewrite(text, mapping):
+        return _NAME.sub(lambda m: mapping.get(m.group(0), m.group(0)), text) if mapping else text
+
+    def expand(f, mapping, end, stack):
+        at = {}
+        for name, idx in f.labels.items():
+            at.setdefault(idx, []).append(mapping.get(name, name))
+        for i, inst in enumerate(f.body):
+            for name in at.get(i, ()):
+                labels[name] = len(insts)
+            guard = rewrite(inst.guard, mapping) if inst.guard else None
+            ops = [rewrite(o, mapping) for o in inst.operands]
+            if inst.parts[0] == "call":
+                names = [o.strip() for o in ops]
+                target = next(o for o in names if not o.startswith("("))
+                callee = module.functions.get(target)
+                if callee is not None and not callee.extern:
+                    if target in stack or len(stack) > 16:
+                        raise Unsupported(f"recursive call to {target}")
+                    if guard:
+                        raise Unsupported(f"predicated call to {target}")
+                    tag = f"#{next(count)}"
+                    rets = [x.strip() for x in names[0].strip("()").split(",")] if names[0].startswith("(") else []
+                    args = [x.strip() for o in names[names.index(target) + 1:] for x in o.strip("()").split(",")
+                            if x.strip()]
+                    m2 = {r: r + tag for r in callee.regs}
+                    regs.update({r + tag: t for r, t in callee.regs.items()})
+                    for v in callee.locals:
+                        m2[v.name] = v.name + tag
+                        locals_.append(ptx.Var(v.name + tag, v.space, v.dtype, v.size, v.align, v.init))
+                    m2.update({lab: lab + tag for lab in callee.labels})
+                    m2.update({p.name: a for p, a in zip(callee.params, args)})
+                    m2.update({p.name: r for p, r in zip(callee.rets, rets)})
+                    done = f"$return{tag}"
+                    expand(callee, m2, done, stack + [target])
+                    labels[done] = len(insts)
+                    continue
+            if end is not None and inst.parts[0] == "ret":
+                insts.append(ptx.Inst("bra.uni", [end], guard, inst.loc, f"{inst.text} (return from a call)",
+                                      inst.func))
+                continue
+            insts.append(ptx.Inst(inst.opcode, ops, guard, inst.loc, inst.text, inst.func))
+        for name in at.get(len(f.body), ()):
+            labels[name] = len(insts)
+
+    expand(fn, {}, None, [fn.name])
+    return insts, labels, regs, locals_
+
+
 class Program:
     def __init__(self, module: ptx.Module, fn: ptx.Function, globals_: dict):
         self.module, self.fn, self.name = module, fn, fn.name
+        flat_error = None
+        try:
+            body, self.labels, regs, self.locals = _flatten(module, fn)
+        except Unsupported as e:  # the kernel stops at its first instruction, saying why
+            body, self.labels, regs, self.locals = [], {}, dict(fn.regs), list(fn.locals)
+            flat_error = e
         self.reg_slot: dict[str, int] = {}
         self.reg_types: list[np.dtype] = []
-        for name, t in fn.regs.items():
+        for name, t in regs.items():
             self.reg_slot[name] = len(self.reg_types)
             self.reg_types.append(storage(t) if t != "b128" else np.dtype(np.uint64))
         self.symbols: dict[str, int] = dict(globals_)
@@ -49,7 +116,7 @@ class Program:
         self.param_bytes = off
         # shared: module-level, then this function's (demoted) variables, then dynamic
         off, dyn_align, self.dynamic = 0, 16, []
-        for v in list(module.shared) + [v for v in fn.locals if v.space == "shared"]:
+        for v in list(module.shared) + [v for v in self.locals if v.space == "shared"]:
             if v.size == 0:
                 self.dynamic.append(v)
                 dyn_align = max(dyn_align, v.align)
@@ -62,24 +129,23 @@ class Program:
         for v in self.dynamic:
             self.symbols[v.name] = self.dynamic_offset
         off = 0
-        for v in fn.locals:
+        for v in self.locals:
             if v.space == "local":
                 off = _align(off, v.align)
                 self.symbols[v.name] = off
                 off += v.size
         self.local_bytes = off
         off = 0
-        for v in fn.locals:
+        for v in self.locals:
             if v.space == "param":
                 off = _align(off, max(v.align, 8))
                 self.symbols[v.name] = CALL_PARAM_BASE + off
                 off += v.size
         self.call_param_base = CALL_PARAM_BASE
         self.call_param_bytes = off
-        self.labels = fn.labels
         self.code: list[Op] = []
         self.unsupported: list[str] = []
-        for pc, inst in enumerate(fn.body):
+        for pc, inst in enumerate(body):
             try:
                 from grader.emulator.ops import decode
                 op = decode(self, inst)
@@ -88,6 +154,10 @@ class Program:
                 self.unsupported.append(f"{inst.text} ({inst.loc}): {e}")
             op.pc = pc
             self.code.append(op)
+        if flat_error is not None:
+            call = next((i for i in fn.body if i.parts[0] == "call"), fn.body[0])
+            self.code.append(_unsupported(call, str(flat_error)))
+            self.unsupported.append(str(flat_error))
         ret = ptx.Inst("ret", [], None, None, "(end of kernel)", fn.name)
         end = Op(machine.EXIT, None, ret)
         end.pc = len(self.code)
