@@ -11,7 +11,7 @@ out=${OUT:-/tmp/course-out}; mkdir -p "$out"
 logs=$(mktemp -d); export LOGS=$logs
 export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} MPLBACKEND=Agg
 if [ -d .whl ]; then  # the Jupyter + nbgrader wheelhouse (bash ../shared/device/wheelhouse.sh)
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl &&
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl &&
     export PYTHONPATH=$PYTHONPATH:/tmp/site PATH=/tmp/site/bin:$PATH &&
     python3 -m ipykernel install --user --name python3 >/dev/null
 fi
@@ -58,7 +58,7 @@ def last(name):
     return lines[-1].strip("= ") if lines else "no result (see log)"
 
 print(f"{'day':<6} {'solutions (not timed)':<34} {'stubs':<34} {'notebook':<22} nbgrader")
-for d in days:
+for d in days if any(logs.glob("*.day[0-9][0-9].log")) else []:
     nbg = re.findall(r"day\d\d: solution .*", (logs / f"nbgrader.{d}.log").read_text()) \
         if (logs / f"nbgrader.{d}.log").exists() else []
     print(f"{d:<6} {last('solutions.' + d)[:34]:<34} {last('stubs.' + d)[:34]:<34} "
