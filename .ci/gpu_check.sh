@@ -57,13 +57,16 @@ def last(name):
     lines = [l for l in p.read_text().splitlines() if re.search(r"\d+ (passed|failed|error|skipped)", l)]
     return lines[-1].strip("= ") if lines else "no result (see log)"
 
-print(f"{'day':<6} {'solutions (not timed)':<34} {'stubs':<34} {'notebook':<22} nbgrader")
-for d in days if any(logs.glob("*.day[0-9][0-9].log")) else []:
+per_day = any(logs.glob("*.day[0-9][0-9].log"))
+if per_day:
+    print(f"{'day':<6} {'solutions (not timed)':<34} {'stubs':<34} {'notebook':<22} nbgrader")
+for d in days if per_day else []:
     nbg = re.findall(r"day\d\d: solution .*", (logs / f"nbgrader.{d}.log").read_text()) \
         if (logs / f"nbgrader.{d}.log").exists() else []
     print(f"{d:<6} {last('solutions.' + d)[:34]:<34} {last('stubs.' + d)[:34]:<34} "
           f"{last('notebook.' + d)[:22]:<22} {(nbg[-1] if nbg else last('nbgrader.' + d))}")
-print(f"\ncourse GPU tests: {last('course')}")
+if (logs / "course.log").exists():
+    print(f"\ncourse GPU tests: {last('course')}")
 s = logs / "sanitize.log"
 if s.exists():
     print("sanitize day04: " + " | ".join(s.read_text().strip().splitlines()[-3:]))
