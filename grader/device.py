@@ -39,6 +39,12 @@ def backend() -> str:
     return name
 
 
+def emulated() -> bool:
+    """True when kernels run on the PTX emulator: `gpu_available()` is then True (kernels run, results
+    are exact), but nothing is timed and cupy's streams, events and torch's CUDA tensors are absent."""
+    return backend() == "emulator"
+
+
 class NoGPU(RuntimeError):
     """Raised when a kernel must run and no CUDA GPU is usable."""
 
@@ -72,10 +78,20 @@ def _probe() -> str | None:
 
 
 def gpu_available() -> bool:
+    """True when kernels can run here: a CUDA GPU, or the emulator (see `emulated()`)."""
     return _probe() is None
 
 
 def why_no_gpu() -> str | None:
+    """None when kernels can run, else the reason they cannot."""
+    return _probe()
+
+
+def why_not_hardware() -> str | None:
+    """None on a real CUDA GPU; else the reason (for what the emulator cannot do: timings, streams,
+    torch tensors, compute-sanitizer)."""
+    if emulated():
+        return "runs on the PTX emulator (COURSE_BACKEND=emulator), not on a CUDA GPU"
     return _probe()
 
 
