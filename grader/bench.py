@@ -3,6 +3,10 @@ the L2 cache flushed between runs, and ceilings measured in the same process.
 
 Results are ratios to a ceiling: the device-to-device copy bandwidth (bytes read + written) for
 memory-bound kernels, cuBLAS through `cupy.matmul` for matrix products.
+
+On the emulator (COURSE_BACKEND=emulator) nothing is timed: `measure` runs the work once and prints
+the memory statistics of its last launch instead; its Measurement says `timed=False` (ms is NaN), and
+the ceilings are not measured at all.
 """
 from __future__ import annotations
 
@@ -23,6 +27,8 @@ class Measurement:
     nbytes: int = 0       # bytes a perfect kernel must move (read + written)
     flops: float = 0.0
     runs: list[float] = field(default_factory=list, repr=False)
+    timed: bool = True    # False on the emulator: ms is NaN, `memory` holds the memory statistics
+    memory: str = field(default="", repr=False)
 
     @property
     def gbps(self) -> float:
@@ -68,16 +74,39 @@ def time_ms(fn, *, warmup: int = 3, repeat: int = 20, flush: bool = True) -> lis
     return times
 
 
+def timed() -> bool:
+    """False on the emulator, where timings are not emulated."""
+    return not device.emulated()
+
+
+NOT_TIMED = "not timed on the emulator (timings need a CUDA GPU)"
+
+
 def measure(label: str, fn, *, size: int, nbytes: int = 0, flops: float = 0.0,
             warmup: int = 3, repeat: int = 20) -> Measurement:
+    """The median of `repeat` timed runs of `fn()`; on the emulator one untimed run, whose memory
+    statistics (sectors per request, bank conflicts) are printed and kept in `.memory`."""
+    if not timed():
+        from grader.emulator import report
+
+        fn()
+        table = report.memory_table()
+        print(f"{label}: {NOT_TIMED}; memory statistics of its last launch:\n{table}")
+        return Measurement(label, size, float("nan"), nbytes, flops, timed=False, memory=table)
     runs = time_ms(fn, warmup=warmup, repeat=repeat)
     return Measurement(label, size, statistics.median(runs), nbytes, flops, runs)
 
 
+def _untimed(label: str, size: int, nbytes: int = 0, flops: float = 0.0) -> Measurement:
+    return Measurement(f"{label}, {NOT_TIMED}", size, float("nan"), nbytes, flops, timed=False)
+
+
 def copy_ceiling(nbytes: int, repeat: int = 20) -> Measurement:
     """The device-to-device copy `b[...] = a` of `nbytes` (counted read + written: 2x the buffer)."""
-    cp = device.require_gpu()
     half = max(nbytes // 2, 4) // 4 * 4
+    if not timed():
+        return _untimed("copy (ceiling)", 2 * half, 2 * half)
+    cp = device.require_gpu()
     a = cp.ones(half // 4, dtype=np.float32)
     b = cp.empty_like(a)
 
@@ -89,6 +118,8 @@ def copy_ceiling(nbytes: int, repeat: int = 20) -> Measurement:
 
 def matmul_ceiling(m: int, n: int, k: int, dt="float16", repeat: int = 10) -> Measurement:
     """cuBLAS through `cupy.matmul` on random inputs (never zeros) of the given shape."""
+    if not timed():
+        return _untimed("cuBLAS (ceiling)", m, flops=2.0 * m * n * k)
     cp = device.require_gpu()
     dt = device.dtype(dt)
     rng = cp.random.default_rng(0)

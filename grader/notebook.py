@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
+
 from grader import device, exercises, isolation, paths, runner
 
 
@@ -39,6 +41,14 @@ def setup(day) -> None:
     print(f"{d} on {p['name']} ({p['sm']}, {p['sms']} SMs, L2 {p['l2_bytes'] >> 20} MiB)")
     for name, path in where.items():
         print(f"  {name:<18} {path}")
+
+
+def size(full: int, emulator: int) -> int:
+    """`full` on a GPU, `emulator` on the emulator (a CPU runs 2^26 threads in minutes, not microseconds)."""
+    for what, value in (("full", full), ("emulator", emulator)):
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"size: {what} must be a positive integer, got {value!r}")
+    return int(emulator if device.emulated() else full)
 
 
 def source(day, name: str) -> Path:
@@ -74,6 +84,20 @@ def bench(day, name: str, quick: bool = True):
 
     ex = exercises.get(day, name)
     mod = load(day, name)
+    if device.emulated():
+        return _memory_statistics(ex, mod)
     report = runner.bench(ex, mod, quick=quick, with_solution=True)
     print(report.table())
     return plots.plot(report)
+
+
+def _memory_statistics(ex, module) -> None:
+    """The emulator's stand-in for a benchmark: check the largest case it runs, then print the memory
+    statistics of that check's last launch (sectors per request, bank conflicts)."""
+    from grader.emulator import report
+    from grader.emulator.scaling import case_size, runs_on_emulator
+
+    case = max((c for c in ex.cases if runs_on_emulator(ex, c)[0]), key=case_size)
+    runner.check(ex, case, module)
+    print(f"{ex.key}: not timed on the emulator (benchmarks need a CUDA GPU). Memory statistics of the "
+          f"last launch of the check with {case}:\n{report.memory_table()}")

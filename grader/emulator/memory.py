@@ -155,6 +155,30 @@ class DeviceArray:
     def astype(self, dtype) -> "DeviceArray":
         return DeviceArray.from_host(self._a.astype(dtype))
 
+    # ---- elementwise arithmetic (cupy computes these on the device; here numpy does) ----
+    def _binary(self, other, op, reflected=False):
+        b = other._a if isinstance(other, DeviceArray) else other
+        if isinstance(b, np.ndarray) and not isinstance(other, DeviceArray):
+            raise TypeError("operands of a device array must be device arrays or scalars, not numpy "
+                            "arrays (as with cupy): copy with grader.device.asarray() first")
+        return DeviceArray.from_host(op(b, self._a) if reflected else op(self._a, b))
+
+    def _inplace(self, other, op):
+        self._a[...] = op(self._a, other._a if isinstance(other, DeviceArray) else other)
+        return self
+
+    __add__ = lambda self, o: self._binary(o, np.add)
+    __radd__ = lambda self, o: self._binary(o, np.add, True)
+    __sub__ = lambda self, o: self._binary(o, np.subtract)
+    __rsub__ = lambda self, o: self._binary(o, np.subtract, True)
+    __mul__ = lambda self, o: self._binary(o, np.multiply)
+    __rmul__ = lambda self, o: self._binary(o, np.multiply, True)
+    __truediv__ = lambda self, o: self._binary(o, np.true_divide)
+    __iadd__ = lambda self, o: self._inplace(o, np.add)
+    __isub__ = lambda self, o: self._inplace(o, np.subtract)
+    __imul__ = lambda self, o: self._inplace(o, np.multiply)
+    __neg__ = lambda self: DeviceArray.from_host(-self._a)
+
     def __array__(self, *args, **kwargs):
         raise TypeError("implicit conversion of an emulated device array to numpy is not allowed "
                         "(as with cupy): use .get() or grader.device.to_host()")

@@ -112,20 +112,27 @@ def _arch() -> str:
     """sm_XY of the current GPU (cupy keeps the compute capability: no driver call per launch)."""
     from grader import device
 
+    if device.emulated():
+        from grader import emulator
+
+        return emulator.arch()
     return f"sm_{device.require_gpu().cuda.Device().compute_capability}"
 
 
 def load(name: str, source: str, *, options: tuple[str, ...] = (), cache: Cache | None = None):
     """A `cupy.RawModule` of `source` for the current GPU. The first call in a process builds (or
     finds in the disk cache) and loads the cubin; later calls with the same source return the same
-    module. `loaded(name, source)` tells what the first call did."""
+    module. `loaded(name, source)` tells what the first call did. On the emulator: its module, from
+    PTX (`loaded` then gives None)."""
     from grader import device
 
-    cupy = device.require_gpu()
     arch = _arch()
     cache = cache or Cache()
     memo = (str(cache.root), f"{arch}\0{name}\0{source}\0{options}")
+    if memo not in _loaded and device.emulated():  # PTX run by the emulator: no cubin, no disk cache
+        _loaded[memo] = (device.load_source(source, f"{name}.cu", tuple(options)), None)
     if memo not in _loaded:
+        cupy = device.require_gpu()
         built = build(name, source, arch=arch, options=options, cache=cache)
         module = cupy.RawModule(path=str(built.entry.cubin))
         _loaded[memo] = (module, built)

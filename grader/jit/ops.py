@@ -43,6 +43,8 @@ class Tensor:
 def describe(name: str, x) -> Tensor:
     """The Tensor of a cupy array or torch tensor; TypeError for anything else (numpy included)."""
     kind = type(x).__module__.split(".")[0]
+    if kind == "cupy" or (device.emulated() and type(x).__name__ == "DeviceArray"):  # the emulator's arrays
+        return Tensor(name, "cupy", tuple(x.shape), str(x.dtype), bool(x.flags.c_contiguous), 0)
     if kind == "cupy":
         return Tensor(name, "cupy", tuple(x.shape), str(x.dtype), bool(x.flags.c_contiguous), x.device.id)
     if kind == "torch" and hasattr(x, "is_contiguous"):
@@ -99,7 +101,7 @@ def validate(specs: list[tuple[Tensor, tuple]], dtypes: tuple[str, ...], current
 
 def _check(specs, dtypes) -> dict[str, int]:
     """`validate` against the current cupy device."""
-    return validate(specs, dtypes, device.require_gpu().cuda.Device().id)
+    return validate(specs, dtypes, 0 if device.emulated() else device.require_gpu().cuda.Device().id)
 
 
 # ---- zero-copy views and streams -----------------------------------------------------------------
