@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The course's two commands (see README.md):
 #   ./course.sh lab     set everything up, then open JupyterLab on the notebooks
-#   ./course.sh test    set everything up, then run the test suite (what CI runs)
+#   ./course.sh test    set everything up, then run the test suite (what CI runs, with test-emulator)
+#   ./course.sh test-emulator   every exercise test executed on the PTX emulator (no GPU needed):
+#                       the solutions must pass, every stub test must fail
 # COURSE_CUDA=12 selects the CUDA 12 wheels (driver older than 580); the default is CUDA 13.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -29,6 +31,17 @@ case "${1:-}" in
   test)
     setup; shift
     exec .venv/bin/python -m pytest tests days "$@" ;;
+  test-emulator)
+    setup; shift
+    export COURSE_BACKEND=emulator
+    report=$(mktemp -d)/stubs.json
+    echo "== the solutions on the emulator (must pass; cases too large for a CPU and timed tests skip)"
+    .venv/bin/python -m pytest days --solutions "$@"
+    echo "== the stubs on the emulator (every exercise test must fail)"
+    .venv/bin/python -m pytest days --course-report "$report" "$@" > "${report%.json}.log" 2>&1 || true
+    tail -n 3 "${report%.json}.log"
+    exec .venv/bin/python -m grader.emulator.stubs_fail "$report" ;;
   *)
-    echo "usage: ./course.sh lab | test [extra arguments for jupyter lab / pytest]" >&2; exit 2 ;;
+    echo "usage: ./course.sh lab | test | test-emulator [extra arguments for jupyter lab / pytest]" >&2
+    exit 2 ;;
 esac
