@@ -164,6 +164,8 @@ class Report:
         return self.ratios(label)[-1]
 
     def table(self) -> str:
+        if not all(m.timed for m in self.ceiling):
+            return f"{self.title}\n{NOT_TIMED}: each kernel's memory statistics are printed above"
         head = f"{self.title}\n{'size':>14} " + " ".join(f"{s[:18]:>18}" for s in self.series)
         head += f" {'ceiling':>10}  ({self.metric}; % of ceiling)"
         rows = [head]

@@ -32,6 +32,7 @@ SCRIPT = textwrap.dedent(r'''
     assert (device.to_host(y) == np.arange(64) * 32).all()
     c = bench.copy_ceiling(1 << 30)
     assert not c.timed and "not timed" in c.label and math.isnan(c.gbps)
+    assert "not timed on the emulator" in bench.Report("t", "x", "GB/s", {"k": [m]}, [c]).table()
     assert (device.to_host(x[:4] + 1) == np.arange(4) + 1).all()
     assert jit._arch() == "sm_80"
     k = jit.load("twice", 'extern "C" __global__ void twice(float* v) { v[threadIdx.x] *= 2.f; }')
