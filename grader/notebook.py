@@ -34,11 +34,17 @@ def setup(day) -> None:
     if reason:
         print(f"{d}: no GPU here ({reason}).\n"
               "Works here: reading, editing the .cu files, `python -m grader compile` and "
-              "`python -m grader sass`.\nCells that launch kernels will stop with a NoGPU error.")
+              "`python -m grader sass`.\nCells that launch kernels will stop with a NoGPU error, unless "
+              "Jupyter runs with COURSE_BACKEND=emulator: kernels then run on the CPU (PTX emulator; small "
+              "sizes, nothing timed).")
         return
     p = device.properties()
     where = {ex.name: str(source(d, ex.name)) for ex in exercises.day_exercises(d)}
-    print(f"{d} on {p['name']} ({p['sm']}, {p['sms']} SMs, L2 {p['l2_bytes'] >> 20} MiB)")
+    if device.emulated():
+        print(f"{d} on the {p['name']} for {p['sm']}: kernels run on the CPU, slowly; large arrays "
+              f"are made smaller (nb.size) and nothing is timed (memory statistics instead).")
+    else:
+        print(f"{d} on {p['name']} ({p['sm']}, {p['sms']} SMs, L2 {p['l2_bytes'] >> 20} MiB)")
     for name, path in where.items():
         print(f"  {name:<18} {path}")
 
