@@ -40,8 +40,8 @@ def backend() -> str:
 
 
 def emulated() -> bool:
-    """True when kernels run on the PTX emulator: `gpu_available()` is then True (kernels run, results
-    are exact), but nothing is timed and cupy's streams, events and torch's CUDA tensors are absent."""
+    """True when kernels run on the PTX emulator: `gpu_available()` is then True (kernels run and are
+    checked), but nothing is timed and cupy's streams, events and torch's CUDA tensors are absent."""
     return backend() == "emulator"
 
 
