@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The course's two commands (see README.md):
 #   ./course.sh lab     set everything up, then open JupyterLab on the notebooks
-#   ./course.sh test    set everything up, then run the test suite (what CI runs, with test-emulator)
-#   ./course.sh test-emulator   every exercise test executed on the PTX emulator (no GPU needed):
-#                       the solutions must pass, every stub test must fail
+#   ./course.sh test    set everything up, then run the course's tests, and every exercise test on
+#                       the solutions (must pass) and the stubs (must fail); what CI runs. Without a
+#                       GPU, kernels run on the PTX emulator.
 # COURSE_CUDA=12 selects the CUDA 12 wheels (driver older than 580); the default is CUDA 13.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -29,19 +29,18 @@ case "${1:-}" in
     .venv/bin/python -m grader show-config || true
     exec .venv/bin/jupyter lab notebooks "$@" ;;
   test)
+    # the course's own tests, then every exercise test on this machine's kernels: on the GPU, or on
+    # the PTX emulator where there is none (cases too large for a CPU and timed tests skip there)
     setup; shift
-    exec .venv/bin/python -m pytest tests days "$@" ;;
-  test-emulator)
-    setup; shift
-    export COURSE_BACKEND=emulator
+    .venv/bin/python -m pytest tests "$@"
     report=$(mktemp -d)/stubs.json
-    echo "== the solutions on the emulator (must pass; cases too large for a CPU and timed tests skip)"
+    echo "== the solutions (every exercise test must pass)"
     .venv/bin/python -m pytest days --solutions "$@"
-    echo "== the stubs on the emulator (every exercise test must fail)"
+    echo "== the stubs (every exercise test must fail)"
     .venv/bin/python -m pytest days --course-report "$report" "$@" > "${report%.json}.log" 2>&1 || true
     tail -n 3 "${report%.json}.log"
-    exec .venv/bin/python -m grader.emulator.stubs_fail "$report" ;;
+    exec .venv/bin/python -m grader.stubs_fail "$report" ;;
   *)
-    echo "usage: ./course.sh lab | test | test-emulator [extra arguments for jupyter lab / pytest]" >&2
+    echo "usage: ./course.sh lab | test [extra arguments for jupyter lab / pytest]" >&2
     exit 2 ;;
 esac

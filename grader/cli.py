@@ -180,7 +180,9 @@ def cmd_bench(args) -> int:
     from grader import plots, runner
 
     day = paths.day_name(args.day)
-    device.require_gpu()
+    if device.why_not_hardware():
+        raise device.NoGPU(f"benchmarks time kernels on a CUDA GPU: {device.why_not_hardware()}. On the "
+                           f"emulator, `nb.bench` in the notebook shows the memory statistics instead.")
     out = Path(args.out)
     for ex in exercises.day_exercises(day):
         if ex.bench is None:

@@ -7,8 +7,8 @@ out real cupy objects (arrays, `cupy.RawModule`), so the course still teaches cu
 bfloat16 has no numpy or cupy dtype of its own: on the host it is `ml_dtypes.bfloat16`, on the device
 a uint16 array holding the same bits.
 
-COURSE_BACKEND=emulator replaces the GPU by the PTX emulator (grader/emulator): the same functions, with
-numpy-backed device arrays and kernels interpreted on the CPU.
+Without a CUDA GPU the PTX emulator (grader/emulator) takes the GPU's place: the same functions, with
+numpy-backed device arrays and kernels interpreted on the CPU. COURSE_BACKEND=emulator|cupy chooses.
 """
 from __future__ import annotations
 
@@ -32,8 +32,11 @@ BACKENDS = ("cupy", "emulator")
 
 
 def backend() -> str:
-    """'cupy' (a CUDA GPU; the default) or 'emulator' (the PTX emulator), from $COURSE_BACKEND."""
-    name = os.environ.get(BACKEND_ENV, "").strip().lower() or "cupy"
+    """'cupy' on a machine with a CUDA GPU, 'emulator' (the PTX emulator) on one without; $COURSE_BACKEND
+    chooses explicitly, e.g. COURSE_BACKEND=emulator on a GPU machine."""
+    name = os.environ.get(BACKEND_ENV, "").strip().lower()
+    if not name:
+        return "cupy" if _probe() is None else "emulator"
     if name not in BACKENDS:
         raise ValueError(f"{BACKEND_ENV}={name!r}: expected one of {', '.join(BACKENDS)}")
     return name
@@ -91,7 +94,8 @@ def why_not_hardware() -> str | None:
     """None on a real CUDA GPU; else the reason (for what the emulator cannot do: timings, streams,
     torch tensors, compute-sanitizer)."""
     if emulated():
-        return "runs on the PTX emulator (COURSE_BACKEND=emulator), not on a CUDA GPU"
+        return "kernels run on the PTX emulator here, not on a CUDA GPU" + (
+            f" ({_probe()})" if _probe() else " (COURSE_BACKEND=emulator)")
     return _probe()
 
 

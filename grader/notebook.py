@@ -34,9 +34,9 @@ def setup(day) -> None:
     if reason:
         print(f"{d}: no GPU here ({reason}).\n"
               "Works here: reading, editing the .cu files, `python -m grader compile` and "
-              "`python -m grader sass`.\nCells that launch kernels will stop with a NoGPU error, unless "
-              "Jupyter runs with COURSE_BACKEND=emulator: kernels then run on the CPU (PTX emulator; small "
-              "sizes, nothing timed).")
+              "`python -m grader sass`.\nCells that launch kernels will stop with a NoGPU error: "
+              "COURSE_BACKEND=cupy asks for a GPU. Without that setting (or with COURSE_BACKEND=emulator) "
+              "kernels run on the CPU, on the PTX emulator (small sizes, nothing timed).")
         return
     p = device.properties()
     where = {ex.name: str(source(d, ex.name)) for ex in exercises.day_exercises(d)}

@@ -271,7 +271,9 @@ def run(day, tools=TOOLS, names=None, cases: int = 3, demos: bool = True, soluti
     planned = jobs_for(day, tools, names, cases, demos, solutions, demos_only)
     if jobs < 1 or timeout <= 0:
         raise ValueError(f"jobs must be >= 1 and timeout > 0 (got {jobs}, {timeout})")
-    device.require_gpu()
+    if device.why_not_hardware():
+        raise device.NoGPU(f"compute-sanitizer needs a CUDA GPU: {device.why_not_hardware()}. The emulator "
+                           f"reports out-of-bounds accesses and shared-memory races itself.")
     exe = find_sanitizer(sanitizer)
     print(f"{len(planned)} runs under {exe} ({'solutions/' if solutions else 'days/'}, the first {cases} cases "
           f"of each exercise, cupy's memory pool off) ...", flush=True)

@@ -251,8 +251,8 @@ def test_a_module_without_source_is_refused():
 
 @pytest.mark.gpu
 def test_on_the_gpu_the_second_load_pays_no_compile(tmp_path):
-    if not device.gpu_available():
-        pytest.skip(f"needs a CUDA GPU: {device.why_no_gpu()}")
+    if device.why_not_hardware():
+        pytest.skip(f"needs a CUDA GPU: {device.why_not_hardware()}")
     cache = jit.Cache(tmp_path / "cache")
     src = jit.render("rope.cu.jinja", kernel_source=compiler.read_source(
         paths.SOLUTIONS / "day13" / "rope.cu"), name="rope_f16_d128_v8_h4", ctype="half", head_dim=128,

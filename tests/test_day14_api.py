@@ -61,8 +61,8 @@ def test_stage_bytes_count_reads_and_writes():
 
 @pytest.mark.gpu
 def test_on_the_gpu_bad_arrays_are_refused_before_any_launch():
-    if not device.gpu_available():
-        pytest.skip(f"needs a CUDA GPU: {device.why_no_gpu()}")
+    if device.why_not_hardware():
+        pytest.skip(f"needs a CUDA GPU: {device.why_not_hardware()}")
     import cupy as cp
 
     x = cp.zeros((4, 16), cp.float16)

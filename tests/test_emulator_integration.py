@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from grader import paths
-from grader.emulator import stubs_fail
+from grader import stubs_fail
 
 SCRIPT = textwrap.dedent(r'''
     import math

@@ -225,8 +225,8 @@ def test_missing_sanitizer_is_explained(tmp_path, monkeypatch):
 
 @pytest.mark.gpu
 def test_day04_solutions_are_clean_and_planted_bugs_are_reported():
-    if not device.gpu_available():
-        pytest.skip(f"compute-sanitizer needs a CUDA GPU: {device.why_no_gpu()}")
+    if device.why_not_hardware():
+        pytest.skip(f"compute-sanitizer needs a CUDA GPU: {device.why_not_hardware()}")
     try:
         sanitize.find_sanitizer()
     except FileNotFoundError as e:

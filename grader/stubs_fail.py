@@ -1,7 +1,7 @@
-"""CI without a GPU: every exercise test run against the stubs must FAIL on the emulator.
+"""Every exercise test run against the stubs must FAIL (CI, on the GPU or the emulator).
 
     COURSE_BACKEND=emulator pytest days --course-report stubs.json    # fails, as it should
-    python -m grader.emulator.stubs_fail stubs.json                    # exit 1 if any test passed
+    python -m grader.stubs_fail stubs.json                    # exit 1 if any test passed
 
 Reads the JSON of the course plugin's `--course-report`; a stub test that passes (a stub that pretends,
 or a test that cannot fail) or a report with no failed test at all makes the exit status 1.
