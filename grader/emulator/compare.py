@@ -12,6 +12,7 @@ generator, so both machines feed the kernels identical bytes.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 import zlib
@@ -75,7 +76,8 @@ def record(out: str, days: list[str], cases: int, which: tuple[str, ...]) -> int
 
 
 def _save(out, arrays, status):
-    np.savez_compressed(out, **arrays, __status__=np.array(sorted(status.items()), dtype=object))
+    # the outcomes as JSON bytes: no pickled object arrays (numpy 2.5 could not read those back)
+    np.savez_compressed(out, **arrays, __status__=np.frombuffer(json.dumps(status).encode(), np.uint8))
 
 
 def _ordered(a: np.ndarray) -> np.ndarray:
@@ -101,8 +103,8 @@ def _compare(a: np.ndarray, b: np.ndarray) -> tuple[str, float]:
 
 
 def diff(ref: str, other: str) -> int:
-    A, B = np.load(ref, allow_pickle=True), np.load(other, allow_pickle=True)
-    sa, sb = dict(A["__status__"]), dict(B["__status__"])
+    A, B = np.load(ref), np.load(other)
+    sa, sb = (json.loads(X["__status__"].tobytes()) for X in (A, B))
     rows: dict[str, list] = {}
     for key in sorted(set(A.files) & set(B.files) - {"__status__"}):
         ex = "|".join(key.split("|")[:2])
