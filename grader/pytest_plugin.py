@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import device, paths, runner
+from grader import device, paths, runner, sass
 from grader.exercises import Exercise
 
 TIMEOUT_ENV = "COURSE_TEST_TIMEOUT"
@@ -94,6 +94,16 @@ class Course:
             pytest.fail(f"crashed: {e}", pytrace=False)
         except AssertionError as e:
             pytest.fail(str(e), pytrace=False)
+
+
+def require_sass_tools(module_level: bool = True) -> None:
+    """Skip (by default the calling test module) where SASS cannot be read offline: NVRTC through
+    cuda-bindings, or nvdisasm / cuobjdump, is missing."""
+    pytest.importorskip("cuda.bindings.nvrtc", reason="offline compilation needs cuda-bindings")
+    try:
+        sass.tool("nvdisasm"), sass.tool("cuobjdump")
+    except FileNotFoundError as e:
+        pytest.skip(str(e), allow_module_level=module_level)
 
 
 @pytest.fixture

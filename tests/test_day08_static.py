@@ -6,14 +6,12 @@ import pytest
 from grader import compiler, sass
 from grader.compiler import ARCHS
 from grader.paths import SOLUTIONS
+from grader.pytest_plugin import require_sass_tools
 
 pytest.importorskip("cuda.bindings.nvrtc", reason="offline compilation needs cuda-bindings")
 if not compiler.cccl_include_dirs():
     pytest.skip("CUB comes with cupy's CCCL headers: install cupy", allow_module_level=True)
-try:
-    sass.tool("nvdisasm"), sass.tool("cuobjdump")
-except FileNotFoundError as e:
-    pytest.skip(str(e), allow_module_level=True)
+require_sass_tools()
 
 DAY8 = SOLUTIONS / "day08"
 KERNELS = {

@@ -7,12 +7,9 @@ from grader import compiler, sass
 from grader.compiler import ARCHS
 from grader.exercises import day09
 from grader.paths import DAYS, SOLUTIONS
+from grader.pytest_plugin import require_sass_tools
 
-pytest.importorskip("cuda.bindings.nvrtc", reason="offline compilation needs cuda-bindings")
-try:
-    sass.tool("nvdisasm"), sass.tool("cuobjdump")
-except FileNotFoundError as e:
-    pytest.skip(str(e), allow_module_level=True)
+require_sass_tools()
 
 DAY9 = SOLUTIONS / "day09"
 MMA_KERNELS = [("mma_tile.cu", "mma_tile_f16"), ("mma_tile.cu", "mma_tile_bf16"),

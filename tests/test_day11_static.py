@@ -7,12 +7,9 @@ from grader import compiler, sass
 from grader.compiler import ARCHS
 from grader.exercises import day11
 from grader.paths import SOLUTIONS
+from grader.pytest_plugin import require_sass_tools
 
-pytest.importorskip("cuda.bindings.nvrtc", reason="offline compilation needs cuda-bindings")
-try:
-    sass.tool("nvdisasm"), sass.tool("cuobjdump")
-except FileNotFoundError as e:
-    pytest.skip(str(e), allow_module_level=True)
+require_sass_tools()
 
 DAY11 = SOLUTIONS / "day11"
 DECODE = [("decode_attention.cu", f"decode_attention_g{g}") for g in day11.HEADS_PER_BLOCK] + \

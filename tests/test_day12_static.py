@@ -8,6 +8,7 @@ from grader import sass
 from grader.compiler import ARCHS
 from grader.exercises import day12
 from grader.paths import SOLUTIONS
+from grader.pytest_plugin import require_sass_tools
 
 DAY12 = SOLUTIONS / "day12"
 MMA_KERNELS = [("attention_mma.cu", f"attention_mma_d{d}") for d in day12.HEAD_DIMS]
@@ -17,11 +18,7 @@ ALL = SCALAR_KERNELS + MMA_KERNELS + PREFILL_KERNELS
 
 
 def _offline():
-    pytest.importorskip("cuda.bindings.nvrtc", reason="offline compilation needs cuda-bindings")
-    try:
-        sass.tool("nvdisasm"), sass.tool("cuobjdump")
-    except FileNotFoundError as e:
-        pytest.skip(str(e))
+    require_sass_tools(module_level=False)
 
 
 @pytest.mark.parametrize("arch", ARCHS)

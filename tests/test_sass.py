@@ -6,12 +6,9 @@ import pytest
 from grader import sass
 from grader.compiler import ARCHS
 from grader.paths import DAYS, SOLUTIONS
+from grader.pytest_plugin import require_sass_tools
 
-pytest.importorskip("cuda.bindings.nvrtc", reason="offline compilation needs cuda-bindings")
-try:
-    sass.tool("nvdisasm"), sass.tool("cuobjdump")
-except FileNotFoundError as e:
-    pytest.skip(str(e), allow_module_level=True)
+require_sass_tools()
 
 SILU = SOLUTIONS / "day02" / "silu_and_mul.cu"
 GATHER = SOLUTIONS / "day02" / "strided_gather.cu"
