@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day08/compact.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 671db8d3dd98e476
+// stub-sha256: d194a655705d5620
 // Day 8, exercise 2: stream compaction, the elements above a threshold packed in order.
 //
 //   out[0 .. count) = [x for x in in if x > threshold] (in their order), count[0] = how many
@@ -37,10 +37,7 @@ compact_f32(const float* __restrict__ in, float* __restrict__ out, int* __restri
     BlockScan::TempStorage scan;
   } temp;
   __shared__ Lookback::WarpReduce::TempStorage warp_temp;
-  __shared__ int64_t tile_index;
-  if (threadIdx.x == 0) tile_index = atomicAdd(tile_counter, 1u);
-  __syncthreads();  // tile_index is set
-  const int64_t tile = tile_index;
+  const int64_t tile = course::claim_tile(tile_counter);
   const int64_t base = tile * TILE;
   const int valid = n - base < TILE ? static_cast<int>(n - base) : TILE;  // items in this tile
   float x[ITEMS];

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day08/scan.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 8c7e167554b91074
+// stub-sha256: 467531a6393c1c43
 // Day 8, exercise 1: a single-pass exclusive prefix sum of int32, with CUB's block primitives and a
 // decoupled look-back between blocks.
 //
@@ -69,12 +69,7 @@ exclusive_sum_i32(const int* __restrict__ in, int* __restrict__ out, int64_t n,
     BlockStore::TempStorage store;
   } temp;
   __shared__ WarpReduce::TempStorage warp_temp;
-  __shared__ int64_t tile_index;
-  // Tiles are numbered in the order blocks START (an atomic counter), not by blockIdx: a tile's
-  // look-back then only ever waits for blocks that are already running.
-  if (threadIdx.x == 0) tile_index = atomicAdd(tile_counter, 1u);
-  __syncthreads();  // tile_index is set
-  const int64_t tile = tile_index;
+  const int64_t tile = course::claim_tile(tile_counter);  // in the order blocks start (course/scan.cuh)
   const int64_t base = tile * TILE;
   const int valid = n - base < TILE ? static_cast<int>(n - base) : TILE;  // items in this tile
   int items[ITEMS];

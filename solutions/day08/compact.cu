@@ -34,10 +34,7 @@ compact_f32(const float* __restrict__ in, float* __restrict__ out, int* __restri
     BlockScan::TempStorage scan;
   } temp;
   __shared__ Lookback::WarpReduce::TempStorage warp_temp;
-  __shared__ int64_t tile_index;
-  if (threadIdx.x == 0) tile_index = atomicAdd(tile_counter, 1u);
-  __syncthreads();  // tile_index is set
-  const int64_t tile = tile_index;
+  const int64_t tile = course::claim_tile(tile_counter);
   const int64_t base = tile * TILE;
   const int valid = n - base < TILE ? static_cast<int>(n - base) : TILE;  // items in this tile
   float x[ITEMS];

@@ -86,12 +86,7 @@ exclusive_sum_i32(const int* __restrict__ in, int* __restrict__ out, int64_t n,
     BlockStore::TempStorage store;
   } temp;
   __shared__ WarpReduce::TempStorage warp_temp;
-  __shared__ int64_t tile_index;
-  // Tiles are numbered in the order blocks START (an atomic counter), not by blockIdx: a tile's
-  // look-back then only ever waits for blocks that are already running.
-  if (threadIdx.x == 0) tile_index = atomicAdd(tile_counter, 1u);
-  __syncthreads();  // tile_index is set
-  const int64_t tile = tile_index;
+  const int64_t tile = course::claim_tile(tile_counter);  // in the order blocks start (course/scan.cuh)
   const int64_t base = tile * TILE;
   const int valid = n - base < TILE ? static_cast<int>(n - base) : TILE;  // items in this tile
   int items[ITEMS];

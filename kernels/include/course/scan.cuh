@@ -52,6 +52,16 @@ COURSE_INLINE unsigned long long read_tile(const unsigned long long* status, int
   return *reinterpret_cast<const volatile unsigned long long*>(status + tile);  // never cached
 }
 
+// This block's tile: tiles are numbered in the order blocks START (an atomic counter, zeroed before
+// the launch), not by blockIdx, so a tile's look-back only ever waits for blocks already running.
+// Call once per block, from every thread.
+COURSE_INLINE int64_t claim_tile(unsigned* counter) {
+  __shared__ int64_t tile;
+  if (threadIdx.x == 0) tile = atomicAdd(counter, 1u);
+  __syncthreads();  // tile is set
+  return tile;
+}
+
 // The decoupled look-back as a cub::BlockScan prefix callback, for 32-bit sums (int or unsigned).
 // `status` has one zeroed word per tile; `warp_temp` is the shared storage of a cub::WarpReduce<T>.
 template <typename T>
