@@ -10,6 +10,7 @@
     release DIR             build the nbgrader course (release without solution code) in DIR
     sanitize dayNN          the day's tests under compute-sanitizer (memcheck, racecheck, synccheck)
     autotune                search the day 10 GEMM's configuration space on the GPU in use
+    hint dayNN exercise     the exercise's hints, level by level (--level 1|2|3)
 
 Commands with their own module (`grader/<command>.py`) declare HELP, add_arguments(parser) and
 main(args); they are listed in COMMAND_MODULES.
@@ -46,7 +47,7 @@ TITLES = {
     "day14": "framework integration and the capstone",
 }
 ALL_DAYS = tuple(TITLES)
-COMMAND_MODULES = ("sanitize", "autotune")
+COMMAND_MODULES = ("sanitize", "autotune", "hints")
 
 
 def _days(arg: str | None) -> list[str]:
@@ -227,8 +228,11 @@ def cmd_stubs(args) -> int:
 def cmd_progress(args) -> int:
     from grader import stubs
 
+    from grader import hints
+
     state = paths.STATE / "progress.json"
     checked = json.loads(state.read_text()) if state.is_file() else {}
+    used = hints.levels_used()
     for day, title in TITLES.items():
         exs = exercises.day_exercises(day)
         if not exs:
@@ -238,6 +242,8 @@ def cmd_progress(args) -> int:
         last = checked.get(day)
         result = (f"last check {last['passed']}/{last['total']} passed ({last['when']})" if last
                   else f"not checked yet: python -m grader check {day}")
+        helped = [f"{k.split('/')[1]} {lv}" for k, lv in used.items() if k.startswith(day + "/")]
+        result += f"; hint levels used: {', '.join(helped)}" if helped else ""
         print(f"{day}  {title:<60} {len(exs)} exercises, {edited} edited; {result}")
     return 0
 
@@ -295,7 +301,7 @@ def parser() -> argparse.ArgumentParser:
         if importlib.util.find_spec(f"grader.{name}") is None:
             continue
         module = importlib.import_module(f"grader.{name}")
-        c = sub.add_parser(name, help=module.HELP)
+        c = sub.add_parser(getattr(module, "COMMAND", name), help=module.HELP)
         module.add_arguments(c)
         c.set_defaults(fn=module.main)
     return p

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grader import checks, device, paths
+from grader import checks, device, paths, technique
 from grader.exercises import Exercise
 
 _modules: dict[tuple[str, float], object] = {}
@@ -17,11 +17,14 @@ def source_of(ex: Exercise, solutions: bool | None = None) -> Path:
 
 
 def load(ex: Exercise, solutions: bool | None = None):
-    """The compiled module of an exercise, compiled once per file version in this process."""
+    """The compiled module of an exercise, compiled once per file version in this process; an
+    AssertionError when its SASS lacks the technique the exercise teaches."""
     path = source_of(ex, solutions)
     key = (str(path.resolve()), path.stat().st_mtime)
     if key not in _modules:
-        _modules[key] = device.load(path)
+        module = device.load(path)
+        technique.check(ex, path)
+        _modules[key] = module
     return _modules[key]
 
 

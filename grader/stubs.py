@@ -3,7 +3,9 @@
 In a solution, the student's part is marked:
 
     // BEGIN EXERCISE
-    // HINT: one thread per element ...      (kept in the stub, as a hint)
+    // HINT: one thread per element ...      (level 1, the idea: kept in the stub, as a hint)
+    // HINT2: a loop over k, then ...        (level 2, the structure: `python -m grader hint`)
+    // HINT3: acc += a[k] * b[k]; ...        (level 3, the tricky line: `python -m grader hint`)
     // STUB: return 0.f;                     (kept in the stub as code, so that it compiles)
     ...solution code...                      (removed)
     // END EXERCISE
@@ -16,14 +18,14 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from grader import paths
 
 BEGIN, END = "// BEGIN EXERCISE", "// END EXERCISE"
-_HINT = re.compile(r"^(\s*)// HINT:\s?(.*)$")
+_HINT = re.compile(r"^(\s*)// HINT([23]?):\s?(.*)$")
 _STUB = re.compile(r"^(\s*)// STUB:\s?(.*)$")
 _HASH = re.compile(r"^// stub-sha256: ([0-9a-f]{16})$", re.M)
 
@@ -36,9 +38,10 @@ class MarkerError(ValueError):
 class Region:
     start: int  # line index of BEGIN
     end: int    # line index of END
-    hints: list[str]
+    hints: list[str]       # level 1: the idea, kept in the stub
     stub: list[str]
     code: list[str]
+    deeper: dict[int, list[str]] = field(default_factory=dict)  # levels 2 and 3, shown on request
 
 
 def regions(text: str, name: str = "<solution>") -> list[Region]:
@@ -50,7 +53,7 @@ def regions(text: str, name: str = "<solution>") -> list[Region]:
             if current is not None:
                 raise MarkerError(f"{name}:{i + 1}: BEGIN EXERCISE inside the region opened at line "
                                   f"{current.start + 1}")
-            current = Region(i, -1, [], [], [])
+            current = Region(i, -1, [], [], [], {})
         elif s == END:
             if current is None:
                 raise MarkerError(f"{name}:{i + 1}: END EXERCISE without BEGIN EXERCISE")
@@ -59,7 +62,8 @@ def regions(text: str, name: str = "<solution>") -> list[Region]:
             current = None
         elif current is not None:
             if (m := _HINT.match(line)):
-                current.hints.append(m.group(2))
+                level = int(m.group(2) or 1)
+                (current.hints if level == 1 else current.deeper.setdefault(level, [])).append(m.group(3))
             elif (m := _STUB.match(line)):
                 current.stub.append(m.group(1) + m.group(2))
             elif s:
@@ -71,14 +75,25 @@ def regions(text: str, name: str = "<solution>") -> list[Region]:
     return found
 
 
+def student_lines(solution: Path) -> int:
+    """How many lines of code the student writes in a solution file: the non-blank, non-comment lines
+    of its exercise regions."""
+    return sum(1 for r in regions(solution.read_text(), str(solution)) for line in r.code
+               if not line.strip().startswith("//"))
+
+
 def _digest(body: str) -> str:
     return hashlib.sha256(body.encode()).hexdigest()[:16]
 
 
 def render(solution: Path) -> str:
     """The stub text for one solution file."""
-    text = solution.read_text()
     rel = solution.relative_to(paths.ROOT) if solution.is_relative_to(paths.ROOT) else solution
+    return render_text(solution.read_text(), rel)
+
+
+def render_text(text: str, rel) -> str:
+    """The stub text for a solution's text; `rel` names it in the header."""
     lines = text.splitlines()
     out, pos = [], 0
     for r in regions(text, str(rel)):

@@ -1,7 +1,11 @@
 """The lesson notebooks are well formed and ready for nbgrader (no GPU needed).
 
 Each exercise of a day has a locked autograder cell that calls `nb.grade("<day>", "<name>")` and holds
-hidden tests whose cases fit the exercise's check; every code cell compiles as Python.
+hidden tests whose cases fit the exercise's check; every code cell compiles as Python. Each day opens
+with learning objectives and a 2-3 hour plan (`<day>-objectives`) and closes with 3-5 thought
+questions: a locked question cell `<day>-think-K-q`, then a manually graded markdown answer cell
+`<day>-think-K` whose model answer sits between `### BEGIN SOLUTION` and `### END SOLUTION` (the
+release replaces it with "YOUR ANSWER HERE").
 """
 import ast
 import inspect
@@ -15,6 +19,9 @@ from grader import exercises, paths
 NOTEBOOKS = sorted(paths.NOTEBOOKS.glob("day[0-9][0-9].ipynb"))
 HIDDEN = re.compile(r"^### BEGIN HIDDEN TESTS$(.*?)^### END HIDDEN TESTS$", re.M | re.S)
 MAGIC = re.compile(r"^\s*[%!].*$", re.M)
+THOUGHT = re.compile(r"^day\d\d-think-(\d)$")
+MODEL_ANSWER = re.compile(r"^### BEGIN SOLUTION$(.*?)^### END SOLUTION$", re.M | re.S)
+MINUTES = re.compile(r"(\d+)\s*min")
 
 
 def _read(path):
@@ -28,7 +35,8 @@ def _nbgrader(cell) -> dict:
 
 
 def _grade_cells(nb):
-    return [c for c in nb.cells if _nbgrader(c).get("grade")]
+    """The autograded cells (thought-question answers are graded by hand)."""
+    return [c for c in nb.cells if _nbgrader(c).get("grade") and not _nbgrader(c).get("solution")]
 
 
 def _value(node):
@@ -85,9 +93,12 @@ def test_nbgrader_metadata_is_valid(notebook):
     assert len(ids) == len(set(ids)), f"{day}: duplicate grade ids"
     for cell in nb.cells:
         meta = _nbgrader(cell)
-        if meta:
-            assert meta["schema_version"] == 3 and not meta["solution"] and meta["locked"], meta
-        if meta.get("grade"):
+        if meta.get("solution"):  # a thought question's answer: manually graded markdown
+            assert cell.cell_type == "markdown" and meta["grade"] and not meta["locked"], meta
+            assert meta["points"] > 0 and THOUGHT.match(meta["grade_id"]), meta
+        elif meta:
+            assert meta["schema_version"] == 3 and meta["locked"], meta
+        if meta.get("grade") and not meta.get("solution"):
             assert cell.cell_type == "code" and meta["points"] > 0, meta
         if not meta.get("grade"):
             assert "HIDDEN TESTS" not in cell.source, f"{day}: hidden tests outside a grade cell"
@@ -121,3 +132,52 @@ def test_hidden_cases_fit_the_checks(notebook):
                 assert case not in ex.cases, f"{name}: hidden case {case} is one of the visible ones"
                 if "dtype" in case:
                     assert case["dtype"] in ("float32", "float16", "bfloat16"), case
+
+
+def _by_id(nb) -> dict:
+    return {_nbgrader(c)["grade_id"]: (i, c) for i, c in enumerate(nb.cells) if _nbgrader(c)}
+
+
+def test_opens_with_objectives_and_a_plan(notebook):
+    day, nb = notebook
+    cells = _by_id(nb)
+    assert f"{day}-objectives" in cells, f"{day}: no locked markdown cell {day}-objectives after the title"
+    i, cell = cells[f"{day}-objectives"]
+    assert i <= 2 and cell.cell_type == "markdown", f"{day}: the objectives come first (cell {i})"
+    text = cell.source
+    assert "Learning objectives" in text and "Plan" in text, f"{day}: objectives and plan headings"
+    objectives = text[text.index("Learning objectives"):text.index("Plan")]
+    assert len(re.findall(r"^\s*[-*] ", objectives, re.M)) >= 3, f"{day}: at least 3 learning objectives"
+    plan = text[text.index("Plan"):]
+    for part in ("heory", "eading", "ractice"):
+        assert part in plan, f"{day}: the plan names the {part!r} part"
+    assert "kernels/include/course/" in plan and "flashinfer" in plan.lower(), \
+        f"{day}: the reading part names a course header and a FlashInfer file"
+    total = sum(int(m) for m in MINUTES.findall(plan))
+    assert 120 <= total <= 180, f"{day}: the plan adds up to {total} min, not 2-3 hours"
+
+
+def test_closes_with_thought_questions(notebook):
+    day, nb = notebook
+    cells = _by_id(nb)
+    answers = sorted(int(THOUGHT.match(g).group(1)) for g in cells if THOUGHT.match(g))
+    assert 3 <= len(answers) <= 5 and answers == list(range(1, len(answers) + 1)), \
+        f"{day}: 3-5 thought questions numbered 1.., found {answers}"
+    for k in answers:
+        i, answer = cells[f"{day}-think-{k}"]
+        j, question = cells.get(f"{day}-think-{k}-q", (None, None))
+        assert question is not None and j == i - 1, f"{day}: question cell {day}-think-{k}-q right before"
+        assert question.cell_type == "markdown" and _nbgrader(question)["locked"]
+        meta = _nbgrader(answer)
+        assert meta["solution"] and meta["grade"] and not meta["locked"] and meta["points"] > 0, meta
+        model = MODEL_ANSWER.search(answer.source)
+        assert model and len(model.group(1).strip()) >= 150, \
+            f"{day}-think-{k}: a model answer of some substance between BEGIN/END SOLUTION"
+    last_exercise = max(i for i, c in enumerate(nb.cells) if c in _grade_cells(nb))
+    assert cells[f"{day}-think-1-q"][0] > last_exercise, f"{day}: thought questions come after the exercises"
+
+
+def test_mentions_the_hint_command(notebook):
+    day, nb = notebook
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert f"python -m grader hint {day}" in text, f"{day}: tell the student about `python -m grader hint`"

@@ -67,3 +67,41 @@ def test_regeneration_keeps_student_edits(tmp_path, monkeypatch):
 
     untouched = tmp_path / "days/day01/saxpy.cu"
     assert stubs.status(untouched) == "untouched"
+
+
+# ---- what the student writes ---------------------------------------------------------------------
+
+#: The lines of code the student writes (non-blank, non-comment lines of the exercise regions):
+#: at least this many in the course, and on each of the heaviest days.
+MIN_STUDENT_LINES = 1500
+MIN_STUDENT_LINES_PER_DAY = {"day10": 120, "day11": 120, "day12": 120}
+
+
+def _student_lines() -> dict[str, int]:
+    per_day: dict[str, int] = {}
+    for solution in SOLUTIONS:
+        per_day[solution.parent.name] = per_day.get(solution.parent.name, 0) + stubs.student_lines(solution)
+    return per_day
+
+
+def test_students_write_the_cores():
+    per_day = _student_lines()
+    table = ", ".join(f"{d} {n}" for d, n in sorted(per_day.items()))
+    assert sum(per_day.values()) >= MIN_STUDENT_LINES, f"{sum(per_day.values())} student lines: {table}"
+    for day, least in MIN_STUDENT_LINES_PER_DAY.items():
+        assert per_day.get(day, 0) >= least, f"{day}: {per_day.get(day, 0)} student lines, at least {least}"
+
+
+def test_student_lines_count_code_only():
+    text = ("// BEGIN EXERCISE\n// HINT: idea\n// HINT2: structure\n// a comment\n\nint x = 1;\n"
+            "x += 2;\n// END EXERCISE\n")
+    (region,) = stubs.regions(text)
+    assert region.hints == ["idea"] and region.deeper == {2: ["structure"]}
+    assert "HINT2" not in stubs.render_text(text, "t.cu") and "idea" in stubs.render_text(text, "t.cu")
+
+
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_hints_come_in_levels(solution):
+    levels = {1} | {lv for r in stubs.regions(solution.read_text()) for lv in r.deeper}
+    assert len(levels) >= 2, f"{solution.name}: hints of level 1 only; add `// HINT2:` (the structure) " \
+                             f"or `// HINT3:` (the tricky line) lines for `python -m grader hint`"

@@ -2,7 +2,8 @@
 
 An `Exercise` names its source file, a `check(module, seed, **case)` that launches the kernel on
 fresh random inputs and compares with a numpy reference, the self-check cases (awkward sizes), and
-optionally a `bench(modules)` that measures it against a ceiling from the same process.
+optionally a `bench(modules)` that measures it against a ceiling from the same process, and the
+`technique` the day teaches (SASS the graded kernel must show, `grader/technique.py`).
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ class Exercise:
     bench: Callable | None = None
     target: float | None = None   # the solution's ratio to its ceiling, at the largest benchmark size
     kernels: tuple[str, ...] = field(default=())
+    technique: tuple = ()  # grader.technique.Technique: what the kernel's SASS must show
 
     @property
     def key(self) -> str:

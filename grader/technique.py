@@ -1,0 +1,109 @@
+"""The technique of the day, checked in the SASS of the student's own kernel (no GPU needed).
+
+A correct result is not enough where a day teaches a technique: a one-thread-per-element GEMM is
+right on day 10 but teaches nothing about tensor cores. An exercise declares what its kernels must
+(and must not) compile to; `check` compiles the graded file offline with NVRTC for sm_90, reads its
+SASS with nvdisasm, and raises AssertionError with a sentence a student understands.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+ARCH = "sm_90"
+
+
+@dataclass(frozen=True)
+class Technique:
+    """What the kernels of an exercise must show.
+
+    require: SASS opcode regexes (matched at the opcode's start) that must each appear;
+    forbid: opcode regexes that must not appear; no_spills: no local-memory spills or stack use;
+    source_require / source_forbid: (regex, what it is) pairs searched in the file's code with its
+    comments removed, for what SASS cannot tell apart (inline `asm` vs the same instruction from a
+    library call; `cub::BlockReduce` standing in for the student's own reduction);
+    kernels: which kernels (default: every function of the file); why: the technique, in words
+    (\"mma.sync on the tensor cores\"), named in the failure message.
+    """
+    why: str
+    require: tuple[str, ...] = ()
+    forbid: tuple[str, ...] = ()
+    no_spills: bool = False
+    kernels: tuple[str, ...] = ()
+    source_require: tuple[tuple[str, str], ...] = ()
+    source_forbid: tuple[tuple[str, str], ...] = ()
+
+
+_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+
+
+def _source_problems(path: Path, t: Technique) -> list[str]:
+    code = _COMMENTS.sub(" ", Path(path).read_text(errors="replace"))
+    found = [f"{Path(path).name} has no {what}: this exercise is graded on {t.why}"
+             for pattern, what in t.source_require if not re.search(pattern, code)]
+    found += [f"{Path(path).name} uses {what}, which is not allowed here: this exercise is graded on {t.why}"
+              for pattern, what in t.source_forbid if re.search(pattern, code)]
+    return found
+
+
+_NAMES = {"HMMA": "HMMA (mma.sync on the tensor cores)", "LDGSTS": "LDGSTS (cp.async)",
+          "LDSM": "LDSM (ldmatrix)", "SHFL": "SHFL (warp shuffles)", "MUFU": "MUFU (the SFU's PTX math)",
+          "ATOM": "ATOM/RED (global atomics)", "ATOMS": "ATOMS (shared-memory atomics)",
+          "LDL": "LDL (local-memory loads)", "STL": "STL (local-memory stores)",
+          "BAR": "BAR (__syncthreads)"}
+
+
+def _name(pattern: str) -> str:
+    key = re.match(r"[A-Z]+", pattern)
+    return _NAMES.get(key.group(0) if key else pattern, pattern)
+
+
+def problems(path: str | Path, techniques) -> list[str]:
+    """What the file's SASS lacks (or has but must not), one sentence each; [] when all is there."""
+    from grader import sass
+
+    if not techniques:
+        return []
+    _, code, usage = sass.load(path, ARCH)
+    found = []
+    for t in techniques:
+        found += _source_problems(Path(path), t)
+        names = [f for f in code if not t.kernels or sass.plain_name(f) in t.kernels or f in t.kernels]
+        missing_kernels = [k for k in t.kernels if not any(k in (f, sass.plain_name(f)) for f in code)]
+        if missing_kernels:
+            found.append(f"no kernel {', '.join(missing_kernels)} in {Path(path).name}")
+            continue
+        ops = [sass.opcode(line) for n in names for line in code[n]]
+        for pattern in t.require:
+            if not any(re.match(pattern, op) for op in ops):
+                found.append(f"no {_name(pattern)} instruction in the SASS of "
+                             f"{', '.join(map(sass.plain_name, names))}: this exercise is graded on "
+                             f"{t.why}")
+        for pattern in t.forbid:
+            hits = sorted({op for op in ops if re.match(pattern, op)})
+            if hits:
+                found.append(f"{', '.join(hits)} in the SASS of {', '.join(map(sass.plain_name, names))}: "
+                             f"{_name(pattern)} is not allowed here; this exercise is graded on {t.why}")
+        if t.no_spills:
+            for n in names:
+                u = usage.get(n, {})
+                if u.get("spill_stores") or u.get("spill_loads") or u.get("local"):
+                    found.append(f"{sass.plain_name(n)} spills to local memory ({u.get('spill_stores', 0)} B "
+                                 f"stores, {u.get('spill_loads', 0)} B loads, {u.get('local', 0)} B local): "
+                                 f"{t.why} keeps its data in registers")
+    return found
+
+
+def check(ex, path: str | Path) -> None:
+    """AssertionError naming what is missing when `path` does not use the exercise's technique."""
+    techniques = getattr(ex, "technique", ())
+    if not techniques:
+        return
+    try:
+        found = problems(path, techniques)
+    except FileNotFoundError as e:  # nvdisasm / cuobjdump missing: the course install has them
+        raise AssertionError(f"{ex.key}: cannot read the SASS to check the technique: {e}") from None
+    if found:
+        raise AssertionError(f"{ex.key}: the technique of the day is missing from {Path(path).name}: "
+                             + "; ".join(found))
