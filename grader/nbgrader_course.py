@@ -28,6 +28,7 @@ COURSE_ID = "cuda-course"
 DAYS = ("day01", "day02")
 CELL_TIMEOUT_S = 1800  # grading compiles kernels and runs every case in a child process
 HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
+SOLUTION_BEGIN, SOLUTION_END = "### BEGIN SOLUTION", "### END SOLUTION"
 _STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
@@ -193,7 +194,30 @@ def _released_lines(path: Path) -> list[str]:
 
 
 def _grade_cells(cells) -> list:
-    return [c for c in cells if c.get("metadata", {}).get("nbgrader", {}).get("grade")]
+    """The autograded cells (a thought question's answer cell is graded by hand)."""
+    return [c for c in cells if c.get("metadata", {}).get("nbgrader", {}).get("grade")
+            and not c.get("metadata", {}).get("nbgrader", {}).get("solution")]
+
+
+def _answer_cells(cells) -> list:
+    """The manually graded answer cells (thought questions), whose model answers the release strips."""
+    return [c for c in cells if c.get("metadata", {}).get("nbgrader", {}).get("solution")]
+
+
+def _model_answer_lines(notebook: Path) -> set[str]:
+    """The lines of the model answers (between BEGIN and END SOLUTION) of a source notebook, stripped;
+    only lines long enough to give something away."""
+    found = set()
+    for cell in _answer_cells(_cells(notebook)):
+        inside = False
+        for line in cell.source.splitlines():
+            if SOLUTION_BEGIN in line:
+                inside = True
+            elif SOLUTION_END in line:
+                inside = False
+            elif inside and len(line.strip()) >= 20:
+                found.add(line.strip())
+    return found
 
 
 def _check_metadata(day: str, notebook: Path, source_notebook: Path) -> list[str]:
@@ -240,16 +264,21 @@ def check_release(course_dir, day) -> list[str]:
     notebook = release / f"{day}.ipynb"
     if not notebook.is_file():
         problems.append(f"the release has no {notebook.name}")
-    hidden = _hidden_lines(source / f"{day}.ipynb") if (source / f"{day}.ipynb").is_file() else set()
+    source_nb = source / f"{day}.ipynb"
+    hidden = _hidden_lines(source_nb) if source_nb.is_file() else set()
+    answers = _model_answer_lines(source_nb) if source_nb.is_file() else set()
     solution = _solution_lines(day)
     for path in files:
         if path.suffix == ".ipynb":
             text = path.read_text()
             if HIDDEN_BEGIN in text or HIDDEN_END in text:
                 problems.append(f"{rel[path]}: hidden-test markers left in the released notebook")
+            if SOLUTION_BEGIN in text or SOLUTION_END in text:
+                problems.append(f"{rel[path]}: model-answer markers left in the released notebook")
             problems += _check_metadata(day, path, source / path.name)
         lines = set(_released_lines(path))
         problems += [f"{rel[path]}: hidden test line released: {line}" for line in sorted(hidden & lines)]
+        problems += [f"{rel[path]}: model answer released: {line}" for line in sorted(answers & lines)]
         problems += [f"{rel[path]}: solution line released: {line}" for line in sorted(solution & lines)]
     released_cu = {p.name: p for p in files if p.suffix == ".cu"}
     for filename in exercise_files(day):
@@ -285,7 +314,7 @@ def _submit(course_dir: Path, day: str, student: str, files: dict) -> None:
 
 def autograde(course_dir, day, submissions: dict) -> dict[str, float]:
     """Grade `{student_id: {"vector_add.cu": path, ...}}` for one day; returns each student's score
-    (out of `max_score(course_dir, day)`). Each student's autograded notebook stays in
+    on the autograded cells (out of `max_score(course_dir, day)`). Each student's autograded notebook stays in
     autograded/<student>/<day>/."""
     course_dir, day = Path(course_dir).resolve(), _day(day)
     release = course_dir / "release" / day / f"{day}.ipynb"
@@ -304,14 +333,14 @@ def autograde(course_dir, day, submissions: dict) -> dict[str, float]:
     for student in submissions:
         run_nbgrader(course_dir, "autograde", day, f"--student={student}", "--force")
     with _gradebook(course_dir) as gb:
-        return {s: float(gb.find_submission(day, s).score) for s in submissions}
+        return {s: float(gb.find_submission(day, s).code_score) for s in submissions}
 
 
 def max_score(course_dir, day) -> float:
-    """The points a day's notebook is worth (the sum of its autograder cells)."""
+    """The points a day's autograder cells are worth (the thought questions, graded by hand, apart)."""
     course_dir, day = Path(course_dir).resolve(), _day(day)
     with _gradebook(course_dir) as gb:
-        return float(gb.find_assignment(day).max_score)
+        return float(gb.find_assignment(day).max_code_score)
 
 
 def feedback(course_dir, day) -> list[Path]:
