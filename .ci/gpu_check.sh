@@ -4,7 +4,8 @@
 # meets its target. Correctness, notebooks and nbgrader run one process per day, in parallel; the timed
 # tests run alone afterwards. A table per day comes last; every log is in $OUT/logs.tgz.
 # Usage: bash .ci/gpu_check.sh [--parts correct,course,timed] [days...]
-#   correct: solutions pass, stubs fail;  course: notebooks, nbgrader, sanitizer, the course's GPU tests;
+#   correct: solutions pass, stubs fail;  course: notebooks, nbgrader, the grading cheats, sanitizer,
+#   the course's GPU tests;
 #   timed: the performance tests.  Default: all three, for every day with solutions.
 set -u
 out=${OUT:-/tmp/course-out}; mkdir -p "$out"
@@ -12,7 +13,7 @@ logs=$(mktemp -d); export LOGS=$logs
 export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} MPLBACKEND=Agg
 if [ -d .whl ]; then  # the Jupyter + nbgrader wheelhouse (bash ../shared/device/wheelhouse.sh)
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl &&
-    export PYTHONPATH=$PYTHONPATH:/tmp/site PATH=/tmp/site/bin:$PATH &&
+    export PYTHONPATH=$PYTHONPATH:/tmp/site PATH=/tmp/site/bin:$PATH JUPYTER_PATH=/tmp/site/share/jupyter &&
     python3 -m ipykernel install --user --name python3 >/dev/null
 fi
 parts=correct,course,timed
@@ -38,6 +39,7 @@ if part course; then
   days=$nb_days each_day notebook 'OUT=$LOGS $PY tests/test_notebooks_run.py -k $d' &
   days=$nb_days each_day nbgrader '$PY tests/test_nbgrader_e2e.py -k $d -s' &
   { $PY tests -m gpu -k "not notebook_runs and not nbgrader" -rs > "$logs/course.log" 2>&1
+    $PY tests/test_grading_cheats.py -rs -s > "$logs/cheats.log" 2>&1
     python3 -m grader sanitize day04 --solutions --cases 2 > "$logs/sanitize.log" 2>&1
     echo "exit status $?" >> "$logs/sanitize.log"; } &
   wait
@@ -67,6 +69,9 @@ for d in days if per_day else []:
           f"{last('notebook.' + d)[:22]:<22} {(nbg[-1] if nbg else last('nbgrader.' + d))}")
 if (logs / "course.log").exists():
     print(f"\ncourse GPU tests: {last('course')}")
+if (logs / "cheats.log").exists():
+    print(f"grading cheats: {last('cheats')}")
+    print("\n".join(l for l in (logs / "cheats.log").read_text().splitlines() if "students in" in l))
 s = logs / "sanitize.log"
 if s.exists():
     print("sanitize day04: " + " | ".join(s.read_text().strip().splitlines()[-3:]))

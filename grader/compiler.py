@@ -75,12 +75,51 @@ def options(arch: str | None = None, extra: tuple[str, ...] = ()) -> tuple[str, 
     return tuple(opts) + tuple(extra)
 
 
+_DIRECTIVE = re.compile(r"^[ \t]*(?:#|%:)[ \t]*(include|include_next|import|embed)\b[ \t]*(.*)$", re.M)
+_NAMED = re.compile(r'^(<[^>]*>|"[^"]*")')
+
+
+def check_includes(text: str, path: Path, _seen: set | None = None) -> None:
+    """Refuse an #include that could reach a file outside the include path: `..` or an absolute path
+    (`#include <../../solutions/day01/vector_add.cu>`), or a computed name (`#include SOME_MACRO`).
+    Quoted includes of files beside `path` are followed and checked too."""
+    seen = _seen if _seen is not None else set()
+    if path in seen:
+        return
+    seen.add(path)
+    text = re.sub(r"\\\n", "", text)  # line continuations
+    for number, line in enumerate(text.splitlines(), 1):
+        m = _DIRECTIVE.match(line)
+        if not m:
+            continue
+        kind, rest = m.groups()
+        named = _NAMED.match(rest.strip())
+        where = f"{path.name}:{number}"
+        if kind != "include" or not named:
+            raise CompileError(str(path), f"{where}: error: `{line.strip()}` is not allowed: include "
+                               f"headers by name, as #include <course/...> or #include \"file.cuh\"")
+        name = named.group(1)[1:-1]
+        if name.startswith("/") or ".." in Path(name).parts or "\\" in name:
+            raise CompileError(str(path), f"{where}: error: #include {named.group(1)} is not allowed: "
+                               f"an include may not name an absolute path or go up a folder (..); the "
+                               f"course headers are included as <course/...>")
+        beside = path.parent / name
+        if named.group(1).startswith('"') and beside.is_file():
+            check_includes(beside.read_text(errors="replace"), beside, seen)
+
+
 def read_source(path: str | os.PathLike) -> str:
-    """The file's text behind a #line directive, so diagnostics and line info name this file."""
+    """The file's text behind a #line directive, so diagnostics and line info name this file. Its
+    includes are checked first (`check_includes`)."""
     path = Path(path).resolve()
     if not path.is_file():
         raise FileNotFoundError(f"no kernel source {path}")
-    return f'#line 1 "{path}"\n' + path.read_text()
+    try:
+        text = path.read_text()
+    except UnicodeDecodeError:
+        raise CompileError(str(path), f"{path.name}: error: not a text file (CUDA C source is text)") from None
+    check_includes(text, path)
+    return f'#line 1 "{path}"\n' + text
 
 
 @dataclass

@@ -1,19 +1,59 @@
-"""Running checks in a child process with a time limit, so a kernel that faults or hangs cannot take
-down the grading of other exercises (nbgrader autograde, the CLI). The parent reports
-"passed", "failed", "crashed" or "timed out" with the exercise's name.
+"""Grading an exercise in a locked-down child process.
+
+Everything that grades a student's kernel goes through `run_exercise`: pytest's self-checks, the
+notebook's `nb.grade`, `grader check` and nbgrader autograde. The child
+
+- works in an empty folder of its own that holds only copies of the submission's .cu/.cuh files
+  (regular files; a link is refused), and compiles them with the course headers on the include path
+  (`compiler.check_includes` refuses `..`, absolute and computed includes);
+- gets a scrubbed environment (a short allow-list; HOME is its own folder) and resource limits: CPU
+  time, file size, no core files, and address space on the emulator;
+- reports on a pipe of its own, each line carrying a nonce the parent chose: a kernel's `printf`
+  writes to stdout and cannot forge a result;
+- runs each case under a time budget derived from the solution's time for that case on the same
+  backend (BUDGET_FACTOR times, at least BUDGET_FLOOR_S), so a hung kernel is reported as
+  "timed out after N s in case X" quickly; the process group is then killed.
+
+The parent reports "passed", "failed", "crashed" or "timed out", case by case.
 """
 from __future__ import annotations
 
 import json
 import os
+import secrets
+import select
+import shutil
+import signal
 import subprocess
 import sys
+import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import paths
 
-MARK = "COURSE-RESULT "
+COMPILE_BUDGET_S = 240.0                        # interpreter start, compile and the technique check
+BUDGET_FACTOR = 10.0                            # a case may take this many times the solution's time
+BUDGET_FLOOR_S = {"cupy": 10.0, "emulator": 20.0}
+UNMEASURED_BUDGET_S = 120.0                     # a case whose solution time is not known
+MAX_FILE_BYTES = 1 << 20
+#: Days that teach shared memory: on a GPU, their graded kernels also run (smallest case) under
+#: compute-sanitizer racecheck; a race fails the exercise. The emulator finds races on every run.
+RACECHECK_DAYS = ("day04", "day06")
+SOURCE_SUFFIXES = (".cu", ".cuh")
+_ENV_KEEP = ("PATH", "LANG", "LC_ALL", "TERM", "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES",
+             "CUDA_PATH", "CUDA_HOME", "LD_LIBRARY_PATH", "CUPY_CACHE_DIR", "COURSE_BACKEND",
+             "COURSE_SEED", "COURSE_EMULATOR_FULL", "COURSE_EMULATOR_ARCH")
+
+
+@dataclass
+class CaseResult:
+    case: dict
+    status: str            # passed | failed | crashed | timed out | not run
+    message: str = ""
+    seconds: float = 0.0
+    seed: int | None = None
 
 
 @dataclass
@@ -23,6 +63,7 @@ class Outcome:
     message: str = ""
     passed: int = 0
     total: int = 0
+    cases: list[CaseResult] = field(default_factory=list)
     output: str = field(default="", repr=False)
 
     def __str__(self) -> str:
@@ -30,72 +71,351 @@ class Outcome:
         return head + (f"\n{self.message}" if self.message else "")
 
 
-def run_child(args: list[str], *, exercise: str, timeout: float, env: dict | None = None,
-              cwd: Path | None = None) -> tuple[Outcome | None, subprocess.CompletedProcess | None]:
-    """Run `python <args>` with a time limit; (Outcome, None) if it timed out, else (None, completed)."""
-    full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}  # keep output up to a crash
+class SubmissionError(ValueError):
+    """A submission folder that cannot be graded as it is (a link, a huge file, a missing file)."""
+
+
+# ---- the locked-down child's folder and environment ----------------------------------------------
+
+def _copy_submission(source_dir: Path, wanted: str, dest: Path) -> None:
+    """Copy the .cu/.cuh files of `source_dir` into `dest`, refusing links and oversized files."""
+    if not (source_dir / wanted).exists() and not (source_dir / wanted).is_symlink():
+        raise SubmissionError(f"{wanted} is missing from {source_dir}")
+    for path in sorted(source_dir.iterdir()):
+        if path.suffix not in SOURCE_SUFFIXES:
+            continue
+        if path.is_symlink() or not path.is_file():
+            raise SubmissionError(f"{path.name} in {source_dir} is a link or not a regular file: hand in "
+                                  f"the file itself")
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise SubmissionError(f"{path.name} is larger than {MAX_FILE_BYTES >> 20} MiB")
+        shutil.copyfile(path, dest / path.name, follow_symlinks=False)
+
+
+def _child_env(workdir: Path, result_fd: int, nonce: str) -> dict[str, str]:
+    env = {k: os.environ[k] for k in _ENV_KEEP if k in os.environ}
+    env.setdefault("CUPY_CACHE_DIR", str(Path.home() / ".cupy" / "kernel_cache"))
+    env.update({"HOME": str(workdir / "home"), "PYTHONPATH": paths.python_path(), "PYTHONSAFEPATH": "1",
+                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg",
+                "COURSE_JIT_CACHE": str(workdir / "jit"), paths.KERNELS_ENV: "days",
+                paths.SOURCE_DIR_ENV: str(workdir / "src"), "COURSE_RESULT_FD": str(result_fd),
+                "COURSE_RESULT_NONCE": nonce})
+    return env
+
+
+def _limits(cpu_seconds: int, emulated: bool):
+    def apply():  # in the child, before exec
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (256 << 20, 256 << 20))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
+        if emulated:  # CUDA reserves far more address space than it uses: only the emulator is capped
+            resource.setrlimit(resource.RLIMIT_AS, (16 << 30, 16 << 30))
+    return apply
+
+
+# ---- time budgets from the solution's times ----------------------------------------------------
+
+def _times_file(backend: str) -> Path:
+    return paths.STATE / "case-times" / f"{backend}.json"
+
+
+def _case_key(ex, case: dict) -> str:
+    from grader import exercises
+
+    return f"{ex.key}:{exercises.case_id(case)}"
+
+
+def _read_times(backend: str) -> dict[str, float]:
+    try:
+        return json.loads(_times_file(backend).read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _record_times(backend: str, new: dict[str, float]) -> None:
+    if not new:
+        return
+    path = _times_file(backend)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    times = {**_read_times(backend), **new}
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(times, indent=0, sort_keys=True))
+    os.replace(tmp, path)
+
+
+def case_budgets(ex, cases: list[dict], backend: str) -> list[float]:
+    """Seconds each case may take: BUDGET_FACTOR x the solution's time on this backend (measured
+    once, in a child, and kept in .course/case-times/), at least BUDGET_FLOOR_S."""
+    times = _read_times(backend)
+    missing = [c for c in cases if _case_key(ex, c) not in times]
+    solution = paths.SOLUTIONS / ex.day / ex.source
+    if missing and solution.is_file():
+        _run(ex, missing, source_dir=solution.parent, seed=None, budgets=[UNMEASURED_BUDGET_S] * len(missing),
+             backend=backend, record=True)
+        times = _read_times(backend)
+    floor = BUDGET_FLOOR_S.get(backend, 20.0)
+    return [max(floor, BUDGET_FACTOR * times[_case_key(ex, c)]) if _case_key(ex, c) in times
+            else UNMEASURED_BUDGET_S for c in cases]
+
+
+# ---- the parent ----------------------------------------------------------------------------------
+
+def runnable_cases(ex) -> list[dict]:
+    """The exercise's own cases that this machine runs: all on a GPU; on the emulator, those small
+    enough for a CPU (grader/emulator/scaling.py)."""
+    from grader import device
+
+    if not device.emulated():
+        return list(ex.cases)
+    from grader.emulator.scaling import runs_on_emulator
+
+    return [c for c in ex.cases if runs_on_emulator(ex, c)[0]]
+
+
+def run_child(args: list[str], *, exercise: str, timeout: float, cwd: Path | None = None):
+    """Run `python <args>` (trusted course code, such as a pytest run) with a time limit:
+    (Outcome, None) if it timed out, else (None, the completed process)."""
     try:
         done = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=timeout,
-                              env=full_env, cwd=cwd)
-    except subprocess.TimeoutExpired as e:
-        tail = (e.stdout or b"")[-2000:]
-        tail = tail.decode(errors="replace") if isinstance(tail, bytes) else tail
-        return Outcome(exercise, "timed out", f"still running after {timeout:.0f} s (a kernel that never "
-                       f"finishes, or an endless loop?); the process was stopped.", output=tail), None
+                              cwd=cwd, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    except subprocess.TimeoutExpired:
+        return Outcome(exercise, "timed out", f"still running after {timeout:.0f} s; the process was "
+                       f"stopped"), None
     return None, done
 
 
 def run_exercise(day, name: str, cases: list[dict] | None = None, *, source_dir: str | None = None,
-                 solutions: bool = False, seed: int | None = None, timeout: float = 300) -> Outcome:
-    """Check an exercise's cases (its own by default) in a child process."""
-    key = f"{paths.day_name(day)}/{name}"
-    request = {"day": paths.day_name(day), "name": name, "cases": cases, "seed": seed}
-    env = {paths.KERNELS_ENV: "solutions" if solutions else "days"}
+                 solutions: bool = False, seed: int | None = None, timeout: float | None = None) -> Outcome:
+    """Check an exercise's cases (by default its own that this machine runs) in a locked-down child. `source_dir` is the
+    folder holding the student's files (default: days/dayNN, or solutions/dayNN with `solutions`);
+    `timeout`, if given, caps each case's budget."""
+    from grader import device, exercises
+
+    ex = exercises.get(day, name)
+    cases = list(cases) if cases is not None else runnable_cases(ex)
     if source_dir:
-        env[paths.SOURCE_DIR_ENV] = str(Path(source_dir).resolve())
-    timed_out, done = run_child(["-m", "grader.isolation", json.dumps(request)], exercise=key,
-                                timeout=timeout, env=env)
-    if timed_out:
-        return timed_out
-    return classify(done, key)
+        folder = Path(source_dir).resolve()
+    elif solutions:
+        folder = paths.SOLUTIONS / ex.day
+    else:  # days/dayNN, or $COURSE_SOURCE_DIR, or solutions/ under COURSE_KERNELS=solutions
+        try:
+            folder = paths.source_path(ex.day, ex.source).parent
+        except FileNotFoundError as e:
+            return Outcome(ex.key, "failed", str(e), total=len(cases))
+    reason = device.why_no_gpu()
+    if reason:
+        return Outcome(ex.key, "failed", f"needs a CUDA GPU or the emulator: {reason}", total=len(cases))
+    backend = device.backend()
+    budgets = case_budgets(ex, cases, backend)
+    if timeout is not None:
+        budgets = [min(b, timeout) for b in budgets]
+    outcome = _run(ex, cases, source_dir=folder, seed=seed, budgets=budgets, backend=backend,
+                   record=folder == (paths.SOLUTIONS / ex.day).resolve())
+    if outcome.status == "passed" and backend == "cupy" and ex.day in RACECHECK_DAYS:
+        outcome = _racecheck(ex, outcome, folder, cases, budgets)
+    return outcome
 
 
-def classify(done: subprocess.CompletedProcess, key: str) -> Outcome:
-    """The child's reported Outcome, or "crashed" when it died before reporting."""
-    for line in reversed(done.stdout.splitlines()):
-        if line.startswith(MARK):
-            return Outcome(**json.loads(line[len(MARK):]), output=done.stdout + done.stderr)
-    tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
-    how = f"signal {-done.returncode}" if done.returncode < 0 else f"exit status {done.returncode}"
-    return Outcome(key, "crashed", f"the checking process died ({how}) before reporting:\n{tail}",
-                   output=done.stdout + done.stderr)
+def _racecheck(ex, outcome: Outcome, folder: Path, cases: list[dict], budgets: list[float]) -> Outcome:
+    """The smallest case again under compute-sanitizer racecheck (a missing __syncthreads can pass a
+    check by luck); a reported race fails the exercise, naming the line."""
+    from grader import sanitize
+    from grader.emulator.scaling import case_size
+
+    try:
+        exe = sanitize.find_sanitizer()
+    except FileNotFoundError as e:
+        outcome.message = f"(racecheck not run: {e})"
+        return outcome
+    i = min(range(len(cases)), key=lambda k: case_size(cases[k]))
+    checked = _run(ex, [cases[i]], source_dir=folder, seed=None, budgets=[budgets[i] * 20 + 60],
+                   backend="cupy", record=False, wrapper=[str(exe), "--tool", "racecheck"])
+    races = sanitize.parse(checked.output, "racecheck", str(folder / ex.source))
+    if races:
+        r = races[0]
+        outcome.status, outcome.passed = "failed", 0
+        outcome.message = (f"racecheck: {r.what} in {r.kernel} at {r.where}"
+                           + (f" ({r.detail})" if r.detail else "") +
+                           ": threads of a block access the same shared memory without a __syncthreads() "
+                           "between them; the result was right by luck")
+        for c in outcome.cases:
+            c.status, c.message = "failed", outcome.message
+    return outcome
 
 
-def _child(request: dict) -> dict:
-    """In the child: compile, run each case, stop at the first crash (the CUDA context is gone)."""
-    from grader import device, exercises, runner
+def _run(ex, cases, *, source_dir: Path, seed, budgets, backend: str, record: bool,
+         wrapper: list[str] = ()) -> Outcome:
+    from grader import exercises
+
+    with tempfile.TemporaryDirectory(prefix="course-grade-") as tmp:
+        workdir = Path(tmp)
+        (workdir / "src").mkdir()
+        (workdir / "home").mkdir()
+        try:
+            _copy_submission(Path(source_dir), ex.source, workdir / "src")
+        except (SubmissionError, OSError) as e:
+            return Outcome(ex.key, "failed", str(e), total=len(cases))
+        nonce = secrets.token_hex(16)
+        read_fd, write_fd = os.pipe()
+        request = {"day": ex.day, "name": ex.name, "cases": cases, "seed": seed}
+        cpu = int(COMPILE_BUDGET_S + sum(budgets)) + 30
+        out = (workdir / "stdout").open("w+")
+        try:
+            proc = subprocess.Popen([*wrapper, sys.executable, "-m", "grader.isolation", json.dumps(request)],
+                                    cwd=workdir, env=_child_env(workdir, write_fd, nonce), stdout=out,
+                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, pass_fds=(write_fd,),
+                                    start_new_session=True, preexec_fn=_limits(cpu, backend == "emulator"))
+        finally:
+            os.close(write_fd)
+        try:
+            results, status, message = _follow(proc, read_fd, nonce, cases, budgets)
+        finally:
+            os.close(read_fd)
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            out.seek(0)
+            output = out.read()[-20000:]
+            out.close()
+        output = output.replace(str(workdir / "src"), str(source_dir))
+        for r in results:
+            r.message = r.message.replace(str(workdir / "src"), str(source_dir))
+        message = message.replace(str(workdir / "src"), str(source_dir))
+    if status == "crashed" and not message:
+        tail = "\n".join(output.strip().splitlines()[-15:])
+        how = f"signal {-proc.returncode}" if proc.returncode < 0 else f"exit status {proc.returncode}"
+        message = f"the checking process died ({how}) before reporting:\n{tail}"
+    if record:
+        _record_times(backend, {_case_key(ex, r.case): r.seconds for r in results if r.status == "passed"})
+    passed = sum(r.status == "passed" for r in results)
+    if status == "passed" and passed < len(cases):
+        status = "failed"
+    if not message:
+        failures = [f"{exercises.case_id(r.case)}: {r.message}" for r in results
+                    if r.status not in ("passed", "not run")]
+        message = "\n".join(failures[:3]) + (f"\n... and {len(failures) - 3} more" if len(failures) > 3 else "")
+    return Outcome(ex.key, status, message, passed, len(cases), results, output)
+
+
+def _follow(proc, read_fd: int, nonce: str, cases: list[dict], budgets: list[float]):
+    """Read the child's events until it is done, dies, or overruns a budget.
+    Returns (case results, overall status, message)."""
+    from grader import exercises
+
+    results = [CaseResult(c, "not run") for c in cases]
+    deadline, current, buffer = time.monotonic() + COMPILE_BUDGET_S, None, b""
+    while True:
+        wait = max(0.0, deadline - time.monotonic())
+        ready, _, _ = select.select([read_fd], [], [], min(wait, 1.0))
+        if ready:
+            chunk = os.read(read_fd, 65536)
+            if not chunk:  # the child closed its end without saying "done": it died
+                proc.wait()
+                return results, "crashed", _crash_message(results, current)
+            buffer += chunk
+            while b"\n" in buffer:
+                line, buffer = buffer.split(b"\n", 1)
+                event = _event(line, nonce)
+                if event is None:
+                    continue
+                kind = event["event"]
+                if kind == "compiled" and not event["ok"]:
+                    return results, "failed", event["message"]
+                if kind == "start":
+                    current = event["index"]
+                    deadline = time.monotonic() + budgets[current]
+                elif kind == "end":
+                    r = results[event["index"]]
+                    r.status, r.message, r.seconds, r.seed = (event["status"], event["message"],
+                                                              event["seconds"], event["seed"])
+                    current = None
+                    deadline = time.monotonic() + COMPILE_BUDGET_S  # the time until the next start
+                elif kind == "done":
+                    return results, _overall(results), ""
+            continue
+        if time.monotonic() >= deadline:
+            os.killpg(proc.pid, signal.SIGKILL)
+            if current is None:
+                return results, "timed out", (f"timed out after {COMPILE_BUDGET_S:.0f} s before any case ran "
+                                              f"(compiling?); the process was stopped")
+            r = results[current]
+            r.status = "timed out"
+            r.seconds = budgets[current]
+            r.message = (f"timed out after {budgets[current]:.0f} s in case {exercises.case_id(r.case)} "
+                         f"(a kernel that never finishes?); the process was stopped")
+            return results, "timed out", r.message
+        if proc.poll() is not None and not ready:
+            continue  # drain what is left in the pipe, then see EOF
+
+
+def _overall(results: list[CaseResult]) -> str:
+    for status in ("crashed", "timed out", "failed"):
+        if any(r.status == status for r in results):
+            return status
+    return "passed"
+
+
+def _crash_message(results, current) -> str:
+    from grader import exercises
+
+    if current is None:
+        return ""
+    r = results[current]
+    r.status = "crashed"
+    r.message = "the checking process died while running this case"
+    return f"{exercises.case_id(r.case)}: {r.message}"
+
+
+def _event(line: bytes, nonce: str) -> dict | None:
+    try:
+        tag, payload = line.decode().split(" ", 1)
+        return json.loads(payload) if tag == nonce else None
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+# ---- the child -----------------------------------------------------------------------------------
+
+def _child(request: dict) -> None:
+    """In the child: compile (and check the technique), then run each case, reporting on the pipe;
+    stop at the first crash (the CUDA context is gone)."""
+    fd, nonce = int(os.environ.pop("COURSE_RESULT_FD")), os.environ.pop("COURSE_RESULT_NONCE")
+    channel = os.fdopen(fd, "w", buffering=1)
+    os.set_inheritable(fd, False)
+
+    def send(**event) -> None:
+        channel.write(f"{nonce} {json.dumps(event)}\n")
+        channel.flush()
+
+    from grader import checks, device, exercises, runner
 
     ex = exercises.get(request["day"], request["name"])
-    cases = request["cases"] or list(ex.cases)
-    result = {"exercise": ex.key, "status": "passed", "message": "", "passed": 0, "total": len(cases)}
     try:
         module = runner.load(ex)
-    except Exception as e:  # noqa: BLE001 - compile errors and missing files are reported
-        return {**result, "status": "failed", "message": str(e)}
-    failures = []
-    for case in cases:
+    except Exception as e:  # noqa: BLE001 - compile errors, a missing technique, missing files
+        send(event="compiled", ok=False, message=str(e))
+        return
+    send(event="compiled", ok=True, message="")
+    for i, case in enumerate(request["cases"]):
+        seed = checks.new_seed() if request["seed"] is None else request["seed"]
+        send(event="start", index=i)
+        start, status, message = time.perf_counter(), "passed", ""
         try:
-            runner.check(ex, case, module, seed=request["seed"])
-            result["passed"] += 1
+            runner.check(ex, case, module, seed=seed)
         except AssertionError as e:
-            failures.append(f"{exercises.case_id(case)}: {e}")
+            status, message = "failed", str(e)
         except device.KernelFault as e:
-            return {**result, "status": "crashed", "message": f"{exercises.case_id(case)}: {e}"}
-    if failures:
-        result.update(status="failed", message="\n".join(failures[:3]) +
-                      (f"\n... and {len(failures) - 3} more" if len(failures) > 3 else ""))
-    return result
+            status, message = "crashed", str(e)
+        except Exception as e:  # noqa: BLE001 - a check that cannot run this kernel says why
+            status, message = "failed", f"{e.__class__.__name__}: {e}"
+        send(event="end", index=i, status=status, message=message, seed=seed,
+             seconds=time.perf_counter() - start)
+        if status == "crashed" and not device.emulated():
+            break
+    send(event="done")
 
 
 if __name__ == "__main__":
-    print(MARK + json.dumps(_child(json.loads(sys.argv[1]))), flush=True)
+    _child(json.loads(sys.argv[1]))

@@ -23,10 +23,10 @@ from pathlib import Path
 import nbformat
 
 from grader import exercises, paths, stubs
+from grader.autograde import CELL_TIMEOUT_S, NOTEBOOK_BUDGET_S
 
 COURSE_ID = "cuda-course"
 DAYS = ("day01", "day02")
-CELL_TIMEOUT_S = 1800  # grading compiles kernels and runs every case in a child process
 HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 SOLUTION_BEGIN, SOLUTION_END = "### BEGIN SOLUTION", "### END SOLUTION"
 _STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -83,7 +83,7 @@ def _env() -> dict[str, str]:
     the submission's folder), this Python's scripts on PATH (nbgrader runs `alembic`, the notebook
     kernel must be this environment's), and no kernel-choice overrides left over from the caller."""
     env = {k: v for k, v in os.environ.items() if k not in (paths.KERNELS_ENV, paths.SOURCE_DIR_ENV)}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(paths.ROOT), env.get("PYTHONPATH")]))
+    env["PYTHONPATH"] = paths.python_path()
     env["PATH"] = os.pathsep.join(filter(None, [str(Path(sys.executable).parent), env.get("PATH")]))
     return env
 
@@ -104,15 +104,39 @@ def _config(course_dir: Path) -> str:
     # Every day in source/, not only the ones built now: the file is rewritten on each build.
     keep = {d.name: sorted(p.name for p in d.glob("*.cu"))
             for d in sorted((course_dir / "source").glob("day[0-9][0-9]"))}
-    return (f"# The CUDA course's nbgrader settings, written by grader.nbgrader_course.build_course.\n"
-            f"c = get_config()  # noqa: F821\n"
-            f"c.CourseDirectory.root = {str(course_dir)!r}\n"
-            f"c.CourseDirectory.course_id = {COURSE_ID!r}\n"
-            f"# Grading compiles kernels and runs every case: give each cell time.\n"
-            f"c.ExecutePreprocessor.timeout = {CELL_TIMEOUT_S}\n"
-            f"c.Execute.timeout = {CELL_TIMEOUT_S}\n"
-            f"# The .cu files are the students' work: autograde must not put the released stubs back.\n"
-            f"c.Autograde.exclude_overwriting = {keep!r}\n")
+    return f"""# The CUDA course's nbgrader settings, written by grader.nbgrader_course.build_course.
+import os
+import sys
+
+sys.path.insert(0, {str(paths.ROOT)!r})  # the course's grader package
+os.environ["COURSE_NBGRADER_ROOT"] = {str(course_dir)!r}
+
+from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearOutput, DeduplicateIds,
+                                    GetGrades, IgnorePattern, LimitOutput, OverwriteCells,
+                                    OverwriteKernelspec, SaveAutoGrades)
+
+from grader.autograde import ApplyKernelGrades, GradeKernels, HideHiddenTests, RunNotebook
+
+c = get_config()  # noqa: F821
+c.CourseDirectory.root = {str(course_dir)!r}
+c.CourseDirectory.course_id = {COURSE_ID!r}
+# The .cu files are the students' work: autograde must not put the released stubs back.
+c.Autograde.exclude_overwriting = {keep!r}
+# The kernels are graded by the course before the notebook runs, on a copy of the submission, in
+# locked-down children (GradeKernels); the notebook then runs for feedback only, sandboxed where Linux
+# allows it, with time limits (RunNotebook); the course's results become the autograder cells' outputs
+# (ApplyKernelGrades). See grader/autograde.py and README.md (for instructors).
+c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, OverwriteKernelspec, OverwriteCells,
+                                      CheckCellMetadata, GradeKernels]
+c.Autograde.autograde_preprocessors = [RunNotebook, ApplyKernelGrades, IgnorePattern,
+                                       ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
+                                       AssignLatePenalties, CheckCellMetadata]
+c.RunNotebook.cell_timeout = {CELL_TIMEOUT_S}
+c.RunNotebook.budget = {NOTEBOOK_BUDGET_S}
+# Feedback: each hidden case's pass/fail, never its code, inputs or seed.
+c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
+"""
 
 
 def _gradebook(course_dir: Path):
@@ -293,11 +317,13 @@ def check_release(course_dir, day) -> list[str]:
 
 
 def _submit(course_dir: Path, day: str, student: str, files: dict) -> None:
-    """submitted/<student>/<day>/: the released notebook, the student's .cu files, and the released
-    stub for any exercise file not handed in (so a missing file scores nothing, whatever days/ holds)."""
+    """submitted/<student>/<day>/: the student's notebook (`<day>.ipynb` in `files`, else the released
+    one), the student's .cu files, and the released stub for any exercise file not handed in (so a
+    missing file scores nothing, whatever days/ holds)."""
     release = course_dir / "release" / day
+    notebook = f"{day}.ipynb"
     known = exercise_files(day)
-    unknown = sorted(set(files) - set(known))
+    unknown = sorted(set(files) - set(known) - {notebook})
     if unknown:
         raise ValueError(f"{student}: {', '.join(unknown)} is not an exercise file of {day} "
                          f"(expected some of {', '.join(known)})")
@@ -307,13 +333,14 @@ def _submit(course_dir: Path, day: str, student: str, files: dict) -> None:
     dest = course_dir / "submitted" / student / day
     shutil.rmtree(dest, ignore_errors=True)
     dest.mkdir(parents=True)
-    shutil.copyfile(release / f"{day}.ipynb", dest / f"{day}.ipynb")
+    shutil.copyfile(Path(files[notebook]) if notebook in files else release / notebook, dest / notebook)
     for name in known:
         shutil.copyfile(Path(files[name]) if name in files else release / name, dest / name)
 
 
 def autograde(course_dir, day, submissions: dict) -> dict[str, float]:
-    """Grade `{student_id: {"vector_add.cu": path, ...}}` for one day; returns each student's score
+    """Grade `{student_id: {"vector_add.cu": path, ..., "day01.ipynb": path (optional)}}` for one
+    day (students in the order given); returns each student's score
     on the autograded cells (out of `max_score(course_dir, day)`). Each student's autograded notebook stays in
     autograded/<student>/<day>/."""
     course_dir, day = Path(course_dir).resolve(), _day(day)

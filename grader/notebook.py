@@ -69,9 +69,14 @@ def load(day, name: str):
 
 
 def grade(day, name: str, cases: list[dict] | None = None, seed: int | None = None,
-          timeout: float = 600) -> None:
+          timeout: float | None = None) -> None:
     """Check an exercise in a child process (a crash or hang cannot kill the notebook); raise
-    AssertionError with the reason unless every case passes."""
+    AssertionError with the reason unless every case passes. Under nbgrader autograde the course has
+    graded the submitted files already, outside the notebook (grader.autograde): nothing runs here."""
+    if autograding():
+        print(f"{paths.day_name(day)}/{name}: graded by the course outside this notebook; the result "
+              f"replaces this cell's output")
+        return
     ex = exercises.get(day, name)
     outcome = isolation.run_exercise(day, name, cases, source_dir=_local_source_dir(ex),
                                      solutions=paths.use_solutions(), seed=seed, timeout=timeout)

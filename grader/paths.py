@@ -52,6 +52,11 @@ def source_path(day: int | str, filename: str) -> Path:
     return path
 
 
+def python_path() -> str:
+    """PYTHONPATH for a child process that imports the course: the course first, then the caller's."""
+    return os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+
+
 def exercise_files(folder: Path) -> list[Path]:
     """Every .cu file under a days/ or solutions/ folder, in a stable order."""
     return sorted(folder.glob("day[0-9][0-9]/*.cu"))

@@ -29,6 +29,9 @@ def pytest_addoption(parser):
                     help="write each exercise test's outcome and % of ceiling as JSON (used by the CLI)")
 
 
+_TERMINAL = os.dup(2)  # stderr before pytest's capture replaces it
+
+
 def pytest_configure(config):
     if config.getoption("solutions"):
         os.environ[paths.KERNELS_ENV] = "solutions"
@@ -39,33 +42,53 @@ def pytest_configure(config):
 
 
 class Course:
-    """What a day's test gets: check one case, or benchmark an exercise against its ceiling."""
+    """What a day's test gets: check one case, or benchmark an exercise against its ceiling.
+
+    Checks run in a locked-down child per exercise (grader.isolation): all the exercise's cases that
+    this machine runs go to one child the first time a test asks, and each test reports its own
+    case. A kernel that crashes or hangs costs its own exercise, reported within its time budget;
+    the other exercises still run."""
 
     def __init__(self, node):
         self.node = node
 
-    def _ready(self, ex: Exercise):
+    def _ready(self, ex: Exercise) -> None:
         reason = device.why_no_gpu()
         if reason:
             pytest.skip(f"needs a CUDA GPU: {reason}. Compile and SASS checks still run "
                         f"without one (python -m grader compile {ex.day}).")
-        if _fault:
-            pytest.fail(f"not run: an earlier kernel ({_fault['what']}) crashed and left the GPU "
-                        f"context unusable. Fix that one first, or isolate each exercise with "
-                        f"`python -m grader check {ex.day}`.", pytrace=False)
         self.node.user_properties.append(("exercise", ex.key))
         self.node.user_properties.append(("source", str(runner.source_of(ex))))
-        try:
-            return runner.load(ex)
-        except Exception as e:  # compile errors and missing files: the student's problem, said plainly
-            pytest.fail(str(e), pytrace=False)
 
     def check(self, ex: Exercise, case: dict) -> None:
-        module = self._ready(ex)
-        self._run(ex, lambda: runner.check(ex, case, module))
+        self._ready(ex)
+        result, first = _isolated_case(ex, case)
+        if result.status == "passed":
+            return
+        if result.status == "not run":
+            outcome = _OUTCOMES[ex.key]
+            if outcome.status == "failed" and not any(r.status != "not run" for r in outcome.cases):
+                why = outcome.message if first else \
+                    f"{outcome.message.splitlines()[0]} (the whole message is on the first failure of {ex.key})"
+            else:
+                why = f"not run: an earlier case of {ex.key} ended the checking process ({outcome.message.splitlines()[0]})"
+            pytest.fail(why, pytrace=False)
+        prefix = {"crashed": "crashed: ", "timed out": ""}.get(result.status, "")
+        pytest.fail(prefix + result.message, pytrace=False)
 
     def bench(self, ex: Exercise) -> None:
-        module = self._ready(ex)
+        self._ready(ex)
+        largest, _ = _isolated_case(ex, ex.cases[-1])  # a hung or wrong kernel is never timed
+        if largest.status != "passed":
+            pytest.fail(f"{ex.key}: not benchmarked: the largest case {largest.status}: "
+                        f"{(largest.message or _OUTCOMES[ex.key].message).splitlines()[0]}", pytrace=False)
+        if _fault:
+            pytest.fail(f"not run: an earlier benchmark ({_fault['what']}) crashed and left the GPU "
+                        f"context unusable.", pytrace=False)
+        try:
+            module = runner.load(ex)
+        except Exception as e:  # noqa: BLE001 - the student's problem, said plainly
+            pytest.fail(str(e), pytrace=False)
         report = None
 
         def run():
@@ -86,14 +109,41 @@ class Course:
 
     @staticmethod
     def _run(ex: Exercise, fn):
+        failure = None
         try:
             fn()
         except device.KernelFault as e:
             if not device.emulated():  # a GPU context is unusable after a fault; the emulator's is not
                 _fault["what"] = ex.key
-            pytest.fail(f"crashed: {e}", pytrace=False)
+            failure = f"crashed: {e}"
         except AssertionError as e:
-            pytest.fail(str(e), pytrace=False)
+            failure = str(e)
+        if failure is not None:  # outside the except block: the failure is printed once
+            pytest.fail(failure, pytrace=False)
+
+
+_OUTCOMES: dict = {}
+_SHOWN: set = set()
+
+
+def _isolated_case(ex: Exercise, case: dict):
+    """(this case's isolation.CaseResult, whether it is the exercise's first failure shown)."""
+    from grader import isolation
+    from grader.exercises import case_id
+
+    if ex.key not in _OUTCOMES:
+        cases = isolation.runnable_cases(ex)
+        if case_id(case) not in {case_id(c) for c in cases}:
+            cases.append(case)
+        _OUTCOMES[ex.key] = isolation.run_exercise(ex.day, ex.name, cases, solutions=paths.use_solutions())
+    outcome = _OUTCOMES[ex.key]
+    found = next((r for r in outcome.cases if case_id(r.case) == case_id(case)), None)
+    if found is None:  # a case the first run did not hold
+        found = isolation.run_exercise(ex.day, ex.name, [case], solutions=paths.use_solutions()).cases[0]
+    first = found.status != "passed" and ex.key not in _SHOWN
+    if found.status != "passed":
+        _SHOWN.add(ex.key)
+    return found, first
 
 
 def require_sass_tools(module_level: bool = True) -> None:
@@ -113,13 +163,14 @@ def course(request) -> Course:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
-    """A kernel that never finishes must not hang the run: after $COURSE_TEST_TIMEOUT seconds
-    (default 300) say which test hung and end the process."""
-    limit = float(os.environ.get(TIMEOUT_ENV, "300"))
+    """Checks run in children with their own time budgets; this is the last resort for a benchmark
+    that never finishes: after $COURSE_TEST_TIMEOUT seconds (default 900) say which test hung, on the
+    terminal pytest's capture does not hold, and end the process."""
+    limit = float(os.environ.get(TIMEOUT_ENV, "900"))
 
     def expire():
-        print(f"\n\nTIMED OUT: {item.nodeid} still running after {limit:.0f} s "
-              f"(a kernel that never finishes?). Stopping.", flush=True)
+        os.write(_TERMINAL, f"\n\nTIMED OUT: {item.nodeid} still running after {limit:.0f} s "
+                            f"(a kernel that never finishes?). Stopping.\n".encode())
         os._exit(3)
 
     timer = threading.Timer(limit, expire)

@@ -130,8 +130,8 @@ RACE = """
     ld.shared.u32 %r2, [%rd10];"""
 
 
-def test_race_between_warps_is_reported_and_a_barrier_fixes_it():
-    with pytest.warns(EmulatorWarning, match="shared-memory race: `ld.shared.u32"):
+def test_race_between_warps_is_an_error_and_a_barrier_fixes_it():
+    with pytest.raises(EmulatorFault, match="shared-memory race: `ld.shared.u32"):
         run_ptx(RACE.replace("{BARRIER}", ""), threads=64, decls=SMEM)
     import warnings
     with warnings.catch_warnings():
@@ -145,7 +145,6 @@ def test_uninitialised_shared_read_is_reported():
         run_ptx("mov.u64 %rd6, smem; ld.shared.u32 %r2, [%rd6+64];", threads=32, decls=SMEM)
 
 
-@pytest.mark.filterwarnings("ignore:shared-memory race")  # the two stores overlap on purpose
 def test_coalescing_and_bank_conflict_statistics():
     x = np.zeros(64 * 32, np.float32)
     body = """
@@ -158,9 +157,9 @@ def test_coalescing_and_bank_conflict_statistics():
     st.shared.f32 [%rd9], %f1;                      // stride 32 words: one bank, 32-way conflict
     mul.wide.u32 %rd10, %r1, 4;
     add.s64 %rd11, %rd8, %rd10;
-    st.shared.f32 [%rd11], %f2;                     // consecutive words: conflict-free
+    st.shared.f32 [%rd11+8192], %f2;                // consecutive words: conflict-free
     mov.u32 %r2, 0;"""
-    run_ptx(body, threads=64, inp=x, decls=SMEM.replace("4096", "8192"))
+    run_ptx(body, threads=64, inp=x, decls=SMEM.replace("4096", "16384"))
     stats = emulator.last_launch().stats
     glob = [v for (pc, kind), v in sorted(stats.items()) if kind == "global" and v["bytes"] == 256]
     coalesced, strided = glob[0], glob[1]

@@ -1,33 +1,36 @@
-"""A kernel that crashes or hangs is reported with the exercise's name; grading goes on."""
-import subprocess
+"""A kernel that crashes or hangs is reported with the exercise's name and case; grading goes on.
+(The cheats a student might try on the child are in test_grading_cheats.py.)"""
+from grader import device, exercises, isolation, paths
 
-from grader import device, isolation
 
-
-def test_timeout_is_reported():
+def test_timeout_of_a_plain_child_is_reported():
     outcome, done = isolation.run_child(["-c", "import time; time.sleep(30)"], exercise="day01/x", timeout=1)
     assert done is None and outcome.status == "timed out" and "day01/x" in str(outcome)
 
 
 def test_a_child_that_dies_is_reported_as_crashed():
-    _, done = isolation.run_child(["-c", "import os, signal; print('launching'); os.kill(os.getpid(), signal.SIGSEGV)"],
-                                  exercise="day02/silu_and_mul", timeout=30)
-    outcome = isolation.classify(done, "day02/silu_and_mul")
+    ex = exercises.get("day01", "vector_add")
+    outcome = isolation._run(ex, [{"n": 33}], source_dir=paths.SOLUTIONS / "day01", seed=None, budgets=[30],
+                             backend=device.backend(), record=False,
+                             wrapper=["sh", "-c", "echo launching; kill -SEGV $$", "sh"])
     assert outcome.status == "crashed" and "signal 11" in outcome.message and "launching" in outcome.message
 
 
-def test_reported_result_is_read():
-    fake = subprocess.CompletedProcess([], 0, stdout='noise\nCOURSE-RESULT {"exercise": "day01/saxpy", '
-                                       '"status": "failed", "message": "n=33: wrong", "passed": 6, "total": 7}\n',
-                                       stderr="")
-    outcome = isolation.classify(fake, "day01/saxpy")
-    assert (outcome.status, outcome.passed, outcome.total) == ("failed", 6, 7)
-    assert str(outcome).startswith("day01/saxpy: failed (6/7 cases)")
-
-
-def test_run_exercise_reports_why_when_nothing_can_run():
-    outcome = isolation.run_exercise("day01", "vector_add", timeout=120)
-    if device.gpu_available():
-        assert outcome.status == "failed" and outcome.total == 8  # the stub
-    else:
+def test_each_case_is_reported():
+    outcome = isolation.run_exercise("day01", "vector_add", [{"n": 1}, {"n": 33}], solutions=True)
+    if not device.gpu_available():
         assert outcome.status == "failed" and "GPU" in outcome.message
+        return
+    assert outcome.status == "passed" and [r.status for r in outcome.cases] == ["passed", "passed"]
+    assert all(r.seed is not None and r.seconds > 0 for r in outcome.cases)
+    stub = isolation.run_exercise("day01", "vector_add", [{"n": 1}, {"n": 33}])
+    assert stub.status == "failed" and (stub.passed, stub.total) == (0, 2)
+    assert str(stub).startswith("day01/vector_add: failed (0/2 cases)") and "n=1:" in stub.message
+
+
+def test_budgets_follow_the_solutions_time():
+    ex = exercises.get("day01", "vector_add")
+    backend = device.backend()
+    budgets = isolation.case_budgets(ex, [{"n": 33}], backend)
+    assert budgets[0] == isolation.BUDGET_FLOOR_S[backend]  # a tiny case: the floor
+    assert isolation._read_times(backend)[isolation._case_key(ex, {"n": 33})] > 0

@@ -354,6 +354,10 @@ def launch(kernel: Kernel, grid, block, args, shared_mem: int = 0) -> Launch:
     if run.printed:
         sys.stdout.write("".join(run.printed))
         sys.stdout.flush()
+    races = [msg for key, msg in run.warnings.items() if key[0] == "race"]
+    if races:  # a race is a bug even when this run's order happened to give the right answer
+        more = f" ({len(races) - 1} more races in this launch)" if len(races) > 1 else ""
+        raise EmulatorFault(f"{kernel.name}: {races[0]}{more}")
     for msg in run.warnings.values():
         warnings.warn(EmulatorWarning(msg), stacklevel=3)
     return run

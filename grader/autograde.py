@@ -1,0 +1,395 @@
+"""The course's side of `nbgrader autograde`: kernels are graded by the course, outside the student's
+notebook, and the notebook only runs for feedback.
+
+nbgrader_config.py (written by grader.nbgrader_course) puts these preprocessors in the pipeline:
+
+- `GradeKernels`, last of the sanitize step, before the notebook runs: reads the autograder cells
+  (restored from the gradebook by nbgrader, so the student cannot change them), grades every
+  `nb.grade(...)` call they hold on the submitted .cu files in locked-down children
+  (grader.isolation), and records what the notebook could touch (the gradebook's bytes, the state of
+  the course's files);
+- `RunNotebook` runs the notebook (in the sandboxed kernel of grader.sandbox where Linux allows it),
+  with a time limit per cell and for the whole notebook, and survives a kernel that dies;
+- `ApplyKernelGrades`, right after: replaces the outputs of the autograder cells with the course's
+  results (an error output where a case failed, so nbgrader scores the cell zero). A notebook that
+  changed the gradebook (restored), the course's files, or printed hidden tests scores zero.
+- `HideHiddenTests` (generate_feedback): the feedback shows each hidden case's pass/fail, never its
+  code, inputs or seed.
+
+Monkeypatching `nb.grade`, changing the environment or the files from a cell changes nothing: the
+grades were computed before the notebook ran, from a copy taken by the course.
+"""
+from __future__ import annotations
+
+import ast
+import os
+import sqlite3
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from nbformat.notebooknode import NotebookNode
+from nbgrader.preprocessors import NbGraderPreprocessor as Preprocessor  # enabled by default
+from traitlets import Integer
+
+from grader import paths
+
+HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
+CELL_TIMEOUT_S = 300          # a notebook cell (the kernels were graded already)
+NOTEBOOK_BUDGET_S = 1200      # all the cells of one notebook together
+
+
+@dataclass
+class Call:
+    day: str
+    name: str
+    cases: list | None
+    seed: int | None
+    hidden: bool
+
+
+@dataclass
+class CellResult:
+    passed: bool
+    text: str
+
+
+_RESULTS: dict[tuple[str, str], dict] = {}   # (assignment, student) -> what GradeKernels found
+
+
+# ---- reading the autograder cells ------------------------------------------------------------------
+
+def _is_autograded(cell) -> bool:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return cell.cell_type == "code" and meta.get("grade") and not meta.get("solution")
+
+
+def grade_calls(source: str) -> list[Call]:
+    """The `nb.grade("dayNN", "name", cases=[...], seed=N)` calls of an autograder cell, with literal
+    arguments only; calls after the hidden-tests marker (or with `cases=`) are hidden."""
+    hidden_from = source.find(HIDDEN_BEGIN)
+    line_of = (source[:hidden_from].count("\n") + 1) if hidden_from >= 0 else None
+    calls = []
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "grade"
+                and getattr(node.func.value, "id", None) == "nb"):
+            continue
+        try:
+            args = [_constant(a) for a in node.args]
+            kwargs = {k.arg: _constant(k.value) for k in node.keywords}
+        except (ValueError, TypeError, ArithmeticError):
+            continue
+        if len(args) < 2:
+            continue
+        hidden = "cases" in kwargs or (line_of is not None and node.lineno > line_of)
+        calls.append(Call(str(args[0]), str(args[1]), kwargs.get("cases"), kwargs.get("seed"), hidden))
+    return calls
+
+
+def _constant(node):
+    """A literal made of constants and arithmetic (`1 << 20`, `2**22 + 1`), nothing else."""
+    allowed = (ast.Expression, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop, ast.List,
+               ast.Tuple, ast.Dict, ast.Load)
+    for sub in ast.walk(node):
+        if not isinstance(sub, allowed):
+            raise ValueError(f"not a literal: {ast.dump(sub)[:80]}")
+    return eval(compile(ast.Expression(node), "<literal>", "eval"), {"__builtins__": {}})  # noqa: S307
+
+
+# ---- what the notebook could touch -----------------------------------------------------------------
+
+def _tree_state(roots: list[Path], skip: list[Path]) -> dict[str, tuple]:
+    """(inode, size, mtime, ctime) of every file under `roots` but `skip`: the ctime cannot be set
+    back by a user, so any write shows."""
+    state, skip_set = {}, {str(p) for p in skip}
+    stack = [str(r) for r in roots if r.exists()]
+    while stack:
+        top = stack.pop()
+        if top in skip_set:
+            continue
+        try:
+            entries = list(os.scandir(top))
+        except OSError:
+            continue
+        for e in entries:
+            if e.path in skip_set or e.name == ".ipynb_checkpoints":
+                continue
+            try:
+                st = e.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if e.is_dir(follow_symlinks=False):
+                stack.append(e.path)
+            else:
+                state[e.path] = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    return state
+
+
+def _watched(course_dir: Path) -> list[Path]:
+    """What the graders run or read: the course's Python, headers and solutions, the nbgrader course
+    folder, and the virtual environment's packages."""
+    roots = [paths.ROOT / "grader", paths.INCLUDE, paths.SOLUTIONS, course_dir]
+    if sys.prefix != sys.base_prefix:  # a virtual environment: the packages the graders import
+        roots.append(Path(sys.prefix))
+    return roots
+
+
+def _changes(before: dict, after: dict) -> list[str]:
+    changed = [p for p in before if after.get(p) != before[p]]
+    return sorted(changed + [p for p in after if p not in before])
+
+
+def _restore_gradebook(path: Path, snapshot: bytes) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        saved = Path(tmp) / "gradebook.db"
+        saved.write_bytes(snapshot)
+        src, dst = sqlite3.connect(saved), sqlite3.connect(path)
+        with dst:
+            src.backup(dst)
+        src.close()
+        dst.close()
+
+
+def _leaks(course_dir: Path, day: str) -> set[str]:
+    """Lines a notebook must not print: the hidden tests of the day and the solution code."""
+    from grader import nbgrader_course
+
+    lines = set()
+    source = course_dir / "source" / day / f"{day}.ipynb"
+    if source.is_file():
+        lines |= {ln for ln in nbgrader_course._hidden_lines(source) if len(ln) >= 24}
+    try:
+        lines |= {ln for ln in nbgrader_course._solution_lines(day) if len(ln) >= 24}
+    except (ValueError, FileNotFoundError):
+        pass
+    return lines
+
+
+def _printed(nb) -> str:
+    out = []
+    for cell in nb.cells:
+        for o in cell.get("outputs", []):
+            out.append(o.get("text", "") if isinstance(o.get("text", ""), str) else "".join(o["text"]))
+            out += [str(v) for v in o.get("data", {}).values()]
+            out += [o.get("evalue", "")] + list(o.get("traceback", []))
+    return "\n".join(out)
+
+
+# ---- the preprocessors ----------------------------------------------------------------------------
+
+ROOT_ENV = "COURSE_NBGRADER_ROOT"  # set by the course's nbgrader_config.py
+
+
+def _ids(resources) -> tuple[str, str, Path]:
+    info = resources["nbgrader"]
+    return info["assignment"], info["student"], Path(os.environ.get(ROOT_ENV, ".")).resolve()
+
+
+def _skipped(course_dir: Path, student: str, day: str) -> list[Path]:
+    """What the notebook (or nbgrader) may change while it runs: its own folder, the gradebook (checked
+    by its bytes), nbgrader's log, the kernel spec, and the course's caches (.course/)."""
+    gradebook = course_dir / "gradebook.db"
+    return [course_dir / "autograded" / student / day, gradebook, course_dir / ".course-kernels",
+            course_dir / ".nbgrader.log", paths.STATE, *(Path(f"{gradebook}{s}") for s in ("-journal", "-wal", "-shm"))]
+
+
+_COMPILED = []
+
+
+def _precompile() -> None:
+    """Byte-compile the course's Python once, so an honest notebook never writes a .pyc under the
+    course (any write there is then a change to flag: a planted .pyc would run in the graders)."""
+    if not _COMPILED:
+        import compileall
+
+        compileall.compile_dir(str(paths.ROOT / "grader"), quiet=2)
+        _COMPILED.append(True)
+
+
+class GradeKernels(Preprocessor):
+    """Sanitize step, before the notebook runs: grade the submitted kernels (see the module)."""
+
+    def preprocess(self, nb, resources):
+        from grader import isolation
+
+        _precompile()
+        day, student, course_dir = _ids(resources)
+        folder = Path(resources["metadata"]["path"]).resolve()  # submitted/<student>/<day>
+        cells = {}
+        for cell in nb.cells:
+            if not _is_autograded(cell):
+                continue
+            grade_id = cell.metadata.nbgrader["grade_id"]
+            lines = []
+            ok = True
+            calls = [c for c in grade_calls(cell.source) if c.day == day]
+            if not calls:
+                ok, lines = False, ["this autograder cell grades nothing the course knows"]
+            visible_n = sum(not c.hidden for c in calls)
+            for k, call in enumerate(calls):
+                start = time.perf_counter()
+                try:
+                    outcome = isolation.run_exercise(day, call.name, call.cases, source_dir=str(folder),
+                                                     seed=call.seed)
+                except (KeyError, ValueError) as e:
+                    ok = False
+                    lines.append(f"cannot grade {call.name}: {e}")
+                    continue
+                ok &= outcome.status == "passed"
+                lines.append(_describe(outcome, call, k - visible_n + 1, time.perf_counter() - start))
+            cells[grade_id] = CellResult(ok, "\n".join(lines))
+        gradebook = course_dir / "gradebook.db"
+        _RESULTS[(day, student)] = {
+            "cells": cells,
+            "gradebook": gradebook.read_bytes() if gradebook.is_file() else None,
+            "files": _tree_state(_watched(course_dir), skip=_skipped(course_dir, student, day)),
+        }
+        return nb, resources
+
+
+def _describe(outcome, call: Call, hidden_number: int, seconds: float) -> str:
+    """What the student sees: every case of a visible call; pass/fail only for a hidden one."""
+    if not call.hidden:
+        return f"{outcome}  [graded by the course in {seconds:.0f} s]"
+    head = f"hidden tests {hidden_number} of {call.name}: {outcome.status} ({outcome.passed}/{outcome.total} cases)"
+    if not outcome.cases or all(r.status == "not run" for r in outcome.cases):
+        first = (outcome.message or "").splitlines()[0] if outcome.message else ""
+        return head + (f"\n  {first}" if first and "compile" in first.lower() else "")
+    rows = [f"  hidden case {i}: {r.status}" + (f" ({_kind(r.message)})" if r.status == "failed" else "")
+            for i, r in enumerate(outcome.cases, 1)]
+    return "\n".join([head, *rows])
+
+
+def _kind(message: str) -> str:
+    """The kind of a failure, without the inputs, indices or seed a message names."""
+    m = message.lower()
+    if "technique" in m:
+        return message.split(":", 1)[-1].strip().split(";")[0]
+    if "nan" in m or "inf" in m:
+        return "NaN or Inf in the output, or elements never written"
+    if "untouched" in m or "outside" in m and "wrote" in m:
+        return "wrote where it must not"
+    return "wrong values"
+
+
+class RunNotebook(Preprocessor):
+    """nbgrader's Execute, for feedback only: sandboxed kernel, time limits, survives a dead kernel."""
+
+    cell_timeout = Integer(CELL_TIMEOUT_S, help="seconds per cell").tag(config=True)
+    budget = Integer(NOTEBOOK_BUDGET_S, help="seconds for all the cells of a notebook").tag(config=True)
+
+    def preprocess(self, nb, resources):
+        from nbgrader.preprocessors import Execute
+
+        from grader import sandbox
+
+        start = time.monotonic()
+
+        def timeout(cell) -> int:
+            left = self.budget - (time.monotonic() - start)
+            return max(1, int(min(self.cell_timeout, left)))
+
+        day, student, course_dir = _ids(resources)
+        kwargs = {"timeout_func": timeout, "timeout": self.cell_timeout, "parent": self.parent}
+        why_not = sandbox.unavailable()
+        if why_not is None:
+            os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [
+                str(sandbox.kernelspec(course_dir)), os.environ.get("JUPYTER_PATH")]))
+            kwargs["kernel_name"] = sandbox.KERNEL_NAME
+        else:
+            self.log.warning("no sandbox for the notebook's kernel (%s): relying on checks after it runs", why_not)
+        resources.setdefault("course", {})["sandbox"] = why_not or "yes"
+        execute = Execute(**kwargs)
+        try:
+            nb, resources = execute.preprocess(nb, resources)
+        except Exception as e:  # noqa: BLE001 - a dead or unresponsive kernel must not lose the grades
+            resources["course"]["notebook_error"] = f"{e.__class__.__name__}: {str(e)[:300]}"
+        if time.monotonic() - start >= self.budget:
+            resources["course"]["notebook_error"] = f"the notebook ran past its {self.budget} s budget"
+        return nb, resources
+
+
+class ApplyKernelGrades(Preprocessor):
+    """Right after the notebook ran: the course's results become the autograder cells' outputs."""
+
+    def preprocess(self, nb, resources):
+        day, student, course_dir = _ids(resources)
+        found = _RESULTS.pop((day, student), None)
+        sandboxed = resources.get("course", {}).get("sandbox") == "yes"
+        cheat = self._cheats(found, nb, day, student, course_dir, sandboxed)
+        note = resources.get("course", {}).get("notebook_error")
+        for cell in nb.cells:
+            if not _is_autograded(cell):
+                continue
+            grade_id = cell.metadata.nbgrader["grade_id"]
+            result = (found or {}).get("cells", {}).get(grade_id)
+            if cheat:
+                result = CellResult(False, f"scored zero: {cheat}")
+            elif result is None:
+                result = CellResult(False, "the course did not grade this cell (grader.autograde.GradeKernels "
+                                           "is not in nbgrader's sanitize preprocessors)")
+            text = result.text + (f"\n(the notebook itself: {note})" if note else "")
+            if result.passed:
+                cell.outputs = [NotebookNode(output_type="stream", name="stdout", text=text + "\n")]
+            else:
+                cell.outputs = [NotebookNode(output_type="error", ename="KernelGrade",
+                                             evalue=text.splitlines()[0] if text else "failed",
+                                             traceback=text.splitlines())]
+        return nb, resources
+
+    def _cheats(self, found, nb, day, student, course_dir, sandboxed: bool) -> str:
+        """Why this notebook scores zero ('' when nothing is wrong). In the sandbox the notebook could
+        not write the course's files, so only the gradebook and what it printed are checked (other
+        graders may be writing beside it)."""
+        if found is None:
+            return ""
+        problems = []
+        gradebook = course_dir / "gradebook.db"
+        if found["gradebook"] is not None and gradebook.is_file() and gradebook.read_bytes() != found["gradebook"]:
+            _restore_gradebook(gradebook, found["gradebook"])
+            problems.append("the notebook changed the gradebook (restored)")
+            self.log.error("%s/%s: the notebook changed gradebook.db; it was restored", student, day)
+        changed = [] if sandboxed else \
+            _changes(found["files"], _tree_state(_watched(course_dir), skip=_skipped(course_dir, student, day)))
+        if changed:
+            problems.append(f"the notebook changed files outside its folder: {', '.join(changed[:5])}"
+                            + (f" and {len(changed) - 5} more" if len(changed) > 5 else ""))
+            self.log.error("%s/%s: the notebook changed course files, check them: %s", student, day, changed)
+        printed = _printed(nb)
+        leaked = [ln for ln in _leaks(course_dir, day) if ln in printed]
+        if leaked:
+            problems.append("the notebook printed hidden tests or solution code")
+        return "; ".join(problems)
+
+
+class HideHiddenTests(Preprocessor):
+    """generate_feedback: autograder cells show their visible part and the course's pass/fail per
+    hidden case, never the hidden code, inputs or seed; outputs that repeat hidden code are dropped."""
+
+    def preprocess(self, nb, resources):
+        day = resources.get("nbgrader", {}).get("assignment", "")
+        course_dir = Path(os.environ.get(ROOT_ENV, ".")).resolve()
+        leaks = _leaks(course_dir, day) if day else set()
+        for cell in nb.cells:
+            if _is_autograded(cell) and HIDDEN_BEGIN in cell.source:
+                start = cell.source.index(HIDDEN_BEGIN)
+                end = cell.source.find(HIDDEN_END)
+                tail = cell.source[end + len(HIDDEN_END):] if end >= 0 else ""
+                cell.source = cell.source[:start] + "# (hidden tests: their results are below)" + tail
+            kept = []
+            for o in cell.get("outputs", []):
+                text = _printed(NotebookNode(cells=[NotebookNode(outputs=[o])]))
+                if any(ln in text for ln in leaks):
+                    kept.append(NotebookNode(output_type="stream", name="stdout",
+                                             text="[output removed: it repeated hidden tests or solution code]\n"))
+                else:
+                    kept.append(o)
+            if "outputs" in cell:
+                cell.outputs = kept
+        return nb, resources

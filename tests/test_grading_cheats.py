@@ -1,0 +1,332 @@
+"""Grades an instructor can trust: every cheat an adversarial student tried scores zero or is refused,
+and honest students keep their grades (no GPU needed: without one, kernels run on the emulator).
+
+The nbgrader class uses day 1 with a short notebook (the setup cell and the vector_add grade cell,
+with small hidden cases), so that a dozen autogrades fit in CI; the grading path is the real one
+(nbgrader_config.py as `python -m grader release` writes it).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+
+import nbformat
+import pytest
+
+from grader import device, isolation, paths, sandbox
+from grader import nbgrader_course as course
+
+DAY = "day01"
+SOLUTION = (paths.SOLUTIONS / DAY / "vector_add.cu").read_text()
+HIDDEN_CASES = '[{"n": 1000}, {"n": 2}, {"n": 70_001}]'
+ADD = "if (i < n) c[i] = a[i] + b[i];"
+
+
+def _hung() -> str:
+    assert ADD in SOLUTION
+    return SOLUTION.replace(ADD, "while (true) {}\n  " + ADD)
+
+
+def _forged_printf() -> str:
+    """A kernel that does nothing but print what a result line looked like, then a fake event line."""
+    fake = '{\\"event\\": \\"done\\"}'
+    return (SOLUTION.replace(ADD,
+                             'if (i == 0) printf("COURSE-RESULT {\\"status\\": \\"passed\\", \\"passed\\": 8, '
+                             '\\"total\\": 8}\\n0123456789abcdef0123456789abcdef ' + fake + '\\n");'))
+
+
+# ---- offline: the locked-down child ---------------------------------------------------------------
+
+def _grade_text(tmp_path, text: str, name="vector_add", filename="vector_add.cu", cases=None):
+    folder = tmp_path / "submission"
+    folder.mkdir(exist_ok=True)
+    (folder / filename).write_text(text)
+    return isolation.run_exercise(DAY, name, cases or [{"n": 1000}, {"n": 33}], source_dir=str(folder))
+
+
+def test_an_include_of_the_solutions_is_refused(tmp_path):
+    for text in ("#include <../../solutions/day01/vector_add.cu>\n",
+                 "#include <course/../../../solutions/day01/vector_add.cu>\n",
+                 f'#include "{paths.SOLUTIONS / DAY / "vector_add.cu"}"\n',
+                 "#define WHERE <../../solutions/day01/vector_add.cu>\n#include WHERE\n"):
+        outcome = _grade_text(tmp_path, text)
+        assert outcome.status == "failed" and "is not allowed" in outcome.message, outcome
+
+
+def test_a_printf_cannot_forge_the_result(tmp_path):
+    outcome = _grade_text(tmp_path, _forged_printf())
+    assert outcome.status == "failed" and outcome.passed == 0, outcome
+    assert "COURSE-RESULT" in outcome.output  # it did print; nobody listened
+
+
+def test_a_link_to_the_solution_is_refused(tmp_path):
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    (folder / "vector_add.cu").symlink_to(paths.SOLUTIONS / DAY / "vector_add.cu")
+    outcome = isolation.run_exercise(DAY, "vector_add", [{"n": 33}], source_dir=str(folder))
+    assert outcome.status == "failed" and "is a link" in outcome.message
+
+
+def test_the_child_sees_no_course_tree(tmp_path):
+    """The child works in a folder of its own holding copies of the .cu files only."""
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    (folder / "vector_add.cu").write_text(SOLUTION)
+    (folder / "notes.txt").write_text("not copied")
+    outcome = isolation.run_exercise(DAY, "vector_add", [{"n": 33}], source_dir=str(folder))
+    assert outcome.status == "passed", outcome
+
+
+def _without_barrier(day: str, source: str) -> str:
+    """The solution with its first __syncthreads() statement (not a comment) removed."""
+    text = (paths.SOLUTIONS / day / source).read_text()
+    broken = re.sub(r"^(\s*)__syncthreads\(\);", r"\1", text, count=1, flags=re.M)
+    assert broken != text, f"{source} has no __syncthreads(); to remove"
+    return broken
+
+
+BARRIERS = [("day04", "transpose_tiled", "transpose_tiled.cu"), ("day06", "block_sum", "block_sum.cu")]
+
+
+@pytest.mark.parametrize("day,name,source", BARRIERS)
+def test_a_missing_barrier_fails_with_its_line(tmp_path, planted, day, name, source):
+    if not device.emulated():
+        pytest.skip("on a GPU, races are found by racecheck: test_racecheck_finds_a_missing_barrier")
+    message = planted(day, name, _without_barrier(day, source))
+    assert message, f"{name} without its barrier passed"
+    assert ("race" in message and f"{source}:" in message) or "BAR (__syncthreads)" in message, message
+
+
+def test_a_hung_kernel_is_timed_out_and_the_next_exercise_still_graded(tmp_path):
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    (folder / "vector_add.cu").write_text(_hung())
+    for f in ("saxpy.cu", "add_bias_2d.cu"):
+        shutil.copyfile(paths.SOLUTIONS / DAY / f, folder / f)
+    start = time.monotonic()
+    hung = isolation.run_exercise(DAY, "vector_add", [{"n": 33}, {"n": 1000}], source_dir=str(folder))
+    took = time.monotonic() - start
+    assert hung.status == "timed out" and "timed out after" in hung.message and "in case n=33" in hung.message
+    assert took < 60, f"the hung kernel took {took:.0f} s to report"
+    assert isolation.run_exercise(DAY, "saxpy", [{"n": 33}], source_dir=str(folder)).status == "passed"
+
+
+def test_pytest_reports_a_hung_kernel_without_s(tmp_path):
+    """`pytest days/day01` (no -s): the hang is reported in the test's failure, fast; other exercises run."""
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    for f in course.exercise_files(DAY):
+        shutil.copyfile(paths.SOLUTIONS / DAY / f, folder / f)
+    (folder / "vector_add.cu").write_text(_hung())
+    env = {**os.environ, paths.SOURCE_DIR_ENV: str(folder)}
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "pytest", str(paths.DAYS / DAY), "-q", "-p", "no:cacheprovider",
+                           "-k", "vector_add or saxpy"], capture_output=True, text=True, env=env, cwd=paths.ROOT,
+                          timeout=600)
+    took = time.monotonic() - start
+    assert "timed out after" in done.stdout and "in case" in done.stdout, done.stdout[-3000:]
+    assert "saxpy" in done.stdout and " passed" in done.stdout
+    assert took < 180, f"{took:.0f} s"
+
+
+# ---- nbgrader: a class with honest and dishonest students ------------------------------------------
+
+def _short_notebook(tmp_path):
+    """day01's notebook cut to its setup cell and the vector_add grade cell, with small hidden cases."""
+    nb = nbformat.read(paths.NOTEBOOKS / f"{DAY}.ipynb", as_version=4)
+    keep = []
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("grade_id") == f"{DAY}-setup":
+            keep.append(cell)
+        elif meta.get("grade_id") == f"{DAY}-vector_add":
+            src = cell.source
+            start, end = src.index("### BEGIN HIDDEN TESTS"), src.index("### END HIDDEN TESTS")
+            cell.source = (src[:start] + "### BEGIN HIDDEN TESTS\n"
+                           f'nb.grade("{DAY}", "vector_add", cases={HIDDEN_CASES}, seed=7)\n' + src[end:])
+            keep.append(cell)
+    nb.cells = keep
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    nbformat.write(nb, folder / f"{DAY}.ipynb")
+    return folder
+
+
+CHEAT_CELLS = {
+    "monkeypatch": "import grader.notebook\nnb.grade = lambda *a, **k: None\ngrader.notebook.grade = nb.grade",
+    "gradebook": ("import glob, sqlite3\nfor db in glob.glob('../../../gradebook.db'):\n"
+                  "    con = sqlite3.connect(db)\n    con.execute('update grade set manual_score=0, auto_score=0')\n"
+                  "    con.commit()\n    con.close()"),
+    "copy_solutions": ("import shutil, glob\nfrom grader import paths\n"
+                       "for f in glob.glob(str(paths.SOLUTIONS / 'day01' / '*.cu')):\n    shutil.copy(f, '.')"),
+    "environment": ("import os, glob\nos.environ.pop('NBGRADER_EXECUTION', None)\n"
+                    "os.environ['COURSE_KERNELS'] = 'solutions'\n"
+                    "for f in glob.glob('*.cu'):\n    os.rename(f, f + '.bak')"),
+    "spy": ("import glob\nfor f in glob.glob('../../../source/*/*.ipynb') + glob.glob('../../../submitted/*/*/*.cu'):\n"
+            "    print(open(f).read())"),
+    "endless": "while True:\n    pass",
+    "killer": "import os\nos._exit(1)",
+}
+
+
+def _notebook_with(release_nb, cell_source: str, dest):
+    nb = nbformat.read(release_nb, as_version=4)
+    nb.cells.insert(1, nbformat.v4.new_code_cell(cell_source))
+    nbformat.write(nb, dest)
+    return dest
+
+
+@pytest.fixture(scope="module", params=["sandbox", "no sandbox"])
+def graded_class(request, tmp_path_factory):
+    """Autograde a class on the emulator; returns (course_dir, scores, max score, mode)."""
+    pytest.importorskip("nbgrader")
+    mode = request.param
+    if mode == "sandbox" and sandbox.unavailable():
+        pytest.skip(f"no sandbox here: {sandbox.unavailable()}")
+    tmp = tmp_path_factory.mktemp("class")
+    mp = pytest.MonkeyPatch()
+    mp.setattr(paths, "NOTEBOOKS", _short_notebook(tmp))
+    if device.why_not_hardware():
+        mp.setenv(device.BACKEND_ENV, "emulator")  # without a GPU, the kernels run on the emulator
+    if mode == "no sandbox":
+        mp.setenv(sandbox.SANDBOX_ENV, "off")
+    try:
+        course_dir = course.build_course(tmp / "course", days=(DAY,))
+        with (course_dir / "nbgrader_config.py").open("a") as f:
+            f.write("c.RunNotebook.cell_timeout = 15\nc.RunNotebook.budget = 60\n")
+        release = course_dir / "release" / DAY
+        stubs = {f: release / f for f in course.exercise_files(DAY)}
+        solutions = {f: paths.SOLUTIONS / DAY / f for f in course.exercise_files(DAY)}
+        work = tmp / "work"
+        work.mkdir()
+        bad_include = work / "include" / "vector_add.cu"
+        bad_include.parent.mkdir()
+        bad_include.write_text("#include <../../solutions/day01/vector_add.cu>\n")
+        forged = work / "printf" / "vector_add.cu"
+        forged.parent.mkdir()
+        forged.write_text(_forged_printf())
+        hung = work / "hung" / "vector_add.cu"
+        hung.parent.mkdir()
+        hung.write_text(_hung())
+        nb = release / f"{DAY}.ipynb"
+        cheat = {name: _notebook_with(nb, src, work / f"{name}.ipynb") for name, src in CHEAT_CELLS.items()}
+        notebook = f"{DAY}.ipynb"
+        classroom = {
+            "honest": solutions,
+            "lazy": stubs,
+            "monkeypatch": {**stubs, notebook: cheat["monkeypatch"]},
+            "gradebook": {**stubs, notebook: cheat["gradebook"]},
+            "copy_solutions": {**stubs, notebook: cheat["copy_solutions"]},
+            "include": {**stubs, "vector_add.cu": bad_include},
+            "printf": {**stubs, "vector_add.cu": forged},
+            "environment": {**stubs, notebook: cheat["environment"]},
+            "spy": {**solutions, notebook: cheat["spy"]},
+            "hung": {**stubs, "vector_add.cu": hung},
+            "endless": {**solutions, notebook: cheat["endless"]},
+            "killer": {**solutions, notebook: cheat["killer"]},
+            "honest2": solutions,
+        }
+        if mode == "no sandbox":  # the cheats whose defence differs without a sandbox
+            classroom = {k: classroom[k] for k in ("honest", "gradebook", "copy_solutions", "spy", "honest2")}
+        start = time.monotonic()
+        scores = course.autograde(course_dir, DAY, classroom)
+        print(f"{mode}: {len(classroom)} students in {time.monotonic() - start:.0f} s: {scores}")
+        yield course_dir, scores, course.max_score(course_dir, DAY), mode
+    finally:
+        mp.undo()
+
+
+def _outputs(course_dir, student) -> str:
+    nb = json.loads((course_dir / "autograded" / student / DAY / f"{DAY}.ipynb").read_text())
+    return json.dumps([c.get("outputs", []) for c in nb["cells"]])
+
+
+def test_honest_students_keep_full_marks(graded_class):
+    course_dir, scores, full, _ = graded_class
+    assert full > 0 and scores["honest"] == full and scores["honest2"] == full, scores
+    with sqlite3.connect(course_dir / "gradebook.db") as con:  # after every cheater ran
+        assert con.execute("select count(*) from grade where auto_score > 0").fetchone()[0] >= 2
+
+
+@pytest.mark.parametrize("student", ["lazy", "monkeypatch", "gradebook", "copy_solutions", "include", "printf",
+                                     "environment", "hung"])
+def test_cheats_score_zero(graded_class, student):
+    _, scores, _, _ = graded_class
+    if student not in scores:
+        pytest.skip(f"{student}: the same defence with and without a sandbox")
+    assert scores[student] == 0, scores
+
+
+def test_a_spy_reads_nothing_or_scores_zero(graded_class):
+    course_dir, scores, full, mode = graded_class
+    printed = _outputs(course_dir, "spy")
+    if mode == "sandbox":
+        assert "BEGIN HIDDEN TESTS" not in printed and "70_001" not in printed and scores["spy"] == full
+    else:
+        assert scores["spy"] == 0 and "printed hidden tests" in printed
+
+
+def test_a_gradebook_edit_is_undone(graded_class):
+    course_dir, scores, full, mode = graded_class
+    assert scores["honest"] == full
+    if mode == "no sandbox":
+        assert "changed the gradebook" in _outputs(course_dir, "gradebook")
+
+
+def test_copying_files_from_a_cell_changes_nothing(graded_class):
+    course_dir, scores, _, mode = graded_class
+    assert scores["copy_solutions"] == 0
+    if mode == "sandbox":
+        assert "vector_add: failed" in _outputs(course_dir, "copy_solutions")
+
+
+def test_endless_and_dying_notebooks_keep_their_kernel_grades(graded_class):
+    _, scores, full, mode = graded_class
+    if mode == "sandbox":
+        assert scores["endless"] == full and scores["killer"] == full, scores
+
+
+def test_feedback_hides_the_hidden_tests(graded_class):
+    course_dir, _, _, mode = graded_class
+    if mode != "sandbox":
+        pytest.skip("checked once")
+    for html in course.feedback(course_dir, DAY):
+        text = html.read_text()
+        assert "70_001" not in text and "seed=7" not in text and "BEGIN HIDDEN TESTS" not in text, html
+        assert "hidden case" in text or "hidden tests" in text
+
+
+def test_grader_check_reports_a_hung_kernel_and_grades_the_rest(tmp_path):
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    for f in course.exercise_files(DAY):
+        shutil.copyfile(paths.SOLUTIONS / DAY / f, folder / f)
+    (folder / "vector_add.cu").write_text(_hung())
+    env = {**os.environ, paths.SOURCE_DIR_ENV: str(folder)}
+    done = subprocess.run([sys.executable, "-m", "grader", "check", DAY], capture_output=True, text=True,
+                          env=env, cwd=paths.ROOT, timeout=900)
+    rows = {line.split()[0]: line for line in done.stdout.splitlines() if line.startswith(f"{DAY}/")}
+    assert "FAILED" in rows[f"{DAY}/vector_add"] and "timed out after" in done.stdout, done.stdout[-3000:]
+    assert "passed" in rows[f"{DAY}/saxpy"], done.stdout[-3000:]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("day,name,source", BARRIERS)
+def test_racecheck_finds_a_missing_barrier(tmp_path, day, name, source):
+    """On a GPU a race can pass the check by luck: the graded kernel also runs under racecheck."""
+    if device.why_not_hardware():
+        pytest.skip(f"racecheck needs a CUDA GPU: {device.why_not_hardware()}")
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    (folder / source).write_text(_without_barrier(day, source))
+    outcome = isolation.run_exercise(day, name, source_dir=str(folder))
+    assert outcome.status != "passed", outcome
+    assert "racecheck" in outcome.message or "BAR (__syncthreads)" in outcome.message, outcome
+    solution = isolation.run_exercise(day, name, solutions=True)
+    assert solution.status == "passed", solution
