@@ -27,8 +27,11 @@ def test_hidden_tests_only_in_the_source(course_dir, day):
     assert "HIDDEN TESTS" not in released
     assert "cases=" not in released  # the hidden calls name their cases; the visible ones do not
     nb = nbformat.read(course_dir / "release" / day / f"{day}.ipynb", as_version=4)
-    graded = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    graded = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")
+              and not c.metadata.get("nbgrader", {}).get("solution")]  # thought-question answers apart
     assert graded and all(f'nb.grade("{day}", ' in c.source for c in graded)
+    answers = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")]
+    assert answers and all("YOUR ANSWER HERE" in c.source for c in answers), f"{day}: model answers released"
 
 
 @pytest.mark.parametrize("day", DAYS)
