@@ -61,7 +61,17 @@ def test_render_names_missing_and_unknown_parameters(templates):
 
 def test_course_rope_template_takes_the_family_parameters():
     assert jit.template_parameters("rope.cu.jinja") == {"kernel_source", "name", "ctype", "head_dim",
-                                                         "vec", "heads_per_block"}
+                                                         "vec", "heads_per_block", "interleaved"}
+
+
+def test_the_layout_is_a_branch_of_the_template():
+    source = compiler.read_source(paths.SOLUTIONS / "day13" / "rope.cu")
+    half_name, half = day13.render_rope(source, "float16", 128, 8, 4)
+    il_name, il = day13.render_rope(source, "float16", 128, 8, 4, interleaved=True)
+    assert (half_name, il_name) == ("rope_f16_d128_v8_h4", "rope_interleaved_f16_d128_v8_h4")
+    tail = lambda text: text[text.index('#line 1 "rope.cu.jinja'):]
+    assert "day13::rope<half, 128, 8, 4>" in tail(half) and "rope_interleaved" not in tail(half)
+    assert "day13::rope_interleaved<half, 128, 8, 4>" in tail(il)
 
 
 # ---- keys -----------------------------------------------------------------------------------------

@@ -2,8 +2,12 @@
 
 How to read the output:
 - Each case renders one specialisation of your rope.cu through the JIT (kernels/templates/
-  rope.cu.jinja: dtype, head_dim, vec, heads_per_block), compiles it on first use and takes it from
-  the cache (.course/jit, or $COURSE_JIT_CACHE) after that: a second run compiles nothing.
+  rope.cu.jinja: layout, dtype, head_dim, vec, heads_per_block), compiles it on first use and takes
+  it from the cache (.course/jit, or $COURSE_JIT_CACHE) after that: a second run compiles nothing.
+  test_rope checks the rotate-half layout (day13::rope), test_rope_interleaved the interleaved one
+  (day13::rope_interleaved); both use your rotate<HEAD_DIM>.
+- rope.cu compiled on its own must show 16-byte loads and stores (LDG.E.128 / STG.E.128) in its
+  vec-8 kernels: the technique check fails every case otherwise.
 - The case id names the specialisation. A failure names the worst element (token, head, element),
   expected vs got, and the seed: COURSE_SEED=<seed> replays the same inputs. fp16 and bf16 are
   compared by the norm of the error (relative 1e-3 and 1e-2) with a float64 reference.
@@ -17,12 +21,17 @@ import pytest
 
 from grader.exercises import case_id, day13
 
-(ROPE,) = day13.EXERCISES
+ROPE, ROPE_INTERLEAVED = day13.EXERCISES
 
 
 @pytest.mark.parametrize("case", ROPE.cases, ids=case_id)
 def test_rope(course, case):
     course.check(ROPE, case)
+
+
+@pytest.mark.parametrize("case", ROPE_INTERLEAVED.cases, ids=case_id)
+def test_rope_interleaved(course, case):
+    course.check(ROPE_INTERLEAVED, case)
 
 
 @pytest.mark.perf

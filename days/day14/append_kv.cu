@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day14/append_kv.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 5f759d8b6355c788
+// stub-sha256: b68a866196beb897
 // Day 14: the glue between the QKV projection and decode attention (FlashInfer: append_paged_kv_cache
 // in include/flashinfer/page.cuh, here for a contiguous cache).
 //
@@ -19,19 +19,23 @@ namespace {
 
 constexpr int VEC = 8;  // elements per 16-byte vector (fp16 and bf16)
 
+// The block copies n elements (a multiple of VEC) from src to dst, 16 bytes per thread per step.
+template <typename T>
+__device__ __forceinline__ void copy_vectors(T* __restrict__ dst, const T* __restrict__ src, int n) {
+  // TODO: your code here.
+  //   Hint: the block's threads walk the n elements side by side, VEC at a time: thread t takes the
+  //   Hint: vectors at t * VEC, (t + blockDim.x) * VEC, ...; each is one 16-byte load and one store.
+}
+
 template <typename T>
 __device__ void append_kv(T* __restrict__ q, T* __restrict__ k_cache, T* __restrict__ v_cache,
                           const T* __restrict__ qkv, const int* __restrict__ pos, int qo_heads,
                           int kv_heads, int head_dim, int max_len) {
-  const int64_t b = blockIdx.x;
-  const int q_size = qo_heads * head_dim, kv_size = kv_heads * head_dim;
-  const T* row = qkv + b * (q_size + 2 * kv_size);
   // TODO: your code here.
-  //   Hint: the row is q_size + 2 * kv_size elements; let the block's threads walk it in vectors of
-  //   Hint: VEC (i = threadIdx.x * VEC; i += blockDim.x * VEC). Load 16 bytes from row + i, then store
-  //   Hint: them where that part belongs: q + b * q_size + i for i < q_size; else k_cache for the next
-  //   Hint: kv_size elements, else v_cache. Request b's row pos[b] starts at element
-  //   Hint: (b * max_len + pos[b]) * kv_size of a cache (compute it in int64_t).
+  //   Hint: block b = blockIdx.x handles request b: its row of qkv is q_size + 2 * kv_size elements
+  //   Hint: (q_size = qo_heads * head_dim, kv_size = kv_heads * head_dim). Copy its three parts with
+  //   Hint: copy_vectors: the q part to q + b * q_size, the k part and the v part to row pos[b] of
+  //   Hint: request b in k_cache and v_cache.
 }
 
 }  // namespace

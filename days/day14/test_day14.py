@@ -4,6 +4,10 @@ How to read the output:
 - append_kv: q is NaN-poisoned; each cache holds random history up to pos[b] and NaN after it.
   A copy is exact, so every element must be equal: the history unchanged, row pos[b] the new k (v),
   the NaN after it untouched. A failure names the worst element and the seed (COURSE_SEED=<seed>).
+- rope_append_kv: the same, with q and the new k row rotated (day 13's rotate half, theta 1e4) and
+  compared with float64 (relative error norm 1e-3 for fp16, 1e-2 for bf16); v and the history exact.
+- Both files must move 16-byte vectors (LDG.E.128 / STG.E.128 in their SASS): the technique check
+  fails every case otherwise.
 - The API tests run your kernels through grader.jit.ops: with torch tensors (zero-copy both ways;
   skipped where torch is not installed) and on a stream that is kept busy first, so a launch on the
   wrong stream reads its input too early and the result is wrong.
@@ -25,7 +29,7 @@ from grader.emulator.scaling import FULL_ENV
 from grader.exercises import case_id, day02, day06, day14
 from grader.jit import ops
 
-(APPEND_KV,) = day14.EXERCISES
+APPEND_KV, ROPE_APPEND_KV = day14.EXERCISES
 SPIN = r'''extern "C" __global__ void spin(long long cycles) {
   const long long start = clock64();
   while (clock64() - start < cycles) {}
@@ -35,6 +39,11 @@ SPIN = r'''extern "C" __global__ void spin(long long cycles) {
 @pytest.mark.parametrize("case", APPEND_KV.cases, ids=case_id)
 def test_append_kv(course, case):
     course.check(APPEND_KV, case)
+
+
+@pytest.mark.parametrize("case", ROPE_APPEND_KV.cases, ids=case_id)
+def test_rope_append_kv(course, case):
+    course.check(ROPE_APPEND_KV, case)
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
 """Day 13: the JIT system. One kernel family (rotary embedding, rope.cu), specialised by
-`grader.jit` from kernels/templates/rope.cu.jinja for each dtype, head_dim and tile shape."""
+`grader.jit` from kernels/templates/rope.cu.jinja for each layout (rotate half or interleaved),
+dtype, head_dim and tile shape."""
 from __future__ import annotations
 
 import math
@@ -8,6 +9,7 @@ import numpy as np
 
 from grader import bench, checks, device, jit
 from grader.exercises import Exercise
+from grader.technique import Technique
 
 SUFFIX = {"float16": "f16", "bfloat16": "bf16"}
 CTYPE = {"float16": "half", "bfloat16": "__nv_bfloat16"}
@@ -16,7 +18,7 @@ THETA = 10000.0
 MAX_POS = 4096
 
 
-# ---- the family: one rendered specialisation per (dtype, head_dim, vec, heads_per_block) ---------
+# ---- the family: one rendered specialisation per (layout, dtype, head_dim, vec, heads_per_block) ---
 
 def kernel_source(module) -> str:
     """The CUDA source a loaded exercise module was compiled from (what the template inlines)."""
@@ -27,8 +29,9 @@ def kernel_source(module) -> str:
     return code
 
 
-def spec_name(dtype: str, head_dim: int, vec: int, heads_per_block: int) -> str:
-    """The kernel's name, and its cache entry's: rope_f16_d128_v8_h4."""
+def spec_name(dtype: str, head_dim: int, vec: int, heads_per_block: int, interleaved: bool = False) -> str:
+    """The kernel's name, and its cache entry's: rope_f16_d128_v8_h4 (rotate half) or
+    rope_interleaved_f16_d128_v8_h4."""
     if dtype not in SUFFIX:
         raise ValueError(f"dtype {dtype!r}: expected one of {', '.join(SUFFIX)}")
     if head_dim not in HEAD_DIMS:
@@ -39,19 +42,23 @@ def spec_name(dtype: str, head_dim: int, vec: int, heads_per_block: int) -> str:
     if not 1 <= heads_per_block or threads > 1024:
         raise ValueError(f"heads_per_block {heads_per_block}: a block of {head_dim // (2 * vec)} x "
                          f"{heads_per_block} threads must hold 1 to 1024 threads")
-    return f"rope_{SUFFIX[dtype]}_d{head_dim}_v{vec}_h{heads_per_block}"
+    layout = "rope_interleaved" if interleaved else "rope"
+    return f"{layout}_{SUFFIX[dtype]}_d{head_dim}_v{vec}_h{heads_per_block}"
 
 
-def render_rope(source: str, dtype: str, head_dim: int, vec: int, heads_per_block: int) -> tuple[str, str]:
+def render_rope(source: str, dtype: str, head_dim: int, vec: int, heads_per_block: int,
+                interleaved: bool = False) -> tuple[str, str]:
     """(kernel name, rendered source) of one specialisation of the student's rope.cu text."""
-    name = spec_name(dtype, head_dim, vec, heads_per_block)
+    name = spec_name(dtype, head_dim, vec, heads_per_block, interleaved)
     return name, jit.render("rope.cu.jinja", kernel_source=source, name=name, ctype=CTYPE[dtype],
-                            head_dim=head_dim, vec=vec, heads_per_block=heads_per_block)
+                            head_dim=head_dim, vec=vec, heads_per_block=heads_per_block,
+                            interleaved=interleaved)
 
 
-def rope_kernel(module, dtype: str, head_dim: int, vec: int, heads_per_block: int, cache=None):
+def rope_kernel(module, dtype: str, head_dim: int, vec: int, heads_per_block: int, cache=None,
+                interleaved: bool = False):
     """The specialised kernel (a cupy.RawKernel), compiled on first use, from the cache after."""
-    name, source = render_rope(kernel_source(module), dtype, head_dim, vec, heads_per_block)
+    name, source = render_rope(kernel_source(module), dtype, head_dim, vec, heads_per_block, interleaved)
     return jit.load(name, source, cache=cache).get_function(name)
 
 
@@ -66,25 +73,38 @@ def launch_rope(kernel, x, pos, tokens: int, heads: int, token_stride: int, head
         kernel(grid, block, args)
 
 
-def rope_reference(x: np.ndarray, pos: np.ndarray, heads: int, theta: float = THETA) -> np.ndarray:
-    """float64 rotate-half RoPE of heads [:heads] of x [tokens, row_heads, head_dim]; the rest as is."""
+def rope_reference(x: np.ndarray, pos: np.ndarray, heads: int, theta: float = THETA,
+                   interleaved: bool = False) -> np.ndarray:
+    """float64 RoPE of heads [:heads] of x [tokens, row_heads, head_dim]; the rest as is. Pair i is
+    (x[i], x[i + d/2]) (rotate half, GPT-NeoX) or (x[2i], x[2i + 1]) (interleaved, GPT-J)."""
     x = x.astype(np.float64)
     half = x.shape[-1] // 2
     freq = theta ** (-2.0 * np.arange(half) / x.shape[-1])
     angle = pos.astype(np.float64)[:, None, None] * freq
     c, s = np.cos(angle), np.sin(angle)
     out = x.copy()
-    x1, x2 = x[:, :heads, :half], x[:, :heads, half:]
-    out[:, :heads, :half] = x1 * c - x2 * s
-    out[:, :heads, half:] = x2 * c + x1 * s
+    first, second = (slice(0, None, 2), slice(1, None, 2)) if interleaved else (slice(0, half), slice(half, None))
+    x1, x2 = x[:, :heads, first], x[:, :heads, second]
+    out[:, :heads, first] = x1 * c - x2 * s
+    out[:, :heads, second] = x2 * c + x1 * s
     return out
 
 
 def check_rope(module, seed: int, tokens: int, heads: int, extra_heads: int, head_dim: int, dtype: str,
                vec: int, heads_per_block: int) -> None:
-    """Rows of `heads` heads to rotate, then `extra_heads` NaN heads (a packed v) that must stay
-    untouched. Positions are drawn from 1..4095, so an unrotated head always shows."""
-    kernel = rope_kernel(module, dtype, head_dim, vec, heads_per_block)
+    """Rotate half: rows of `heads` heads to rotate, then `extra_heads` NaN heads (a packed v) that
+    must stay untouched. Positions are drawn from 1..4095, so an unrotated head always shows."""
+    _check(module, seed, tokens, heads, extra_heads, head_dim, dtype, vec, heads_per_block, False)
+
+
+def check_rope_interleaved(module, seed: int, tokens: int, heads: int, extra_heads: int, head_dim: int,
+                           dtype: str, vec: int, heads_per_block: int) -> None:
+    """The same check for the interleaved layout (pairs (2i, 2i + 1))."""
+    _check(module, seed, tokens, heads, extra_heads, head_dim, dtype, vec, heads_per_block, True)
+
+
+def _check(module, seed, tokens, heads, extra_heads, head_dim, dtype, vec, heads_per_block, interleaved):
+    kernel = rope_kernel(module, dtype, head_dim, vec, heads_per_block, interleaved=interleaved)
     rng = np.random.default_rng(seed)
     row_heads = heads + extra_heads
     x = (2 * rng.standard_normal((tokens, row_heads, head_dim))).astype(device.dtype(dtype))
@@ -95,8 +115,9 @@ def check_rope(module, seed: int, tokens: int, heads: int, extra_heads: int, hea
                 heads_per_block)
     got = device.to_host(x_dev, dtype)
     where = f"({kernel.name}, tokens={tokens}, heads={heads})"
-    checks.assert_close(got[:, :heads], rope_reference(x, pos, heads)[:, :heads], dt=dtype,
-                        name=f"rope rotated heads {where}", seed=seed)
+    layout = "interleaved pairs (2i, 2i + 1)" if interleaved else "rotate half, pairs (i, i + head_dim / 2)"
+    checks.assert_close(got[:, :heads], rope_reference(x, pos, heads, interleaved=interleaved)[:, :heads],
+                        dt=dtype, name=f"rope rotated heads, {layout} {where}", seed=seed)
     checks.assert_untouched(got[:, heads:], np.ones(got[:, heads:].shape, bool),
                             name=f"rope heads past `heads` (the packed v) {where}", seed=seed)
 
@@ -140,7 +161,26 @@ def _cases():
     return tuple(cases)
 
 
+def _interleaved_cases():
+    shapes = ({"tokens": 1, "heads": 1, "extra_heads": 0}, {"tokens": 31, "heads": 5, "extra_heads": 2},
+              {"tokens": 33, "heads": 40, "extra_heads": 8})
+    configs = [("float16", 128, 8, 4), ("bfloat16", 64, 4, 2), ("float16", 256, 1, 1), ("bfloat16", 128, 2, 3)]
+    cases = [{**s, "head_dim": d, "dtype": dt, "vec": v, "heads_per_block": h}
+             for (dt, d, v, h), s in zip(configs, shapes + shapes[1:2])]
+    cases.append({"tokens": 4099, "heads": 40, "extra_heads": 8, "head_dim": 128, "dtype": "bfloat16",
+                  "vec": 8, "heads_per_block": 4})
+    return tuple(cases)
+
+
+# The graded file compiled on its own holds one vec-8 specialisation of each layout: 16-byte accesses.
+WIDE = Technique("16-byte vector loads and stores (course::vec_t<T, 8>, LDG.E.128 / STG.E.128)",
+                 require=(r"LDG\.E\.128", r"STG\.E\.128"))
+
 EXERCISES = (
-    Exercise("day13", "rope", "rope.cu", "rotary embedding, a family specialised by the JIT",
-             check_rope, _cases(), bench=bench_rope, target=0.85),
+    Exercise("day13", "rope", "rope.cu", "rotary embedding (rotate half), a family specialised by the JIT",
+             check_rope, _cases(), bench=bench_rope, target=0.85,
+             technique=(Technique(WIDE.why, WIDE.require, kernels=("rope_f16_d128_v8_h4",)),)),
+    Exercise("day13", "rope_interleaved", "rope.cu", "the interleaved (GPT-J) layout of the same family",
+             check_rope_interleaved, _interleaved_cases(),
+             technique=(Technique(WIDE.why, WIDE.require, kernels=("rope_interleaved_f16_d128_v8_h4",)),)),
 )

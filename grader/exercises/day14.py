@@ -19,26 +19,30 @@ import numpy as np
 from grader import bench, checks, device
 from grader.exercises import Exercise, day02, day06, day09, day11, day13
 from grader.jit import ops
+from grader.technique import Technique
 
 SUFFIX = {"float16": "f16", "bfloat16": "bf16"}
-BLOCK = 256  # threads per request: append_kv.cu is launched with this many
+BLOCK = 256  # threads per request: append_kv.cu and rope_append_kv.cu are launched with this many
+ROPE_THETA = 1e4  # rope_append_kv's theta, as the capstone's
 
 
-# ---- the exercise: append the new token's k and v to the cache -----------------------------------
+# ---- the exercises: append the new token's k and v to the cache (append_kv.cu), and the same with
+# ---- RoPE fused in (rope_append_kv.cu) ---------------------------------------------------------------
 
-def _append_launch(module, dtype: str, q, k_cache, v_cache, qkv, pos, batch: int, qo_heads: int,
-                   kv_heads: int, head_dim: int, max_len: int) -> None:
-    kernel = module.get_function(f"append_kv_{SUFFIX[dtype]}")
+def _launch(module, kernel: str, dtype: str, q, k_cache, v_cache, qkv, pos, batch: int, qo_heads: int,
+            kv_heads: int, head_dim: int, max_len: int, *extra) -> None:
+    kernel = module.get_function(f"{kernel}_{SUFFIX[dtype]}")
     device.launch(kernel, (batch,), (BLOCK,),
                   (q, k_cache, v_cache, qkv, pos, np.int32(qo_heads), np.int32(kv_heads), np.int32(head_dim),
-                   np.int32(max_len)), what=f"append_kv_{SUFFIX[dtype]}")
+                   np.int32(max_len), *extra), what=kernel.name)
 
 
-def check_append_kv(module, seed: int, batch: int, max_len: int, qo_heads: int, kv_heads: int,
-                    head_dim: int, dtype: str) -> None:
+def _check_append(module, seed: int, batch: int, max_len: int, qo_heads: int, kv_heads: int, head_dim: int,
+                  dtype: str, rope: bool) -> None:
     """q is NaN-poisoned; each cache holds random history up to pos[b] and NaN after it: the row at
     pos[b] must be the new k (v), the history must be unchanged and the NaN after it untouched.
-    A copy is exact: every element is compared for equality."""
+    A copy is exact: every copied element is compared for equality; with `rope`, q and the new k row
+    are rotated (day 13's rotate half, theta 1e4) and compared with float64 at the dtype's tolerance."""
     if dtype not in SUFFIX:
         raise ValueError(f"dtype {dtype!r}: expected one of {', '.join(SUFFIX)}")
     rng = np.random.default_rng(seed)
@@ -54,23 +58,41 @@ def check_append_kv(module, seed: int, batch: int, max_len: int, qo_heads: int, 
         caches.append(cache)
     q_dev = device.empty((batch, qo_heads, head_dim), dtype)
     k_dev, v_dev = (device.asarray(c) for c in caches)
-    _append_launch(module, dtype, q_dev, k_dev, v_dev, device.asarray(qkv), device.asarray(pos), batch,
-                   qo_heads, kv_heads, head_dim, max_len)
+    kernel, extra = ("rope_append_kv", (np.float32(np.log2(ROPE_THETA)),)) if rope else ("append_kv", ())
+    _launch(module, kernel, dtype, q_dev, k_dev, v_dev, device.asarray(qkv), device.asarray(pos), batch,
+            qo_heads, kv_heads, head_dim, max_len, *extra)
+    new = qkv.astype(np.float64).reshape(batch, qo_heads + 2 * kv_heads, head_dim)
+    if rope:
+        new = day13.rope_reference(new, pos, qo_heads + kv_heads, ROPE_THETA)
     exact = checks.Tolerance(0.0, 0.0, False)
+    rotated = None if rope else exact          # None: the dtype's tolerance
     where = f"({dtype}, batch={batch}, max_len={max_len}, heads {qo_heads}/{kv_heads}, d={head_dim})"
-    q_size, kv_size = qo_heads * head_dim, kv_heads * head_dim
-    checks.assert_close(device.to_host(q_dev, dtype), qkv[:, :q_size].reshape(batch, qo_heads, head_dim)
-                        .astype(np.float64), dt=dtype, tol=exact, name=f"append_kv q {where}", seed=seed)
+    what = f"{kernel} {'rotated ' if rope else ''}"
+    checks.assert_close(device.to_host(q_dev, dtype), new[:, :qo_heads], dt=dtype, tol=rotated,
+                        name=f"{what}q {where}", seed=seed)
+    history = np.arange(max_len)[None, :] < pos[:, None]
+    rows = np.arange(batch)
     for part, (cache, got_dev) in enumerate(zip(caches, (k_dev, v_dev))):
         name = "kv"[part]
-        expected = cache.astype(np.float64)
-        start = q_size + part * kv_size
-        expected[np.arange(batch), pos] = qkv[:, start:start + kv_size].reshape(batch, kv_heads, head_dim)
         got = device.to_host(got_dev, dtype)
-        checks.assert_close(got[~later], expected[~later], dt=dtype, tol=exact, seed=seed,
-                            name=f"append_kv {name}_cache rows up to pos[b] (history + the new row) {where}")
+        checks.assert_close(got[history], cache[history].astype(np.float64), dt=dtype, tol=exact, seed=seed,
+                            name=f"{kernel} {name}_cache rows before pos[b] (the history) {where}")
+        heads = slice(qo_heads + part * kv_heads, qo_heads + (part + 1) * kv_heads)
+        checks.assert_close(got[rows, pos], new[:, heads], dt=dtype, tol=rotated if part == 0 else exact,
+                            seed=seed, name=f"{what if part == 0 else kernel + ' '}{name}_cache row pos[b] "
+                                            f"(the new {name}) {where}")
         checks.assert_untouched(got[later], np.ones(got[later].shape, bool), seed=seed,
-                                name=f"append_kv {name}_cache rows after pos[b] {where}")
+                                name=f"{kernel} {name}_cache rows after pos[b] {where}")
+
+
+def check_append_kv(module, seed: int, batch: int, max_len: int, qo_heads: int, kv_heads: int,
+                    head_dim: int, dtype: str) -> None:
+    _check_append(module, seed, batch, max_len, qo_heads, kv_heads, head_dim, dtype, rope=False)
+
+
+def check_rope_append_kv(module, seed: int, batch: int, max_len: int, qo_heads: int, kv_heads: int,
+                         head_dim: int, dtype: str) -> None:
+    _check_append(module, seed, batch, max_len, qo_heads, kv_heads, head_dim, dtype, rope=True)
 
 
 APPEND_CASES = tuple({**c, "dtype": dt} for dt in SUFFIX for c in (
@@ -79,6 +101,15 @@ APPEND_CASES = tuple({**c, "dtype": dt} for dt in SUFFIX for c in (
     {"batch": 31, "max_len": 17, "qo_heads": 32, "kv_heads": 8, "head_dim": 128},
     {"batch": 64, "max_len": 257, "qo_heads": 7, "kv_heads": 1, "head_dim": 136},
 ))
+# head_dim a multiple of 16 (each half whole vectors); positions up to 4095 so every angle shows
+ROPE_APPEND_CASES = tuple({**c, "dtype": dt} for dt in SUFFIX for c in (
+    {"batch": 1, "max_len": 2, "qo_heads": 1, "kv_heads": 1, "head_dim": 16},
+    {"batch": 3, "max_len": 33, "qo_heads": 4, "kv_heads": 2, "head_dim": 64},
+    {"batch": 31, "max_len": 17, "qo_heads": 32, "kv_heads": 8, "head_dim": 128},
+    {"batch": 5, "max_len": 4096, "qo_heads": 7, "kv_heads": 1, "head_dim": 144},
+))
+WIDE = Technique("16-byte vector loads and stores (course::vec_t<T, 8>: LDG.E.128 / STG.E.128)",
+                 require=(r"LDG\.E\.128", r"STG\.E\.128"))
 
 
 # ---- the capstone ---------------------------------------------------------------------------------
@@ -295,5 +326,7 @@ def stage_table(rows: list[dict], cfg: BlockConfig = TIMING_CONFIG) -> str:
 
 EXERCISES = (
     Exercise("day14", "append_kv", "append_kv.cu", "split qkv and append the new k, v to the cache",
-             check_append_kv, APPEND_CASES),
+             check_append_kv, APPEND_CASES, technique=(WIDE,)),
+    Exercise("day14", "rope_append_kv", "rope_append_kv.cu", "RoPE and append KV fused: qkv read once",
+             check_rope_append_kv, ROPE_APPEND_CASES, technique=(WIDE,)),
 )

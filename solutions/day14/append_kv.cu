@@ -16,31 +16,42 @@ namespace {
 
 constexpr int VEC = 8;  // elements per 16-byte vector (fp16 and bf16)
 
+// The block copies n elements (a multiple of VEC) from src to dst, 16 bytes per thread per step.
+template <typename T>
+__device__ __forceinline__ void copy_vectors(T* __restrict__ dst, const T* __restrict__ src, int n) {
+  // BEGIN EXERCISE
+  // HINT: the block's threads walk the n elements side by side, VEC at a time: thread t takes the
+  // HINT: vectors at t * VEC, (t + blockDim.x) * VEC, ...; each is one 16-byte load and one store.
+  // HINT2: for (int i = threadIdx.x * VEC; i < n; i += blockDim.x * VEC) { course::vec_t<T, VEC> v;
+  // HINT2: v.load(src + i); v.store(dst + i); }
+  for (int i = threadIdx.x * VEC; i < n; i += blockDim.x * VEC) {
+    course::vec_t<T, VEC> v;
+    v.load(src + i);
+    v.store(dst + i);
+  }
+  // END EXERCISE
+}
+
 template <typename T>
 __device__ void append_kv(T* __restrict__ q, T* __restrict__ k_cache, T* __restrict__ v_cache,
                           const T* __restrict__ qkv, const int* __restrict__ pos, int qo_heads,
                           int kv_heads, int head_dim, int max_len) {
+  // BEGIN EXERCISE
+  // HINT: block b = blockIdx.x handles request b: its row of qkv is q_size + 2 * kv_size elements
+  // HINT: (q_size = qo_heads * head_dim, kv_size = kv_heads * head_dim). Copy its three parts with
+  // HINT: copy_vectors: the q part to q + b * q_size, the k part and the v part to row pos[b] of
+  // HINT: request b in k_cache and v_cache.
+  // HINT2: row = qkv + b * (q_size + 2 * kv_size); the cache row starts at element
+  // HINT2: slot = (b * max_len + pos[b]) * kv_size of each cache; k is row + q_size, v is
+  // HINT2: row + q_size + kv_size.
+  // HINT3: compute b and slot in int64_t: batch * max_len * kv_size overflows an int for a large cache.
   const int64_t b = blockIdx.x;
   const int q_size = qo_heads * head_dim, kv_size = kv_heads * head_dim;
   const T* row = qkv + b * (q_size + 2 * kv_size);
-  // BEGIN EXERCISE
-  // HINT: the row is q_size + 2 * kv_size elements; let the block's threads walk it in vectors of
-  // HINT: VEC (i = threadIdx.x * VEC; i += blockDim.x * VEC). Load 16 bytes from row + i, then store
-  // HINT: them where that part belongs: q + b * q_size + i for i < q_size; else k_cache for the next
-  // HINT: kv_size elements, else v_cache. Request b's row pos[b] starts at element
-  // HINT: (b * max_len + pos[b]) * kv_size of a cache (compute it in int64_t).
   const int64_t slot = (b * max_len + pos[b]) * static_cast<int64_t>(kv_size);
-  for (int i = threadIdx.x * VEC; i < q_size + 2 * kv_size; i += blockDim.x * VEC) {
-    course::vec_t<T, VEC> v;
-    v.load(row + i);
-    if (i < q_size) {
-      v.store(q + b * q_size + i);
-    } else if (i < q_size + kv_size) {
-      v.store(k_cache + slot + (i - q_size));
-    } else {
-      v.store(v_cache + slot + (i - q_size - kv_size));
-    }
-  }
+  copy_vectors(q + b * q_size, row, q_size);
+  copy_vectors(k_cache + slot, row + q_size, kv_size);
+  copy_vectors(v_cache + slot, row + q_size + kv_size, kv_size);
   // END EXERCISE
 }
 

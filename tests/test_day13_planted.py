@@ -1,0 +1,71 @@
+"""Day 13: planted wrong kernels fail with a message that says what is wrong, and the solution passes
+(on the emulator without a GPU).
+
+- rope_interleaved that rotates rotate-half pairs inside its chunk ((v[0][j], v[1][j]) instead of
+  neighbours), or that uses the element's index for the frequency instead of the pair's: the rotated
+  heads are wrong, and the message names the interleaved layout.
+- rope (rotate half) with one 2-byte access per element: right values, but the technique check refuses
+  it (no 16-byte loads).
+- rotate with a sign slip (x2' = x2 c - x1 s): wrong in both layouts.
+"""
+import re
+
+import pytest
+
+from grader.paths import SOLUTIONS
+
+SOLUTION = (SOLUTIONS / "day13" / "rope.cu").read_text()
+CASES = [{"tokens": 31, "heads": 5, "extra_heads": 2, "head_dim": 64, "dtype": "float16", "vec": 4,
+          "heads_per_block": 2}]
+VEC1 = [{**CASES[0], "vec": 1, "dtype": "bfloat16"}]
+VEC2 = [{**CASES[0], "vec": 2, "dtype": "bfloat16"}]  # with vec 1, (v[0][j], v[1][j]) is the right pair
+
+
+def _planted(*edits: tuple[str, str]) -> str:
+    text = SOLUTION
+    for old, new in edits:
+        assert old in text, f"the solution rope.cu changed: {old!r} not found"
+        text = text.replace(old, new)
+    return text
+
+
+HALF_PAIRS = _planted(("    T& e1 = v[2 * j / VEC][2 * j % VEC];\n    T& e2 = v[(2 * j + 1) / VEC][(2 * j + 1) % VEC];",
+                       "    T& e1 = v[0][j];\n    T& e2 = v[1][j];"))
+ELEMENT_FREQ = _planted(("    rotate<HEAD_DIM>(x1, x2, i0 + j, p, log2_theta);\n    e1 =",
+                         "    rotate<HEAD_DIM>(x1, x2, 2 * (i0 + j), p, log2_theta);\n    e1 ="))
+SIGN = _planted(("  x2 = x2 * c + x1 * s;", "  x2 = x2 * c - x1 * s;"))
+ROPE_BODY = re.compile(r"(  const int i0 = threadIdx.x \* VEC;\n)  course::vec_t<T, VEC> a, b;.*?(  // END EXERCISE)", re.S)
+SCALAR = ROPE_BODY.sub(lambda m: m.group(1) + """#pragma unroll
+  for (int j = 0; j < VEC; ++j) {
+    float x1 = course::to_float(h[i0 + j]), x2 = course::to_float(h[HALF + i0 + j]);
+    rotate<HEAD_DIM>(x1, x2, i0 + j, p, log2_theta);
+    h[i0 + j] = course::from_float<T>(x1);
+    h[HALF + i0 + j] = course::from_float<T>(x2);
+  }
+""" + m.group(2), SOLUTION, count=1)
+
+
+@pytest.mark.parametrize("text,cases", [(HALF_PAIRS, CASES), (HALF_PAIRS, VEC2), (ELEMENT_FREQ, VEC1)],
+                         ids=["rotate-half-pairs", "rotate-half-pairs-vec2", "element-frequency-vec1"])
+def test_wrong_interleaved_pairs_fail(planted, text, cases):
+    msg = planted("day13", "rope_interleaved", text, cases=cases)
+    assert msg is not None, "a wrong interleaved kernel passed"
+    assert "rope rotated heads, interleaved pairs (2i, 2i + 1)" in msg and "rope_interleaved_" in msg, msg
+
+
+def test_scalar_accesses_fail_the_technique(planted):
+    assert SCALAR != SOLUTION and "a.load" not in SCALAR.split("rope_interleaved")[0]
+    msg = planted("day13", "rope", SCALAR, cases=CASES)
+    assert msg is not None, "rope with 2-byte accesses passed"
+    assert "LDG.E.128" in msg and "16-byte vector loads" in msg, msg
+
+
+@pytest.mark.parametrize("name", ["rope", "rope_interleaved"])
+def test_sign_slip_fails_both_layouts(planted, name):
+    msg = planted("day13", name, SIGN, cases=CASES)
+    assert msg is not None and "rope rotated heads" in msg and "worst" in msg.lower(), msg
+
+
+@pytest.mark.parametrize("name", ["rope", "rope_interleaved"])
+def test_solution_passes(planted, name):
+    assert planted("day13", name, SOLUTION, cases=CASES + VEC1) is None
