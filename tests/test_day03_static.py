@@ -64,3 +64,9 @@ def test_math_header_wrappers_compile_to_what_they_name(tmp_path, arch):
 def test_stub_compiles(arch, name):
     stub, solution = DAYS / "day03" / name, DAY3 / name
     assert compiler.compile_file(stub, arch).kernels == compiler.compile_file(solution, arch).kernels
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_bf16_bits_packs_with_one_instruction(arch):
+    path = DAY3 / "bf16_bits.cu"
+    assert sass.has(path, arch, r"F2FP\.BF16", kernel="bf16_bits"), sass.report(path, arch)

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day01/add_bias_2d.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 8efde4ad911c02f8
+// stub-sha256: f7aa652b094d6140
 // Day 1, exercise 3: 2-D indexing.
 //
 //   out[r][c] = in[r][c] + bias[c]   for 0 <= r < rows, 0 <= c < cols   (row-major, row length cols)
@@ -14,5 +14,4 @@ extern "C" __global__ void add_bias_2d(const float* __restrict__ in, const float
   // TODO: your code here.
   //   Hint: column from the x dimension (blockIdx.x, blockDim.x, threadIdx.x), row from the y dimension.
   //   Hint: guard both: the grid is rounded up in x and in y.
-  //   Hint: element (r, c) is at r * cols + c; compute it in 64 bits.
 }

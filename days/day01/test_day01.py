@@ -8,7 +8,7 @@ import pytest
 
 from grader.exercises import case_id, day01
 
-VECTOR_ADD, SAXPY, ADD_BIAS_2D = day01.EXERCISES
+VECTOR_ADD, SAXPY, ADD_BIAS_2D, THREAD_INFO, READ_SUM = day01.EXERCISES
 
 
 @pytest.mark.parametrize("case", VECTOR_ADD.cases, ids=case_id)
@@ -24,3 +24,13 @@ def test_saxpy(course, case):
 @pytest.mark.parametrize("case", ADD_BIAS_2D.cases, ids=case_id)
 def test_add_bias_2d(course, case):
     course.check(ADD_BIAS_2D, case)
+
+
+@pytest.mark.parametrize("case", THREAD_INFO.cases, ids=case_id)
+def test_thread_info(course, case):
+    course.check(THREAD_INFO, case)
+
+
+@pytest.mark.parametrize("case", READ_SUM.cases, ids=case_id)
+def test_read_sum(course, case):
+    course.check(READ_SUM, case)

@@ -7,7 +7,7 @@ import pytest
 
 from grader.exercises import case_id, day02
 
-STRIDED_GATHER, SILU_AND_MUL = day02.EXERCISES
+STRIDED_GATHER, SILU_AND_MUL, QUANT_INT8 = day02.EXERCISES
 
 
 @pytest.mark.parametrize("case", STRIDED_GATHER.cases, ids=case_id)
@@ -18,6 +18,11 @@ def test_strided_gather(course, case):
 @pytest.mark.parametrize("case", SILU_AND_MUL.cases, ids=case_id)
 def test_silu_and_mul(course, case):
     course.check(SILU_AND_MUL, case)
+
+
+@pytest.mark.parametrize("case", QUANT_INT8.cases, ids=case_id)
+def test_quant_int8(course, case):
+    course.check(QUANT_INT8, case)
 
 
 @pytest.mark.perf

@@ -5,7 +5,7 @@ How to read the output:
   expected, got, the error in ulps and relative terms, and what was allowed) and the seed:
   COURSE_SEED=<seed> replays the same inputs. Outputs are NaN-poisoned: "elements are NaN" means
   elements never written (a grid-stride loop that stops early, a forgotten tail).
-- ptx_math checks each operation (op 0 to 4: exp2, lg2, rsqrt, rcp, tanh) against numpy in float64
+- ptx_math checks each operation (op 0 to 6: exp2, lg2, rsqrt, rcp, tanh, exp, log) against numpy in float64
   with the error the PTX ISA states for its instruction (APPROX_BOUNDS in the checks), the ends of
   its domain included. A wrong op order shows as a huge error on the first op you swapped.
 - warp_reduce compares the group sums (within 1e-6 of the group's sum of |x|) and maxes (exactly),
@@ -13,6 +13,10 @@ How to read the output:
   reduction that only lane 0 finishes (shfl_down instead of shfl_xor). x runs on with +inf to the
   end of the last group: an inf means lanes past n read x instead of taking the identity.
 - gelu_tanh allows tanh.approx's 2^-11, carried to the output (0.5 |x| 2^-11), plus rounding.
+- bf16_bits compares bits exactly (any NaN for a NaN), naming the input's bits: ties, the largest
+  floats, subnormals, infinities and NaNs are among the inputs.
+Each exercise is also graded on its technique (your own asm, MUFU / SHFL in the SASS): a library call
+in its place fails with a sentence saying which.
 There is no perf test: the exp throughput plot is in the notebook (`nb.bench("day03", "ptx_math")`).
 The checks themselves are in grader/exercises/day03.py.
 """
@@ -20,7 +24,7 @@ import pytest
 
 from grader.exercises import case_id, day03
 
-PTX_MATH, WARP_REDUCE, GELU_TANH = day03.EXERCISES
+PTX_MATH, WARP_REDUCE, GELU_TANH, BF16_BITS = day03.EXERCISES
 
 
 @pytest.mark.parametrize("case", PTX_MATH.cases, ids=case_id)
@@ -36,3 +40,8 @@ def test_warp_reduce(course, case):
 @pytest.mark.parametrize("case", GELU_TANH.cases, ids=case_id)
 def test_gelu_tanh(course, case):
     course.check(GELU_TANH, case)
+
+
+@pytest.mark.parametrize("case", BF16_BITS.cases, ids=case_id)
+def test_bf16_bits(course, case):
+    course.check(BF16_BITS, case)

@@ -5,6 +5,8 @@ import numpy as np
 
 from grader import checks, device
 from grader.exercises import Exercise
+from grader.exercises.day03 import assert_within
+from grader.technique import Technique
 
 
 def _launch_1d(n: int, block: int = 256) -> tuple[tuple, tuple]:
@@ -54,6 +56,53 @@ def check_add_bias_2d(module, seed: int, rows: int, cols: int) -> None:
                         name=f"add_bias_2d out ({rows}x{cols})", seed=seed)
 
 
+def thread_info_reference(grid: tuple, block: tuple) -> np.ndarray:
+    """[threads in the grid, 4]: block rank, thread rank, warp, lane of each global rank (x fastest)."""
+    blocks, threads = int(np.prod(grid)), int(np.prod(block))
+    rank = np.arange(threads)
+    out = np.empty((blocks, threads, 4), np.int64)
+    out[..., 0] = np.arange(blocks)[:, None]
+    out[..., 1], out[..., 2], out[..., 3] = rank, rank // 32, rank % 32
+    return out.reshape(-1, 4)
+
+
+def check_thread_info(module, seed: int, grid: tuple, block: tuple) -> None:
+    expected = thread_info_reference(grid, block)
+    out = device.empty(expected.size, "int32")  # poisoned: -1 in every element
+    device.launch(module.get_function("thread_info"), tuple(grid), tuple(block), (out,), what="thread_info")
+    got = device.to_host(out).reshape(-1, 4)
+    for k, field in enumerate(("block rank", "thread rank", "warp", "lane")):
+        wrong = np.flatnonzero(got[:, k] != expected[:, k])
+        if wrong.size:
+            g = int(wrong[0])
+            raise AssertionError(
+                f"thread_info {field} (grid {grid}, block {block}): {wrong.size} of {len(got)} threads wrong; "
+                f"first at global rank {g} (block rank {expected[g, 0]}, thread rank {expected[g, 1]}): "
+                f"expected {expected[g, k]}, got {got[g, k]}"
+                + (" (-1: never written)" if got[g, k] == -1 else "") + f" [seed {seed}]")
+
+
+READ_SUM_GRID = (6, 128)  # fixed: the grid-stride loop covers any n4
+
+
+def check_read_sum(module, seed: int, n4: int, reps: int) -> None:
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n4, 4), dtype=np.float32)
+    blocks, threads = READ_SUM_GRID
+    total = blocks * threads
+    partial = device.empty(total, "float32")
+    device.launch(module.get_function("read_sum"), (blocks,), (threads,),
+                  (device.asarray(x), np.int64(n4), np.int32(reps), partial), what="read_sum")
+    owner = np.arange(n4) % total
+    exact = reps * np.bincount(owner, weights=x.astype(np.float64).sum(axis=1), minlength=total)
+    abs_sum = reps * np.bincount(owner, weights=np.abs(x.astype(np.float64)).sum(axis=1), minlength=total)
+    # float32 accumulation: each addition rounds by at most 2^-24 of the running |sum| <= abs_sum.
+    adds = 4 * reps * -(-n4 // total) + 1
+    assert_within(device.to_host(partial), exact, adds * 2.0**-24 * abs_sum, seed=seed,
+                  name=f"read_sum partial, index = thread (n4={n4}, reps={reps}, grid {blocks}x{threads}; "
+                       f"allowed: float32 rounding of each addition)")
+
+
 EXERCISES = (
     Exercise("day01", "vector_add", "vector_add.cu", "vector add with a bounds check",
              check_vector_add,
@@ -64,4 +113,14 @@ EXERCISES = (
              check_add_bias_2d,
              ({"rows": 1, "cols": 1}, {"rows": 1, "cols": 33}, {"rows": 31, "cols": 1},
               {"rows": 31, "cols": 33}, {"rows": 1000, "cols": 999}, {"rows": 4096, "cols": 257})),
+    Exercise("day01", "thread_info", "thread_info.cu", "3-D blocks and grids: ranks, warps and lanes",
+             check_thread_info,
+             tuple({"grid": g, "block": b} for g, b in
+                   (((1, 1, 1), (32, 1, 1)), ((3, 1, 1), (5, 3, 1)), ((2, 3, 1), (8, 4, 2)),
+                    ((2, 2, 2), (7, 5, 3)), ((4, 1, 3), (16, 16, 4))))),
+    Exercise("day01", "read_sum", "read_sum.cu", "a grid-stride read loop over a working set, repeated",
+             check_read_sum,
+             tuple({"n4": n, "reps": r} for n, r in ((1, 1), (33, 2), (767, 1), (769, 3), (100_003, 2),
+                                                    ((1 << 20) + 1, 1))),
+             technique=(Technique("one 16-byte load (a float4) per element", require=(r"LDG\.E\.128",)),)),
 )

@@ -5,6 +5,7 @@ import numpy as np
 
 from grader import bench, checks, device
 from grader.exercises import Exercise
+from grader.technique import Technique
 
 SUFFIX = {"float32": "f32", "float16": "f16", "bfloat16": "bf16"}
 
@@ -108,6 +109,72 @@ def bench_silu_and_mul(modules: dict, quick: bool = False, dtypes=("float32", "f
     return report
 
 
+# ---- int8 quantisation --------------------------------------------------------------------------
+
+QUANT_BLOCK = 128
+
+
+def quant_int8_input(rng: np.random.Generator, rows: int, d: int) -> np.ndarray:
+    """fp16 rows of different magnitudes; row 0 all zeros, row 1 with its largest |x| (negative) at the
+    last element, where a scan that stops early or starts from the wrong end misses it."""
+    x = rng.standard_normal((rows, d)) * np.exp(rng.uniform(np.log(1e-2), np.log(1e2), (rows, 1)))
+    x[0] = 0.0
+    if rows > 1:
+        x[1, -1] = -2.0 * np.abs(x[1]).max() - 1.0
+    return x.astype(np.float16)
+
+
+def quant_int8_reference(x: np.ndarray):
+    """(scales, q, ambiguous): scale = max|x| / 127 in float32 (the division correctly rounded);
+    q = x / scale rounded to nearest, ties to even, saturated to [-127, 127] (0 for a row of zeros);
+    `ambiguous` marks the elements within float32 rounding of a tie (x / scale = k + 0.5), where a
+    kernel that multiplies by 127 / max|x| may land on either side."""
+    amax = np.abs(x.astype(np.float32)).max(axis=1)
+    scales = amax / np.float32(127)
+    s = scales.astype(np.float64)[:, None]
+    v = np.divide(x.astype(np.float64), s, out=np.zeros(x.shape), where=s > 0)
+    q = np.clip(np.rint(v), -127, 127)
+    ambiguous = np.abs(np.abs(v - np.floor(v)) - 0.5) <= 2.0**-18 * np.maximum(np.abs(v), 1.0)
+    return scales, q, ambiguous
+
+
+def check_quant_int8(module, seed: int, rows: int, d: int) -> None:
+    rng = np.random.default_rng(seed)
+    x = quant_int8_input(rng, rows, d)
+    scales_ref, q_ref, ambiguous = quant_int8_reference(x)
+    # int8 travels as its bytes (uint8: the device module's dtypes); the poison 0xFF reads as -1.
+    q, scales = device.empty((rows, d), "uint8"), device.empty(rows, "float32")
+    device.launch(module.get_function("quantize_int8"), (rows,), (QUANT_BLOCK,),
+                  (q, scales, device.asarray(x), np.int32(d)), what="quantize_int8")
+    got_scales = device.to_host(scales)
+    # 127 / max|x| then a product may differ from max|x| / 127 by an ulp or two.
+    checks.assert_close(got_scales, scales_ref, tol=checks.Tolerance(2.0**-22, 0.0, False), seed=seed,
+                        name=f"quantize_int8 scales (rows={rows}, d={d}; scale = max|x| / 127; row 0 is "
+                             f"all zeros: scale 0)")
+    got = device.to_host(q).view(np.int8).astype(np.float64)
+    v = x.astype(np.float64) / np.where(scales_ref > 0, scales_ref, 1)[:, None]
+    ok = (got == q_ref) | (ambiguous & (np.abs(got - v) <= 0.5 + 2.0**-18 * np.maximum(np.abs(v), 1)))
+    if not ok.all():
+        bad = np.argwhere(~ok)
+        r, c = (int(k) for k in bad[0])
+        why = (" (-1 everywhere: never written?)" if got[r, c] == -1 else
+               " (towards zero: truncated instead of rounded to nearest?)" if abs(got[r, c]) < abs(q_ref[r, c])
+               and abs(v[r, c]) % 1 > 0.5 else "")
+        raise AssertionError(
+            f"quantize_int8 q (rows={rows}, d={d}): {len(bad)} of {got.size} values wrong; first at "
+            f"(row {r}, col {c}): x = {float(x[r, c]):.6g}, scale = {scales_ref[r]:.6g}, x / scale = "
+            f"{v[r, c]:.4f}, expected {int(q_ref[r, c])} (nearest, ties to even, within [-127, 127]), "
+            f"got {int(got[r, c])}{why} [seed {seed}: rerun with {checks.SEED_ENV}={seed}]")
+    # Dequantize the reference's q with the reference's scales: fp16 of q * scale.
+    out = device.empty((rows, d), "float16")
+    device.launch(module.get_function("dequantize_int8"), (rows,), (QUANT_BLOCK,),
+                  (out, device.asarray(q_ref.astype(np.int8).view(np.uint8)), device.asarray(scales_ref), np.int32(d)),
+                  what="dequantize_int8")
+    checks.assert_close(device.to_host(out, "float16"), q_ref * scales_ref.astype(np.float64)[:, None],
+                        tol=checks.Tolerance(2.0**-11, 2.0**-25, False), seed=seed,
+                        name=f"dequantize_int8 out (rows={rows}, d={d}; q * scale rounded to fp16)")
+
+
 SILU_SHAPES = ({"rows": 1, "d": 1}, {"rows": 3, "d": 31}, {"rows": 5, "d": 33}, {"rows": 7, "d": 8},
                {"rows": 64, "d": 4096}, {"rows": 129, "d": 11008}, {"rows": 4096, "d": 1000})
 
@@ -121,4 +188,10 @@ EXERCISES = (
              check_silu_and_mul,
              tuple({**shape, "dtype": dt} for dt in SUFFIX for shape in SILU_SHAPES),
              bench=bench_silu_and_mul, target=0.90),
+    Exercise("day02", "quant_int8", "quant_int8.cu", "per-row int8 quantize / dequantize with vec_t<int8_t, 16>",
+             check_quant_int8,
+             tuple({"rows": r, "d": d} for r, d in ((2, 1), (3, 16), (4, 31), (3, 48), (5, 33), (9, 2064),
+                                                    (64, 4096), (1024, 5000), (4096, 8192))),
+             technique=tuple(Technique(f"16-byte accesses (vec_t) in {k}", require=(r"LDG\.E\.128", r"STG\.E\.128"),
+                                       kernels=(k,)) for k in ("quantize_int8", "dequantize_int8"))),
 )

@@ -12,6 +12,7 @@ import numpy as np
 
 from grader import bench, checks, device
 from grader.exercises import Exercise
+from grader.technique import Technique
 
 # ---- error bounds -------------------------------------------------------------------------------
 
@@ -66,6 +67,17 @@ APPROX_BOUNDS: dict[str, Approx] = {
     # About 11 correct bits: fine for activations and fp16 / bf16 outputs, not for fp32 math.
     "tanh": Approx(4, "tanh.approx.f32", np.tanh, (-5.0, 5.0), False, False, rel=2.0**-11,
                    stated="relative error 2^-11 (seen: 2^-16.5 on an H100)"),
+    # Derived from the two above, not stated by the ISA. e^x = ex2(x * log2e): rounding the product
+    # (2^-24 relative) and log2e itself (2^-24) each move the exponent by up to |x| 2^-24, which is a
+    # relative error of |x| 2^-24 in e^x: 2 * 10 * 2^-24 over the domain, on top of ex2's 2.5 ulp.
+    "exp": Approx(5, "ex2.approx.ftz.f32 of x * log2e", np.exp, (-10.0, 10.0), False, False,
+                  rel=20 * 2.0**-24, ulps=2.5,
+                  stated="ex2's 2.5 ulp + a relative 2 |x| 2^-24 from rounding x * log2e (derived)"),
+    # ln x = lg2(x) * ln2: lg2's 2^-22 scaled by ln2 < 1, plus the product's rounding and that of ln2
+    # (2^-24 + 2^-25 of |ln x|): under 2^-21, absolute inside (0.5, 2) as for lg2.
+    "log": Approx(6, "lg2.approx.ftz.f32 times ln2", np.log, (1e-3, 1e3), True, False, rel=2.0**-21,
+                  abs_inside=(0.5, 2.0),
+                  stated="2^-21: absolute for x in (0.5, 2), relative elsewhere (derived from lg2's 2^-22)"),
 }
 
 ULP_NOTE = "ulp = the spacing of float32 numbers at the exact value (np.spacing)"
@@ -276,14 +288,123 @@ def check_gelu_tanh(module, seed: int, n: int, dtype: str) -> None:
                   name=f"gelu_tanh out ({dtype}, n={n}; allowed {why})")
 
 
+# ---- exercise 4: type punning, float <-> bfloat16 by bits -------------------------------------
+
+def bf16_bits_reference(x: np.ndarray) -> np.ndarray:
+    """The bfloat16 nearest to each float32 (ties to even) as its 16 bits in uint32, computed on the
+    integers; NaN inputs give a quiet NaN of the same sign (0x40 set in the mantissa)."""
+    u = x.astype(np.float32).view(np.uint32).astype(np.uint64)
+    rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16) & 0xFFFF
+    nan = (u & 0x7FFFFFFF) > 0x7F800000
+    return np.where(nan, (u >> 16) | 0x40, rounded).astype(np.uint32)
+
+
+def bf16_bits_input(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Floats over every binade, and the cases that catch a wrong rounding: exact ties with an even and an
+    odd kept part, the values next to them, the largest floats (round up to inf), subnormals, +-0, +-inf,
+    NaNs (one whose payload sits in the low 16 bits only: truncating would make it an infinity)."""
+    x = (rng.choice((-1.0, 1.0), n) * np.exp2(rng.uniform(-130, 128, n))).astype(np.float32)
+    special = np.array([0x3F808000, 0x3F818000, 0x3F808001, 0x3F807FFF, 0xBF818000, 0x7F7FFFFF, 0x7F7F8000,
+                        0x7F7F7FFF, 0x00000001, 0x00018000, 0x80000000, 0x00000000, 0x7F800000, 0xFF800000,
+                        0x7FC00000, 0x7F800001, 0xFF800001], np.uint32).view(np.float32)
+    k = min(n, special.size)
+    x[rng.permutation(n)[:k]] = special[:k]
+    return x
+
+
+def check_bf16_bits(module, seed: int, n: int) -> None:
+    x = bf16_bits_input(np.random.default_rng(seed), n)
+    expected = bf16_bits_reference(x)
+    bits, packed, packed_hw = device.empty(n, "uint32"), device.empty(n // 2, "uint32"), device.empty(n // 2, "uint32")
+    back = device.empty(n, "float32")
+    grid, block = _launch_1d(n)
+    device.launch(module.get_function("bf16_bits"), grid, block,
+                  (device.asarray(x), bits, back, packed, packed_hw, np.int64(n)), what="bf16_bits")
+    replay = f" [seed {seed}: rerun with {checks.SEED_ENV}={seed}]"
+    got = device.to_host(bits)
+    is_nan = ((expected & 0x7FFF) > 0x7F80)
+    # a NaN may come back as any NaN; every other value bit for bit
+    wrong = np.flatnonzero(np.where(is_nan, ((got & 0x7FFF) <= 0x7F80) | (got > 0xFFFF), got != expected))
+    if wrong.size:
+        i = wrong[0]
+        xb = int(x.view(np.uint32)[i])
+        hint = (" (towards zero: truncated instead of rounded?)" if got[i] == xb >> 16 and got[i] != expected[i]
+                else " (an exact tie: ties go to the EVEN neighbour)" if xb & 0xFFFF == 0x8000 else "")
+        raise AssertionError(
+            f"bf16_bits bits (n={n}): {wrong.size} of {n} wrong; first at index {i}: x = {x[i]!r} (bits "
+            f"{xb:#010x}), expected {expected[i]:#06x}, got {int(got[i]):#x}{hint}{replay}")
+    exact_back = (expected.astype(np.uint32) << 16).view(np.float32)
+    got_back = device.to_host(back)
+    bad = np.flatnonzero(~((got_back.view(np.uint32) == exact_back.view(np.uint32)) |
+                           (np.isnan(got_back) & np.isnan(exact_back))))
+    if bad.size:
+        i = bad[0]
+        raise AssertionError(f"bf16_bits back (n={n}): {bad.size} of {n} wrong; first at index {i}: bf16 bits "
+                             f"{expected[i]:#06x}, expected {exact_back[i]!r}, got {got_back[i]!r}{replay}")
+    pairs = expected[0:2 * (n // 2):2] | expected[1:2 * (n // 2):2] << 16
+    for name, arr in (("packed", packed), ("packed_hw", packed_hw)):
+        got = device.to_host(arr)
+        half_nan = [((pairs >> s) & 0x7FFF) > 0x7F80 for s in (0, 16)]
+        same = np.ones(got.shape, bool)
+        for s, nan in zip((0, 16), half_nan):
+            g, e = (got >> s) & 0xFFFF, (pairs >> s) & 0xFFFF
+            same &= np.where(nan, (g & 0x7FFF) > 0x7F80, g == e)
+        bad = np.flatnonzero(~same)
+        if bad.size:
+            j = bad[0]
+            swapped = ((got[j] >> 16) | (got[j] << 16)) & 0xFFFFFFFF == pairs[j]
+            raise AssertionError(
+                f"bf16_bits {name} (n={n}): {bad.size} of {n // 2} words wrong; first at j = {j} (x[{2 * j}] = "
+                f"{x[2 * j]!r}, x[{2 * j + 1}] = {x[2 * j + 1]!r}): expected {int(pairs[j]):#010x}, got "
+                f"{int(got[j]):#010x}"
+                + (" (halves swapped: x[2j] goes in the LOW 16 bits)" if swapped else "") + replay)
+
+
+PTX_MATH_TECHNIQUE = Technique(
+    "your own inline PTX for each SFU instruction (asm with ex2/lg2/rsqrt/rcp/tanh .approx)",
+    require=(r"MUFU\.EX2", r"MUFU\.LG2", r"MUFU\.RSQ", r"MUFU\.RCP", r"MUFU\.TANH"),
+    source_require=tuple((rf'asm\s*(volatile\s*)?\(\s*"{ins}\.approx', f"asm statement with {ins}.approx (my_{fn})")
+                         for ins, fn in (("ex2", "exp2"), ("lg2", "log2"), ("rsqrt", "rsqrt"), ("rcp", "rcp"),
+                                         ("tanh", "tanh"))),
+    source_forbid=((r"\b(__)?(exp2|exp|exp10|log2|log|log10|rsqrt|sqrt|tanh|pow)f?\s*\(|__fdividef|__fdiv_r[nzdu]|"
+                    r"__frcp_r[nzdu]|__frsqrt_rn|__fsqrt_r[nzdu]", "a math-library call (exp2f, log2f, rsqrtf, "
+                    "__fdividef, tanhf, ...) instead of inline asm"),
+                   (r"course::math|\bptx_(exp2|log2|rsqrt|rcp|tanh)\s*\(", "course::math's wrappers")))
+
+WARP_REDUCE_TECHNIQUE = Technique(
+    "a butterfly of register exchanges (your shfl.sync.bfly in inline asm), no shared memory",
+    require=(r"SHFL\.BFLY",), forbid=(r"STS\b", r"LDS\b", r"ATOMS"),
+    source_require=((r'asm\s*(volatile\s*)?\(\s*"shfl\.sync\.bfly\.b32', "asm statement with shfl.sync.bfly.b32"),),
+    source_forbid=((r"__shfl\w*_sync|course::math::shfl|__reduce_\w+_sync|cub::",
+                    "the library's shuffles or reductions (__shfl_xor_sync, course::math::shfl_xor_sync, cub)"),))
+
+GELU_TECHNIQUE = Technique(
+    "tanh.approx on the SFU (MUFU.TANH) and 16-byte accesses (LDG.E.128)",
+    require=(r"MUFU\.TANH", r"LDG\.E\.128"),
+    source_require=((r'asm\s*(volatile\s*)?\(\s*"tanh\.approx\.f32', "asm statement with tanh.approx.f32"),),
+    source_forbid=((r"\b(__)?tanhf?\s*\(|course::math", "tanhf or course::math's ptx_tanh"),))
+
+BF16_TECHNIQUE = Technique(
+    "the conversion done on the bits (__float_as_uint and integer rounding) and cvt.rn.bf16x2.f32 in asm",
+    source_require=((r"__float_as_uint|__float_as_int", "__float_as_uint (the float's bits)"),
+                    (r'asm\s*(volatile\s*)?\(\s*"cvt\.rn\.bf16x2\.f32', "asm statement with cvt.rn.bf16x2.f32")),
+    source_forbid=((r"__float2bfloat16|__bfloat162float|__floats2bfloat162|__float22bfloat162|cuda_bf16|"
+                    r"__nv_bfloat16", "the library's bfloat16 conversions or types"),))
+
+
 EXERCISES = (
     Exercise("day03", "ptx_math", "ptx_math.cu", "PTX inline asm: ex2, lg2, rsqrt, rcp, tanh, their errors",
              check_ptx_math,
              tuple({"op": op, "n": n} for op in APPROX_BOUNDS for n in (1, 1000, (1 << 20) + 3)),
-             bench=bench_exp),
+             bench=bench_exp, technique=(PTX_MATH_TECHNIQUE,)),
     Exercise("day03", "warp_reduce", "warp_reduce.cu", "butterfly warp reduction (sum, max) with shuffles",
-             check_warp_reduce, tuple({"n": n} for n in (1, 31, 32, 33, 1000, (1 << 20) + 5))),
+             check_warp_reduce, tuple({"n": n} for n in (1, 31, 32, 33, 1000, (1 << 20) + 5)),
+             technique=(WARP_REDUCE_TECHNIQUE,)),
     Exercise("day03", "gelu_tanh", "gelu_tanh.cu", "GELU (tanh form) on tanh.approx, fp32 and fp16",
              check_gelu_tanh,
-             tuple({"n": n, "dtype": dt} for dt in SUFFIX for n in (1, 7, 8, 9, 1000, 4097, (1 << 20) + 3))),
+             tuple({"n": n, "dtype": dt} for dt in SUFFIX for n in (1, 7, 8, 9, 1000, 4097, (1 << 20) + 3)),
+             technique=(GELU_TECHNIQUE,)),
+    Exercise("day03", "bf16_bits", "bf16_bits.cu", "type punning: float <-> bfloat16 by bits, packed pairs",
+             check_bf16_bits, tuple({"n": n} for n in (1, 2, 17, 33, 1000, 4097, (1 << 20) + 1)),
+             technique=(BF16_TECHNIQUE,)),
 )

@@ -11,7 +11,9 @@ extern "C" __global__ void add_bias_2d(const float* __restrict__ in, const float
   // BEGIN EXERCISE
   // HINT: column from the x dimension (blockIdx.x, blockDim.x, threadIdx.x), row from the y dimension.
   // HINT: guard both: the grid is rounded up in x and in y.
-  // HINT: element (r, c) is at r * cols + c; compute it in 64 bits.
+  // HINT2: c = blockIdx.x * blockDim.x + threadIdx.x; r = the same with .y; if (r < rows && c < cols)
+  // HINT2: { element index; out[idx] = in[idx] + bias[c]; }
+  // HINT3: const int64_t idx = static_cast<int64_t>(r) * cols + c;  (row-major: a row is cols long)
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
   const int r = blockIdx.y * blockDim.y + threadIdx.y;
   if (r < rows && c < cols) {

@@ -9,9 +9,14 @@
 extern "C" __global__ void saxpy(int64_t n, float alpha, const float* __restrict__ x,
                                  const float* __restrict__ y, float* __restrict__ out) {
   // BEGIN EXERCISE
-  // HINT: for (i = global index; i < n; i += gridDim.x * blockDim.x) -- see course/common.cuh.
+  // HINT: start at your global index and step by the number of threads in the grid until i >= n.
   // HINT: consecutive threads must touch consecutive elements in each step (coalescing, day 2).
-  for (int64_t i = course::global_thread_id(); i < n; i += course::grid_threads()) {
+  // HINT2: const int64_t stride = gridDim.x * blockDim.x (in 64 bits); then
+  // HINT2: for (int64_t i = <global index>; i < n; i += stride) out[i] = alpha * x[i] + y[i];
+  // HINT3: course::global_thread_id() and course::grid_threads() (course/common.cuh) compute both.
+  const int64_t start = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = start; i < n; i += stride) {
     out[i] = alpha * x[i] + y[i];
   }
   // END EXERCISE

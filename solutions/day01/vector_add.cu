@@ -9,9 +9,11 @@
 extern "C" __global__ void vector_add(const float* __restrict__ a, const float* __restrict__ b,
                                       float* __restrict__ c, int64_t n) {
   // BEGIN EXERCISE
-  // HINT: this thread's element: blockIdx.x * blockDim.x + threadIdx.x (course::global_thread_id()).
-  // HINT: the grid is rounded up, so threads past n must do nothing.
-  const int64_t i = course::global_thread_id();
+  // HINT: this thread's element is blockIdx.x * blockDim.x + threadIdx.x; threads past n do nothing.
+  // HINT2: two lines: compute the index i (64-bit: n can exceed 2^31), then `if (i < n) c[i] = ...;`.
+  // HINT3: const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  // HINT3: (blockIdx.x * blockDim.x alone multiplies two 32-bit unsigned values and can wrap.)
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) c[i] = a[i] + b[i];
   // END EXERCISE
 }

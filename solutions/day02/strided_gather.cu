@@ -11,6 +11,8 @@ extern "C" __global__ void strided_gather(const float* __restrict__ in, float* _
   // BEGIN EXERCISE
   // HINT: one thread per output element, guarded by n_out.
   // HINT: compute the input index in 64 bits: i * stride can exceed 2^31.
+  // HINT2: const int64_t i = course::global_thread_id(); if (i < n_out) out[i] = in[...];
+  // HINT3: out[i] = in[i * stride];  (both int64_t: no overflow; the writes stay contiguous)
   const int64_t i = course::global_thread_id();
   if (i < n_out) out[i] = in[i * stride];
   // END EXERCISE

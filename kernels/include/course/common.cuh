@@ -3,8 +3,10 @@
 #pragma once
 // NVRTC has no C++ standard library of its own: the fixed-width integers come from libcu++ (CCCL).
 #include <cuda/std/cstdint>
+using cuda::std::int8_t;
 using cuda::std::int32_t;
 using cuda::std::int64_t;
+using cuda::std::uint8_t;
 using cuda::std::uint16_t;
 using cuda::std::uint32_t;
 using cuda::std::uint64_t;

@@ -14,8 +14,11 @@
 //       "r"  a .b32 / .u32 / .s32 register      "h"  a .b16 / .u16 register (one half's bits)
 //       "l"  a .b64 / .u64 register (64-bit integers, and pointers such as global addresses)
 //   - "=" marks an output (written by the asm), "+" one that is read and written;
-//   - `volatile` tells the compiler not to delete, merge or hoist the asm (FlashInfer's habit; pure
-//     math would also be correct without it, and the compiler could then remove repeated calls).
+//   - `volatile` tells the compiler not to delete the asm or merge two identical ones (FlashInfer's
+//     habit; pure math would also be correct without it, and the compiler could then remove repeated
+//     calls). It is NOT a barrier: ordinary loads and stores may still move across a volatile asm.
+//     An asm that reads or writes memory the compiler cannot see in its operands (a release store,
+//     a fence, cp.async) also needs the "memory" clobber, its fourth section: asm volatile("..." ::: "memory").
 // .approx asks for the SFU's approximation; .ftz flushes subnormal inputs and results to zero, which
 // saves instructions around the SFU (without .ftz the compiler adds scaling to handle subnormals).
 // Accuracy (the PTX ISA's bounds; grader/exercises/day03.py: APPROX_BOUNDS, checked by exercise 1):

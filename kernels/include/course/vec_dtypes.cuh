@@ -3,7 +3,8 @@
 // Modelled on FlashInfer's include/flashinfer/vec_dtypes.cuh: a GPU moves memory in 32-byte sectors
 // and a thread can load up to 16 bytes in one instruction (LDG.E.128). vec_t packs N elements into
 // an aligned register array and loads / stores them through an integer type of the same width, so
-// the compiler emits one 128-bit access instead of N narrow ones.
+// the compiler emits one 128-bit access instead of N narrow ones. Element types: float, half,
+// __nv_bfloat16 and int8_t (vec_t<int8_t, 16>: 16 quantised values in one 16-byte access).
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -14,6 +15,7 @@ namespace course {
 
 // The unsigned type whose width is Bytes: what one load instruction of that width moves.
 template <size_t Bytes> struct bits_t;
+template <> struct bits_t<1> { using type = uint8_t; };
 template <> struct bits_t<2> { using type = uint16_t; };
 template <> struct bits_t<4> { using type = uint32_t; };
 template <> struct bits_t<8> { using type = uint2; };
@@ -24,17 +26,22 @@ template <typename T> COURSE_INLINE float to_float(T x);
 template <> COURSE_INLINE float to_float<float>(float x) { return x; }
 template <> COURSE_INLINE float to_float<half>(half x) { return __half2float(x); }
 template <> COURSE_INLINE float to_float<__nv_bfloat16>(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <> COURSE_INLINE float to_float<int8_t>(int8_t x) { return static_cast<float>(x); }  // exact
 
 template <typename T> COURSE_INLINE T from_float(float x);
 template <> COURSE_INLINE float from_float<float>(float x) { return x; }
 template <> COURSE_INLINE half from_float<half>(float x) { return __float2half_rn(x); }
 template <> COURSE_INLINE __nv_bfloat16 from_float<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
+// int8: rounded to the nearest integer (ties to even, as the float conversions), saturated to [-128, 127].
+template <> COURSE_INLINE int8_t from_float<int8_t>(float x) {
+  return static_cast<int8_t>(max(-128, min(127, __float2int_rn(x))));
+}
 
 template <typename T, size_t N>
 struct vec_t {
   static constexpr size_t bytes = sizeof(T) * N;
-  static_assert(bytes == 2 || bytes == 4 || bytes == 8 || bytes == 16,
-                "vec_t must be 2, 4, 8 or 16 bytes wide");
+  static_assert(bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8 || bytes == 16,
+                "vec_t must be 1, 2, 4, 8 or 16 bytes wide");
   using bits = typename bits_t<bytes>::type;
 
   alignas(bytes) T data[N];

@@ -1,0 +1,39 @@
+"""Day 2's int8 quantisation: planted wrong kernels fail with a message that says what is wrong, and the
+solution passes (on the emulator without a GPU)."""
+import pytest
+
+from grader.paths import SOLUTIONS
+
+SOLUTION = (SOLUTIONS / "day02" / "quant_int8.cu").read_text()
+
+
+def _planted(old: str, new: str) -> str:
+    assert old in SOLUTION, f"the solution changed: {old!r} not found"
+    return SOLUTION.replace(old, new)
+
+
+PLANTED = {
+    # static_cast truncates towards zero: 12.7 becomes 12.
+    "truncates": (_planted("const int r = __float2int_rn(x * inv_scale);",
+                           "const int r = static_cast<int>(x * inv_scale);"), "truncated instead of rounded"),
+    # The scale from the row's first element instead of its largest |x|.
+    "scale_from_first": (_planted("amax = block_max(amax);",
+                                  "amax = fabsf(course::to_float(xr[0]));"), "quantize_int8 scales"),
+    # The scale inverted: max|x| * 127 stored instead of max|x| / 127.
+    "scale_inverted": (_planted("scales[row] = amax / 127.f;", "scales[row] = amax * 127.f;"),
+                       "quantize_int8 scales"),
+    # Narrow accesses: one element per thread even when d % 16 == 0.
+    "scalar_only": (_planted("if (d % VEC == 0) {", "if (false) {"), "16-byte accesses"),
+}
+
+
+@pytest.mark.parametrize("name", PLANTED)
+def test_planted_quant_int8_fails(planted, name):
+    text, expected = PLANTED[name]
+    msg = planted("day02", "quant_int8", text)
+    assert msg is not None, f"planted kernel {name} passed"
+    assert expected in msg, msg
+
+
+def test_solution_passes(planted):
+    assert planted("day02", "quant_int8", SOLUTION) is None
