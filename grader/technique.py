@@ -47,16 +47,22 @@ def _source_problems(path: Path, t: Technique) -> list[str]:
     return found
 
 
-_NAMES = {"HMMA": "HMMA (mma.sync on the tensor cores)", "LDGSTS": "LDGSTS (cp.async)",
-          "LDSM": "LDSM (ldmatrix)", "SHFL": "SHFL (warp shuffles)", "MUFU": "MUFU (the SFU's PTX math)",
-          "ATOM": "ATOM/RED (global atomics)", "ATOMS": "ATOMS (shared-memory atomics)",
-          "LDL": "LDL (local-memory loads)", "STL": "STL (local-memory stores)",
-          "BAR": "BAR (__syncthreads)"}
+_NAMES = {"HMMA": "mma.sync on the tensor cores", "LDGSTS": "cp.async", "LDSM": "ldmatrix",
+          "SHFL.BFLY": "butterfly shuffles, shfl.sync.bfly", "SHFL": "warp shuffles",
+          "MUFU.TANH": "tanh.approx on the SFU", "MUFU.EX2": "ex2.approx on the SFU",
+          "MUFU.LG2": "lg2.approx on the SFU", "MUFU": "the SFU's approximate math",
+          "LDG.E.128": "16-byte global loads", "STG.E.128": "16-byte global stores",
+          "ATOMS": "shared-memory atomics", "ATOM": "global atomics", "RED": "global atomics",
+          "LDL": "local-memory loads", "STL": "local-memory stores", "BAR": "__syncthreads"}
 
 
 def _name(pattern: str) -> str:
-    key = re.match(r"[A-Z]+", pattern)
-    return _NAMES.get(key.group(0) if key else pattern, pattern)
+    """'LDG.E.128 (16-byte global loads)' for the regex r'LDG\.E\.128'."""
+    plain = re.sub(r"\\(.)", r"\1", pattern)
+    words = re.split(r"[|()]", plain)
+    first = next((w for w in words if w), plain)
+    key = max((k for k in _NAMES if first.startswith(k)), key=len, default=None)
+    return f"{plain} ({_NAMES[key]})" if key else plain
 
 
 def problems(path: str | Path, techniques) -> list[str]:
