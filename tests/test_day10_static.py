@@ -1,6 +1,7 @@
-"""Day 10 without a GPU: the GEMM solution runs on the tensor cores (HMMA), reads fragments with
-ldmatrix (LDSM, plain and transposed) and fills shared memory with cp.async (LDGSTS), without spills;
-the progression's configurations compile; the stubs compile; bad shapes are rejected clearly."""
+"""Day 10 without a GPU: the GEMM solutions (gemm_mma, gemm) run on the tensor cores (HMMA), read
+fragments with ldmatrix (LDSM, plain and transposed) and fill shared memory with cp.async (LDGSTS),
+without spills; the progression's configurations compile; the swizzle check accepts the course's
+swizzle and rejects conflicting ones; the stubs compile; bad shapes are rejected clearly."""
 import pytest
 
 from grader import compiler, sass
@@ -19,6 +20,43 @@ GEMM = DAY10 / "gemm.cu"
 def test_gemm_uses_tensor_cores_ldmatrix_and_cp_async(arch):
     for op in (r"HMMA\.16816\.F32$", r"LDSM\.16\.M88\.4", r"LDSM\.16\.MT88\.4", r"LDGSTS\.E\.BYPASS\..*128"):
         assert sass.has(GEMM, arch, op, kernel="gemm_f16"), f"{op} missing\n" + sass.report(GEMM, arch, "gemm_f16")
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_gemm_mma_uses_tensor_cores_ldmatrix_and_cp_async(arch):
+    path = DAY10 / "gemm_mma.cu"
+    for op in (r"HMMA\.16816\.F32$", r"LDSM\.16\.M88\.4", r"LDSM\.16\.MT88\.4", r"LDGSTS\.E\.BYPASS\..*128"):
+        assert sass.has(path, arch, op, kernel="gemm_mma_f16"), f"{op} missing\n" + sass.report(path, arch, "gemm_mma_f16")
+    usage = sass.resources(sass.load(path, arch)[0])["gemm_mma_f16"]
+    assert usage["spill_stores"] == usage["spill_loads"] == usage["local"] == 0, usage
+
+
+def _swizzled(cols: int, rows: int = 16):
+    """The course's swizzle (swizzle.cu) in numpy: element offsets [rows, cols]."""
+    import numpy as np
+
+    chunks = cols // day10.CHUNK
+    period = min(chunks, 8)
+    r, c = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
+    phys = (c // day10.CHUNK) ^ ((r // (8 // period)) % period)
+    return r * cols + phys * day10.CHUNK + c % day10.CHUNK
+
+
+@pytest.mark.parametrize("cols", day10.SWIZZLE_COLS)
+def test_swizzle_check_accepts_the_course_swizzle_and_rejects_plain_tiles(cols):
+    import numpy as np
+
+    day10.check_swizzle_offsets(_swizzled(cols), cols)
+    plain = np.arange(16 * cols).reshape(16, cols)
+    with pytest.raises(AssertionError, match="bank conflict"):
+        day10.check_swizzle_offsets(plain, cols)
+
+
+def test_swizzle_check_rejects_moving_elements_across_rows():
+    offsets = _swizzled(64)
+    offsets[[0, 1]] = offsets[[1, 0]]
+    with pytest.raises(AssertionError, match="not a permutation of its own elements"):
+        day10.check_swizzle_offsets(offsets, 64)
 
 
 @pytest.mark.parametrize("arch", ARCHS)
@@ -51,7 +89,7 @@ def test_the_simple_kernels_use_no_tensor_cores():
 
 
 @pytest.mark.parametrize("arch", ARCHS)
-@pytest.mark.parametrize("name", ["gemm_naive.cu", "gemm_tiled.cu", "gemm.cu"])
+@pytest.mark.parametrize("name", ["gemm_naive.cu", "gemm_tiled.cu", "swizzle.cu", "gemm_mma.cu", "gemm.cu"])
 def test_stub_compiles(arch, name):
     stub, solution = DAYS / "day10" / name, DAY10 / name
     assert compiler.compile_file(stub, arch).kernels == compiler.compile_file(solution, arch).kernels

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day09/block_tile.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 27e7c2af38724bf5
+// stub-sha256: 6133b2b48c92a6e0
 // Day 9, exercise 3: a block tile built from warp tiles: C = A * B with ldmatrix and mma.sync.
 //
 //   a: [M, K] row-major   b: [K, N] row-major   c: [M, N] float (written, never read)
@@ -10,7 +10,8 @@
 // The warps form a 2x2 grid, each owning a 32x32 warp tile = 2 (m16) x 4 (n8) mma tiles, so each
 // lane keeps 2 * 4 * 4 = 32 float accumulators. The K loop walks 32 columns of A and rows of B at a
 // time through shared memory (loaded element by element with zeros past the edges: simple, not fast;
-// day 10 makes it fast), and each warp reads its fragments with ldmatrix:
+// day 10 makes it fast), and each warp reads its fragments with ldmatrix (course/mma.cuh's wrappers
+// of the instructions you wrote in exercises 1 and 2):
 //   A, one m16 x k16 piece:       ldmatrix_m8n8x4 (4 registers: the whole A fragment)
 //   B, one k16 x n16 piece:       ldmatrix_m8n8x4_trans (the B fragments of two n8 tiles)
 #include <course/mma.cuh>
@@ -35,30 +36,16 @@ __device__ void block_tile(const T* __restrict__ a, const T* __restrict__ b, flo
   float acc[MT][NT][4] = {};
   const T zero = course::from_float<T>(0.f);
 
-  for (int k0 = 0; k0 < K; k0 += BK) {
-    for (int i = tid; i < BM * BK; i += THREADS) {
-      const int r = i / BK, k = i % BK;
-      sa[r * A_ROW + k] = (m0 + r < M && k0 + k < K) ? a[int64_t(m0 + r) * K + k0 + k] : zero;
-    }
-    for (int i = tid; i < BK * BN; i += THREADS) {
-      const int k = i / BN, n = i % BN;
-      sb[k * B_ROW + n] = (k0 + k < K && n0 + n < N) ? b[int64_t(k0 + k) * N + n0 + n] : zero;
-    }
-    __syncthreads();
-    // TODO: your code here.
-    //   Hint: for each k16 step kk of the BK = 32 columns (2 steps):
-    //   Hint:   A fragments: for mt < MT, ldmatrix_m8n8x4 at row wm * WM + mt * 16 + lane % 16,
-    //   Hint:   column kk * 16 + 8 * (lane / 16) of sa (row stride A_ROW).
-    //   Hint:   B fragments: for each pair of n8 tiles (np < NT / 2), ldmatrix_m8n8x4_trans at row
-    //   Hint:   kk * 16 + lane % 16, column wn * WN + np * 16 + 8 * (lane / 16) of sb (row stride B_ROW):
-    //   Hint:   registers 0, 1 serve n8 tile 2 * np, registers 2, 3 tile 2 * np + 1.
-    //   Hint:   then course::mma::mma_sync_m16n8k16_row_col_f32<T>(acc[mt][nt], a_frag[mt], b_frag...) for
-    //   Hint:   every (mt, nt).
-    __syncthreads();  // everyone is done with this K step's tiles before they are overwritten
-  }
   // TODO: your code here.
-  //   Hint: write each accumulator acc[mt][nt][i] to c at row m0 + wm * WM + mt * 16 + frag_c_row(lane, i),
-  //   Hint: column n0 + wn * WN + nt * 8 + frag_c_col(lane, i), when that is inside [M, N].
+  //   Hint: the K loop, k0 += BK. Stage each K step, sa = A[m0 .. m0 + BM, k0 .. k0 + BK] and
+  //   Hint: sb = B[k0 .. k0 + BK, n0 .. n0 + BN], zeros past the edges (a zero adds nothing to the
+  //   Hint: sums), rows padded to A_ROW / B_ROW elements; __syncthreads(); then, for each k16 step of the BK = 32 columns,
+  //   Hint: this warp's A fragments (MT) and B fragments (NT / 2 ldmatrix.x4.trans, two n8 tiles each)
+  //   Hint: with course::mma's ldmatrix wrappers, and MT x NT mma into acc[mt][nt]; __syncthreads()
+  //   Hint: before the next K step overwrites the tiles.
+  (void)tid; (void)zero; (void)wm; (void)wn; (void)m0; (void)n0;
+  // TODO: your code here.
+  //   Hint: write each accumulator to C where it belongs, skipping rows and columns outside [M, N].
 }
 
 }  // namespace

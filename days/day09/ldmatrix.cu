@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day09/ldmatrix.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 523ad964af90e9bd
+// stub-sha256: 1b61075262d52606
 // Day 9, exercise 1: ldmatrix, shared memory -> the registers of a warp (x1, x2, x4 and .trans).
 //
 //   tiles: [count, 16, 16] 16-bit elements (fp16 or bf16 bits: ldmatrix moves bits, not numbers)
@@ -14,28 +14,37 @@
 //
 // x1 loads matrix 0, x2 matrices 0 and 1, x4 all four, into registers 0, 1, 2, 3 in that order; the
 // .trans variants load the same matrices transposed. Registers a variant does not load are not
-// written (the grader checks they keep their poison). course/mma.cuh has the ldmatrix wrappers and
-// says which lanes give which row addresses.
-#include <course/mma.cuh>
+// written (the grader checks they keep their poison). You write the instruction itself, as inline PTX
+// (PTX ISA: "Warp-level matrix load instruction: ldmatrix"); course/mma.cuh, which later days use,
+// has the same wrappers and says which lanes give which row addresses.
+#include <course/common.cuh>
 
 namespace {
 
 constexpr int ROW = 16 + 8;  // padded row of the shared tile: 48 bytes, every row still 16-byte aligned
+
+// ldmatrix.sync.aligned.m8n8.x{NUM}[.trans].shared.b16 into r[0 .. NUM - 1]; `row` is this lane's row
+// address (a generic pointer into shared memory).
+template <int NUM, bool TRANS>
+__device__ __forceinline__ void ldmatrix(uint32_t* r, const void* row) {
+  // TODO: your code here.
+  //   Hint: one `asm volatile` per variant, chosen with `if constexpr` on NUM and TRANS. ldmatrix takes
+  //   Hint: a 32-bit address in the .shared state space: convert the pointer with __cvta_generic_to_shared.
+  (void)row; r[0] = r[1] = r[2] = r[3] = 0u;
+}
 
 template <int NUM, bool TRANS>
 __device__ void probe(const uint16_t* __restrict__ tiles, uint32_t* __restrict__ out) {
   __shared__ alignas(16) uint16_t tile[16 * ROW];
   const int lane = threadIdx.x;
   const uint16_t* src = tiles + static_cast<int64_t>(blockIdx.x) * 256;
-  for (int i = lane; i < 256; i += 32) tile[(i / 16) * ROW + i % 16] = src[i];
-  __syncthreads();
   uint32_t r[4];
   // TODO: your code here.
-  //   Hint: lanes 8j..8j+7 give the addresses of the 8 rows of matrix j (lanes past 8 * NUM are
-  //   Hint: ignored, but must still give a valid shared address). Matrix j starts at row 8 * (j % 2),
-  //   Hint: column 8 * (j / 2) of the tile, so lane l points at row l % 16, column 8 * (l / 16): the
-  //   Hint: same address for every variant. Then call course::mma::ldmatrix_m8n8x{1,2,4}[_trans](r, ptr),
-  //   Hint: chosen with `if constexpr` on NUM and TRANS.
+  //   Hint: copy this block's 16x16 tile from `src` into `tile` (rows padded to ROW elements), wait for
+  //   Hint: the whole warp (__syncthreads), then load: lanes 8j..8j+7 give the addresses of the 8 rows
+  //   Hint: of matrix j; lanes past 8 * NUM are ignored but must still give a valid shared address.
+  //   Hint: Then ldmatrix<NUM, TRANS>(r, your address).
+  (void)src; (void)tile;
   r[0] = r[1] = r[2] = r[3] = 0u;
   uint32_t* dst = out + (static_cast<int64_t>(blockIdx.x) * 32 + lane) * 4;
 #pragma unroll

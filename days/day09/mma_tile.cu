@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day09/mma_tile.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: d7f15e22bacfb619
+// stub-sha256: 437f2b6db9c77478
 // Day 9, exercise 2: one warp, one tensor-core instruction: D = A * B + C on a 16x8x16 tile.
 //
 //   a: [count, 16, 16] (M x K, row-major)   b: [count, 16, 8] (K x N, row-major)
@@ -8,10 +8,24 @@
 //
 // One warp per tile: grid = (count,), block = (32,). Each lane loads its fragments straight from
 // global memory (no shared memory, no ldmatrix: the point is to know which lane holds what), issues
-// one mma.sync.m16n8k16 and stores its part of D. The layouts are in course/mma.cuh.
+// one mma.sync.m16n8k16, written by you as inline PTX, and stores its part of D. The layouts are in
+// course/mma.cuh (which later days use for the instruction too).
 #include <course/mma.cuh>
 
 namespace {
+
+template <typename T> constexpr bool IS_HALF = false;  // fp16 or bf16, for `if constexpr`
+template <> constexpr bool IS_HALF<half> = true;
+
+// C += A * B on one 16x8x16 tile with mma.sync.aligned.m16n8k16.row.col.f32.{f16|bf16}.{f16|bf16}.f32:
+// A, B, C are this lane's fragments (4, 2 and 4 registers); T = half or __nv_bfloat16.
+template <typename T>
+__device__ __forceinline__ void mma_m16n8k16(float* C, const uint32_t* A, const uint32_t* B) {
+  // TODO: your code here.
+  //   Hint: one `asm volatile` per element type (`if constexpr (IS_HALF<T>)`); D and C are the same
+  //   Hint: registers, so C is read and written ("+f").
+  (void)C; (void)A; (void)B;
+}
 
 template <typename T>
 __device__ void mma_tile(const T* __restrict__ a, const T* __restrict__ b, const float* __restrict__ c,
@@ -25,15 +39,12 @@ __device__ void mma_tile(const T* __restrict__ a, const T* __restrict__ b, const
   uint32_t A[4], B[2];
   float C[4];
   // TODO: your code here.
-  //   Hint: A fragment: A[0] = (row g, cols 2t and 2t+1), A[1] = (row g+8, same cols),
-  //   Hint: A[2] = (row g, cols 2t+8 and 2t+9), A[3] = (row g+8, cols 2t+8 and 2t+9); element (r, k) of
-  //   Hint: this tile is a[r * 16 + k]. Pack two elements with course::mma::pack2_raw(lo, hi).
-  //   Hint: B fragment: B[0] = (rows k = 2t and 2t+1, col n = g), B[1] = (rows 2t+8 and 2t+9, col g);
-  //   Hint: element (k, n) is b[k * 8 + n]: the pair is NOT contiguous in memory.
-  //   Hint: C fragment: C[0], C[1] = (row g, cols 2t, 2t+1), C[2], C[3] = (row g+8, cols 2t, 2t+1).
+  //   Hint: each lane loads the elements its fragments hold (the layouts in course/mma.cuh), packing two
+  //   Hint: 16-bit elements per register with course::mma::pack2_raw(lo, hi): lo = the smaller column (A)
+  //   Hint: or row (B).
   A[0] = A[1] = A[2] = A[3] = B[0] = B[1] = 0u;
   C[0] = C[1] = C[2] = C[3] = 0.f;
-  course::mma::mma_sync_m16n8k16_row_col_f32<T>(C, A, B);
+  mma_m16n8k16<T>(C, A, B);
   // TODO: your code here.
   //   Hint: store C[i] at d[row * 8 + col] with the C layout (course::mma::frag_c_row / frag_c_col).
 }

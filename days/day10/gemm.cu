@@ -1,7 +1,7 @@
 // Your exercise file. Generated from solutions/day10/gemm.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: e2b6e40d580c6dc5
-// Day 10, exercise 3: a fast fp16 GEMM on the tensor cores: C = A * B, fp32 accumulate, fp16 out.
+// stub-sha256: 9b804280c1998c59
+// Day 10, exercise 5: a fast fp16 GEMM on the tensor cores: C = A * B, fp32 accumulate, fp16 out.
 //
 //   A: [M, K] row-major   B: [K, N] row-major, row stride ldb (>= N, a multiple of 8)   C: [M, N]
 //   K must be a multiple of 8 (16-byte rows for cp.async); M and N are arbitrary.
@@ -12,10 +12,12 @@
 //   grid = (ceil(M / BM) * ceil(N / BN),), block = (32 * WARPS_M * WARPS_N,),
 //   dynamic shared memory = gemm_config[7] bytes.
 //
-// The kernel, in three parts:
+// Everything but the configuration (course/gemm.cuh: Config) is yours, in this order:
+//   0. the swizzle of exercise 3 (swizzle_chunk, tile_offset), a TileLoader (tiles, global -> shared,
+//      16-byte cp.async, per-thread addresses computed once, not per tile) and block_coords (which C
+//      tile each block computes, grouped so that blocks running together share A and B in L2);
 //   1. the pipeline: STAGES buffers of an A tile [BM, BK] and a B tile [BK, BN]; cp.async fills the
-//      buffer of tile kt + STAGES - 1 while the warps compute on tile kt (course/gemm.cuh: TileLoader,
-//      whose per-thread addresses are computed once, not per tile);
+//      buffer of tile kt + STAGES - 1 while the warps compute on tile kt;
 //   2. the warp's fragments: ldmatrix.x4 for A and ldmatrix.x4.trans for B at the (swizzled) offsets,
 //      loaded one k16 step ahead of the MT x NT mma.sync m16n8k16 that use them. The main loop has one
 //      barrier per tile and no branch around it, so the compiler can interleave each step's ldmatrix
@@ -24,6 +26,7 @@
 //      then writes whole 16-byte chunks of C rows (guarded at the edges).
 // The default, 128x256 with 8 warps of 64x64, needs about 240 registers per thread: one block per SM,
 // which __launch_bounds__(THREADS, 1) allows (up to 255 registers, no spills).
+#include <course/cp_async.cuh>
 #include <course/gemm.cuh>
 #include <course/mma.cuh>
 
@@ -59,7 +62,78 @@ extern "C" __device__ const int gemm_config[8] = {Cfg::BM, Cfg::BN, Cfg::BK, Cfg
 
 namespace {
 
-using course::gemm::tile_offset;
+using course::gemm::CHUNK;
+
+// ---- 1. swizzled shared-memory tiles ------------------------------------------------------------
+
+// The physical chunk of logical 16-byte chunk `chunk` in row `row` of a tile whose rows hold CHUNKS
+// chunks (a power of two). ldmatrix reads 8 rows of one chunk column, and 8 chunks span the 32 banks
+// (128 bytes): the XOR must send those 8 rows to 8 different chunk slots of their 128-byte lines.
+template <int CHUNKS>
+__device__ __forceinline__ constexpr int swizzle_chunk(int row, int chunk) {
+  // TODO: your code here.
+  //   Hint: XOR the chunk with the row's position among the rows that share a 128-byte bank period.
+  return chunk + 0 * row;
+}
+
+// Element offset of (row, col) in a [ROWS, COLS] 16-bit tile; col is a multiple of CHUNK when SWIZZLE.
+template <int COLS, bool SWIZZLE>
+__device__ __forceinline__ int tile_offset(int row, int col) {
+  // TODO: your code here.
+  //   Hint: plain: row * COLS + col. Swizzled: the same row, the chunk col / CHUNK moved to its physical
+  //   Hint: slot, the element's place inside its chunk (col % CHUNK) kept.
+  (void)row; (void)col; return 0;
+}
+
+// ---- 2. tiles, global -> shared, with cp.async ----------------------------------------------------
+
+// Copies [ROWS, COLS] tiles of a row-major matrix (row stride ld) into shared memory with 16-byte
+// cp.async copies: thread t takes chunks t, t + THREADS, ... of the tile. A GEMM copies one such tile
+// per K step, so what does not change from tile to tile (this thread's chunk positions, global and
+// shared offsets) is computed once, in the constructor; `load` then costs an address and an edge test
+// per chunk. Chunks at or past rows_valid rows or cols_valid columns are zero-filled and read nothing;
+// ld % 8 == 0 keeps every chunk 16-byte aligned. Issues the copies only: commit and wait are the caller's.
+template <int ROWS, int COLS, int THREADS, bool SWIZZLE, typename T>
+struct TileLoader {
+  static_assert(sizeof(T) == 2, "16-bit elements");
+  static constexpr int CHUNKS_PER_ROW = COLS / CHUNK, PER_THREAD = ROWS * CHUNKS_PER_ROW / THREADS;
+  static constexpr int ROW_STEP = THREADS / CHUNKS_PER_ROW;  // rows between a thread's chunks
+  static_assert(THREADS % CHUNKS_PER_ROW == 0 && PER_THREAD * THREADS == ROWS * CHUNKS_PER_ROW,
+                "every thread copies the same number of chunks, in the same column of the tile");
+
+  const T* g;     // this thread's first chunk in the current tile, in global memory
+  int64_t step;   // elements between its chunks in global memory (ROW_STEP rows)
+  int row, col;   // where its first chunk is in the tile
+  int s;          // and in a shared-memory buffer (swizzled), in elements
+
+  __device__ __forceinline__ TileLoader(const T* tile, int ld) {
+    // TODO: your code here.
+    //   Hint: this thread's first chunk: row threadIdx.x / CHUNKS_PER_ROW, column (in elements)
+    //   Hint: threadIdx.x % CHUNKS_PER_ROW * CHUNK; set g, step and s from them (int64_t for global offsets).
+    g = tile; step = ld; row = col = s = 0;
+  }
+
+  // Copy the current tile into `buffer`; then move on by `advance` elements (to the next K tile).
+  __device__ __forceinline__ void load(T* buffer, int rows_valid, int cols_valid, int64_t advance) {
+    // TODO: your code here.
+    //   Hint: PER_THREAD chunks (unrolled), chunk i at tile row row + i * ROW_STEP, column col: one
+    //   Hint: course::cp_async::load_128b<kFillZero>(shared destination, global source, inside) each, then
+    //   Hint: move g on by `advance`.
+    (void)buffer; (void)rows_valid; (void)cols_valid; (void)advance;
+  }
+};
+
+// The (tile row, tile column) of C that block `block` computes, in groups of GROUP_M tile rows: the
+// blocks running at the same time then read GROUP_M rows of A and a few columns of B from L2,
+// instead of one row of A and every column of B.
+template <int GROUP_M = 8>
+__device__ __forceinline__ void block_coords(int block, int tiles_m, int tiles_n, int& tile_m, int& tile_n) {
+  // TODO: your code here.
+  //   Hint: blocks are numbered down the GROUP_M tile rows of a group first, then across its columns.
+  tile_m = block % tiles_m; tile_n = block / tiles_m + 0 * GROUP_M;
+}
+
+// ---- 3. the warp's fragments and mma ----------------------------------------------------------------
 
 // The fragments of one k16 step of a pipeline buffer for this warp: A for its MT m16 tiles, B for
 // its NT n8 tiles (two per ldmatrix.x4.trans).
@@ -73,24 +147,16 @@ template <typename C>
 __device__ __forceinline__ void load_fragments(Fragments<C>& f, const half* sa, const half* sb, int kk,
                                                int warp_m, int warp_n, int lane) {
   // TODO: your code here.
-  //   Hint: as day 9's block tile, with the tile's own offsets, for k16 step kk of the buffer:
-  //   Hint:   A: for mt < MT, ldmatrix_m8n8x4(f.a[mt], ...) at row warp_m * WM + mt * 16 + lane % 16,
-  //   Hint:      column kk * 16 + 8 * (lane / 16): sa + tile_offset<C::BK, C::SWIZZLE>(row, col);
-  //   Hint:   B: for np < NT / 2, ldmatrix_m8n8x4_trans(f.b[np], ...) at row kk * 16 + lane % 16, column
-  //   Hint:      warp_n * WN + np * 16 + 8 * (lane / 16): sb + tile_offset<C::BN, C::SWIZZLE>(row, col).
-  //   Hint: Unroll every loop (#pragma unroll): fragments must stay in registers.
+  //   Hint: as day 9's block tile and gemm_mma.cu, for k16 step kk of the buffer, at the tile's own
+  //   Hint: (swizzled) offsets. Unroll every loop (#pragma unroll): fragments must stay in registers.
 }
 
 // acc += the product of one k16 step's fragments: MT x NT mma.sync m16n8k16.
 template <typename C>
 __device__ __forceinline__ void mma_fragments(float (&acc)[C::MT][C::NT][4], const Fragments<C>& f) {
-#pragma unroll  // over the warp's m16 tiles
-  for (int i = 0; i < C::MT; ++i) {
-#pragma unroll  // over its n8 tiles: B fragments come two per ldmatrix.x4.trans
-    for (int j = 0; j < C::NT; ++j) {
-      course::mma::mma_sync_m16n8k16_row_col_f32<half>(acc[i][j], f.a[i], &f.b[j / 2][2 * (j % 2)]);
-    }
-  }
+  // TODO: your code here.
+  //   Hint: every (m16 tile i, n8 tile j) of the warp tile: one course::mma::mma_sync_m16n8k16_row_col_f32<half>
+  //   Hint: into acc[i][j], with A fragment f.a[i] and the B fragment of n8 tile j (two per ldmatrix.x4.trans).
 }
 
 template <typename C>
@@ -103,51 +169,21 @@ __device__ void gemm(const half* __restrict__ A, const half* __restrict__ B, hal
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int warp_m = warp / C::WARPS_N, warp_n = warp % C::WARPS_N;
   int tile_m, tile_n;
-  course::gemm::block_coords(blockIdx.x, course::ceil_div(M, C::BM), course::ceil_div(N, C::BN),
-                             tile_m, tile_n);
+  block_coords(blockIdx.x, course::ceil_div(M, C::BM), course::ceil_div(N, C::BN), tile_m, tile_n);
   const int m0 = tile_m * C::BM, n0 = tile_n * C::BN;
-  const int k_tiles = course::ceil_div(K, C::BK);
-
-  // This block's A rows and B columns, copied one K tile at a time (course/gemm.cuh: TileLoader).
-  course::gemm::TileLoader<C::BM, C::BK, C::THREADS, C::SWIZZLE, half> a_tiles(A + int64_t(m0) * K, K);
-  course::gemm::TileLoader<C::BK, C::BN, C::THREADS, C::SWIZZLE, half> b_tiles(B + n0, ldb);
-  // Issue the copies of K tile kt (the next one in order) into buffer s (no commit).
-  auto load_stage = [&](int kt, int s) {
-    const int k0 = kt * C::BK;
-    a_tiles.load(sa + s * C::A_STAGE, M - m0, K - k0, C::BK);
-    b_tiles.load(sb + s * C::B_STAGE, K - k0, N - n0, int64_t(C::BK) * ldb);
-  };
 
   float acc[C::MT][C::NT][4] = {};
-  constexpr int K_STEPS = C::BK / 16;  // k16 steps per buffer
   // TODO: your code here.
-  //   Hint: STAGES == 1 (no overlap): for each kt: load_stage(kt, 0), commit_group(), wait_group<0>(),
-  //   Hint: __syncthreads(), then for each kk: load_fragments and mma_fragments on buffer 0; __syncthreads()
-  //   Hint: before the next load overwrites it.
-  //   Hint: STAGES >= 2, the multistage pipeline: prologue: load tiles 0 .. STAGES - 2 into buffers 0 ..
-  //   Hint: STAGES - 2, committing ONE group per tile (also past k_tiles: an empty group keeps the count
-  //   Hint: right); wait_group<STAGES - 2> (tile 0 landed), __syncthreads(), load_fragments of (buffer 0,
-  //   Hint: kk 0) into frag[0]. Then for each kt, reading buffer kt % STAGES, for each kk (unrolled):
-  //   Hint:   1. at the last kk, wait_group<STAGES - 2>() and __syncthreads(): tile kt + 1 landed, and
-  //   Hint:      every warp has read its fragments of tile kt (all but this step's, already in registers);
-  //   Hint:   2. load the fragments of the NEXT k16 step into frag[(kk + 1) % 2] (at the last kk: kk 0 of
-  //   Hint:      buffer (kt + 1) % STAGES; after the last tile, of this tile's buffer again: never used);
-  //   Hint:   3. at kk == 0, after those ldmatrix: load_stage(kt + STAGES - 1, its buffer (kt - 1) % STAGES,
-  //   Hint:      which every warp finished reading before the last barrier) if it exists; commit_group();
-  //   Hint:   4. mma_fragments(acc, frag[kk % 2]): the next step's ldmatrix latency hides behind these mma.
-  //   Hint: Keep the loop body free of branches around the barrier (no `if (kt + 1 < k_tiles)`): the
-  //   Hint: compiler then interleaves ldmatrix and mma. course::cp_async has commit_group and wait_group<n>.
-  course::cp_async::wait_all();
-  __syncthreads();  // every warp is done with the pipeline buffers: the epilogue reuses them
+  //   Hint: the main loop. Two TileLoaders (A rows m0.., B columns n0..) and a `load_stage(kt, s)` that
+  //   Hint: issues the copies of K tile kt into pipeline buffer s; then a pipeline of STAGES buffers: the
+  //   Hint: copies of tile kt + STAGES - 1 are in flight while the warps compute on tile kt, with one
+  //   Hint: barrier per tile; the fragments of the next k16 step load while this step's mma run.
+  (void)sa; (void)sb; (void)lane; (void)warp_m; (void)warp_n; (void)ldb;
 
   // TODO: your code here.
-  //   Hint: 1. each warp writes its accumulators, rounded to half, into the C tile in shared memory
-  //   Hint:    (row stride C::C_ROW): acc[mt][nt][0..1] as one __half2 at row warp_m * WM + mt * 16 + g,
-  //   Hint:    column warp_n * WN + nt * 8 + 2t (g = lane / 4, t = lane % 4); acc[mt][nt][2..3] 8 rows lower.
-  //   Hint: 2. __syncthreads()
-  //   Hint: 3. the block copies the tile out: chunk c (of BM * BN / 8) is row c / (BN / 8), columns
-  //   Hint:    8 * (c % (BN / 8)) .. + 7. When N % 8 == 0 a chunk is inside C or wholly outside: one 16-byte
-  //   Hint:    store (uint4). Otherwise store element by element, checking row < M and column < N.
+  //   Hint: the epilogue, staged through shared memory: 1. each warp writes its accumulators, rounded to
+  //   Hint: half, into the block's C tile in shared memory (row stride C::C_ROW, reusing the pipeline
+  //   Hint: buffers); 2. __syncthreads(); 3. the block copies the tile out in 16-byte chunks of C rows.
 }
 
 }  // namespace

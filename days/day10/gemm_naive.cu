@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day10/gemm_naive.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 6a5aa997d6be2548
+// stub-sha256: ab2d43753b21186e
 // Day 10, exercise 1: the naive GEMM, the first point of the progression: C = A * B.
 //
 //   A: [M, K] row-major   B: [K, N] row-major   C: [M, N] row-major, fp16, accumulated in float
@@ -16,6 +16,5 @@ extern "C" __global__ void gemm_naive_f16(const half* __restrict__ A, const half
   const int col = blockIdx.x * blockDim.x + threadIdx.x;
   const int row = blockIdx.y * blockDim.y + threadIdx.y;
   // TODO: your code here.
-  //   Hint: guard row < M and col < N; sum A[row, k] * B[k, col] over k in float (course::to_float);
-  //   Hint: store course::from_float<half>(sum). Index with int64_t: M * K can pass 2^31.
+  //   Hint: guard row < M and col < N; sum A[row, k] * B[k, col] over k in float; store it as half.
 }

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day10/gemm_tiled.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 0235ebfc55fb20d0
+// stub-sha256: e15e10e4e43e2467
 // Day 10, exercise 2: shared-memory tiling on the CUDA cores, the second point of the progression.
 //
 //   A: [M, K] row-major   B: [K, N] row-major   C: [M, N] row-major, fp16, accumulated in float
@@ -25,10 +25,9 @@ gemm_tiled_f16(const half* __restrict__ A, const half* __restrict__ B, half* __r
   float acc[MICRO][MICRO] = {};
   for (int k0 = 0; k0 < K; k0 += BK) {
     // TODO: your code here.
-    //   Hint: load the tiles: 64 x 16 elements of A and 16 x 64 of B, 4 of each per thread (element
-    //   Hint: i = tid + j * 256), as float, 0 outside the matrices; A goes in transposed (sa[k][m]).
-    //   Hint: __syncthreads(); then for each k < BK: a[i] = sa[k][ty * 4 + i], b[j] = sb[k][tx * 4 + j],
-    //   Hint: acc[i][j] += a[i] * b[j]; then __syncthreads() before the next K step overwrites the tiles.
+    //   Hint: load the tiles (as float, 0 outside the matrices, A transposed: sa[k][m]), __syncthreads(),
+    //   Hint: then each thread's 4x4 micro-tile from registers, then __syncthreads() before the next K
+    //   Hint: step overwrites the tiles.
   }
 #pragma unroll MICRO
   for (int r = 0; r < MICRO; ++r) {

@@ -7,6 +7,11 @@ How to read the output:
 - C is poisoned with NaN before each launch: "elements are NaN" means tiles (often the edge tiles)
   never written. Shapes include M and N that no tile divides (33 x 31, 257 x 129, 300 x 5) and K that
   is a multiple of 8 but not of the K step (24, 40, 136, 2056).
+- swizzle checks properties, not one formula: each row a permutation of itself, 16-byte chunks whole,
+  and every ldmatrix (8 rows of one chunk column) on 8 different 16-byte bank slots; a failure names
+  the rows, the chunk column and the slots they hit.
+- gemm_mma and gemm must run on the tensor cores, fed by cp.async and ldmatrix, without spills: the
+  grader reads your kernel's SASS (HMMA, LDGSTS, LDSM) before running any case.
 - gemm runs with the configuration your gemm.cu was compiled with (its #define defaults); the
   failure message names it, e.g. [128x256x32 w2x4 s3]. `python -m grader autotune` checks and times
   the others.
@@ -18,7 +23,7 @@ import pytest
 
 from grader.exercises import case_id, day10
 
-NAIVE, TILED, GEMM = day10.EXERCISES
+NAIVE, TILED, SWIZZLE, GEMM_MMA, GEMM = day10.EXERCISES
 
 
 @pytest.mark.parametrize("case", NAIVE.cases, ids=case_id)
@@ -29,6 +34,16 @@ def test_gemm_naive(course, case):
 @pytest.mark.parametrize("case", TILED.cases, ids=case_id)
 def test_gemm_tiled(course, case):
     course.check(TILED, case)
+
+
+@pytest.mark.parametrize("case", SWIZZLE.cases, ids=case_id)
+def test_swizzle(course, case):
+    course.check(SWIZZLE, case)
+
+
+@pytest.mark.parametrize("case", GEMM_MMA.cases, ids=case_id)
+def test_gemm_mma(course, case):
+    course.check(GEMM_MMA, case)
 
 
 @pytest.mark.parametrize("case", GEMM.cases, ids=case_id)

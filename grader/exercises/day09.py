@@ -11,6 +11,7 @@ import numpy as np
 
 from grader import checks, device
 from grader.exercises import Exercise
+from grader.technique import Technique
 
 SUFFIX = {"float16": "f16", "bfloat16": "bf16"}
 U32 = 2.0 ** -24  # unit roundoff of float32
@@ -149,13 +150,31 @@ def check_block_tile(module, seed: int, m: int, n: int, k: int, dtype: str) -> N
 BLOCK_SHAPES = ((1, 1, 1), (16, 8, 16), (64, 64, 32), (33, 31, 17), (100, 200, 300), (65, 130, 64),
                 (257, 129, 1000), (512, 512, 512))
 
+# The technique of each exercise (grader/technique.py): the instructions themselves, written as inline
+# PTX by the student on exercises 1 and 2 (not the course header's wrappers), and the tensor cores.
+_ASM = r"\b(asm|__asm__)\s*(volatile|__volatile__)?\s*\(\s*\""  # an inline PTX string starting
+LDMATRIX_TECHNIQUE = Technique(
+    why="ldmatrix written as inline PTX", require=(r"LDSM",),
+    source_require=((_ASM + r"ldmatrix\.sync", "inline PTX `ldmatrix.sync.aligned...`"),),
+    source_forbid=((r"ldmatrix_m8n8", "course::mma's ldmatrix wrappers (write the PTX yourself)"),))
+MMA_TECHNIQUE = Technique(
+    why="mma.sync m16n8k16 on the tensor cores, written as inline PTX", require=(r"HMMA",),
+    source_require=((_ASM + r"mma\.sync", "inline PTX `mma.sync.aligned.m16n8k16...`"),),
+    source_forbid=((r"mma_sync_m16n8k16", "course::mma's mma wrappers (write the PTX yourself)"),))
+BLOCK_TECHNIQUE = Technique(
+    why="warp tiles of ldmatrix and mma.sync on the tensor cores",
+    require=(r"HMMA", r"LDSM\.16\.M88", r"LDSM\.16\.MT88"), no_spills=True)
+
 EXERCISES = (
     Exercise("day09", "ldmatrix", "ldmatrix.cu", "ldmatrix x1 / x2 / x4 and .trans: which lane gets what",
              check_ldmatrix,
-             tuple({"variant": v, "tiles": t} for t in (1, 33) for v in LDMATRIX_VARIANTS)),
+             tuple({"variant": v, "tiles": t} for t in (1, 33) for v in LDMATRIX_VARIANTS),
+             technique=(LDMATRIX_TECHNIQUE,)),
     Exercise("day09", "mma_tile", "mma_tile.cu", "one warp, one mma.sync m16n8k16 (fp16 and bf16)",
-             check_mma_tile, tuple({"count": c, "dtype": dt} for dt in SUFFIX for c in (1, 64))),
+             check_mma_tile, tuple({"count": c, "dtype": dt} for dt in SUFFIX for c in (1, 64)),
+             technique=(MMA_TECHNIQUE,)),
     Exercise("day09", "block_tile", "block_tile.cu", "a 64x64 block tile from four 32x32 warp tiles",
              check_block_tile,
-             tuple({"m": m, "n": n, "k": k, "dtype": dt} for dt in SUFFIX for m, n, k in BLOCK_SHAPES)),
+             tuple({"m": m, "n": n, "k": k, "dtype": dt} for dt in SUFFIX for m, n, k in BLOCK_SHAPES),
+             technique=(BLOCK_TECHNIQUE,)),
 )

@@ -1,5 +1,9 @@
 """Day 10: GEMM (fp16 in, fp32 accumulate, fp16 out), its configuration space and the progression.
 
+The exercises, in graded steps: the naive and tiled kernels (CUDA cores), the swizzle of shared tiles
+(`swizzle.cu`, its properties checked on the CPU), one tensor-core block tile fed by cp.async through
+swizzled shared memory (`gemm_mma.cu`), then the pipelined, configurable GEMM (`gemm.cu`).
+
 `GemmConfig` is the kernel's configuration (tile sizes, warps, stages, swizzle), mirrored by
 course/gemm.cuh's `Config` and compiled in with -D options; `search_space` is what
 `python -m grader autotune` measures; `gemm(module, a, b)` is the launcher other days use (day 14).
@@ -21,6 +25,7 @@ import numpy as np
 from grader import bench, checks, device, paths
 from grader.exercises import Exercise
 from grader.exercises.day09 import accumulate_tolerance
+from grader.technique import Technique
 
 CHUNK = 8                 # fp16 elements in 16 bytes
 MAX_THREADS = 1024
@@ -320,6 +325,88 @@ def check_gemm(module, seed: int, m: int, n: int, k: int) -> None:
     _compare(device.to_host(c), expected, f"gemm [{config.name}] C (M={m}, N={n}, K={k})", k, seed)
 
 
+
+# ---- the swizzle of shared tiles (swizzle.cu) -----------------------------------------------------
+
+SWIZZLE_COLS = (32, 64, 128, 256)  # the tile widths of the GEMM: BK = 32, 64 and BN = 64 .. 256
+SWIZZLE_ROWS = 16
+
+
+def check_swizzle_offsets(offsets: np.ndarray, cols: int) -> None:
+    """AssertionError unless `offsets` [rows, cols] (element offsets of a 16-bit tile with `cols`
+    columns) keep each row in place and each 16-byte chunk whole, and give every ldmatrix (8
+    consecutive rows, from a multiple of 8, of one chunk column) 8 different 16-byte bank slots."""
+    rows = offsets.shape[0]
+    for r in range(rows):
+        got = np.sort(offsets[r])
+        if not np.array_equal(got, np.arange(r * cols, (r + 1) * cols)):
+            raise AssertionError(f"swizzle_offsets_{cols}: row {r} is not a permutation of its own elements "
+                                 f"{r * cols}..{(r + 1) * cols - 1} (got {offsets[r][:16].tolist()} ...): "
+                                 f"a swizzle moves chunks within their row, never across rows")
+    within = offsets - offsets[:, (np.arange(cols) // CHUNK) * CHUNK]
+    bad = np.argwhere(within != np.arange(cols) % CHUNK)
+    if len(bad):
+        r, c = bad[0]
+        raise AssertionError(f"swizzle_offsets_{cols}: element (row {r}, col {c}) is stored at {offsets[r, c]}, "
+                             f"{within[r, c]} after its chunk's first element (expected {c % CHUNK}): the "
+                             f"8 elements of a 16-byte chunk must stay together and in order (cp.async and "
+                             f"ldmatrix move whole chunks)")
+    for r0 in range(0, rows, 8):
+        for chunk in range(cols // CHUNK):
+            slots = (offsets[r0:r0 + 8, chunk * CHUNK] * 2 // 16) % 8  # 16-byte slot in its 128-byte line
+            ways = int(np.bincount(slots, minlength=8).max())
+            if ways > 1:
+                raise AssertionError(
+                    f"swizzle_offsets_{cols}: rows {r0}..{r0 + 7} of chunk column {chunk} land in 16-byte bank "
+                    f"slots {slots.tolist()} (of 0..7 in a 128-byte line): an ldmatrix reading them has a "
+                    f"{ways}-way bank conflict; the 8 rows need 8 different slots")
+
+
+def check_swizzle(module, seed: int, cols: int, rows_valid: int, cols_valid: int) -> None:
+    """The offsets of a [16, cols] tile (properties), then a tile through swizzled shared memory and
+    back, zeros outside rows_valid x cols_valid (cols_valid a multiple of 8)."""
+    if cols not in SWIZZLE_COLS:
+        raise ValueError(f"cols {cols}: expected one of {SWIZZLE_COLS}")
+    if not (0 <= rows_valid <= SWIZZLE_ROWS and 0 <= cols_valid <= cols and cols_valid % CHUNK == 0):
+        raise ValueError(f"rows_valid {rows_valid} / cols_valid {cols_valid}: at most {SWIZZLE_ROWS} / {cols}, "
+                         f"cols_valid a multiple of {CHUNK}")
+    out = device.empty((SWIZZLE_ROWS, cols), "int32")
+    device.launch(module.get_function(f"swizzle_offsets_{cols}"), (cols // CHUNK,), (CHUNK, SWIZZLE_ROWS),
+                  (out,), what=f"swizzle_offsets_{cols}")
+    check_swizzle_offsets(device.to_host(out).astype(np.int64), cols)
+    tile = np.random.default_rng(seed).standard_normal((SWIZZLE_ROWS, cols)).astype(np.float16)
+    back = device.empty((SWIZZLE_ROWS, cols), "float16")
+    device.launch(module.get_function(f"swizzle_roundtrip_{cols}"), (1,), (128,),
+                  (device.asarray(tile), back, np.int32(rows_valid), np.int32(cols_valid)),
+                  what=f"swizzle_roundtrip_{cols}")
+    expected = np.zeros_like(tile)
+    expected[:rows_valid, :cols_valid] = tile[:rows_valid, :cols_valid]
+    checks.assert_close(device.to_host(back), expected, dt="float16", tol=checks.Tolerance(0.0, 0.0, False),
+                        name=f"swizzle_roundtrip_{cols}: the tile back out of swizzled shared memory (rows_valid="
+                             f"{rows_valid}, cols_valid={cols_valid}: zeros outside)", seed=seed)
+
+
+# ---- one tensor-core block tile (gemm_mma.cu) ------------------------------------------------------
+
+MMA_TILE = 64  # gemm_mma.cu: a 64x64 block tile, 4 warps
+
+
+def mma_launch(module, a, b, c, m: int, n: int, k: int, ldb: int) -> None:
+    grid = (-(-n // MMA_TILE), -(-m // MMA_TILE))
+    device.launch(module.get_function("gemm_mma_f16"), grid, (128,),
+                  (a, b, c, np.int32(m), np.int32(n), np.int32(k), np.int32(ldb)),
+                  what=f"gemm_mma_f16 (M={m}, N={n}, K={k})")
+
+
+def check_gemm_mma(module, seed: int, m: int, n: int, k: int) -> None:
+    validate_shapes((m, k), (k, n))
+    a, b, expected = _inputs(seed, m, n, k)
+    b_dev, ldb = padded_b(device.asarray(b), n)
+    c = device.empty((m, n), "float16")
+    mma_launch(module, device.asarray(a), b_dev, c, m, n, k, ldb)
+    _compare(device.to_host(c), expected, f"gemm_mma C (M={m}, N={n}, K={k})", k, seed)
+
+
 # ---- benchmarks ---------------------------------------------------------------------------------
 
 def _bench_sizes(quick: bool, big: bool) -> tuple[int, ...]:
@@ -400,6 +487,12 @@ GEMM_SHAPES = ((1, 1, 8), (16, 8, 16), (33, 31, 24), (129, 257, 40), (100, 1000,
                (1000, 999, 8), (300, 5, 4096), (5, 300, 2056), (1024, 1024, 1024),
                (2048, 2048, 2048))
 
+# The technique (grader/technique.py): the tensor-core kernels must feed the tensor cores (HMMA) from
+# shared memory filled by cp.async (LDGSTS) through ldmatrix (LDSM), with everything in registers.
+TENSOR_CORE_GEMM = dict(require=(r"HMMA", r"LDSM\.16\.M88\.4", r"LDSM\.16\.MT88\.4", r"LDGSTS"), no_spills=True)
+MMA_SHAPES = ((1, 1, 8), (16, 8, 16), (33, 31, 24), (64, 64, 64), (129, 257, 40), (100, 1000, 136),
+              (257, 129, 1000), (1024, 1024, 1024))
+
 EXERCISES = (
     Exercise("day10", "gemm_naive", "gemm_naive.cu", "naive GEMM: one thread per element of C",
              check_gemm_naive, tuple({"m": m, "n": n, "k": k} for m, n, k in SIMPLE_SHAPES),
@@ -407,7 +500,16 @@ EXERCISES = (
     Exercise("day10", "gemm_tiled", "gemm_tiled.cu", "shared-memory tiling with 4x4 register micro-tiles",
              check_gemm_tiled, tuple({"m": m, "n": n, "k": k} for m, n, k in SIMPLE_SHAPES),
              bench=bench_gemm_tiled),
+    Exercise("day10", "swizzle", "swizzle.cu", "the XOR swizzle of 16-byte chunks: conflict-free ldmatrix",
+             check_swizzle, tuple({"cols": c, "rows_valid": r, "cols_valid": v}
+                                  for c, r, v in ((32, 16, 32), (64, 5, 24), (128, 9, 64), (256, 1, 8)))),
+    Exercise("day10", "gemm_mma", "gemm_mma.cu", "one tensor-core block tile: cp.async, swizzle, ldmatrix, mma",
+             check_gemm_mma, tuple({"m": m, "n": n, "k": k} for m, n, k in MMA_SHAPES),
+             technique=(Technique(why="tensor cores fed by cp.async and ldmatrix", kernels=("gemm_mma_f16",),
+                                  **TENSOR_CORE_GEMM),)),
     Exercise("day10", "gemm", "gemm.cu", "tensor-core GEMM: cp.async pipeline, swizzled smem, epilogue",
              check_gemm, tuple({"m": m, "n": n, "k": k} for m, n, k in GEMM_SHAPES),
-             bench=bench_gemm, target=0.50),
+             bench=bench_gemm, target=0.50,
+             technique=(Technique(why="a pipelined tensor-core GEMM (mma.sync fed by cp.async and ldmatrix)",
+                                  kernels=("gemm_f16",), **TENSOR_CORE_GEMM),)),
 )

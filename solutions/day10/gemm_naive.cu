@@ -13,8 +13,9 @@ extern "C" __global__ void gemm_naive_f16(const half* __restrict__ A, const half
   const int col = blockIdx.x * blockDim.x + threadIdx.x;
   const int row = blockIdx.y * blockDim.y + threadIdx.y;
   // BEGIN EXERCISE
-  // HINT: guard row < M and col < N; sum A[row, k] * B[k, col] over k in float (course::to_float);
-  // HINT: store course::from_float<half>(sum). Index with int64_t: M * K can pass 2^31.
+  // HINT: guard row < M and col < N; sum A[row, k] * B[k, col] over k in float; store it as half.
+  // HINT2: course::to_float(x) for each half, float sum = 0 over k < K, then course::from_float<half>(sum).
+  // HINT3: index with int64_t, M * K can pass 2^31: A[int64_t(row) * K + k], B[int64_t(k) * N + col].
   if (row >= M || col >= N) return;
   float sum = 0.f;
   const half* a = A + int64_t(row) * K;

@@ -22,10 +22,13 @@ gemm_tiled_f16(const half* __restrict__ A, const half* __restrict__ B, half* __r
   float acc[MICRO][MICRO] = {};
   for (int k0 = 0; k0 < K; k0 += BK) {
     // BEGIN EXERCISE
-    // HINT: load the tiles: 64 x 16 elements of A and 16 x 64 of B, 4 of each per thread (element
-    // HINT: i = tid + j * 256), as float, 0 outside the matrices; A goes in transposed (sa[k][m]).
-    // HINT: __syncthreads(); then for each k < BK: a[i] = sa[k][ty * 4 + i], b[j] = sb[k][tx * 4 + j],
-    // HINT: acc[i][j] += a[i] * b[j]; then __syncthreads() before the next K step overwrites the tiles.
+    // HINT: load the tiles (as float, 0 outside the matrices, A transposed: sa[k][m]), __syncthreads(),
+    // HINT: then each thread's 4x4 micro-tile from registers, then __syncthreads() before the next K
+    // HINT: step overwrites the tiles.
+    // HINT2: 64 x 16 elements of A and 16 x 64 of B, 4 of each per thread: element i = tid + j * 256 is
+    // HINT2: A row i / 16, column i % 16 and B row i / 64, column i % 64.
+    // HINT2: for each k < BK: a[i] = sa[k][ty * 4 + i], b[j] = sb[k][tx * 4 + j], acc[i][j] += a[i] * b[j].
+    // HINT3: sa[ak][ar] = (m0 + ar < M && k0 + ak < K) ? course::to_float(A[int64_t(m0 + ar) * K + k0 + ak]) : 0.f;
 #pragma unroll
     for (int j = 0; j < TILE * BK / THREADS; ++j) {
       const int i = tid + j * THREADS;

@@ -17,7 +17,8 @@
 //
 // In each 32-bit register the element with the smaller column (A) or row (B) is in the low 16 bits.
 // frag_c_row / frag_c_col below give the C layout as code (epilogues need it); the A and B layouts are
-// day 9's exercise.
+// day 9's exercise. Day 9's exercises also write ldmatrix and mma.sync as inline PTX themselves; the
+// wrappers below are what days 10 to 12 call.
 //
 // ldmatrix loads such fragments from shared memory in one instruction per warp. Each of the x1 / x2 /
 // x4 variants loads 1, 2 or 4 matrices of 8x8 16-bit elements; lanes 8j..8j+7 give the addresses of

@@ -1,0 +1,100 @@
+// Day 10, exercise 3: the XOR swizzle of 16-byte chunks that makes ldmatrix conflict-free.
+//
+//   swizzle_offsets_COLS(out):  out [16, COLS] int: out[row][col] = tile_offset<COLS, true>(row, col),
+//     the element offset where element (row, col) of a [ROWS, COLS] 16-bit tile is stored.
+//   swizzle_roundtrip_COLS(in, out, rows_valid, cols_valid):  in, out [16, COLS] fp16: the tile goes
+//     into swizzled shared memory with 16-byte cp.async copies (zeros for rows >= rows_valid or
+//     columns >= cols_valid, a multiple of 8; nothing is read there) and comes back out in order.
+//
+// Shared memory has 32 banks of 4 bytes: 128 bytes, 8 chunks of 16 bytes, per "line". ldmatrix reads
+// 8 rows of ONE 16-byte chunk column; when a tile row is 128 bytes (or a multiple) long, those 8
+// chunks sit in the same 4 banks: an 8-way conflict. The swizzle keeps every row in place and every
+// chunk whole, and permutes the chunks inside each group of 8 (each 128-byte line) by XOR with a
+// function of the row, so that the 8 rows of a chunk column land in 8 different chunk slots.
+// Rows of 4 chunks (64 bytes: BK = 32) put two rows in one 128-byte line; rows of 2 chunks, four.
+//
+// offsets: one thread per element, grid = (COLS / 8,), block = (8, 16). roundtrip: grid = (1,),
+// block = (128,). The grader checks the offsets' properties on the CPU (each row a permutation of
+// itself, chunks whole, every ldmatrix conflict-free), not one formula, and the round trip exactly;
+// gemm_mma.cu and gemm.cu use the same two functions.
+#include <course/cp_async.cuh>
+#include <cuda_fp16.h>
+
+namespace {
+
+constexpr int CHUNK = 8;  // 16-bit elements in one 16-byte chunk
+
+// The physical chunk of logical chunk `chunk` in row `row` of a tile whose rows hold CHUNKS chunks
+// (a power of two).
+template <int CHUNKS>
+__device__ __forceinline__ constexpr int swizzle_chunk(int row, int chunk) {
+  // BEGIN EXERCISE
+  // HINT: XOR the chunk with the row's position among the rows that an ldmatrix reads together:
+  // HINT: 8 rows; with fewer than 8 chunks per row, several rows share one 128-byte line.
+  // HINT2: period = min(CHUNKS, 8) chunk slots per line are permuted; 8 / period consecutive rows
+  // HINT2: share a line, so divide the row by that first, then take it modulo the period.
+  // HINT3: return chunk ^ ((row / (8 / period)) % period);
+  // STUB: return chunk + 0 * row;
+  constexpr int period = CHUNKS < 8 ? CHUNKS : 8;
+  return chunk ^ ((row / (8 / period)) % period);
+  // END EXERCISE
+}
+
+// Element offset of (row, col) in a [ROWS, COLS] 16-bit tile, plain or swizzled.
+template <int COLS, bool SWIZZLE>
+__device__ __forceinline__ int tile_offset(int row, int col) {
+  // BEGIN EXERCISE
+  // HINT: plain: row * COLS + col. Swizzled: the same row, chunk col / CHUNK moved to its physical
+  // HINT: slot, the element's place inside its chunk (col % CHUNK) kept.
+  // HINT3: row * COLS + swizzle_chunk<COLS / CHUNK>(row, col / CHUNK) * CHUNK + col % CHUNK
+  // STUB: (void)row; (void)col; return 0;
+  if constexpr (SWIZZLE) {
+    return row * COLS + swizzle_chunk<COLS / CHUNK>(row, col / CHUNK) * CHUNK + col % CHUNK;
+  } else {
+    return row * COLS + col;
+  }
+  // END EXERCISE
+}
+
+template <int COLS>
+__device__ void offsets(int* out) {
+  const int row = threadIdx.y, col = blockIdx.x * CHUNK + threadIdx.x;
+  out[row * COLS + col] = tile_offset<COLS, true>(row, col);
+}
+
+template <int COLS>
+__device__ void roundtrip(const half* __restrict__ in, half* __restrict__ out, int rows_valid, int cols_valid) {
+  constexpr int ROWS = 16, THREADS = 128;
+  __shared__ alignas(128) half tile[ROWS * COLS];
+  const int tid = threadIdx.x;
+  // BEGIN EXERCISE
+  // HINT: 1. copy the tile in chunk by chunk: course::cp_async::load_128b(shared destination at the
+  // HINT: swizzled offset, source, inside), zero-filled outside rows_valid x cols_valid; commit_group(),
+  // HINT: wait_group<0>(), __syncthreads(). 2. read it back element by element through tile_offset.
+  // HINT2: chunk c (for c = tid; c < ROWS * COLS / CHUNK; c += THREADS) is row c / (COLS / CHUNK),
+  // HINT2: column (c % (COLS / CHUNK)) * CHUNK; out[r * COLS + col] = tile[tile_offset<COLS, true>(r, col)].
+  // HINT3: course::cp_async::load_128b(tile + tile_offset<COLS, true>(r, col), in + r * COLS + col, inside);
+  // STUB: (void)in; (void)out; (void)rows_valid; (void)cols_valid; (void)tid; (void)tile;
+  for (int c = tid; c < ROWS * COLS / CHUNK; c += THREADS) {
+    const int r = c / (COLS / CHUNK), col = c % (COLS / CHUNK) * CHUNK;
+    course::cp_async::load_128b(tile + tile_offset<COLS, true>(r, col), in + r * COLS + col,
+                                r < rows_valid && col < cols_valid);
+  }
+  course::cp_async::commit_group();
+  course::cp_async::wait_group<0>();
+  __syncthreads();
+  for (int i = tid; i < ROWS * COLS; i += THREADS) out[i] = tile[tile_offset<COLS, true>(i / COLS, i % COLS)];
+  // END EXERCISE
+}
+
+}  // namespace
+
+// The tiles of the GEMM: A [BM, BK = 32 or 64] and B [BK, BN = 64 .. 256].
+extern "C" __global__ void swizzle_offsets_32(int* out) { offsets<32>(out); }
+extern "C" __global__ void swizzle_offsets_64(int* out) { offsets<64>(out); }
+extern "C" __global__ void swizzle_offsets_128(int* out) { offsets<128>(out); }
+extern "C" __global__ void swizzle_offsets_256(int* out) { offsets<256>(out); }
+extern "C" __global__ void swizzle_roundtrip_32(const half* in, half* out, int rows, int cols) { roundtrip<32>(in, out, rows, cols); }
+extern "C" __global__ void swizzle_roundtrip_64(const half* in, half* out, int rows, int cols) { roundtrip<64>(in, out, rows, cols); }
+extern "C" __global__ void swizzle_roundtrip_128(const half* in, half* out, int rows, int cols) { roundtrip<128>(in, out, rows, cols); }
+extern "C" __global__ void swizzle_roundtrip_256(const half* in, half* out, int rows, int cols) { roundtrip<256>(in, out, rows, cols); }
