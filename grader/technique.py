@@ -57,7 +57,7 @@ _NAMES = {"HMMA": "mma.sync on the tensor cores", "LDGSTS": "cp.async", "LDSM": 
 
 
 def _name(pattern: str) -> str:
-    """'LDG.E.128 (16-byte global loads)' for the regex r'LDG\.E\.128'."""
+    """'LDG.E.128 (16-byte global loads)' for the regex that matches LDG.E.128."""
     plain = re.sub(r"\\(.)", r"\1", pattern)
     words = re.split(r"[|()]", plain)
     first = next((w for w in words if w), plain)

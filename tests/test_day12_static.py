@@ -1,10 +1,10 @@
 """Day 12 without a GPU: the solutions' SASS uses the tensor cores (HMMA) fed by ldmatrix (LDSM), the
-pipelined kernel copies with cp.async (LDGSTS) and the synchronous one does not, no kernel
-spills; and the numpy reference and the shape checks are right."""
+solutions pass their own technique checks, the pipelined kernel copies with cp.async (LDGSTS) and the
+synchronous one does not, no kernel spills; and the numpy reference and the shape checks are right."""
 import numpy as np
 import pytest
 
-from grader import sass
+from grader import sass, technique
 from grader.compiler import ARCHS
 from grader.exercises import day12
 from grader.paths import SOLUTIONS
@@ -14,7 +14,8 @@ DAY12 = SOLUTIONS / "day12"
 MMA_KERNELS = [("attention_mma.cu", f"attention_mma_d{d}") for d in day12.HEAD_DIMS]
 PREFILL_KERNELS = [("attention_prefill.cu", f"prefill_d{d}") for d in day12.HEAD_DIMS]
 SCALAR_KERNELS = [("attention_scalar.cu", f"attention_scalar_d{d}") for d in day12.HEAD_DIMS]
-ALL = SCALAR_KERNELS + MMA_KERNELS + PREFILL_KERNELS
+QK_KERNELS = [("qk_tile.cu", f"qk_tile_d{d}") for d in day12.HEAD_DIMS]
+TENSOR_CORE = QK_KERNELS + MMA_KERNELS + PREFILL_KERNELS
 
 
 def _offline():
@@ -22,13 +23,21 @@ def _offline():
 
 
 @pytest.mark.parametrize("arch", ARCHS)
-@pytest.mark.parametrize("file,kernel", MMA_KERNELS + PREFILL_KERNELS, ids=[k for _, k in MMA_KERNELS + PREFILL_KERNELS])
+@pytest.mark.parametrize("file,kernel", TENSOR_CORE, ids=[k for _, k in TENSOR_CORE])
 def test_tensor_core_kernels_use_hmma_and_ldmatrix(file, kernel, arch):
     _offline()
     path = DAY12 / file
     assert sass.has(path, arch, r"HMMA\.16816\.F32", kernel=kernel), sass.report(path, arch, kernel)
     assert sass.has(path, arch, r"LDSM", kernel=kernel), sass.report(path, arch, kernel)
-    assert sass.has(path, arch, r"MUFU\.EX2", kernel=kernel), sass.report(path, arch, kernel)
+    if file != "qk_tile.cu":
+        assert sass.has(path, arch, r"MUFU\.EX2", kernel=kernel), sass.report(path, arch, kernel)
+        assert sass.has(path, arch, r"SHFL\.BFLY", kernel=kernel), sass.report(path, arch, kernel)
+
+
+@pytest.mark.parametrize("ex", [e for e in day12.EXERCISES if e.technique], ids=lambda e: e.name)
+def test_solutions_show_the_technique(ex):
+    _offline()
+    assert technique.problems(DAY12 / ex.source, ex.technique) == []
 
 
 @pytest.mark.parametrize("arch", ARCHS)
@@ -56,7 +65,7 @@ def test_scalar_baseline_has_no_tensor_cores(file, kernel, arch):
 
 
 @pytest.mark.parametrize("arch", ARCHS)
-@pytest.mark.parametrize("file,kernel", MMA_KERNELS + PREFILL_KERNELS, ids=[k for _, k in MMA_KERNELS + PREFILL_KERNELS])
+@pytest.mark.parametrize("file,kernel", TENSOR_CORE, ids=[k for _, k in TENSOR_CORE])
 def test_no_local_memory_spills(file, kernel, arch):
     _offline()
     usage = sass.resources(sass.load(DAY12 / file, arch)[0])[kernel]
@@ -108,6 +117,9 @@ def test_bad_shapes_are_named():
 
 def test_cases_fit_the_kernels():
     for ex in day12.EXERCISES:
+        if ex.name == "qk_tile":
+            assert {c["head_dim"] for c in ex.cases} == set(day12.HEAD_DIMS)
+            continue
         for case in ex.cases:
             day12.validate(case["q_len"], case["kv_len"], case["head_dim"], case["causal"])
         assert {c["head_dim"] for c in ex.cases} == set(day12.HEAD_DIMS), ex.name

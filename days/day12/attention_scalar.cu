@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day12/attention_scalar.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 4a1e317d60d9d9aa
+// stub-sha256: 75ca42094810d730
 // Day 12, exercise 1: attention with the online softmax, one thread per query, no tensor cores.
 //
 //   q, o: [heads, q_len, head_dim]   k, v: [heads, kv_len, head_dim]   fp16, head_dim 64 or 128
@@ -78,15 +78,8 @@ __device__ void attention(const half* __restrict__ q, const half* __restrict__ k
     const half2* k2 = reinterpret_cast<const half2*>(k_tile);
     const half2* v2 = reinterpret_cast<const half2*>(v_tile);
     // TODO: your code here.
-    //   Hint: 1. scores: for each key j of the tile, s[j] = (q_row . k2[j]) * scale_log2, computed in
-    //   Hint:    float (__half22float2 converts a half2), or -inf when key t0 + j >= my_end (past kv_len,
-    //   Hint:    past this query's diagonal, or an inactive thread). Keep float s[TILE] and the tile max.
-    //   Hint: 2. m_new = max(m, tile max). If m_new is still -inf nothing is visible yet: skip the tile.
-    //   Hint: 3. rescale what was accumulated under the old max: alpha = 2^(m - m_new) (math::ptx_exp2),
-    //   Hint:    l *= alpha, acc[:] *= alpha.
-    //   Hint: 4. for each key: p = 2^(s[j] - m_new); l += p; acc[:] += p * v_tile[j]. Then m = m_new.
-    //   Hint: Unroll the loops over j and over the head dim (#pragma unroll), so s and acc stay in
-    //   Hint: registers (an array indexed by a run-time value goes to local memory).
+    //   Hint: the online softmax over one tile: the tile's scores and their max, the new running max,
+    //   Hint: the rescale of what was accumulated under the old max, then each key's weight into l and acc.
   }
   if (active) {
     const float inv = l > 0.f ? 1.f / l : 0.f;

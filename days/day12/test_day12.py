@@ -3,7 +3,11 @@
 How to read the output:
 - Each case draws fresh random fp16 q, k, v (standard normal) and compares your output with a float64
   numpy reference (grader/exercises/day12.py: attention_reference) by the norm of the error: relative
-  1e-3. A failure names the kernel, the shape, the worst element (index (head, query, dim), expected,
+  1e-3. qk_tile compares its float scores with q k^T in float64: relative 1e-5 of the norm (only the
+  float32 sums round).
+- The tensor-core exercises are also graded on their SASS (compiled here, no GPU needed): qk_tile and
+  attention_mma must use HMMA and LDSM (ldmatrix), the attention kernels SHFL (the quad reductions) and
+  MUFU.EX2, the pipelined one LDGSTS (cp.async), and none may spill to local memory. A failure names the kernel, the shape, the worst element (index (head, query, dim), expected,
   got, relative error) and the seed: COURSE_SEED=<seed> replays the same inputs.
 - The output is poisoned with NaN before each launch: "elements are NaN" means rows never written
   (often: the last, partial query tile, or a whole exercise region still empty).
@@ -22,7 +26,7 @@ import pytest
 
 from grader.exercises import case_id, day12
 
-SCALAR, MMA, PREFILL, PREFILL_CAUSAL = day12.EXERCISES
+SCALAR, QK_TILE, MMA, MMA_CAUSAL, PREFILL, PREFILL_CAUSAL = day12.EXERCISES
 
 
 @pytest.mark.parametrize("case", SCALAR.cases, ids=case_id)
@@ -30,9 +34,19 @@ def test_attention_scalar(course, case):
     course.check(SCALAR, case)
 
 
+@pytest.mark.parametrize("case", QK_TILE.cases, ids=case_id)
+def test_qk_tile(course, case):
+    course.check(QK_TILE, case)
+
+
 @pytest.mark.parametrize("case", MMA.cases, ids=case_id)
 def test_attention_mma(course, case):
     course.check(MMA, case)
+
+
+@pytest.mark.parametrize("case", MMA_CAUSAL.cases, ids=case_id)
+def test_attention_mma_causal(course, case):
+    course.check(MMA_CAUSAL, case)
 
 
 @pytest.mark.parametrize("case", PREFILL.cases, ids=case_id)

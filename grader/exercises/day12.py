@@ -1,6 +1,11 @@
 """Day 12: prefill attention, a FlashAttention-2 forward with mma.sync and a cp.async pipeline.
 
-Every kernel of the day computes, per head h (batch and heads folded into one axis, fp16):
+The steps, each graded: attention_scalar (the online softmax, one thread per query), qk_tile (one
+warp's tile of scores q k^T on the tensor cores), attention_mma (the whole FlashAttention-2 warp: the
+online softmax in registers, p reused as an A fragment; graded without a mask, then causal), prefill
+and prefill_causal (the same warp steps fed by a cp.async pipeline).
+
+Every attention kernel of the day computes, per head h (batch and heads folded into one axis, fp16):
 
     o[h] = softmax(q[h] k[h]^T * sm_scale + mask) v[h]      q, o: [heads, q_len, d]   k, v: [heads, kv_len, d]
 
@@ -17,6 +22,7 @@ import numpy as np
 
 from grader import bench, checks, device, runner
 from grader.exercises import Exercise
+from grader.technique import Technique
 
 HEAD_DIMS = (64, 128)
 DTYPE = "float16"
@@ -116,6 +122,26 @@ def _check(family: str, module, seed: int, heads: int, q_len: int, kv_len: int, 
     mask = "causal" if causal else "no mask"
     checks.assert_close(device.to_host(out), attention_reference(q, k, v, causal), dt=DTYPE, seed=seed,
                         name=f"{family}_d{head_dim} out (heads={heads}, q_len={q_len}, kv_len={kv_len}, {mask})")
+
+
+QK_ROWS, QK_KEYS = 16, 64  # one warp's queries, one K tile
+
+
+def check_qk_tile(module, seed: int, heads: int, head_dim: int) -> None:
+    """s = q k^T (float) for one warp's 16 queries against one tile of 64 keys, per head."""
+    rng = np.random.default_rng(seed)
+    dt = device.dtype(DTYPE)
+    q = rng.standard_normal((heads, QK_ROWS, head_dim)).astype(dt)
+    k = rng.standard_normal((heads, QK_KEYS, head_dim)).astype(dt)
+    s = device.empty((heads, QK_ROWS, QK_KEYS), "float32")
+    device.launch(module.get_function(f"qk_tile_d{head_dim}"), (heads,), (32,),
+                  (device.asarray(q), device.asarray(k), s), what=f"qk_tile_d{head_dim}")
+    expected = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1)
+    # Products of fp16 are exact in float32; only the float32 sums round: 1e-5 of the norm is ample,
+    # an fp16 accumulator or a wrong fragment is far outside it.
+    checks.assert_close(device.to_host(s), expected, dt="float32", seed=seed,
+                        tol=checks.Tolerance(1e-5, 0.0, True),
+                        name=f"qk_tile_d{head_dim} s (heads={heads}, 16 queries x 64 keys)")
 
 
 def check_attention_scalar(module, seed: int, heads: int, q_len: int, kv_len: int, head_dim: int,
@@ -239,14 +265,15 @@ def config_options(warps: int, stages: int, block_n: int) -> tuple[str, ...]:
 
 def prefill_variant(warps: int, stages: int, block_n: int, solutions: bool | None = None):
     """attention_prefill.cu (yours, or the solution) compiled with one configuration of its knobs."""
-    return device.load(runner.source_of(EXERCISES[2], solutions), config_options(warps, stages, block_n))
+    source = runner.source_of(_exercise("prefill"), solutions)
+    return device.load(source, config_options(warps, stages, block_n))
 
 
 def progression(quick: bool = True, causal: bool = False, configs=PREFILL_CONFIGS) -> bench.Report:
     """The day's versions on the same shapes against torch's flash SDPA: scalar, mma without a
     pipeline, the pipelined kernel as its file configures it, then the same file with other `configs`
     of (warps, stages, keys per tile). Each is checked before it is timed."""
-    scalar, mma, prefill = EXERCISES[0], EXERCISES[1], EXERCISES[2]
+    scalar, mma, prefill = _exercise("attention_scalar"), _exercise("attention_mma"), _exercise("prefill")
     versions = [("attention_scalar", "1. scalar", runner.load(scalar)),
                 ("attention_mma", "2. mma.sync, no pipeline", runner.load(mma)),
                 ("prefill", "3. cp.async pipeline (file's config)", runner.load(prefill))]
@@ -261,6 +288,10 @@ def progression(quick: bool = True, causal: bool = False, configs=PREFILL_CONFIG
     merged.title = f"day 12 progression, fp16 {'causal' if causal else 'non-causal'}, 16 heads, d 128"
     merged.series = {label: ms for r in reports for label, ms in r.series.items()}
     return merged
+
+
+def _exercise(name: str) -> Exercise:
+    return next(ex for ex in EXERCISES if ex.name == name)
 
 
 def check_prefill_family(family: str, module, seed: int = 12) -> None:
@@ -291,17 +322,37 @@ CAUSAL = _cases((1, 1, 1, 128, True), (2, 33, 33, 64, True), (2, 1, 513, 128, Tr
                 (4, 257, 257, 128, True), (2, 1000, 1000, 64, True), (2, 1000, 1000, 128, True),
                 (4, 2048, 2048, 128, True))
 
+def _tensor_cores(kernels: tuple[str, ...], *extra: str, why: str) -> Technique:
+    return Technique(why=why, require=(r"HMMA", r"LDSM") + extra, no_spills=True, kernels=kernels)
+
+
+QK_TECHNIQUE = _tensor_cores(("qk_tile_d64", "qk_tile_d128"),
+                             why="mma.sync on the tensor cores fed by ldmatrix")
+MMA_TECHNIQUE = _tensor_cores(("attention_mma_d64", "attention_mma_d128"), r"SHFL", r"MUFU\.EX2",
+                              why="FlashAttention-2 on mma.sync: ldmatrix fragments, the online softmax "
+                                  "in registers with quad shuffles, exp2 on the SFU")
+PREFILL_TECHNIQUE = _tensor_cores(("prefill_d64", "prefill_d128"), r"LDGSTS", r"SHFL", r"MUFU\.EX2",
+                                  why="FlashAttention-2 on mma.sync fed by a cp.async pipeline")
+
 EXERCISES = (
     Exercise("day12", "attention_scalar", "attention_scalar.cu",
              "attention with the online softmax, one thread per query (no tensor cores)",
              check_attention_scalar, ALL_CASES, bench=bench_attention_scalar),
+    Exercise("day12", "qk_tile", "qk_tile.cu",
+             "one warp's tile of scores s = q k^T with ldmatrix and mma.sync",
+             check_qk_tile, ({"heads": 1, "head_dim": 64}, {"heads": 3, "head_dim": 128},
+                             {"heads": 2, "head_dim": 64}),
+             technique=(QK_TECHNIQUE,)),
     Exercise("day12", "attention_mma", "attention_mma.cu",
-             "FlashAttention-2 on mma.sync: q in registers, online softmax in registers, no pipeline",
-             check_attention_mma, ALL_CASES, bench=bench_attention_mma),
+             "FlashAttention-2 on mma.sync: q in registers, online softmax in registers, no pipeline, "
+             "no mask", check_attention_mma, NON_CAUSAL, bench=bench_attention_mma, technique=(MMA_TECHNIQUE,)),
+    Exercise("day12", "attention_mma_causal", "attention_mma.cu",
+             "FlashAttention-2 on mma.sync, causal mask aligned to the end of the KV",
+             check_attention_mma, CAUSAL, technique=(MMA_TECHNIQUE,)),
     Exercise("day12", "prefill", "attention_prefill.cu",
              "pipelined prefill attention (cp.async stages), no mask", check_prefill, NON_CAUSAL,
-             bench=bench_prefill, target=0.60),
+             bench=bench_prefill, target=0.60, technique=(PREFILL_TECHNIQUE,)),
     Exercise("day12", "prefill_causal", "attention_prefill.cu",
              "pipelined prefill attention (cp.async stages), causal mask aligned to the end of the KV",
-             check_prefill, CAUSAL, bench=bench_prefill_causal, target=0.60),
+             check_prefill, CAUSAL, bench=bench_prefill_causal, target=0.60, technique=(PREFILL_TECHNIQUE,)),
 )

@@ -1,0 +1,77 @@
+// Your exercise file. Generated from solutions/day12/qk_tile.cu by `python -m grader stubs`;
+// edit freely: regenerating never overwrites a file you changed.
+// stub-sha256: 2a3ba27d6fdfc217
+// Day 12, exercise 2: one tile of scores on the tensor cores, s = q k^T for one warp.
+//
+//   q: [heads, 16, head_dim]   k: [heads, 64, head_dim]   fp16     s: [heads, 16, 64] float
+//   s[h, i, j] = q[h, i] . k[h, j]          head_dim 64 or 128, no scale, no mask
+//
+// The first step of the FlashAttention-2 kernels of exercises 3 and 4, on its own: a warp keeps its
+// 16 query rows in registers as mma A fragments (loaded once with ldmatrix) and computes the 16 x 64
+// scores of a K tile with mma.sync.m16n8k16 over the head dimension, 8 keys per C fragment. The tiles
+// are copied into shared memory for you (course/attention/prefill.cuh, padded rows: Tr::STRIDE halves
+// apart); you write the two steps and the store of the C fragments. The grader launches
+// grid = (heads,), block = (32,).
+#include <course/attention/prefill.cuh>
+
+namespace {
+
+using namespace course;
+using namespace course::prefill;
+
+// This warp's 16 query rows (rows 16 * warp .. 16 * warp + 15 of the q tile in shared memory) as mma
+// A fragments: q[kk] is the 16 x 16 block of head-dim columns 16 kk .. 16 kk + 15.
+template <typename Tr>
+__device__ __forceinline__ void load_q_fragments(uint32_t (&q)[Tr::D_K16][4], const half* q_smem, int warp,
+                                                 int lane) {
+  // TODO: your code here.
+  //   Hint: one ldmatrix .x4 per 16 x 16 block gives the whole A fragment: lane l points at row l % 16,
+  //   Hint: column 8 * (l / 16) of the block (course/mma.cuh's recipes). Rows are Tr::STRIDE halves apart.
+}
+
+// s = q k^T for one K tile [BLOCK_N, HEAD_DIM] in shared memory: s[n] is the C fragment of keys
+// 8 n .. 8 n + 7. k^T is the B operand (col-major [K, N]): K's rows are its columns.
+template <typename Tr>
+__device__ __forceinline__ void compute_qk(float (&s)[Tr::S_N8][4], const uint32_t (&q)[Tr::D_K16][4],
+                                           const half* k_smem, int lane) {
+  // TODO: your code here.
+  //   Hint: zero s, then for each k16 step kk of the head dim and each pair of n8 tiles: ONE ldmatrix .x4
+  //   Hint: (no .trans: a row of K is a column of k^T, stored contiguously) gives the B fragments of two
+  //   Hint: n8 tiles (b[0..1] for keys 8n.., b[2..3] for keys 8n + 8..), then two mma.sync.
+}
+
+// The scores to global memory, s: [16, BLOCK_N] row-major (this head's).
+template <typename Tr>
+__device__ __forceinline__ void store_scores(float* s, const float (&acc)[Tr::S_N8][4], int lane) {
+  // TODO: your code here.
+  //   Hint: the C layout of m16n8 (course/mma.cuh): acc[n][i] is row lane / 4 + 8 (i / 2), column
+  //   Hint: 8 n + 2 (lane % 4) + i % 2 of the 16 x BLOCK_N tile.
+}
+
+template <int HEAD_DIM>
+__device__ void qk_tile(const half* __restrict__ q, const half* __restrict__ k, float* __restrict__ s) {
+  using Tr = Traits<HEAD_DIM, 1, 64>;  // one warp, 16 query rows, 64 keys
+  __shared__ __align__(16) half q_smem[Tr::Q_TILE];
+  __shared__ __align__(16) half k_smem[Tr::KV_TILE];
+  const int lane = threadIdx.x;
+  const int64_t head = blockIdx.x;
+  load_tile_sync<Tr::BLOCK_M, HEAD_DIM, Tr::THREADS>(q_smem, q + head * Tr::BLOCK_M * HEAD_DIM, Tr::BLOCK_M);
+  load_tile_sync<Tr::BLOCK_N, HEAD_DIM, Tr::THREADS>(k_smem, k + head * Tr::BLOCK_N * HEAD_DIM, Tr::BLOCK_N);
+  __syncwarp();
+
+  uint32_t q_frag[Tr::D_K16][4];
+  float acc[Tr::S_N8][4];
+  load_q_fragments<Tr>(q_frag, q_smem, 0, lane);
+  compute_qk<Tr>(acc, q_frag, k_smem, lane);
+  store_scores<Tr>(s + head * Tr::BLOCK_M * Tr::BLOCK_N, acc, lane);
+}
+
+}  // namespace
+
+extern "C" __global__ void __launch_bounds__(32) qk_tile_d64(const half* q, const half* k, float* s) {
+  qk_tile<64>(q, k, s);
+}
+
+extern "C" __global__ void __launch_bounds__(32) qk_tile_d128(const half* q, const half* k, float* s) {
+  qk_tile<128>(q, k, s);
+}

@@ -1,0 +1,85 @@
+"""Day 12's checks against planted wrong kernels: each is derived from a solution by one targeted
+replacement (or, for the scalar kernel handed in as the tensor-core exercise, by renaming its
+kernels), and each must fail with a message that names what is wrong (the solutions pass)."""
+import pytest
+
+from grader.paths import SOLUTIONS
+from grader.pytest_plugin import require_sass_tools
+
+require_sass_tools()
+
+DAY12 = SOLUTIONS / "day12"
+
+
+def _case(heads, q_len, kv_len, head_dim, causal):
+    return {"heads": heads, "q_len": q_len, "kv_len": kv_len, "head_dim": head_dim, "causal": causal}
+
+
+# Three K/V tiles, the max of a row grows from one to the next; a cache being extended (q_len < kv_len).
+SEVERAL_TILES = [_case(1, 31, 150, 64, False)]
+EXTENDED_CACHE = [_case(1, 17, 150, 64, True)]
+SQUARE = [_case(1, 33, 33, 64, True)]
+
+
+def _derive(file: str, old: str, new: str) -> str:
+    text = (DAY12 / file).read_text()
+    assert text.count(old) == 1, f"{file}: the planted replacement no longer matches the solution: {old!r}"
+    return text.replace(old, new)
+
+
+@pytest.mark.parametrize("name,file,cases", [
+    ("qk_tile", "qk_tile.cu", None),
+    ("attention_mma", "attention_mma.cu", SEVERAL_TILES),
+    ("attention_mma_causal", "attention_mma.cu", SQUARE),
+    ("prefill", "attention_prefill.cu", SEVERAL_TILES),
+    ("prefill_causal", "attention_prefill.cu", EXTENDED_CACHE + SQUARE),
+])
+def test_solutions_pass(planted, name, file, cases):
+    assert planted("day12", name, (DAY12 / file).read_text(), cases=cases) is None
+
+
+def test_scalar_kernel_handed_in_as_the_mma_exercise_fails(planted):
+    """Right results from one thread per query: the day grades mma.sync, and the SASS has no HMMA."""
+    text = (DAY12 / "attention_scalar.cu").read_text().replace("attention_scalar_d", "attention_mma_d")
+    msg = planted("day12", "attention_mma", text, cases=SEVERAL_TILES)
+    assert msg and "HMMA" in msg and "technique" in msg, msg
+
+
+def test_scalar_kernel_handed_in_as_the_prefill_exercise_fails(planted):
+    text = (DAY12 / "attention_scalar.cu").read_text().replace("attention_scalar_d", "prefill_d")
+    msg = planted("day12", "prefill", text, cases=SEVERAL_TILES)
+    assert msg and "HMMA" in msg and "LDGSTS" in msg, msg
+
+
+def test_qk_tile_with_a_wrong_c_layout_fails(planted):
+    """Rows g and g + 8 swapped in the store: the scores of two queries trade places."""
+    store = "      const int row = lane / 4 + 8 * (i / 2), col = 8 * n + 2 * (lane % 4) + i % 2;\n"
+    text = _derive("qk_tile.cu", store, store.replace("8 * (i / 2)", "8 * (1 - i / 2)"))
+    msg = planted("day12", "qk_tile", text)
+    assert msg and "qk_tile_d" in msg and "worst at index" in msg, msg
+
+
+@pytest.mark.parametrize("file,name", [("attention_mma.cu", "attention_mma"),
+                                       ("attention_prefill.cu", "prefill")])
+def test_online_softmax_without_rescaling_o_fails(planted, file, name):
+    """d is rescaled when a row's max grows, o is not: the earlier tiles keep weights relative to an
+    older, smaller max and count too much."""
+    text = _derive(file, "#pragma unroll\n    for (int i = 0; i < 2 * Tr::D_N8; ++i) st.o[i] *= alpha;\n", "")
+    msg = planted("day12", name, text, cases=SEVERAL_TILES)
+    assert msg and "relative error norm" in msg and "kv_len=150" in msg, msg
+
+
+def test_online_softmax_rescaling_o_the_wrong_way_fails(planted):
+    """o multiplied by 2^(m_new - m_old) instead of 2^(m_old - m_new)."""
+    text = _derive("attention_mma.cu", "++i) st.o[i] *= alpha;", "++i) st.o[i] /= alpha;")
+    msg = planted("day12", "attention_mma", text, cases=SEVERAL_TILES)
+    assert msg and "attention_mma_d64" in msg, msg
+
+
+def test_causal_mask_aligned_to_the_start_fails_when_the_cache_is_longer(planted):
+    """Query i sees keys j <= i (offset 0) instead of j <= i + kv_len - q_len: the same when q_len = kv_len,
+    wrong as soon as the queries extend a cache."""
+    text = _derive("attention_prefill.cu", "kv_len, kv_len - q_len, lane);", "kv_len, 0, lane);")
+    assert planted("day12", "prefill_causal", text, cases=SQUARE) is None
+    msg = planted("day12", "prefill_causal", text, cases=EXTENDED_CACHE)
+    assert msg and "prefill_d64" in msg and "q_len=17, kv_len=150, causal" in msg, msg
