@@ -37,6 +37,7 @@ COMPILE_BUDGET_S = 240.0                        # interpreter start, compile and
 BUDGET_FACTOR = 10.0                            # a case may take this many times the solution's time
 BUDGET_FLOOR_S = {"cupy": 10.0, "emulator": 20.0}
 UNMEASURED_BUDGET_S = 120.0                     # a case whose solution time is not known
+MEASURING_BUDGET_S = 900.0                      # the course's own solution, timed to set the budgets
 MAX_FILE_BYTES = 1 << 20
 #: Days that teach shared memory: on a GPU, their graded kernels also run (smallest case) under
 #: compute-sanitizer racecheck; a race fails the exercise. The emulator finds races on every run.
@@ -152,7 +153,7 @@ def case_budgets(ex, cases: list[dict], backend: str) -> list[float]:
     missing = [c for c in cases if _case_key(ex, c) not in times]
     solution = paths.SOLUTIONS / ex.day / ex.source
     if missing and solution.is_file():
-        _run(ex, missing, source_dir=solution.parent, seed=None, budgets=[UNMEASURED_BUDGET_S] * len(missing),
+        _run(ex, missing, source_dir=solution.parent, seed=None, budgets=[MEASURING_BUDGET_S] * len(missing),
              backend=backend, record=True)
         times = _read_times(backend)
     floor = BUDGET_FLOOR_S.get(backend, 20.0)

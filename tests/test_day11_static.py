@@ -14,7 +14,7 @@ require_sass_tools()
 DAY11 = SOLUTIONS / "day11"
 DECODE = [("decode_attention.cu", f"decode_attention_g{g}") for g in day11.HEADS_PER_BLOCK] + \
          [("decode_paged.cu", f"decode_paged_g{g}") for g in day11.HEADS_PER_BLOCK]
-MERGES = [("merge_states.cu", "merge_states"), ("decode_paged.cu", "merge_chunks")]
+MERGES = [("merge_states.cu", "merge_states"), ("decode_paged.cu", "merge_chunks"), ("decode_warp.cu", "decode_warp")]
 IDS = [k for _, k in DECODE]
 
 
@@ -26,7 +26,7 @@ def test_decode_streams_kv_with_cp_async(file, kernel, arch):
 
 
 @pytest.mark.parametrize("arch", ARCHS)
-@pytest.mark.parametrize("file,kernel", DECODE, ids=IDS)
+@pytest.mark.parametrize("file,kernel", DECODE + [("decode_warp.cu", "decode_warp")], ids=IDS + ["decode_warp"])
 def test_decode_uses_ex2_and_shuffles(file, kernel, arch):
     path = DAY11 / file
     assert sass.has(path, arch, r"MUFU\.EX2", kernel=kernel), sass.report(path, arch, kernel)
@@ -35,13 +35,14 @@ def test_decode_uses_ex2_and_shuffles(file, kernel, arch):
 
 @pytest.mark.parametrize("arch", ARCHS)
 @pytest.mark.parametrize("file,kernel", MERGES, ids=[k for _, k in MERGES])
-def test_merges_load_16_bytes(file, kernel, arch):
+def test_merges_and_the_warp_load_16_bytes(file, kernel, arch):
     path = DAY11 / file
     assert sass.has(path, arch, r"LDG\.E\.128", kernel=kernel), sass.report(path, arch, kernel)
 
 
 @pytest.mark.parametrize("arch", ARCHS)
-@pytest.mark.parametrize("file", ["merge_states.cu", "decode_attention.cu", "decode_paged.cu"])
+@pytest.mark.parametrize("file", ["online_softmax.cu", "merge_states.cu", "decode_warp.cu", "decode_attention.cu",
+                                  "decode_paged.cu"])
 def test_no_local_memory(file, arch):
     for kernel, usage in sass.resources(sass.load(DAY11 / file, arch)[0]).items():
         assert usage["spill_stores"] == usage["spill_loads"] == usage["local"] == 0, (kernel, usage)

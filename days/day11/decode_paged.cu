@@ -1,7 +1,7 @@
 // Your exercise file. Generated from solutions/day11/decode_paged.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: ce64718114d432c7
-// Day 11, exercise 3: decode attention over a paged KV cache, with split-KV for long sequences.
+// stub-sha256: 25c8bd9b0cf4998a
+// Day 11, exercise 5: decode attention over a paged KV cache, with split-KV for long sequences.
 //
 //   q: [batch, num_qo_heads, 128]                        o: like q (half)    lse2: [batch, num_qo_heads]
 //   k_pages, v_pages: [num_pages, page_size, num_kv_heads, 128]  (FlashInfer's paged NHD layout)
@@ -19,8 +19,8 @@
 // tokens, one block per chunk: grid = (num_chunks, num_qo_heads / G, batch), block = (256,). With one
 // chunk the block writes the final o (half) and lse2 (base-2 log-sum-exp, float). With several, each
 // block writes its chunk's normalised partial result to tmp_o [batch, num_qo_heads, num_chunks, 128]
-// and tmp_lse2 [batch, num_qo_heads, num_chunks] (float), and the kernel merge_chunks (below: the
-// merge of exercise 1) combines them. A chunk past the end of a shorter request has no tokens: its
+// and tmp_lse2 [batch, num_qo_heads, num_chunks] (float), and the kernel merge_chunks (below: YOUR
+// merge of exercise 2, once more) combines them. A chunk past the end of a shorter request has no tokens: its
 // block still writes its partial result, the empty state (o = 0, lse2 = -inf), which weighs nothing.
 #include <course/attention/decode.cuh>
 
@@ -92,15 +92,16 @@ PAGED_KERNEL(8)
 
 // Split-KV, second pass: rows = batch * num_qo_heads, each with num_chunks partial results in tmp_o
 // and tmp_lse2; one warp per row (grid = (ceil(rows / 4),), block = (128,)), lane l owning dims
-// [4l, 4l + 4). course::attention::merge_partials is exercise 1's merge.
+// [4l, 4l + 4). Exercise 2's merge, with course::attention::state_t (state.cuh) holding the state.
 extern "C" __global__ void __launch_bounds__(128)
 merge_chunks(const float* __restrict__ tmp_o, const float* __restrict__ tmp_lse2, half* __restrict__ o,
              float* __restrict__ lse2, int rows, int num_chunks) {
+  constexpr int N = HEAD_DIM / 32;
   const int lane = threadIdx.x % 32;
   const int64_t r = static_cast<int64_t>(blockIdx.x) * 4 + threadIdx.x / 32;
   if (r >= rows) return;
-  const state_t<HEAD_DIM / 32> st =
-      merge_partials<HEAD_DIM / 32>(tmp_o + r * num_chunks * HEAD_DIM, tmp_lse2 + r * num_chunks, num_chunks, lane);
-  course::store_from_float(o + r * HEAD_DIM + lane * 4, st.o);
-  if (lane == 0) lse2[r] = st.lse2();
+  // TODO: your code here.
+  //   Hint: Exercise 2 again: chunk c of row r is the normalised state (o = tmp_o[r, c], m =
+  //   Hint: tmp_lse2[r, c], d = 1); an empty chunk has lse2 = -inf and weighs nothing. state_t<N>
+  //   Hint: (state.cuh) has init(), merge(o, m, d), normalize() and lse2(): the course's copy of yours.
 }

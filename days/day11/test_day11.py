@@ -11,8 +11,11 @@ How to read the output:
 - q gets a different scale per (request, head), up to 30: some softmaxes are nearly flat, some nearly
   one-hot, and with the largest exp(score) overflows float. A kernel that forgets to subtract the
   running max fails there.
+- online_softmax: the state (m, d, o) after every tile, against float64; some scores -inf (masked),
+  row 1's first tile all -inf (the state must stay empty), row 2 near 300.
 - merge_states: random partial results, some empty (lse2 = -inf with random v: weight exactly 0),
   row 1 entirely empty (o = 0, lse2 = -inf), row 2 near lse2 = 300.
+- decode_warp: one warp per (request, head), kv_len 1 to 4097 (odd lengths: a lane group past the end).
 - decode_attention: batch x kv_len x heads (query / KV: GQA groups 1 to 8), kv_len from 1 to 4097.
 - decode_paged: ragged requests, the first of 1 token, the last of kv_len; page sizes 1 and 16,
   pages in random order; chunks > 1 is split-KV (partial results merged by merge_chunks).
@@ -21,18 +24,31 @@ How to read the output:
   same run at the same byte count, and that ceiling; it fails below 80%. decode_paged (kv_len 32768,
   batch 1, 4, 16): one chunk per request against split-KV, no target. A kernel is timed only after it
   passes its largest correctness case.
+Each kernel must also use the day's technique (checked in its SASS, no GPU needed): ex2.approx,
+16-byte loads, shuffles, cp.async (LDGSTS) in the decode kernels, no local-memory spills; exercises
+1-4 must write the state update and merge themselves (not state_t::merge or decode.cuh's attend).
 The checks themselves are in grader/exercises/day11.py.
 """
 import pytest
 
 from grader.exercises import case_id, day11
 
-MERGE_STATES, DECODE_ATTENTION, DECODE_PAGED = day11.EXERCISES
+ONLINE_SOFTMAX, MERGE_STATES, DECODE_WARP, DECODE_ATTENTION, DECODE_PAGED = day11.EXERCISES
+
+
+@pytest.mark.parametrize("case", ONLINE_SOFTMAX.cases, ids=case_id)
+def test_online_softmax(course, case):
+    course.check(ONLINE_SOFTMAX, case)
 
 
 @pytest.mark.parametrize("case", MERGE_STATES.cases, ids=case_id)
 def test_merge_states(course, case):
     course.check(MERGE_STATES, case)
+
+
+@pytest.mark.parametrize("case", DECODE_WARP.cases, ids=case_id)
+def test_decode_warp(course, case):
+    course.check(DECODE_WARP, case)
 
 
 @pytest.mark.parametrize("case", DECODE_ATTENTION.cases, ids=case_id)

@@ -13,6 +13,7 @@ import numpy as np
 
 from grader import bench, checks, device
 from grader.exercises import Exercise
+from grader.technique import Technique
 
 HEAD_DIM = 128
 LOG2E = 1.0 / math.log(2.0)
@@ -123,7 +124,78 @@ def _f16_array(name: str, x, ndim: int) -> None:
         raise ValueError(f"{name}: head_dim {x.shape[-1]}; the day's kernels take head_dim {HEAD_DIM}")
 
 
-# ---- exercise 1: merge states ------------------------------------------------------------------
+# ---- exercise 1: the online softmax, one thread per row -------------------------------------------
+
+SOFTMAX_DIMS = 4            # dims of v in online_softmax.cu
+SOFTMAX_ROWS_PER_BLOCK = 128
+
+
+def online_reference(x: np.ndarray, v: np.ndarray, tile: int):
+    """The state (m, d, o) of each row after each tile, in float64: x [rows, n] base-2 scores
+    (-inf: masked), v [rows, n, dims]. Returns m, d [rows, tiles] and o [rows, tiles, dims]; a state
+    that has seen only -inf is (-inf, 0, 0)."""
+    rows, n = x.shape
+    tiles = -(-n // tile)
+    x, v = x.astype(np.float64), v.astype(np.float64)
+    m = np.empty((rows, tiles))
+    d = np.empty((rows, tiles))
+    o = np.empty((rows, tiles, v.shape[2]))
+    for t in range(tiles):
+        seen = x[:, :(t + 1) * tile]
+        top = seen.max(axis=1)
+        safe = np.where(np.isneginf(top), 0.0, top)
+        p = np.exp2(seen - safe[:, None])
+        m[:, t], d[:, t] = top, p.sum(axis=1)
+        o[:, t] = np.einsum("rj,rjk->rk", p, v[:, :(t + 1) * tile])
+    return m, d, o
+
+
+def check_online_softmax(module, seed: int, rows: int, n: int, tile: int) -> None:
+    """Normal scores times 4 with a slope, so the running max jumps from tile to tile (row 0 rises
+    steadily: every tile rescales); about one key in ten masked (-inf); row 1's first tile all -inf
+    (the state stays empty); row 2 near 300, where 2^x overflows float without the max subtracted."""
+    rng = np.random.default_rng(seed)
+    x = (4 * rng.standard_normal((rows, n)) + rng.uniform(0, 8, (rows, 1)) * np.arange(n) / n).astype(np.float32)
+    x[0] = np.linspace(-10, 30, n, dtype=np.float32)
+    x[rng.random((rows, n)) < 0.1] = -np.inf
+    if rows > 1:
+        x[1, :tile] = -np.inf
+    if rows > 2:
+        x[2] += 300
+    v = rng.standard_normal((rows, n, SOFTMAX_DIMS), dtype=np.float32)
+    tiles = -(-n // tile)
+    m = device.empty((rows, tiles), "float32")
+    d = device.empty((rows, tiles), "float32")
+    o = device.empty((rows, tiles, SOFTMAX_DIMS), "float32")
+    grid = (max(1, -(-rows // SOFTMAX_ROWS_PER_BLOCK)),)
+    device.launch(module.get_function("online_softmax"), grid, (SOFTMAX_ROWS_PER_BLOCK,),
+                  (device.asarray(x), device.asarray(v), m, d, o, np.int32(rows), np.int32(n), np.int32(tile)),
+                  what="online_softmax")
+    m_ref, d_ref, o_ref = online_reference(x, v, tile)
+    where = f"(rows={rows}, n={n}, tile={tile})"
+    m_got, d_got, o_got = (device.to_host(a).astype(np.float64) for a in (m, d, o))
+    empty = np.isneginf(m_ref)
+    bad = np.argwhere(empty & ~np.isneginf(m_got))
+    if bad.size:
+        r, t = bad[0]
+        raise AssertionError(f"online_softmax m {where}: row {r} has seen only -inf scores up to tile {t}, so "
+                             f"m must stay -inf; got {m_got[r, t]:.6g} [seed {seed}: rerun with "
+                             f"{checks.SEED_ENV}={seed}]")
+    checks.assert_close(m_got[~empty], m_ref[~empty], dt="float32", name=f"online_softmax m {where}", seed=seed)
+    # ex2.approx (2 ulp) on every weight and float32 sums of up to n terms: relative 1e-4 on d; o is
+    # checked by the norm of its error against the norm of the sum of |weights * v|, per state.
+    checks.assert_close(d_got, d_ref, dt="float32", tol=checks.Tolerance(1e-4, 1e-30, False),
+                        name=f"online_softmax d {where}", seed=seed)
+    scale = np.einsum("rtk->rt", np.abs(o_ref)) + d_ref
+    err = np.abs(o_got - o_ref).sum(axis=2) / np.maximum(scale, np.finfo(np.float64).tiny)
+    if not np.all(np.isfinite(o_got)) or err.max() > 1e-4:
+        r, t = np.unravel_index(np.nanargmax(np.where(np.isfinite(err), err, np.inf)), err.shape)
+        raise AssertionError(f"online_softmax o {where}: row {r} after tile {t}: expected "
+                             f"{np.array2string(o_ref[r, t], precision=5)}, got {np.array2string(o_got[r, t], precision=5)} "
+                             f"(relative error {err[r, t]:.2e} > 1e-4) [seed {seed}: rerun with {checks.SEED_ENV}={seed}]")
+
+
+# ---- exercise 2: merge states ------------------------------------------------------------------
 
 def merge_states(module, v, lse2, kernel: str = "merge_states", out=None, sync: bool = True):
     """Launch a merge kernel on device v [rows, S, 128] and lse2 [rows, S] (float32, C-contiguous):
@@ -164,7 +236,22 @@ def check_merge_states(module, seed: int, rows: int, num_states: int) -> None:
     _assert_lse(device.to_host(lse_out), lse_ref, name=f"merge_states lse2 {where}", seed=seed)
 
 
-# ---- exercise 2: contiguous KV -------------------------------------------------------------------
+# ---- exercise 3: one warp, one head ----------------------------------------------------------------
+
+def check_decode_warp(module, seed: int, batch: int, kv_len: int, num_heads: int) -> None:
+    """decode_warp.cu: one warp per (request, head), no GQA; o against float64."""
+    rng = np.random.default_rng(seed)
+    q, k, v = _random_qkv(rng, batch, num_heads, (batch, kv_len, num_heads, HEAD_DIM))
+    o = device.empty(q.shape, "float16")
+    device.launch(module.get_function("decode_warp"), (num_heads, batch), (32,),
+                  (device.asarray(q), device.asarray(k), device.asarray(v), o, np.int32(kv_len),
+                   np.int32(num_heads), scale_log2()), what="decode_warp")
+    o_ref, _ = attention_reference(q, k, v)
+    _assert_o(device.to_host(o), o_ref, seed=seed,
+              name=f"decode_warp o (batch={batch}, kv_len={kv_len}, heads={num_heads})")
+
+
+# ---- exercise 4: contiguous KV -------------------------------------------------------------------
 
 def launch_decode_attention(module, q, k, v, o, sync: bool = True) -> None:
     """Launch decode_attention_g<G> into the preallocated o, unchecked (for timing: sync=False)."""
@@ -268,7 +355,7 @@ def torch_sdpa_decode(q, k, v, repeat: int = 20):
     return m, cp.from_dlpack(out.squeeze(2).contiguous())
 
 
-# ---- exercise 3: paged KV and split-KV -----------------------------------------------------------
+# ---- exercise 5: paged KV and split-KV -----------------------------------------------------------
 
 def page_table(rng, lengths, page_size: int, spare_pages: int = 3):
     """A page table for requests of the given lengths: (kv_indptr, kv_indices, kv_last_page_len,
@@ -433,9 +520,15 @@ def bench_decode_paged(modules: dict, quick: bool = False) -> bench.Report:
 
 # ---- the day's exercises -----------------------------------------------------------------------
 
+SOFTMAX_CASES = ({"rows": 1, "n": 1, "tile": 1}, {"rows": 3, "n": 31, "tile": 8}, {"rows": 33, "n": 100, "tile": 32},
+                 {"rows": 257, "n": 1000, "tile": 64}, {"rows": 4096, "n": 777, "tile": 128})
+
 MERGE_CASES = ({"rows": 1, "num_states": 1}, {"rows": 3, "num_states": 2}, {"rows": 33, "num_states": 7},
                {"rows": 257, "num_states": 31}, {"rows": 4096, "num_states": 16})
 
+WARP_CASES = ({"batch": 1, "kv_len": 1, "num_heads": 1}, {"batch": 3, "kv_len": 31, "num_heads": 2},
+              {"batch": 2, "kv_len": 33, "num_heads": 3}, {"batch": 1, "kv_len": 257, "num_heads": 2},
+              {"batch": 8, "kv_len": 4097, "num_heads": 64}, {"batch": 16, "kv_len": 2048, "num_heads": 128})
 DECODE_CASES = ({"batch": 1, "kv_len": 1, "num_qo_heads": 1, "num_kv_heads": 1},
                 {"batch": 3, "kv_len": 31, "num_qo_heads": 4, "num_kv_heads": 4},
                 {"batch": 2, "kv_len": 33, "num_qo_heads": 8, "num_kv_heads": 2},
@@ -453,12 +546,39 @@ PAGED_CASES = ({"batch": 1, "kv_len": 1, "page_size": 1, "num_qo_heads": 4, "num
                {"batch": 2, "kv_len": 5000, "page_size": 16, "num_qo_heads": 32, "num_kv_heads": 8, "chunks": 7},
                {"batch": 3, "kv_len": 20000, "page_size": 16, "num_qo_heads": 6, "num_kv_heads": 1, "chunks": 40})
 
+# The cores the student writes by hand: the state update and merge in exercises 1-3 (state_t::merge
+# is the course's copy, allowed from exercise 4 on), the main loop and block merge in exercise 4
+# (decode.cuh's attend, update_state and block_merge serve exercise 5).
+_OWN_STATE = (r"\.\s*merge\s*\(", "state_t::merge (state.cuh): write the merge yourself")
+_OWN_LOOP = ((r"\battend\s*<", "course::attention::attend (decode.cuh): write the main loop yourself"),
+             (r"\bupdate_state\s*<", "course::attention::update_state (decode.cuh): write update() yourself"),
+             (r"\bblock_merge\s*<", "course::attention::block_merge (decode.cuh): write merge_and_store yourself"))
+
+TECH_SOFTMAX = (Technique("the online softmax: exp as one ex2.approx (MUFU.EX2), the state in registers",
+                          require=(r"MUFU\.EX2",), no_spills=True, source_forbid=(_OWN_STATE,)),)
+TECH_MERGE = (Technique("the merge of softmax states: exp as one ex2.approx (MUFU.EX2), the state in registers",
+                        require=(r"MUFU\.EX2",), no_spills=True, source_forbid=(_OWN_STATE,)),)
+TECH_WARP = (Technique("a warp's decode: scores summed by warp shuffles, exp as ex2.approx, state in registers",
+                       require=(r"SHFL\.BFLY", r"MUFU\.EX2"), no_spills=True,
+                       source_forbid=(_OWN_STATE, (r"\bgroup_sum\s*<", "group_sum (decode.cuh): write the butterfly yourself"),
+                                      (r"\bmerge_shfl_xor\b", "merge_shfl_xor (state.cuh): write the merge yourself"))),)
+TECH_DECODE = (Technique("streaming K and V with cp.async (LDGSTS), scores by warp shuffles, state in registers",
+                         require=(r"LDGSTS", r"SHFL\.BFLY", r"MUFU\.EX2"), no_spills=True,
+                         kernels=tuple(f"decode_attention_g{g}" for g in HEADS_PER_BLOCK), source_forbid=_OWN_LOOP),)
+TECH_PAGED = (Technique("the paged decode streaming K and V with cp.async (LDGSTS), state in registers",
+                        require=(r"LDGSTS",), no_spills=True),)
+
 EXERCISES = (
+    Exercise("day11", "online_softmax", "online_softmax.cu", "the online softmax (m, d, o), one thread per row",
+             check_online_softmax, SOFTMAX_CASES, technique=TECH_SOFTMAX),
     Exercise("day11", "merge_states", "merge_states.cu", "merge partial attention results (m, d, o) / lse",
-             check_merge_states, MERGE_CASES),
+             check_merge_states, MERGE_CASES, technique=TECH_MERGE),
+    Exercise("day11", "decode_warp", "decode_warp.cu", "one warp decodes one head: shuffles, online softmax, merge",
+             check_decode_warp, WARP_CASES, technique=TECH_WARP),
     Exercise("day11", "decode_attention", "decode_attention.cu",
-             "decode attention over a contiguous KV cache, GQA, online softmax",
-             check_decode_attention, DECODE_CASES, bench=bench_decode_attention, target=0.80),
+             "decode attention over a contiguous KV cache, GQA, online softmax, cp.async pipeline",
+             check_decode_attention, DECODE_CASES, bench=bench_decode_attention, target=0.80,
+             technique=TECH_DECODE),
     Exercise("day11", "decode_paged", "decode_paged.cu", "paged KV cache (page table) and split-KV",
-             check_decode_paged, PAGED_CASES, bench=bench_decode_paged),
+             check_decode_paged, PAGED_CASES, bench=bench_decode_paged, technique=TECH_PAGED),
 )

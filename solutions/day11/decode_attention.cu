@@ -1,4 +1,4 @@
-// Day 11, exercise 2: decode attention over a contiguous KV cache (fp16, head_dim 128, GQA).
+// Day 11, exercise 4: decode attention over a contiguous KV cache (fp16, head_dim 128, GQA).
 //
 //   q: [batch, num_qo_heads, 128]   k, v: [batch, kv_len, num_kv_heads, 128] (NHD)   o: like q
 //   o[b, h] = softmax(q[b, h] . k[b, :, h / group] * sm_scale) @ v[b, :, h / group]
@@ -9,12 +9,13 @@
 // decode_attention_g<G> with grid = (num_qo_heads / G, batch), block = (256,), G the largest of
 // 8, 4, 2, 1 that divides `group`. The block reads its KV head's rows once for all G heads.
 //
-// Thread layout (course/attention/decode.cuh): 16 lanes share a KV row, lane tx owning dims
-// [8 tx, 8 tx + 8) (one 16-byte load); the block's 16 lane groups ("token groups", ty = 0..15) take
-// one token each per step, the block 16 tokens per step. course::attention::attend streams the K and
-// V rows through a cp.async pipeline in shared memory and calls YOUR update() for every token; each
-// token group keeps an online-softmax state (m, d, o) per head (course/attention/state.cuh), and
-// block_merge combines the 16 groups' states at the end.
+// Exercise 3's warp, grown to a block (course/attention/decode.cuh): 16 lanes share a KV row, lane tx
+// owning dims [8 tx, 8 tx + 8) (one 16-byte load); the block's 16 lane groups ("token groups",
+// ty = 0..15) take one token each per step, the block 16 tokens per step. YOUR main loop streams the
+// K and V rows through a cp.async pipeline in shared memory and calls YOUR update() for every token;
+// each token group keeps an online-softmax state (m, d, o) per head (course/attention/state.cuh:
+// state_t, the course's copy of exercise 2's state), and YOUR merge_and_store combines the 16 groups'
+// states at the end (exercise 3's merge across lane ^ 16, then across warps through shared memory).
 // scale_log2 = sm_scale * log2(e): scores are kept in base 2, so exp is one ex2.approx.
 #include <course/attention/decode.cuh>
 
@@ -23,7 +24,7 @@ namespace {
 using namespace course::attention;
 constexpr int HEAD_DIM = 128, BLOCK = 256, STAGES = 4;
 using traits = decode_traits<HEAD_DIM, BLOCK>;
-constexpr int VEC = traits::VEC, LANES = traits::LANES, WARPS = traits::WARPS;
+constexpr int VEC = traits::VEC, LANES = traits::LANES, GROUPS = traits::GROUPS, WARPS = traits::WARPS;
 
 // Fold one token into the G states of this thread: k and v are this thread's 8 dims of the token's
 // K and V rows; valid is false for a token past the end (it must not count). All 32 lanes of the
@@ -32,14 +33,15 @@ template <int G>
 __device__ void update(state_t<VEC> (&st)[G], const float (&q)[G][VEC], const course::vec_t<half, VEC>& k,
                        const course::vec_t<half, VEC>& v, bool valid) {
   // BEGIN EXERCISE
-  // HINT: For each head g: the partial dot product of q[g] (already times sm_scale * log2(e)) with
-  // HINT: this thread's 8 dims of k (course::to_float), summed over the 16 lanes of the row with
-  // HINT: course::attention::group_sum<LANES>(partial): that is the token's base-2 score x, the
-  // HINT: same in all 16 lanes. Every lane must call group_sum, valid or not (it shuffles).
-  // HINT: The online-softmax step: m_new = max(m, x); scale the old d and o by 2^(m - m_new), add
-  // HINT: p = 2^(x - m_new) to d and p * v to o; m = m_new. That is exactly merging the one-token
-  // HINT: state (o = v, m = x, d = 1): st[g].merge(v_as_float, x, 1.f) (state.cuh).
-  // HINT: An invalid token takes x = -inf: weight 2^(-inf) = 0 (its v is zeros, never garbage).
+  // HINT: Exercise 3's loop body, for G heads at once: the token's K and V are read once and serve
+  // HINT: all G query heads (that is GQA's saving). For each head g: the score x (partial dot product
+  // HINT: of q[g] with this thread's 8 dims of k, summed over the 16 lanes of the row), then the
+  // HINT: online step on st[g].m, st[g].d, st[g].o: rescale by 2^(m - m_new), add p = 2^(x - m_new).
+  // HINT2: float kf[VEC], vf[VEC]: k and v as float (course::to_float), once, outside the g loop.
+  // HINT2: for g: partial = sum_i q[g][i] * kf[i]; x = group_sum<LANES>(partial) (decode.cuh: your
+  // HINT2: butterfly of exercise 3); x = valid ? x : -inf; m_new = fmaxf(st[g].m, x); skip if -inf;
+  // HINT2: a = ptx_exp2(st[g].m - m_new), p = ptx_exp2(x - m_new); d = d * a + p; o[i] = o[i] * a + p * vf[i].
+  // HINT3: group_sum shuffles: call it for every token, valid or not, BEFORE any `continue`.
   float kf[VEC], vf[VEC];
 #pragma unroll
   for (int i = 0; i < VEC; ++i) kf[i] = course::to_float(k[i]), vf[i] = course::to_float(v[i]);
@@ -48,8 +50,76 @@ __device__ void update(state_t<VEC> (&st)[G], const float (&q)[G][VEC], const co
     float partial = 0.f;
 #pragma unroll
     for (int i = 0; i < VEC; ++i) partial += q[g][i] * kf[i];
-    const float x = group_sum<LANES>(partial);
-    st[g].merge(vf, valid ? x : -course::math::inf, 1.f);
+    const float score = group_sum<LANES>(partial);  // every lane shuffles, valid or not
+    const float x = valid ? score : -course::math::inf;
+    const float m_new = fmaxf(st[g].m, x);
+    if (m_new == -course::math::inf) continue;  // this group has seen no token yet
+    const float a = course::math::ptx_exp2(st[g].m - m_new), p = course::math::ptx_exp2(x - m_new);
+    st[g].d = st[g].d * a + p;
+#pragma unroll
+    for (int i = 0; i < VEC; ++i) st[g].o[i] = st[g].o[i] * a + p * vf[i];
+    st[g].m = m_new;
+  }
+  // END EXERCISE
+}
+
+// Merge the states of the block's 16 token groups into one per head, normalise it, and store head g's
+// 128 outputs at o_heads + g * HEAD_DIM (half). smem: WARPS * G * (HEAD_DIM + 2) floats, which may be
+// the pipeline's ring (all threads must be done with it). Every thread of the block calls this.
+template <int G>
+__device__ void merge_and_store(state_t<VEC> (&st)[G], float* smem, half* __restrict__ o_heads) {
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, tx = lane % LANES;
+  float* smem_o = smem;                           // [WARPS][G][HEAD_DIM]
+  float* smem_md = smem + WARPS * G * HEAD_DIM;   // [WARPS][G][2]: m, d
+  // BEGIN EXERCISE
+  // HINT: Three levels, like FlashInfer's sync_state: (1) the 2 token groups of a warp own the same
+  // HINT: dims: merge them across lane ^ 16 with shuffles (exercise 3); (2) lane group 0 of each warp
+  // HINT: writes its state (o, m, d) per head to shared memory; (3) after a barrier, thread c < G * 16
+  // HINT: merges the WARPS states of one (head g = c / 16, 8-dim chunk (c % 16) * 8), normalises
+  // HINT: (o / d) and stores 8 halves. state_t's merge/normalize (state.cuh) may do the arithmetic.
+  // HINT2: __syncthreads() first: the ring is being reused. (1) for g, mask = LANES (= 16):
+  // HINT2: other m, d, o[i] = __shfl_xor_sync(0xffffffff, ..., mask); st[g].merge(other_o, other_m, other_d).
+  // HINT2: (2) if (lane < LANES): smem_o[(warp * G + g) * HEAD_DIM + tx * VEC + i] = st[g].o[i];
+  // HINT2: smem_md[(warp * G + g) * 2] = m, [+ 1] = d.  __syncthreads().
+  // HINT2: (3) for (c = threadIdx.x; c < G * LANES; c += BLOCK): state_t<VEC> merged; init; merge the
+  // HINT2: WARPS entries; normalize; course::store_from_float(o_heads + g * HEAD_DIM + dim0, merged.o).
+  // HINT3: Every lane must shuffle (all 32), so no `if` around step (1); merge handles empty states
+  // HINT3: (both m = -inf) by leaving the state as it is.
+  __syncthreads();  // every thread is done with the ring
+#pragma unroll
+  for (int g = 0; g < G; ++g) {
+#pragma unroll
+    for (int mask = LANES; mask < 32; mask *= 2) {
+      float other_o[VEC];
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) other_o[i] = __shfl_xor_sync(0xffffffffu, st[g].o[i], mask);
+      const float other_m = __shfl_xor_sync(0xffffffffu, st[g].m, mask);
+      const float other_d = __shfl_xor_sync(0xffffffffu, st[g].d, mask);
+      st[g].merge(other_o, other_m, other_d);
+    }
+  }
+  if (lane < LANES) {
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) smem_o[(warp * G + g) * HEAD_DIM + tx * VEC + i] = st[g].o[i];
+      smem_md[(warp * G + g) * 2] = st[g].m;
+      smem_md[(warp * G + g) * 2 + 1] = st[g].d;
+    }
+  }
+  __syncthreads();
+  for (int c = threadIdx.x; c < G * LANES; c += BLOCK) {
+    const int g = c / LANES, dim0 = (c % LANES) * VEC;
+    state_t<VEC> merged;
+    merged.init();
+    for (int w = 0; w < WARPS; ++w) {
+      float o[VEC];
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) o[i] = smem_o[(w * G + g) * HEAD_DIM + dim0 + i];
+      merged.merge(o, smem_md[(w * G + g) * 2], smem_md[(w * G + g) * 2 + 1]);
+    }
+    merged.normalize();
+    course::store_from_float(o_heads + g * HEAD_DIM + dim0, merged.o);
   }
   // END EXERCISE
 }
@@ -61,7 +131,7 @@ __device__ void decode_attention(const half* __restrict__ q, const half* __restr
   __shared__ __align__(16) unsigned char smem[decode_smem_bytes<G, HEAD_DIM, BLOCK, STAGES>()];
   const int b = blockIdx.y, head0 = blockIdx.x * G;  // this block's request and first query head
   const int kv_head = head0 / (num_qo_heads / num_kv_heads);
-  const int tx = threadIdx.x % LANES;
+  const int tx = threadIdx.x % LANES, ty = threadIdx.x / LANES;
   const int64_t qo_offset = (static_cast<int64_t>(b) * num_qo_heads + head0) * HEAD_DIM;
 
   float qr[G][VEC];  // this thread's 8 dims of each of the G query heads, times scale_log2
@@ -71,15 +141,53 @@ __device__ void decode_attention(const half* __restrict__ q, const half* __restr
 
   // Token t's row of this KV head: [batch, kv_len, num_kv_heads, HEAD_DIM], row-major.
   const int64_t row_stride = static_cast<int64_t>(num_kv_heads) * HEAD_DIM;
-  const int64_t kv_base = static_cast<int64_t>(b) * kv_len * row_stride + kv_head * HEAD_DIM;
-  auto row = [=](int t) { return kv_base + t * row_stride; };
-  attend<G, VEC, LANES, BLOCK, STAGES>(st, qr, k, v, row, 0, kv_len, reinterpret_cast<half*>(smem),
-                                       update<G>);
+  const int64_t kv_base = static_cast<int64_t>(b) * kv_len * row_stride + kv_head * HEAD_DIM + tx * VEC;
+  half* ring = reinterpret_cast<half*>(smem);  // [STAGES][2 (K, V)][BLOCK][VEC] halves
+  // BEGIN EXERCISE
+  // HINT: Step s gives token s * GROUPS + ty to this thread's token group (GROUPS = 16 tokens a step).
+  // HINT: Its K and V vectors (16 bytes each, at k + kv_base + t * row_stride) travel with cp.async
+  // HINT: (course::cp_async::load_128b, day 7) into THIS thread's own slots of a STAGES-deep ring
+  // HINT: in shared memory, issued STAGES - 1 steps ahead of the step being computed: the loads stay
+  // HINT: in flight while the thread computes, without holding registers. Each thread reads back
+  // HINT: only its own copies, so cp_async::wait_group alone orders them: no __syncthreads.
+  // HINT2: slot(step, which) = ring + (((step % STAGES) * 2 + which) * BLOCK + threadIdx.x) * VEC (0: K, 1: V).
+  // HINT2: issue(step): t = step * GROUPS + ty; load_128b(K slot, k + ..., t < kv_len) and the same for
+  // HINT2: V (a false predicate fills zeros: pass a valid address, e.g. offset 0); then commit_group().
+  // HINT2: Prologue: issue(0 .. STAGES - 2). Loop over steps = ceil_div(kv_len, GROUPS) (the same
+  // HINT2: in every thread: update shuffles): wait_group<STAGES - 2>(); load K and V from the slots
+  // HINT2: into vec_t<half, VEC> (16-byte LDS); issue(step + STAGES - 1); update<G>(st, qr, k, v, t < kv_len).
+  // HINT2: After the loop: cp_async::wait_all().
+  // HINT3: Commit a group on EVERY step, even past the end (an empty one): wait_group<n> counts
+  // HINT3: groups, so a missing commit makes it wait for the wrong step's copies.
+  // HINT3: (step + STAGES - 1) % STAGES == (step - 1) % STAGES: the new copies go into the slot that
+  // HINT3: step - 1 already read into registers, so the ring never overwrites a slot still to be read.
+  auto slot = [&](int step, int which) {  // which 0: K, 1: V
+    return ring + ((step % STAGES * 2 + which) * BLOCK + threadIdx.x) * VEC;
+  };
+  auto issue = [&](int step) {
+    const int t = step * GROUPS + ty;
+    const int64_t offset = t < kv_len ? kv_base + t * row_stride : -1;  // -1: no token
+    const bool exists = offset >= 0;
+    course::cp_async::load_128b(slot(step, 0), k + (exists ? offset : 0), exists);  // zeros if no token
+    course::cp_async::load_128b(slot(step, 1), v + (exists ? offset : 0), exists);
+    course::cp_async::commit_group();
+  };
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) issue(s);
+  const int steps = course::ceil_div(kv_len, GROUPS);
+  for (int step = 0; step < steps; ++step) {
+    course::cp_async::wait_group<STAGES - 2>();  // this step's copies have landed
+    course::vec_t<half, VEC> kv, vv;
+    kv.load(slot(step, 0));
+    vv.load(slot(step, 1));
+    issue(step + STAGES - 1);  // into the slot read one step ago
+    update<G>(st, qr, kv, vv, step * GROUPS + ty < kv_len);
+  }
+  course::cp_async::wait_all();  // even zero-filling copies write shared memory: none may land later
+  // END EXERCISE
 
   // Merge the 16 token groups' states, normalise, and store each head's 128 outputs (16 bytes a thread).
-  block_merge<G, VEC, LANES, WARPS>(st, reinterpret_cast<float*>(smem), [&](int g, int dim0, const state_t<VEC>& s) {
-    course::store_from_float(o + qo_offset + g * HEAD_DIM + dim0, s.o);
-  });
+  merge_and_store<G>(st, reinterpret_cast<float*>(smem), o + qo_offset);
 }
 
 }  // namespace

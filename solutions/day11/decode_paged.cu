@@ -1,4 +1,4 @@
-// Day 11, exercise 3: decode attention over a paged KV cache, with split-KV for long sequences.
+// Day 11, exercise 5: decode attention over a paged KV cache, with split-KV for long sequences.
 //
 //   q: [batch, num_qo_heads, 128]                        o: like q (half)    lse2: [batch, num_qo_heads]
 //   k_pages, v_pages: [num_pages, page_size, num_kv_heads, 128]  (FlashInfer's paged NHD layout)
@@ -16,8 +16,8 @@
 // tokens, one block per chunk: grid = (num_chunks, num_qo_heads / G, batch), block = (256,). With one
 // chunk the block writes the final o (half) and lse2 (base-2 log-sum-exp, float). With several, each
 // block writes its chunk's normalised partial result to tmp_o [batch, num_qo_heads, num_chunks, 128]
-// and tmp_lse2 [batch, num_qo_heads, num_chunks] (float), and the kernel merge_chunks (below: the
-// merge of exercise 1) combines them. A chunk past the end of a shorter request has no tokens: its
+// and tmp_lse2 [batch, num_qo_heads, num_chunks] (float), and the kernel merge_chunks (below: YOUR
+// merge of exercise 2, once more) combines them. A chunk past the end of a shorter request has no tokens: its
 // block still writes its partial result, the empty state (o = 0, lse2 = -inf), which weighs nothing.
 #include <course/attention/decode.cuh>
 
@@ -56,6 +56,10 @@ __device__ void decode_paged(const half* __restrict__ q, const half* __restrict_
   // HINT:    page = kv_indices[first + t / page_size], slot = t % page_size, and the pool is
   // HINT:    [num_pages, page_size, num_kv_heads, 128]. Compute it in int64_t: pools pass 2^31 elements.
   // HINT:    A lambda: auto row = [=](int t) -> int64_t { ... };
+  // HINT2: kv_len = num_pages > 0 ? (num_pages - 1) * page_size + kv_last_page_len[b] : 0;
+  // HINT2: begin = min(kv_len, chunk * chunk_tokens), end = min(kv_len, begin + chunk_tokens).
+  // HINT3: slot = (int64_t)pages[t / page_size] * page_size + t % page_size is the token's row in the
+  // HINT3: pool's [num_pages * page_size] rows; then (slot * num_kv_heads + kv_head) * HEAD_DIM.
   // STUB: const int begin = 0, end = 0;
   // STUB: auto row = [=](int t) -> int64_t { return 0; };
   const int first = kv_indptr[b], num_pages = kv_indptr[b + 1] - first;
@@ -77,6 +81,8 @@ __device__ void decode_paged(const half* __restrict__ q, const half* __restrict_
     // HINT: head_row + g, dims dim0..; the thread with dim0 == 0 writes lse2[head_row + g] = s.lse2().
     // HINT: Several: the partial result goes to row (head_row + g) * num_chunks + chunk of tmp_o (8
     // HINT: floats: course::vec_t<float, 8>, or two float4 stores) and of tmp_lse2.
+    // HINT2: One chunk: the final result, normalised (block_merge already divided by d), in half.
+    // HINT2: Several: float, row part = r * num_chunks + chunk, at tmp_o + part * HEAD_DIM + dim0.
     const int64_t r = head_row + g;
     if (num_chunks == 1) {
       course::store_from_float(o + r * HEAD_DIM + dim0, s.o);
@@ -112,15 +118,34 @@ PAGED_KERNEL(8)
 
 // Split-KV, second pass: rows = batch * num_qo_heads, each with num_chunks partial results in tmp_o
 // and tmp_lse2; one warp per row (grid = (ceil(rows / 4),), block = (128,)), lane l owning dims
-// [4l, 4l + 4). course::attention::merge_partials is exercise 1's merge.
+// [4l, 4l + 4). Exercise 2's merge, with course::attention::state_t (state.cuh) holding the state.
 extern "C" __global__ void __launch_bounds__(128)
 merge_chunks(const float* __restrict__ tmp_o, const float* __restrict__ tmp_lse2, half* __restrict__ o,
              float* __restrict__ lse2, int rows, int num_chunks) {
+  constexpr int N = HEAD_DIM / 32;
   const int lane = threadIdx.x % 32;
   const int64_t r = static_cast<int64_t>(blockIdx.x) * 4 + threadIdx.x / 32;
   if (r >= rows) return;
-  const state_t<HEAD_DIM / 32> st =
-      merge_partials<HEAD_DIM / 32>(tmp_o + r * num_chunks * HEAD_DIM, tmp_lse2 + r * num_chunks, num_chunks, lane);
-  course::store_from_float(o + r * HEAD_DIM + lane * 4, st.o);
+  // BEGIN EXERCISE
+  // HINT: Exercise 2 again: chunk c of row r is the normalised state (o = tmp_o[r, c], m =
+  // HINT: tmp_lse2[r, c], d = 1); an empty chunk has lse2 = -inf and weighs nothing. state_t<N>
+  // HINT: (state.cuh) has init(), merge(o, m, d), normalize() and lse2(): the course's copy of yours.
+  // HINT2: st.init(); for c: load this lane's 4 floats at tmp_o + (r * num_chunks + c) * HEAD_DIM +
+  // HINT2: lane * N (vec_t<float, N>: one 16-byte load), st.merge(them, tmp_lse2[r * num_chunks + c], 1.f);
+  // HINT2: st.normalize(); store 4 halves to o + r * HEAD_DIM + lane * N; lane 0 writes lse2[r] = st.lse2().
+  state_t<N> st;
+  st.init();
+  for (int c = 0; c < num_chunks; ++c) {
+    const int64_t part = r * num_chunks + c;
+    course::vec_t<float, N> chunk_o;
+    chunk_o.load(tmp_o + part * HEAD_DIM + lane * N);
+    float o_c[N];
+#pragma unroll
+    for (int i = 0; i < N; ++i) o_c[i] = chunk_o[i];
+    st.merge(o_c, tmp_lse2[part], 1.f);
+  }
+  st.normalize();
+  course::store_from_float(o + r * HEAD_DIM + lane * N, st.o);
   if (lane == 0) lse2[r] = st.lse2();
+  // END EXERCISE
 }

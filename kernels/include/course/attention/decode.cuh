@@ -2,8 +2,9 @@
 //
 // Modelled on FlashInfer's include/flashinfer/attention/decode.cuh. Decode attention: ONE new query
 // token per request attends over the request's whole KV cache. Per (request, KV head) a block reads
-// kv_len rows of K and V (HEAD_DIM halves each) once, and does only ~2 flops per byte: the kernel is
-// bound by memory bandwidth, and the goal is to stream K and V at the copy bandwidth.
+// kv_len rows of K and V (HEAD_DIM halves each) once; each of the g query heads sharing them spends
+// 2 flops per K element (q . k) and 2 per V element (p . v): 2g flops per 2-byte element, g flops per
+// byte. The kernel is bound by memory bandwidth, and the goal is to stream K and V at the copy bandwidth.
 //
 // Thread layout of a block of BLOCK threads (the day's kernels use 256):
 //   - LANES = HEAD_DIM / VEC threads share one KV row; thread tx = lane % LANES owns dims
@@ -16,6 +17,10 @@
 // it saw; at the end the states of the block are merged (block_merge), the way FlashInfer's
 // sync_state does: first the two token groups of a warp through shuffles, then the warps through
 // shared memory.
+//
+// Day 11's exercises write these pieces themselves first: the butterfly of group_sum and the merge
+// across lane groups in exercise 3 (one warp), update_state and attend's cp.async loop in exercise 4.
+// Exercise 5 (the paged kernel) then uses the course's copies below.
 #pragma once
 #include "../cp_async.cuh"
 #include "../math.cuh"
@@ -177,27 +182,6 @@ COURSE_INLINE void block_merge(state_t<VEC> (&st)[G], float* smem, Out out) {
     merged.normalize();
     out(g, dim0, merged);
   }
-}
-
-// Merge the num_states normalised partial results of one row (FlashInfer's cascade.cuh
-// MergeStates): v_row [num_states][32 * N] floats, lse2_row [num_states]. One warp per row; lane
-// `lane` owns dims [lane * N, lane * N + N). Each partial (o_s, lse2_s) is the state (o_s, lse2_s, 1).
-// Returns the merged, normalised state of this lane's dims.
-template <int N>
-COURSE_INLINE state_t<N> merge_partials(const float* __restrict__ v_row, const float* __restrict__ lse2_row,
-                                        int num_states, int lane) {
-  state_t<N> st;
-  st.init();
-  for (int s = 0; s < num_states; ++s) {
-    float o[N];
-    vec_t<float, N> part;
-    part.load(v_row + static_cast<int64_t>(s) * 32 * N + lane * N);
-#pragma unroll
-    for (int i = 0; i < N; ++i) o[i] = part[i];
-    st.merge(o, lse2_row[s], 1.f);
-  }
-  st.normalize();
-  return st;
 }
 
 }  // namespace attention

@@ -24,6 +24,9 @@
 //
 // The empty state (no keys yet) is m = -inf, d = 0, o = 0; merging two empty states leaves it empty,
 // and normalising it gives o = 0, lse2 = -inf.
+//
+// Day 11's exercises 1-3 write the state update and the merge by hand; state_t is the course's copy,
+// used from exercise 4 on (and by day 12's prefill).
 #pragma once
 #include "../math.cuh"
 

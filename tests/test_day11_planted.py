@@ -1,0 +1,89 @@
+"""Day 11's checks against planted wrong kernels: each is derived from the solution by one targeted
+replacement, and each must fail with a message that names what is wrong (the solution passes)."""
+import pytest
+
+from grader.paths import SOLUTIONS
+from grader.pytest_plugin import require_sass_tools
+
+require_sass_tools()
+
+DAY11 = SOLUTIONS / "day11"
+SMALL_DECODE = [{"batch": 2, "kv_len": 33, "num_qo_heads": 8, "num_kv_heads": 2}]
+SMALL_PAGED = [{"batch": 3, "kv_len": 33, "page_size": 16, "num_qo_heads": 4, "num_kv_heads": 2, "chunks": 1}]
+
+
+def _derive(file: str, old: str, new: str) -> str:
+    text = (DAY11 / file).read_text()
+    assert text.count(old) == 1, f"{file}: the planted replacement no longer matches the solution: {old!r}"
+    return text.replace(old, new)
+
+
+@pytest.mark.parametrize("name,cases", [("online_softmax", None), ("merge_states", None), ("decode_warp", None),
+                                        ("decode_attention", SMALL_DECODE), ("decode_paged", SMALL_PAGED)])
+def test_solutions_pass(planted, name, cases):
+    assert planted("day11", name, (DAY11 / f"{name}.cu").read_text(), cases=cases) is None
+
+
+def test_online_update_without_rescaling_o_fails(planted):
+    """d is rescaled when the max grows, o is not: o keeps weights relative to an older, smaller max."""
+    text = _derive("online_softmax.cu", "#pragma unroll\n    for (int i = 0; i < N; ++i) o[i] *= scale;\n", "")
+    msg = planted("day11", "online_softmax", text)
+    assert msg and "online_softmax o" in msg and "after tile" in msg, msg
+
+
+def test_online_update_without_guard_makes_nan(planted):
+    """2^(m - m_new) with m = m_new = -inf is NaN: a first tile of masked keys poisons the row."""
+    text = _derive("online_softmax.cu", "const float m_use = m_new == -course::math::inf ? 0.f : m_new;",
+                   "const float m_use = m_new;")
+    msg = planted("day11", "online_softmax", text)
+    assert msg and "online_softmax" in msg, msg
+
+
+def test_merge_without_rescaling_by_the_max_fails(planted):
+    """A merge that forgets 2^(m_A - m) on the running side: the parts no longer weigh right."""
+    text = _derive("merge_states.cu", "const float a = course::math::ptx_exp2(m - m_new), b",
+                   "const float a = 1.f, b")
+    msg = planted("day11", "merge_states", text)
+    assert msg and "merge_states" in msg and "seed" in msg, msg
+
+
+def test_merge_with_the_course_header_fails_the_technique(planted):
+    text = _derive("merge_states.cu", "#include <course/math.cuh>\n",
+                   "#include <course/math.cuh>\n#include <course/attention/state.cuh>\n")
+    text = text.replace("    m = m_new;\n  }\n",
+                        "    m = m_new;\n  }\n  { course::attention::state_t<N> st; st.init(); st.merge(o, m, d); }\n")
+    msg = planted("day11", "merge_states", text)
+    assert msg and "state_t::merge" in msg and "technique" in msg, msg
+
+
+def test_warp_without_merging_the_two_lane_groups_fails(planted):
+    """Lane group 0 stores its own state: only the even tokens count."""
+    text = _derive("decode_warp.cu", "const float m_new = fmaxf(m, other_m);", "const float m_new = m;")
+    text = text.replace("const float a = course::math::ptx_exp2(m - m_new), c = course::math::ptx_exp2(other_m - m_new);",
+                        "const float a = 1.f, c = 0.f;")
+    msg = planted("day11", "decode_warp", text)
+    assert msg and "decode_warp o" in msg, msg
+
+
+def test_decode_update_without_rescaling_o_fails(planted):
+    text = _derive("decode_attention.cu", "st[g].o[i] = st[g].o[i] * a + p * vf[i];", "st[g].o[i] = st[g].o[i] + p * vf[i];")
+    msg = planted("day11", "decode_attention", text, cases=SMALL_DECODE)
+    assert msg and "decode_attention o" in msg, msg
+
+
+def test_decode_with_the_course_loop_fails_the_technique(planted):
+    """Right results, but the main loop is decode.cuh's attend, not the student's."""
+    text = (DAY11 / "decode_attention.cu").read_text()
+    start, end = text.index("  auto slot = [&]"), text.index("  // END EXERCISE\n\n  // Merge the 16")
+    text = text[:start] + ("  attend<G, VEC, LANES, BLOCK, STAGES>(st, qr, k, v, [=](int t) { return kv_base - tx * VEC + "
+                           "t * row_stride; }, 0, kv_len, ring, update<G>);\n") + text[end:]
+    msg = planted("day11", "decode_attention", text, cases=SMALL_DECODE)
+    assert msg and "attend" in msg and "technique" in msg, msg
+
+
+def test_page_walk_ignoring_last_page_len_fails(planted):
+    """Every page taken as full: the last page's unused slots (NaN in the test's pool) are attended."""
+    text = _derive("decode_paged.cu", "const int kv_len = num_pages > 0 ? (num_pages - 1) * page_size + kv_last_page_len[b] : 0;",
+                   "const int kv_len = num_pages * page_size;")
+    msg = planted("day11", "decode_paged", text, cases=SMALL_PAGED)
+    assert msg and "decode_paged" in msg, msg
