@@ -15,7 +15,8 @@ require_sass_tools()
 
 DAY8 = SOLUTIONS / "day08"
 KERNELS = {
-    "scan.cu": ["exclusive_sum_i32"],
+    "block_scan.cu": ["warp_inclusive_sum_i32", "block_exclusive_sum_i32"],
+    "scan.cu": ["exclusive_sum_i32", "lookback_i32"],
     "compact.cu": ["compact_f32"],
     "ragged.cu": ["build_indptr", "segment_sum", "gather_rows"],
 }
@@ -30,6 +31,24 @@ def test_single_pass_scans_take_tiles_in_start_order_and_look_back(file, kernel,
     assert sass.has(path, arch, r"ATOMG?\.E\.ADD", kernel=kernel), "no atomic tile counter: " + sass.report(path, arch, kernel)
     assert sass.has(path, arch, r"VOTE\.ANY", kernel=kernel), "no warp vote in the look-back: " + sass.report(path, arch, kernel)
     assert sass.has(path, arch, r"SHFL", kernel=kernel), sass.report(path, arch, kernel)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("file,kernel", SINGLE_PASS, ids=[k for _, k in SINGLE_PASS])
+def test_tile_states_are_published_with_release_and_read_with_acquire(file, kernel, arch):
+    """st.release.gpu: a fence, then a strong GPU-scope 64-bit store; ld.acquire.gpu: a strong
+    GPU-scope 64-bit load (then L1 invalidated, so later loads do not see stale lines)."""
+    path = DAY8 / file
+    for op in (r"MEMBAR\.ALL\.GPU", r"STG\.E\.64\.STRONG\.GPU", r"LDG\.E\.64\.STRONG\.GPU", r"CCTL\.IVALL"):
+        assert sass.has(path, arch, op, kernel=kernel), f"{op}: " + sass.report(path, arch, kernel)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("kernel", ["warp_inclusive_sum_i32", "block_exclusive_sum_i32"])
+def test_block_scan_is_written_with_shuffles(kernel, arch):
+    path = DAY8 / "block_scan.cu"
+    ops = sass.histogram(sass.load(path, arch)[1][kernel])
+    assert sum(c for op, c in ops.items() if op.startswith("SHFL.UP")) == 5, sass.report(path, arch, kernel)
 
 
 @pytest.mark.parametrize("arch", ARCHS)

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day07/async_copy.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 8772dd66cfd7ca11
+// stub-sha256: 685c808ab5dec063
 // Day 7, exercise 1: cp.async by hand, 4, 8 and 16 bytes per copy, zero-fill at the end of the data.
 //
 //   in: [n] float32     out: [num_tiles * TILE] float32, TILE = 256 * BYTES / 4 floats per block
@@ -24,17 +24,21 @@ constexpr int BLOCK = 256;  // the grader launches exactly this many threads per
 template <int BYTES>
 COURSE_INLINE void cp_async_zfill(void* smem, const void* gmem, int src_bytes) {
   // TODO: your code here.
-  //   Hint: cp.async takes the shared address as a 32-bit integer: __cvta_generic_to_shared(smem).
-  //   Hint: PTX: "cp.async.ca.shared.global [%0], [%1], %2, %3;" with operands "r"(shared address),
-  //   Hint: "l"(gmem), "n"(BYTES) (a compile-time constant) and "r"(src_bytes). 16-byte copies may use
-  //   Hint: .cg (bypass L1) instead of .ca; 4 and 8 must use .ca. Write it as asm volatile(...) with a
-  //   Hint: "memory" clobber, so the compiler does not move shared-memory accesses across it.
+  //   Hint: one inline-PTX cp.async with the src-size operand; it takes the shared address as a 32-bit
+  //   Hint: integer (__cvta_generic_to_shared), and 16-byte copies may bypass L1 (.cg), 4 and 8 may not (.ca).
 }
 
-// Close this thread's group of copies, then wait until none of its groups is still in flight.
-COURSE_INLINE void commit_and_wait_all() {
+// Close this thread's group of copies (the copies it issued since its previous commit).
+COURSE_INLINE void commit_group() {
   // TODO: your code here.
-  //   Hint: two PTX instructions: cp.async.commit_group; then cp.async.wait_group 0;
+  //   Hint: one PTX instruction, cp.async.commit_group; (no operands).
+}
+
+// Wait until at most N of this thread's committed groups are still in flight.
+template <int N>
+COURSE_INLINE void wait_group() {
+  // TODO: your code here.
+  //   Hint: cp.async.wait_group N; N must be an immediate: pass it with the "n" constraint.
 }
 
 template <int BYTES>
@@ -44,12 +48,8 @@ __device__ void async_copy(const float* __restrict__ in, float* __restrict__ out
   const int tid = threadIdx.x;
   const int64_t base = static_cast<int64_t>(blockIdx.x) * TILE;  // first float of this tile
   // TODO: your code here.
-  //   Hint: 1. this thread's piece: floats [base + tid * BYTES / 4, ... + BYTES / 4) of `in`, going to
-  //   Hint:    tile + tid * BYTES / 4. src_bytes = the bytes of it that exist: 4 * (n - first float),
-  //   Hint:    clamped to 0..BYTES (compute it in 64 bits before clamping: n can pass 2^31).
-  //   Hint: 2. cp_async_zfill<BYTES>(...), then commit_and_wait_all(): this thread's copy has landed.
-  //   Hint: 3. __syncthreads(): now every thread's copy has landed.
-  //   Hint: 4. out[base + k * BLOCK + tid] = tile[k * BLOCK + tid] for k = 0 .. BYTES / 4 - 1.
+  //   Hint: each thread copies its BYTES of the tile with one cp_async_zfill, waits for its own copy,
+  //   Hint: then the block meets at a barrier before any thread reads another thread's copy.
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // Your exercise file. Generated from solutions/day07/pipeline.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: a591407a53641631
-// Day 7, exercise 2: an N-stage cp.async pipeline through shared memory.
+// stub-sha256: 4ef004ee7ffe7f21
+// Day 7, exercise 3: an N-stage cp.async pipeline through shared memory.
 //
 //   out[i] = alpha * in[i],  in, out: [n] float32
 //   grid = (any number of blocks,), block = (256,); kernels pipeline_s1 ... pipeline_s8 (STAGES)
@@ -22,7 +22,7 @@
 //
 // Commit a group on EVERY step, even when there is no tile left to issue (an empty group): then
 // "STAGES - 1 groups newer than tile k" holds at the end of the data too. The copies use the course's
-// header (course/cp_async.cuh); load_128b_zfill reads only the bytes that exist and zero-fills the rest.
+// header (course/cp_async.cuh), as in double_buffer.cu, which is this loop with STAGES = 2.
 #include <course/cp_async.cuh>
 
 namespace {
@@ -36,9 +36,8 @@ namespace cpa = course::cp_async;
 COURSE_INLINE void issue_tile(float* stage, const float* __restrict__ in, int64_t t, int64_t num_tiles,
                               int64_t n) {
   // TODO: your code here.
-  //   Hint: first = t * TILE + 4 * threadIdx.x; the bytes that exist: 4 * (n - first), which
-  //   Hint: cpa::load_128b_zfill(stage + 4 * threadIdx.x, in + first, bytes) clamps to 0..16 itself.
-  //   Hint: Issue nothing when t >= num_tiles (the caller still commits: an empty group).
+  //   Hint: as in double_buffer.cu: one cpa::load_128b_zfill per thread of the bytes that exist,
+  //   Hint: nothing when t >= num_tiles (the caller still commits: an empty group).
 }
 
 template <int STAGES>
@@ -48,16 +47,9 @@ __device__ void pipeline(const float* __restrict__ in, float* __restrict__ out, 
   const int64_t first_tile = blockIdx.x, step = gridDim.x;
   const int tid = threadIdx.x;
   // TODO: your code here.
-  //   Hint: This block's k-th tile is tile t = first_tile + k * step of the array.
-  //   Hint: prologue: for s = 0 .. STAGES - 2: issue_tile(smem[s], in, first_tile + s * step, ...);
-  //   Hint: cpa::commit_group(). Then for k = 0 while t = first_tile + k * step < num_tiles:
-  //   Hint:   issue this block's tile k + STAGES - 1 (t + (STAGES - 1) * step) into
-  //   Hint:   smem[(k + STAGES - 1) % STAGES]; cpa::commit_group(); cpa::wait_group<STAGES - 1>();
-  //   Hint:   __syncthreads();
-  //   Hint:   from smem[k % STAGES], for j = 0..3: i = t * TILE + j * BLOCK + tid; if (i < n)
-  //   Hint:   out[i] = alpha * smem[k % STAGES][j * BLOCK + tid] (coalesced: consecutive threads,
-  //   Hint:   consecutive floats; and a different thread's copy than your own, hence the barrier);
-  //   Hint:   __syncthreads().
+  //   Hint: a ring of STAGES buffers: tile k of this block lives in smem[k % STAGES]. The prologue
+  //   Hint: fills STAGES - 1 of them; every step issues one more tile, commits one group (empty past
+  //   Hint: the end), and waits with wait_group<STAGES - 1>: only the STAGES - 1 newer groups may fly.
 }
 
 }  // namespace

@@ -6,8 +6,12 @@ How to read the output:
 - async_copy writes whole tiles into a NaN-poisoned output: out[:n] must be an exact copy of the
   input, and out[n:] exactly 0.0, the zero-fill of your copies past the end of the data. "elements
   are NaN" there means a tile not written; a non-zero value in the tail means no zero-fill.
-- pipeline runs each stage count on a few blocks, so each block goes round its ring of stages many
-  times; a race (a missing wait or barrier) shows as wrong elements that change from run to run.
+- double_buffer and pipeline run on a few blocks, so each block goes round its buffers many times; a
+  race (a missing wait or barrier) shows as wrong elements that change from run to run.
+- qk_scores compares each score with the float64 dot product, within the rounding error a 64-term
+  float32 sum may make (the message states it); rows past n are zero-filled tiles, not scores.
+- Every exercise is also checked for its technique in the SASS of your file (cp.async = LDGSTS,
+  commit = LDGDEPBAR, wait = DEPBAR): a kernel that is right without it fails with the reason.
 - The perf test (64 Mi floats, one block per SM, 1 to 8 stages; the target is read at 8 stages)
   prints GB/s per stage count, its % of the device-to-device copy bandwidth measured in the same run,
   and that ceiling. It fails below 85%. A kernel is timed only after it passes its largest case.
@@ -17,7 +21,7 @@ import pytest
 
 from grader.exercises import case_id, day07
 
-ASYNC_COPY, PIPELINE = day07.EXERCISES
+ASYNC_COPY, DOUBLE_BUFFER, PIPELINE, QK_SCORES = day07.EXERCISES
 
 
 @pytest.mark.parametrize("case", ASYNC_COPY.cases, ids=case_id)
@@ -25,9 +29,19 @@ def test_async_copy(course, case):
     course.check(ASYNC_COPY, case)
 
 
+@pytest.mark.parametrize("case", DOUBLE_BUFFER.cases, ids=case_id)
+def test_double_buffer(course, case):
+    course.check(DOUBLE_BUFFER, case)
+
+
 @pytest.mark.parametrize("case", PIPELINE.cases, ids=case_id)
 def test_pipeline(course, case):
     course.check(PIPELINE, case)
+
+
+@pytest.mark.parametrize("case", QK_SCORES.cases, ids=case_id)
+def test_qk_scores(course, case):
+    course.check(QK_SCORES, case)
 
 
 @pytest.mark.perf

@@ -1,7 +1,7 @@
 // Your exercise file. Generated from solutions/day08/compact.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: d194a655705d5620
-// Day 8, exercise 2: stream compaction, the elements above a threshold packed in order.
+// stub-sha256: 90b5624cd8c563f1
+// Day 8, exercise 3: stream compaction, the elements above a threshold packed in order.
 //
 //   out[0 .. count) = [x for x in in if x > threshold] (in their order), count[0] = how many
 //   in: [n] float32, out: [n] float32, count: [1] int32
@@ -38,18 +38,8 @@ compact_f32(const float* __restrict__ in, float* __restrict__ out, int* __restri
   } temp;
   __shared__ Lookback::WarpReduce::TempStorage warp_temp;
   const int64_t tile = course::claim_tile(tile_counter);
-  const int64_t base = tile * TILE;
-  const int valid = n - base < TILE ? static_cast<int>(n - base) : TILE;  // items in this tile
-  float x[ITEMS];
-  BlockLoad(temp.load).Load(in + base, x, valid);  // items past the end are left undefined
-  __syncthreads();  // the scan reuses temp
-  // After BlockLoad, thread t holds items t * ITEMS .. t * ITEMS + ITEMS - 1 of the tile ("blocked").
   int place[ITEMS];
   // TODO: your code here.
-  //   Hint: 1. flags: place[j] = 1 when item j exists (t * ITEMS + j < valid) and x[j] > threshold.
-  //   Hint: 2. Lookback prefix(tile_status, tile, warp_temp);
-  //   Hint:    BlockScan(temp.scan).ExclusiveSum(place, place, prefix): each flag becomes its element's
-  //   Hint:    place in `out`, counted from the start of the whole array.
-  //   Hint: 3. write the kept ones: out[place[j]] = x[j]. The thread holding the array's last element
-  //   Hint:    (base + t * ITEMS + j == n - 1) writes *count = place[j] + its flag (keep the flags).
+  //   Hint: the exclusive scan of the keep-flags, with the look-back adding the kept elements of
+  //   Hint: earlier tiles, is each kept element's place in `out`.
 }

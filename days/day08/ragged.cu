@@ -1,7 +1,7 @@
 // Your exercise file. Generated from solutions/day08/ragged.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: dcba0fe12e87409a
-// Day 8, exercise 3: ragged batches in the indptr layout (course/ragged.cuh).
+// stub-sha256: ebc010457f8462d3
+// Day 8, exercise 4: ragged batches in the indptr layout (course/ragged.cuh).
 //
 //   build_indptr  grid = (1,), block = (256,):   indptr[0] = 0, indptr[i + 1] = lengths[0] + ... + lengths[i]
 //   segment_sum   grid = (batch,), block = (256,): sums[i] = sum of values[indptr[i] .. indptr[i + 1])
@@ -16,7 +16,6 @@
 #include <cub/block/block_store.cuh>
 
 #include <course/ragged.cuh>
-#include <course/scan.cuh>
 
 namespace {
 
@@ -28,20 +27,37 @@ constexpr int WARPS = BLOCK / 32;
 using BlockScan = cub::BlockScan<int, BLOCK>;
 using BlockReduce = cub::BlockReduce<float, BLOCK>;
 
+// build_indptr's prefix callback: BlockScan calls it from warp 0 with the tile's total and adds what
+// lane 0 returns to every output of the tile. One block walks the tiles in order, so the prefix of a
+// tile is the running total of the tiles before it (course::RunningPrefix is the finished one).
+struct RunningTotal {
+  int total;
+  __device__ int operator()(int tile_total) {
+    // TODO: your code here.
+    //   Hint: return the total before this tile, and move the total past the tile.
+    return 0;
+  }
+};
+
+// The sequence that packed row `row` (0 <= row < indptr[batch]) belongs to: the largest i with
+// indptr[i] <= row, so empty sequences (indptr[i] == indptr[i + 1]) are skipped.
+COURSE_INLINE int find_sequence(const int* indptr, int batch, int64_t row) {
+  // TODO: your code here.
+  //   Hint: binary search over indptr[0 .. batch - 1], which is sorted: about log2(batch) reads, which
+  //   Hint: stay in L1/L2 when a whole grid searches the same indptr.
+  return 0;
+}
+
 }  // namespace
 
-// One block walks the lengths a tile at a time; course::RunningPrefix carries the total across tiles.
+// One block walks the lengths a tile at a time; RunningTotal carries the total across tiles.
 extern "C" __global__ void __launch_bounds__(BLOCK)
 build_indptr(const int* __restrict__ lengths, int* __restrict__ indptr, int batch) {
   __shared__ BlockScan::TempStorage temp;
-  course::RunningPrefix<int> running(0);
+  RunningTotal running{0};
   // TODO: your code here.
-  //   Hint: thread 0 writes indptr[0] = 0. Then for base = 0, TILE, 2 * TILE, ... < batch:
-  //   Hint:   int len[ITEMS]; cub::LoadDirectBlocked(threadIdx.x, lengths + base, len, valid, 0)
-  //   Hint:   (valid = min(TILE, batch - base); thread t gets lengths base + t * ITEMS ...; 0 past the end);
-  //   Hint:   BlockScan(temp).InclusiveSum(len, len, running): the running total of earlier tiles is added;
-  //   Hint:   cub::StoreDirectBlocked(threadIdx.x, indptr + 1 + base, len, valid);
-  //   Hint:   __syncthreads() before the next tile reuses temp.
+  //   Hint: indptr[1:] is the INCLUSIVE scan of the lengths: scan tile after tile, the callback adding
+  //   Hint: the total of the tiles before; indptr[0] = 0 on its own.
 }
 
 // One block per sequence: each thread sums a strided share of its rows, then cub::BlockReduce.
@@ -51,13 +67,12 @@ segment_sum(const float* __restrict__ values, const int* __restrict__ indptr, fl
   const course::ragged::RowRange rows = course::ragged::row_range(indptr, blockIdx.x);
   float acc = 0.f;
   // TODO: your code here.
-  //   Hint: for (i = rows.begin + threadIdx.x; i < rows.end; i += BLOCK) acc += values[i];
-  //   Hint: then total = BlockReduce(temp).Sum(acc) (valid in thread 0 only), and thread 0 writes
-  //   Hint: sums[blockIdx.x]. An empty sequence still writes its 0.
+  //   Hint: a block-strided loop over the sequence's rows, then one block reduction; an empty
+  //   Hint: sequence still writes its 0.
 }
 
 // One warp per row of `out`: which selected sequence the row belongs to comes from a binary search
-// of out_indptr (course::ragged::find_sequence), so long and short sequences share the work evenly.
+// of out_indptr (find_sequence above), so long and short sequences share the work evenly.
 extern "C" __global__ void __launch_bounds__(BLOCK)
 gather_rows(const float* __restrict__ data, const int* __restrict__ indptr, const int* __restrict__ ids,
             const int* __restrict__ out_indptr, float* __restrict__ out, int num_ids, int64_t out_rows,
@@ -66,7 +81,6 @@ gather_rows(const float* __restrict__ data, const int* __restrict__ indptr, cons
   const int lane = threadIdx.x % 32;
   if (row >= out_rows) return;
   // TODO: your code here.
-  //   Hint: k = course::ragged::find_sequence(out_indptr, num_ids, row): row is row (row - out_indptr[k])
-  //   Hint: of sequence ids[k], which is packed row src = indptr[ids[k]] + (row - out_indptr[k]) of data.
-  //   Hint: The warp copies the d floats: out[row * d + c] = data[src * d + c] for c = lane, lane + 32, ...
+  //   Hint: which selected sequence k the row belongs to (find_sequence in out_indptr), then where
+  //   Hint: that row lives in data; the warp copies its d floats.
 }

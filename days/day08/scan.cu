@@ -1,7 +1,7 @@
 // Your exercise file. Generated from solutions/day08/scan.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 467531a6393c1c43
-// Day 8, exercise 1: a single-pass exclusive prefix sum of int32, with CUB's block primitives and a
+// stub-sha256: 2ed6267b9c0421ae
+// Day 8, exercise 2: a single-pass exclusive prefix sum of int32, with CUB's block primitives and a
 // decoupled look-back between blocks.
 //
 //   out[i] = in[0] + ... + in[i - 1]   (out[0] = 0),  in, out: [n] int32
@@ -12,13 +12,19 @@
 // (coalesced, through shared memory: BLOCK_LOAD_WARP_TRANSPOSE), cub::BlockScan computes the tile's
 // exclusive sums, cub::BlockStore writes them back. What the tile must add is the sum of all earlier
 // tiles: BlockScan asks for it through a prefix callback, the decoupled look-back below. You write
-// that callback here; course/scan.cuh holds the finished one (LookbackPrefix) for the next exercise.
+// that callback here, with the publication of the tile states it reads; course/scan.cuh holds the
+// finished one (LookbackPrefix) for the next exercise.
+//
+//   lookback_i32  grid = (number of probed tiles,), block = (32,): the grader's probe of your
+//                 look-back alone: block b runs it for tile tiles[b] with aggregate aggregates[b],
+//                 against tile states the grader published beforehand in a random mix of aggregates
+//                 and inclusive prefixes, as blocks finishing in any order leave them.
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/block/block_store.cuh>
 #include <cub/warp/warp_reduce.cuh>
 
-#include <course/scan.cuh>
+#include <course/scan.cuh>  // course::TileFlag
 
 namespace {
 
@@ -31,11 +37,40 @@ using BlockStore = cub::BlockStore<int, BLOCK, ITEMS, cub::BLOCK_STORE_WARP_TRAN
 using BlockScan = cub::BlockScan<int, BLOCK, cub::BLOCK_SCAN_WARP_SCANS>;
 using WarpReduce = cub::WarpReduce<int>;
 
+// A tile's state is one 64-bit word, so that its flag and value are published together: the flag
+// (course::TileFlag: TILE_EMPTY = 0, TILE_AGGREGATE = 1, TILE_PREFIX = 2) in the high 32 bits, the
+// value in the low 32. Another block reads it while it changes, so the accesses are the memory
+// model's: a release store (everything this thread wrote before it is visible to whoever reads the
+// word) and an acquire load (what this thread reads after it is at least that new), at GPU scope.
+COURSE_INLINE void publish(unsigned long long* status, int64_t tile, course::TileFlag flag, int value) {
+  // TODO: your code here.
+  //   Hint: pack (flag << 32) | (the value's 32 bits) into one word and store it with ONE
+  //   Hint: st.release.gpu.global.u64 (inline PTX): a flag never appears without its value.
+}
+
+COURSE_INLINE unsigned long long read_state(const unsigned long long* status, int64_t tile) {
+  // TODO: your code here.
+  //   Hint: one ld.acquire.gpu.global.u64 (inline PTX): never a cached or compiler-hoisted copy, since
+  //   Hint: the look-back reads the same word again and again until another block changes it.
+  return 0;
+}
+
+// This block's tile, in the order blocks START: thread 0 takes the next number from the counter
+// (zeroed before the launch) and shares it. Call once per block, from every thread.
+COURSE_INLINE int64_t claim_tile(unsigned* counter) {
+  __shared__ int64_t tile;
+  // TODO: your code here.
+  //   Hint: a tile numbered by blockIdx.x may wait on a block that has not started and, on a full GPU,
+  //   Hint: cannot start until the waiting one ends: a deadlock. Numbers handed out in start order only
+  //   Hint: ever make a tile wait for blocks already running.
+  return 0;
+}
+
 // The prefix callback: BlockScan calls it from warp 0 (all 32 lanes) with the tile's aggregate (the
 // sum of its items), and adds what lane 0 returns to every output of the tile.
-// Status words (course/scan.cuh): course::publish_tile(status, tile, flag, value) and
-// course::read_tile(status, tile); flag (word >> 32) is TILE_EMPTY, TILE_AGGREGATE or TILE_PREFIX and
-// value (the low 32 bits) the tile's own sum or its inclusive prefix.
+// Status words: publish(status, tile, flag, value) and read_state(status, tile) above; the flag
+// (word >> 32) is TILE_EMPTY, TILE_AGGREGATE or TILE_PREFIX, the value (the low 32 bits) the tile's
+// own sum or its inclusive prefix.
 struct Lookback {
   unsigned long long* status;
   int64_t tile;
@@ -44,16 +79,9 @@ struct Lookback {
   __device__ int operator()(int aggregate) {
     const int lane = threadIdx.x % 32;
     // TODO: your code here.
-    //   Hint: tile 0: lane 0 publishes TILE_PREFIX with its aggregate; return 0.
-    //   Hint: other tiles: lane 0 publishes TILE_AGGREGATE at once (the tiles after it need it), then
-    //   Hint: the warp looks back in windows of 32 predecessors: lane l reads tile (window - l), starting
-    //   Hint: at window = tile - 1 (a negative index counts as TILE_PREFIX with value 0: don't read it).
-    //   Hint:   spin until no lane sees TILE_EMPTY (__any_sync);
-    //   Hint:   p = __ballot_sync(0xffffffff, flag == TILE_PREFIX); the nearest prefix is lane __ffs(p) - 1;
-    //   Hint:   add up the values of lanes 0 .. that lane (all 32 if p == 0) with
-    //   Hint:   WarpReduce(warp_temp).Sum(v) (the sum is valid in lane 0), then __syncwarp();
-    //   Hint:   stop if p != 0, else window -= 32.
-    //   Hint: Finally lane 0 publishes TILE_PREFIX with exclusive + aggregate, and returns exclusive.
+    //   Hint: publish this tile's aggregate at once (later tiles can use it before this one knows its
+    //   Hint: prefix), then walk back over the predecessors 32 at a time, one per lane, adding their
+    //   Hint: values up to the nearest one that already holds an inclusive prefix; then publish yours.
     return 0;
   }
 };
@@ -69,15 +97,17 @@ exclusive_sum_i32(const int* __restrict__ in, int* __restrict__ out, int64_t n,
     BlockStore::TempStorage store;
   } temp;
   __shared__ WarpReduce::TempStorage warp_temp;
-  const int64_t tile = course::claim_tile(tile_counter);  // in the order blocks start (course/scan.cuh)
-  const int64_t base = tile * TILE;
-  const int valid = n - base < TILE ? static_cast<int>(n - base) : TILE;  // items in this tile
   int items[ITEMS];
   // TODO: your code here.
-  //   Hint: 1. A full tile: BlockLoad(temp.load).Load(in + base, items); the last one:
-  //   Hint:    .Load(in + base, items, valid, 0) (0 past the end, so the tile's sum is right).
-  //   Hint: 2. __syncthreads() (temp is shared by load, scan and store), then
-  //   Hint:    Lookback prefix{tile_status, tile, warp_temp};
-  //   Hint:    BlockScan(temp.scan).ExclusiveSum(items, items, prefix);
-  //   Hint: 3. __syncthreads(), then BlockStore(temp.store).Store(out + base, items[, valid]).
+  //   Hint: claim the tile, load it, scan it with your look-back as BlockScan's prefix callback, store it.
+}
+
+// The grader's probe of the look-back alone (given; not part of the exercise).
+extern "C" __global__ void __launch_bounds__(BLOCK)
+lookback_i32(unsigned long long* tile_status, const long long* __restrict__ tiles,
+             const int* __restrict__ aggregates, int* __restrict__ exclusive) {
+  __shared__ WarpReduce::TempStorage warp_temp;
+  Lookback lookback{tile_status, tiles[blockIdx.x], warp_temp};
+  const int prefix = lookback(aggregates[blockIdx.x]);
+  if (threadIdx.x == 0) exclusive[blockIdx.x] = prefix;
 }

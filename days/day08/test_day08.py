@@ -3,7 +3,11 @@
 How to read the output:
 - Each correctness case draws fresh random inputs. A failure names the output, the first element
   that differs (index, expected, got) and the seed: COURSE_SEED=<seed> replays the same inputs.
-- scan sums small integers, so the result must match exactly. Integer outputs start as -1 (0xFF
+- block_scan checks the warp scan first (each warp's 32 elements on their own), then the block scan
+  (each tile of 1024 on its own, and the tiles' sums), exactly.
+- scan first probes your look-back alone: tiles whose predecessors already published a random mix of
+  aggregates and inclusive prefixes (as blocks finishing in any order leave them); the message lists
+  the probed tiles. Then the whole scan. Both sum small integers, so the result must match exactly. Integer outputs start as -1 (0xFF
   bytes): "expected 1234, got -1" is an element never written. A scan that is right for n <= 4096
   (one tile) and wrong beyond it has a broken look-back; one that hangs (the test times out) waits
   for a tile that never publishes.
@@ -20,7 +24,12 @@ import pytest
 
 from grader.exercises import case_id, day08
 
-SCAN, COMPACT, RAGGED = day08.EXERCISES
+BLOCK_SCAN, SCAN, COMPACT, RAGGED = day08.EXERCISES
+
+
+@pytest.mark.parametrize("case", BLOCK_SCAN.cases, ids=case_id)
+def test_block_scan(course, case):
+    course.check(BLOCK_SCAN, case)
 
 
 @pytest.mark.parametrize("case", SCAN.cases, ids=case_id)

@@ -1,10 +1,12 @@
-"""Day 7: asynchronous copies (cp.async), zero-fill at the end of the data, multi-stage pipelines."""
+"""Day 7: asynchronous copies (cp.async) by hand, zero-fill at the end of the data, a double buffer,
+multi-stage pipelines, and the pipeline with 2D tiles (q . K over the rows of K)."""
 from __future__ import annotations
 
 import numpy as np
 
 from grader import bench, checks, device
 from grader.exercises import Exercise
+from grader.technique import Technique
 
 BLOCK = 256   # threads per block: both day 7 files are written for exactly this many
 
@@ -40,6 +42,13 @@ def check_async_copy(module, seed: int, n: int, copy_bytes: int) -> None:
                         name=f"async_copy_{copy_bytes}b out[n:], the zero-filled tail of the last tile (n={n})")
 
 
+# ---- double buffer ------------------------------------------------------------------------------
+
+def check_double_buffer(module, seed: int, n: int, blocks: int) -> None:
+    """alpha * in in float32 against float64, on `blocks` blocks, each walking many tiles."""
+    _check_scaled(module, "double_buffer", seed, n, blocks)
+
+
 # ---- N-stage pipeline ---------------------------------------------------------------------------
 
 STAGES = (1, 2, 3, 4, 6, 8)
@@ -58,21 +67,30 @@ def _pipe_launch(module, stages: int, x, out, alpha: float, n: int, blocks: int,
         kernel((blocks,), (BLOCK,), args)
 
 
-def check_pipeline(module, seed: int, n: int, stages: int, blocks: int) -> None:
-    """alpha * in in float32 (one rounding) against float64; with `blocks` well under the number of
-    tiles each block walks its ring of stages many times, wrapping around at odd tile counts."""
+def _check_scaled(module, kernel: str, seed: int, n: int, blocks: int) -> None:
+    """Launch `kernel`(in, out, alpha, n) on `blocks` blocks: alpha * in in float32 (one rounding)
+    against float64; with `blocks` well under the number of tiles each block walks its buffers many
+    times, wrapping around at odd tile counts."""
     if n < 1 or blocks < 1:
         raise ValueError(f"n={n}, blocks={blocks}: both must be at least 1")
     rng = np.random.default_rng(seed)
     x = rng.standard_normal(n, dtype=np.float32)
     alpha = float(rng.uniform(0.5, 2.0))
     out = device.empty(n + 1)  # one extra element that must stay untouched
-    _pipe_launch(module, stages, device.asarray(x), out, alpha, n, blocks)
+    device.launch(module.get_function(kernel), (blocks,), (BLOCK,),
+                  (device.asarray(x), out, np.float32(alpha), np.int64(n)), what=f"{kernel} ({blocks} blocks)")
     got = device.to_host(out)
-    where = f"(n={n}, stages={stages}, blocks={blocks})"
+    where = f"(n={n}, blocks={blocks})"
     checks.assert_close(got[:n], np.float64(np.float32(alpha)) * x.astype(np.float64), seed=seed,
-                        name=f"pipeline_s{stages} out {where}")
-    checks.assert_untouched(got[n:], np.ones(1, bool), seed=seed, name=f"pipeline_s{stages} out past n {where}")
+                        name=f"{kernel} out {where}")
+    checks.assert_untouched(got[n:], np.ones(1, bool), seed=seed, name=f"{kernel} out past n {where}")
+
+
+def check_pipeline(module, seed: int, n: int, stages: int, blocks: int) -> None:
+    """The same check as double_buffer's, for the kernel of `stages` stages."""
+    if stages not in STAGES:
+        raise ValueError(f"stages={stages!r}: the file has kernels for {STAGES}")
+    _check_scaled(module, f"pipeline_s{stages}", seed, n, blocks)
 
 
 def bench_pipeline(modules: dict, quick: bool = False) -> bench.Report:
@@ -102,11 +120,70 @@ PIPE_CASES = ({"n": 1, "stages": 1, "blocks": 1}, {"n": 31, "stages": 2, "blocks
               {"n": 1_000_001, "stages": 4, "blocks": 264}, {"n": 1_000_001, "stages": 6, "blocks": 977},
               {"n": (1 << 24) + 3, "stages": 8, "blocks": 264})
 
+# ---- q . K over a long K, through the pipeline ---------------------------------------------------
+
+QK_D = 64      # qk_scores.cu: floats per row of K
+U32 = 2.0 ** -24
+
+
+def check_qk_scores(module, seed: int, n: int, blocks: int) -> None:
+    """scores[j] = q . K[j] in float32 against float64, within 2 * 64 * 2^-24 * sum_c |q_c K_jc| (a
+    64-term float32 dot product in any order of additions); scores[n] is left alone."""
+    if n < 1 or blocks < 1:
+        raise ValueError(f"n={n}, blocks={blocks}: both must be at least 1")
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal(QK_D, dtype=np.float32)
+    k = rng.standard_normal((n, QK_D), dtype=np.float32)
+    scores = device.empty(n + 1)
+    device.launch(module.get_function("qk_scores"), (blocks,), (BLOCK,),
+                  (device.asarray(q), device.asarray(k), scores, np.int64(n)), what=f"qk_scores ({blocks} blocks)")
+    got = device.to_host(scores)
+    k64, q64 = k.astype(np.float64), q.astype(np.float64)
+    bound = 2 * QK_D * U32 * float((np.abs(k64) @ np.abs(q64)).max())
+    where = f"(n={n} rows of K, blocks={blocks})"
+    checks.assert_close(got[:n], k64 @ q64, tol=checks.Tolerance(0.0, bound, False), seed=seed,
+                        name=f"qk_scores {where}, allowed error {bound:.2g}")
+    checks.assert_untouched(got[n:], np.ones(1, bool), seed=seed, name=f"qk_scores past n {where}")
+
+
+# ---- what each exercise must compile to ---------------------------------------------------------
+
+CP_ASYNC = r"LDGSTS"
+ASYNC_COPY_TECHNIQUE = (Technique(
+    why="cp.async written by hand: your own inline PTX copies, committed and waited for",
+    require=(CP_ASYNC, r"LDGDEPBAR", r"DEPBAR"), forbid=(r"LDG\.",),
+    source_require=((r"cp\.async\.c[ag]\.shared\.global", "inline PTX cp.async.ca/.cg.shared.global"),
+                    (r"cp\.async\.commit_group", "inline PTX cp.async.commit_group"),
+                    (r"cp\.async\.wait_group", "inline PTX cp.async.wait_group")),
+    source_forbid=((r"course/cp_async\.cuh", "the course's finished cp.async header"),)),)
+
+
+def _pipelined(why: str) -> tuple:
+    return (Technique(why=why, require=(CP_ASYNC, r"LDGDEPBAR", r"DEPBAR"), forbid=(r"LDG\.",)),)
+
+
+DOUBLE_BUFFER_CASES = ({"n": 1, "blocks": 1}, {"n": 31, "blocks": 1}, {"n": 1023, "blocks": 2},
+                       {"n": 1025, "blocks": 1}, {"n": 4097, "blocks": 2}, {"n": 100_003, "blocks": 5},
+                       {"n": 1_000_001, "blocks": 132}, {"n": (1 << 24) + 3, "blocks": 264})
+QK_CASES = ({"n": 1, "blocks": 1}, {"n": 31, "blocks": 1}, {"n": 33, "blocks": 1}, {"n": 129, "blocks": 2},
+            {"n": 1000, "blocks": 3}, {"n": 4097, "blocks": 5}, {"n": 100_003, "blocks": 132},
+            {"n": 1_000_001, "blocks": 264})
+
 EXERCISES = (
     Exercise("day07", "async_copy", "async_copy.cu", "cp.async by hand: 4, 8, 16 bytes and zero-fill",
              check_async_copy,
              tuple({"n": n, "copy_bytes": b} for b in COPY_BYTES
-                   for n in (1, 31, 33, 255, 1000, 4097, (1 << 20) + 3))),
+                   for n in (1, 31, 33, 255, 1000, 4097, (1 << 20) + 3)),
+             technique=ASYNC_COPY_TECHNIQUE),
+    Exercise("day07", "double_buffer", "double_buffer.cu", "a cp.async double buffer: load one tile, use the other",
+             check_double_buffer, DOUBLE_BUFFER_CASES,
+             technique=_pipelined("a double buffer filled with cp.async (LDGSTS), one tile in flight")),
     Exercise("day07", "pipeline", "pipeline.cu", "an N-stage cp.async pipeline through shared memory",
-             check_pipeline, PIPE_CASES, bench=bench_pipeline, target=0.85),
+             check_pipeline, PIPE_CASES, bench=bench_pipeline, target=0.85,
+             technique=_pipelined("an N-stage ring of shared-memory tiles filled with cp.async (LDGSTS)")),
+    Exercise("day07", "qk_scores", "qk_scores.cu", "q . K over the rows of K, through a 4-stage pipeline of 2D tiles",
+             check_qk_scores, QK_CASES,
+             technique=(Technique(why="2D tiles of K pipelined with cp.async (LDGSTS), reduced with warp shuffles",
+                                  require=(CP_ASYNC, r"LDGDEPBAR", r"DEPBAR", r"SHFL\.BFLY"),
+                                  forbid=(r"LDG\.E\.128",), kernels=("qk_scores",)),)),
 )

@@ -1,12 +1,15 @@
-"""Day 8: CUB block primitives, a single-pass scan, stream compaction and ragged (indptr) batches."""
+"""Day 8: warp and block scans by hand, CUB block primitives, a single-pass scan with a decoupled
+look-back, stream compaction and ragged (indptr) batches."""
 from __future__ import annotations
 
 import numpy as np
 
 from grader import bench, checks, device
 from grader.exercises import Exercise
+from grader.technique import Technique
 
 BLOCK = 256                   # threads per block: every day 8 kernel is written for exactly this many
+BLOCK_SCAN_TILE = BLOCK * 4   # block_scan.cu: items per block
 SCAN_TILE = BLOCK * 16        # scan.cu: items per block
 COMPACT_TILE = BLOCK * 8      # compact.cu: items per block
 EXACT = checks.Tolerance(0.0, 0.0, False)
@@ -31,6 +34,41 @@ def _assert_left_alone(got, poison, name: str, seed: int) -> None:
                         name=f"{name} (must be left alone: still the poison {poison})")
 
 
+# ---- warp and block scans by hand ---------------------------------------------------------------
+
+def check_block_scan(module, seed: int, n: int) -> None:
+    """Integers 0..63 (sums exact in int32, never the poison -1):
+    1. warp_inclusive_sum_i32: each warp's 32 elements scanned inclusively, exactly;
+    2. block_exclusive_sum_i32: each tile of 1024 scanned exclusively, and each tile's sum, exactly.
+    Both leave the element past n alone."""
+    _positive(n=n)
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 64, n, dtype=np.int32)
+    x_dev = device.asarray(x)
+    pad = lambda size: np.concatenate([x.astype(np.int64), np.zeros(-n % size, np.int64)]).reshape(-1, size)
+
+    out = device.empty(n + 1, "int32")
+    device.launch(module.get_function("warp_inclusive_sum_i32"), (-(-n // BLOCK),), (BLOCK,),
+                  (x_dev, out, np.int64(n)), what="warp_inclusive_sum_i32")
+    got = device.to_host(out)
+    checks.assert_close(got[:n], np.cumsum(pad(32), axis=1).ravel()[:n], tol=EXACT, seed=seed,
+                        name=f"warp_inclusive_sum_i32 out (n={n}; each warp's 32 elements on their own)")
+    _assert_left_alone(got[n:], -1, f"warp_inclusive_sum_i32 out past n (n={n})", seed)
+
+    tiles = -(-n // BLOCK_SCAN_TILE)
+    out, sums = device.empty(n + 1, "int32"), device.empty(tiles + 1, "int32")
+    device.launch(module.get_function("block_exclusive_sum_i32"), (tiles,), (BLOCK,),
+                  (x_dev, out, sums, np.int64(n)), what="block_exclusive_sum_i32")
+    rows = pad(BLOCK_SCAN_TILE)
+    got, got_sums = device.to_host(out), device.to_host(sums)
+    checks.assert_close(got_sums[:tiles], rows.sum(axis=1), tol=EXACT, seed=seed,
+                        name=f"block_exclusive_sum_i32 tile_sums (n={n}, {tiles} tiles of {BLOCK_SCAN_TILE})")
+    _assert_left_alone(got_sums[tiles:], -1, f"block_exclusive_sum_i32 tile_sums past the last tile (n={n})", seed)
+    checks.assert_close(got[:n], (np.cumsum(rows, axis=1) - rows).ravel()[:n], tol=EXACT, seed=seed,
+                        name=f"block_exclusive_sum_i32 out (n={n}; each tile of {BLOCK_SCAN_TILE} on its own)")
+    _assert_left_alone(got[n:], -1, f"block_exclusive_sum_i32 out past n (n={n})", seed)
+
+
 # ---- single-pass exclusive scan -----------------------------------------------------------------
 
 def _scan_launch(module, x, out, n: int, ws, counter, sync=True):
@@ -43,11 +81,44 @@ def _scan_launch(module, x, out, n: int, ws, counter, sync=True):
         module.get_function("exclusive_sum_i32")(grid, (BLOCK,), args)
 
 
+AGGREGATE, PREFIX = 1, 2     # course::TileFlag
+
+
+def check_lookback(module, rng, seed: int, tiles: int) -> None:
+    """The look-back alone, against tile states left in any order: `tiles` tiles with random
+    aggregates, each already published as TILE_AGGREGATE or (sparsely) TILE_PREFIX, except 8 probed
+    tiles (the last among them) whose blocks run the look-back now. Each must return the exact sum of
+    the aggregates before it and leave TILE_PREFIX with its inclusive sum."""
+    agg = rng.integers(0, 1000, tiles).astype(np.int64)
+    inclusive = np.cumsum(agg)
+    flags = np.where(rng.random(tiles) < 0.04, PREFIX, AGGREGATE)
+    words = (flags.astype(np.uint64) << np.uint64(32)) | np.where(flags == PREFIX, inclusive, agg).astype(np.uint64)
+    probed = np.sort(np.concatenate([rng.choice(tiles - 1, min(7, tiles - 1), replace=False), [tiles - 1]]))
+    words[probed] = 0  # TILE_EMPTY: the probed blocks publish these themselves
+    status = device.asarray(words)
+    exclusive = device.empty(probed.size + 1, "int32")
+    device.launch(module.get_function("lookback_i32"), (probed.size,), (32,),
+                  (status, device.asarray(probed.astype(np.int64)), device.asarray(agg[probed].astype(np.int32)),
+                   exclusive), what=f"lookback_i32 ({probed.size} tiles probed of {tiles})")
+    where = (f"(tiles {probed.tolist()} of {tiles}, the others published beforehand: "
+             f"{int((flags == PREFIX).sum())} inclusive prefixes, the rest aggregates)")
+    got = device.to_host(exclusive)
+    checks.assert_close(got[:probed.size], (inclusive - agg)[probed], tol=EXACT, seed=seed,
+                        name=f"the look-back's exclusive prefix {where}")
+    final = device.to_host(status)[probed]
+    checks.assert_close((final >> np.uint64(32)).astype(np.int64), np.full(probed.size, PREFIX), tol=EXACT,
+                        seed=seed, name=f"the probed tiles' flags after the look-back (2 = TILE_PREFIX) {where}")
+    checks.assert_close((final & np.uint64(0xFFFFFFFF)).astype(np.int64), inclusive[probed], tol=EXACT, seed=seed,
+                        name=f"the inclusive prefixes the probed tiles published {where}")
+
+
 def check_scan(module, seed: int, n: int) -> None:
-    """Integers 0..63: every prefix is exact in int32 up to n = 2^25, so the result must match
-    exactly, and never -1, so an element left at the poison always shows."""
+    """1. The look-back alone (check_lookback), over as many tiles as the scan has, plus 70 (more than
+    two windows of 32). 2. The scan of integers 0..63: every prefix is exact in int32 up to n = 2^25,
+    so the result must match exactly, and never -1, so an element left at the poison always shows."""
     _positive(n=n)
     rng = np.random.default_rng(seed)
+    check_lookback(module, rng, seed, -(-n // SCAN_TILE) + 70)
     x = rng.integers(0, 64, n, dtype=np.int32)
     expected = np.concatenate([[0], np.cumsum(x, dtype=np.int64)[:-1]])
     out = device.empty(n + 1, "int32")
@@ -188,9 +259,27 @@ RAGGED_CASES = ({"batch": 1, "max_len": 1, "d": 1}, {"batch": 1, "max_len": 5000
                 {"batch": 1025, "max_len": 2, "d": 7}, {"batch": 5000, "max_len": 64, "d": 128},
                 {"batch": 70_000, "max_len": 3, "d": 1})
 
+BLOCK_SCAN_SIZES = (1, 31, 33, 255, 1023, 1024, 1025, 100_003, (1 << 20) + 5)
+
+NO_CUB = (r"\bcub::", "CUB (write the scans yourself here)")
+SCAN_TECHNIQUE = Technique(
+    why="the decoupled look-back: tiles claimed with an atomic counter, states published with a release "
+        "store and read with acquire loads, predecessors scanned 32 at a time with warp votes",
+    require=(r"ATOMG?\.E\.ADD", r"VOTE\.ANY", r"STG\.E\.64\.STRONG\.GPU", r"LDG\.E\.64\.STRONG\.GPU"),
+    no_spills=True, kernels=("exclusive_sum_i32",),
+    source_require=((r"st\.release\.gpu\.global", "inline PTX st.release.gpu.global"),
+                    (r"ld\.acquire\.gpu\.global", "inline PTX ld.acquire.gpu.global")),
+    source_forbid=((r"LookbackPrefix|publish_tile|read_tile|course::claim_tile",
+                    "the course's finished look-back (course/scan.cuh)"),))
+
 EXERCISES = (
+    Exercise("day08", "block_scan", "block_scan.cu", "scans by hand: a warp scan with shuffles, then a block scan",
+             check_block_scan, tuple({"n": n} for n in BLOCK_SCAN_SIZES),
+             technique=(Technique(why="scans written with warp shuffles (shfl.sync.up), no library",
+                                  require=(r"SHFL\.UP",), no_spills=True, source_forbid=(NO_CUB,)),)),
     Exercise("day08", "scan", "scan.cu", "single-pass exclusive scan: CUB block scan + decoupled look-back",
-             check_scan, tuple({"n": n} for n in SCAN_SIZES), bench=bench_scan, target=0.70),
+             check_scan, tuple({"n": n} for n in SCAN_SIZES), bench=bench_scan, target=0.70,
+             technique=(SCAN_TECHNIQUE,)),
     Exercise("day08", "compact", "compact.cu", "stream compaction with a block exclusive scan",
              check_compact, COMPACT_CASES),
     Exercise("day08", "ragged", "ragged.cu", "ragged batches: indptr from lengths, segment sums, gathering rows",

@@ -21,11 +21,14 @@ constexpr int BLOCK = 256;  // the grader launches exactly this many threads per
 template <int BYTES>
 COURSE_INLINE void cp_async_zfill(void* smem, const void* gmem, int src_bytes) {
   // BEGIN EXERCISE
-  // HINT: cp.async takes the shared address as a 32-bit integer: __cvta_generic_to_shared(smem).
-  // HINT: PTX: "cp.async.ca.shared.global [%0], [%1], %2, %3;" with operands "r"(shared address),
-  // HINT: "l"(gmem), "n"(BYTES) (a compile-time constant) and "r"(src_bytes). 16-byte copies may use
-  // HINT: .cg (bypass L1) instead of .ca; 4 and 8 must use .ca. Write it as asm volatile(...) with a
-  // HINT: "memory" clobber, so the compiler does not move shared-memory accesses across it.
+  // HINT: one inline-PTX cp.async with the src-size operand; it takes the shared address as a 32-bit
+  // HINT: integer (__cvta_generic_to_shared), and 16-byte copies may bypass L1 (.cg), 4 and 8 may not (.ca).
+  // HINT2: const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem)); then
+  // HINT2: if constexpr (BYTES == 16) the .cg form, else the .ca form, each as
+  // HINT2: asm volatile("..." :: operands : "memory") (the clobber keeps shared accesses in place).
+  // HINT3: asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n"
+  // HINT3:              ::"r"(dst), "l"(gmem), "n"(BYTES), "r"(src_bytes) : "memory");
+  // HINT3: ("n": BYTES is a compile-time constant; the .cg form writes 16 in place of %2.)
   const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
   if constexpr (BYTES == 16) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
@@ -37,12 +40,23 @@ COURSE_INLINE void cp_async_zfill(void* smem, const void* gmem, int src_bytes) {
   // END EXERCISE
 }
 
-// Close this thread's group of copies, then wait until none of its groups is still in flight.
-COURSE_INLINE void commit_and_wait_all() {
+// Close this thread's group of copies (the copies it issued since its previous commit).
+COURSE_INLINE void commit_group() {
   // BEGIN EXERCISE
-  // HINT: two PTX instructions: cp.async.commit_group; then cp.async.wait_group 0;
+  // HINT: one PTX instruction, cp.async.commit_group; (no operands).
+  // HINT2: asm volatile("cp.async.commit_group;\n" ::);
   asm volatile("cp.async.commit_group;\n" ::);
-  asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+  // END EXERCISE
+}
+
+// Wait until at most N of this thread's committed groups are still in flight.
+template <int N>
+COURSE_INLINE void wait_group() {
+  // BEGIN EXERCISE
+  // HINT: cp.async.wait_group N; N must be an immediate: pass it with the "n" constraint.
+  // HINT2: asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); the "memory" clobber keeps
+  // HINT2: the compiler from reading the copied bytes before the wait.
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
   // END EXERCISE
 }
 
@@ -53,17 +67,21 @@ __device__ void async_copy(const float* __restrict__ in, float* __restrict__ out
   const int tid = threadIdx.x;
   const int64_t base = static_cast<int64_t>(blockIdx.x) * TILE;  // first float of this tile
   // BEGIN EXERCISE
-  // HINT: 1. this thread's piece: floats [base + tid * BYTES / 4, ... + BYTES / 4) of `in`, going to
-  // HINT:    tile + tid * BYTES / 4. src_bytes = the bytes of it that exist: 4 * (n - first float),
-  // HINT:    clamped to 0..BYTES (compute it in 64 bits before clamping: n can pass 2^31).
-  // HINT: 2. cp_async_zfill<BYTES>(...), then commit_and_wait_all(): this thread's copy has landed.
-  // HINT: 3. __syncthreads(): now every thread's copy has landed.
-  // HINT: 4. out[base + k * BLOCK + tid] = tile[k * BLOCK + tid] for k = 0 .. BYTES / 4 - 1.
+  // HINT: each thread copies its BYTES of the tile with one cp_async_zfill, waits for its own copy,
+  // HINT: then the block meets at a barrier before any thread reads another thread's copy.
+  // HINT2: 1. this thread's piece: floats [base + tid * BYTES / 4, ... + BYTES / 4) of `in`, going to
+  // HINT2:    tile + tid * BYTES / 4. src_bytes = the bytes of it that exist, clamped to 0..BYTES.
+  // HINT2: 2. cp_async_zfill<BYTES>(...), commit_group(), wait_group<0>(): this thread's copy has landed.
+  // HINT2: 3. __syncthreads(): now every thread's copy has landed.
+  // HINT2: 4. out[base + k * BLOCK + tid] = tile[k * BLOCK + tid] for k = 0 .. BYTES / 4 - 1.
+  // HINT3: const int64_t left = 4 * (n - first);  // in 64 bits before clamping: n can pass 2^31
+  // HINT3: const int src_bytes = left <= 0 ? 0 : (left >= BYTES ? BYTES : static_cast<int>(left));
   const int64_t first = base + tid * (BYTES / 4);
   const int64_t left = 4 * (n - first);
   const int src_bytes = left <= 0 ? 0 : (left >= BYTES ? BYTES : static_cast<int>(left));
   cp_async_zfill<BYTES>(tile + tid * (BYTES / 4), in + first, src_bytes);
-  commit_and_wait_all();
+  commit_group();
+  wait_group<0>();
   __syncthreads();
 #pragma unroll
   for (int k = 0; k < BYTES / 4; ++k) out[base + k * BLOCK + tid] = tile[k * BLOCK + tid];

@@ -1,4 +1,4 @@
-// Day 7, exercise 2: an N-stage cp.async pipeline through shared memory.
+// Day 7, exercise 3: an N-stage cp.async pipeline through shared memory.
 //
 //   out[i] = alpha * in[i],  in, out: [n] float32
 //   grid = (any number of blocks,), block = (256,); kernels pipeline_s1 ... pipeline_s8 (STAGES)
@@ -19,7 +19,7 @@
 //
 // Commit a group on EVERY step, even when there is no tile left to issue (an empty group): then
 // "STAGES - 1 groups newer than tile k" holds at the end of the data too. The copies use the course's
-// header (course/cp_async.cuh); load_128b_zfill reads only the bytes that exist and zero-fills the rest.
+// header (course/cp_async.cuh), as in double_buffer.cu, which is this loop with STAGES = 2.
 #include <course/cp_async.cuh>
 
 namespace {
@@ -33,9 +33,10 @@ namespace cpa = course::cp_async;
 COURSE_INLINE void issue_tile(float* stage, const float* __restrict__ in, int64_t t, int64_t num_tiles,
                               int64_t n) {
   // BEGIN EXERCISE
-  // HINT: first = t * TILE + 4 * threadIdx.x; the bytes that exist: 4 * (n - first), which
-  // HINT: cpa::load_128b_zfill(stage + 4 * threadIdx.x, in + first, bytes) clamps to 0..16 itself.
-  // HINT: Issue nothing when t >= num_tiles (the caller still commits: an empty group).
+  // HINT: as in double_buffer.cu: one cpa::load_128b_zfill per thread of the bytes that exist,
+  // HINT: nothing when t >= num_tiles (the caller still commits: an empty group).
+  // HINT2: first = t * TILE + 4 * threadIdx.x; the bytes that exist: 4 * (n - first), clamped from
+  // HINT2: above to 16 in 64 bits; load_128b_zfill clamps below 0 itself.
   if (t < num_tiles) {
     const int64_t first = t * TILE + 4 * threadIdx.x;
     const int64_t left = 4 * (n - first);
@@ -51,16 +52,19 @@ __device__ void pipeline(const float* __restrict__ in, float* __restrict__ out, 
   const int64_t first_tile = blockIdx.x, step = gridDim.x;
   const int tid = threadIdx.x;
   // BEGIN EXERCISE
-  // HINT: This block's k-th tile is tile t = first_tile + k * step of the array.
-  // HINT: prologue: for s = 0 .. STAGES - 2: issue_tile(smem[s], in, first_tile + s * step, ...);
-  // HINT: cpa::commit_group(). Then for k = 0 while t = first_tile + k * step < num_tiles:
-  // HINT:   issue this block's tile k + STAGES - 1 (t + (STAGES - 1) * step) into
-  // HINT:   smem[(k + STAGES - 1) % STAGES]; cpa::commit_group(); cpa::wait_group<STAGES - 1>();
-  // HINT:   __syncthreads();
-  // HINT:   from smem[k % STAGES], for j = 0..3: i = t * TILE + j * BLOCK + tid; if (i < n)
-  // HINT:   out[i] = alpha * smem[k % STAGES][j * BLOCK + tid] (coalesced: consecutive threads,
-  // HINT:   consecutive floats; and a different thread's copy than your own, hence the barrier);
-  // HINT:   __syncthreads().
+  // HINT: a ring of STAGES buffers: tile k of this block lives in smem[k % STAGES]. The prologue
+  // HINT: fills STAGES - 1 of them; every step issues one more tile, commits one group (empty past
+  // HINT: the end), and waits with wait_group<STAGES - 1>: only the STAGES - 1 newer groups may fly.
+  // HINT2: This block's k-th tile is tile t = first_tile + k * step of the array.
+  // HINT2: prologue: for s = 0 .. STAGES - 2: issue_tile(smem[s], in, first_tile + s * step, ...);
+  // HINT2: cpa::commit_group(). Then for k = 0 while t = first_tile + k * step < num_tiles:
+  // HINT2:   issue this block's tile k + STAGES - 1 into smem[(k + STAGES - 1) % STAGES];
+  // HINT2:   cpa::commit_group(); cpa::wait_group<STAGES - 1>(); __syncthreads();
+  // HINT2:   from smem[k % STAGES], for j = 0..3: i = t * TILE + j * BLOCK + tid; if (i < n)
+  // HINT2:   out[i] = alpha * smem[k % STAGES][j * BLOCK + tid]; __syncthreads().
+  // HINT3: the stage step k refills, (k + STAGES - 1) % STAGES, is the one step k - 1 computed from:
+  // HINT3: the barrier at the end of step k - 1 is what makes refilling it safe. With STAGES = 1
+  // HINT3: that is the stage being waited for: the copy then never overlaps the compute.
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
     issue_tile(smem[s], in, first_tile + s * step, num_tiles, n);

@@ -1,4 +1,4 @@
-// Day 8, exercise 2: stream compaction, the elements above a threshold packed in order.
+// Day 8, exercise 3: stream compaction, the elements above a threshold packed in order.
 //
 //   out[0 .. count) = [x for x in in if x > threshold] (in their order), count[0] = how many
 //   in: [n] float32, out: [n] float32, count: [1] int32
@@ -35,20 +35,25 @@ compact_f32(const float* __restrict__ in, float* __restrict__ out, int* __restri
   } temp;
   __shared__ Lookback::WarpReduce::TempStorage warp_temp;
   const int64_t tile = course::claim_tile(tile_counter);
+  int place[ITEMS];
+  // BEGIN EXERCISE
+  // HINT: the exclusive scan of the keep-flags, with the look-back adding the kept elements of
+  // HINT: earlier tiles, is each kept element's place in `out`.
+  // HINT2: 0. base = tile * TILE, valid = the items of this tile that exist; float x[ITEMS];
+  // HINT2:    BlockLoad(temp.load).Load(in + base, x, valid) (thread t gets items t * ITEMS ..
+  // HINT2:    t * ITEMS + ITEMS - 1: "blocked"; those past the end are left undefined);
+  // HINT2:    __syncthreads() (the scan reuses temp).
+  // HINT2: 1. flags: place[j] = 1 when item j exists (t * ITEMS + j < valid) and x[j] > threshold.
+  // HINT2: 2. Lookback prefix(tile_status, tile, warp_temp);
+  // HINT2:    BlockScan(temp.scan).ExclusiveSum(place, place, prefix): each flag becomes its element's
+  // HINT2:    place in `out`, counted from the start of the whole array.
+  // HINT2: 3. write the kept ones: out[place[j]] = x[j]. The thread holding the array's last element
+  // HINT2:    (base + t * ITEMS + j == n - 1) writes *count = place[j] + its flag (keep the flags).
   const int64_t base = tile * TILE;
   const int valid = n - base < TILE ? static_cast<int>(n - base) : TILE;  // items in this tile
   float x[ITEMS];
   BlockLoad(temp.load).Load(in + base, x, valid);  // items past the end are left undefined
   __syncthreads();  // the scan reuses temp
-  // After BlockLoad, thread t holds items t * ITEMS .. t * ITEMS + ITEMS - 1 of the tile ("blocked").
-  int place[ITEMS];
-  // BEGIN EXERCISE
-  // HINT: 1. flags: place[j] = 1 when item j exists (t * ITEMS + j < valid) and x[j] > threshold.
-  // HINT: 2. Lookback prefix(tile_status, tile, warp_temp);
-  // HINT:    BlockScan(temp.scan).ExclusiveSum(place, place, prefix): each flag becomes its element's
-  // HINT:    place in `out`, counted from the start of the whole array.
-  // HINT: 3. write the kept ones: out[place[j]] = x[j]. The thread holding the array's last element
-  // HINT:    (base + t * ITEMS + j == n - 1) writes *count = place[j] + its flag (keep the flags).
   int keep[ITEMS];
 #pragma unroll
   for (int j = 0; j < ITEMS; ++j) {

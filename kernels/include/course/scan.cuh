@@ -43,13 +43,19 @@ enum TileFlag : uint32_t {
   TILE_PREFIX = 2,     // value = the sum of this tile and every tile before it
 };
 
+// The word is read by other blocks while it changes: a release store (what this thread wrote before
+// it is visible to a block that reads the word) and an acquire load (what this thread reads after it
+// is at least as new), at GPU scope: the pair of FlashInfer's st_flag_release and ld_flag_acquire
+// (include/flashinfer/comm/trtllm_allreduce.cuh), which signal between blocks the same way.
 COURSE_INLINE void publish_tile(unsigned long long* status, int64_t tile, TileFlag flag, uint32_t value) {
   const unsigned long long word = (static_cast<unsigned long long>(flag) << 32) | value;
-  *reinterpret_cast<volatile unsigned long long*>(status + tile) = word;  // one 64-bit store
+  asm volatile("st.release.gpu.global.u64 [%0], %1;\n" ::"l"(status + tile), "l"(word) : "memory");
 }
 
 COURSE_INLINE unsigned long long read_tile(const unsigned long long* status, int64_t tile) {
-  return *reinterpret_cast<const volatile unsigned long long*>(status + tile);  // never cached
+  unsigned long long word;
+  asm volatile("ld.acquire.gpu.global.u64 %0, [%1];\n" : "=l"(word) : "l"(status + tile) : "memory");
+  return word;
 }
 
 // This block's tile: tiles are numbered in the order blocks START (an atomic counter, zeroed before
