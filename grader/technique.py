@@ -20,6 +20,8 @@ class Technique:
 
     require: SASS opcode regexes (matched at the opcode's start) that must each appear;
     forbid: opcode regexes that must not appear; no_spills: no local-memory spills or stack use;
+    require_lines: (regex, what it is) pairs searched in whole SASS lines, operands included (the
+    wait count of DEPBAR.LE SB0, 0x3 says how many cp.async groups stay in flight);
     source_require / source_forbid: (regex, what it is) pairs searched in the file's code with its
     comments removed, for what SASS cannot tell apart (inline `asm` vs the same instruction from a
     library call; `cub::BlockReduce` standing in for the student's own reduction);
@@ -31,6 +33,7 @@ class Technique:
     forbid: tuple[str, ...] = ()
     no_spills: bool = False
     kernels: tuple[str, ...] = ()
+    require_lines: tuple[tuple[str, str], ...] = ()
     source_require: tuple[tuple[str, str], ...] = ()
     source_forbid: tuple[tuple[str, str], ...] = ()
 
@@ -86,6 +89,10 @@ def problems(path: str | Path, techniques) -> list[str]:
                 found.append(f"no {_name(pattern)} instruction in the SASS of "
                              f"{', '.join(map(sass.plain_name, names))}: this exercise is graded on "
                              f"{t.why}")
+        for pattern, what in t.require_lines:
+            if not any(re.search(pattern, line) for n in names for line in code[n]):
+                found.append(f"{', '.join(map(sass.plain_name, names))} has no {what} in its SASS: this "
+                             f"exercise is graded on {t.why}")
         for pattern in t.forbid:
             hits = sorted({op for op in ops if re.match(pattern, op)})
             if hits:

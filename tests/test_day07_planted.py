@@ -100,13 +100,16 @@ def _wait_counts(path, kernel: str) -> set[int]:
 @pytest.mark.parametrize("stages", (2, 3, 4, 6, 8))
 def test_waiting_for_everything_is_seen_in_the_sass(tmp_path, stages):
     """wait_group<0> on every step is correct but overlaps nothing, so the results cannot catch it.
-    The SASS can: the solution's pipeline_sS waits with DEPBAR.LE SB0, S - 1, the planted one with 0.
-    (runner's technique check matches opcodes only; this fact needs the operand, so it is checked here
-    on the solution and the planted kernel.)"""
+    The SASS can: the solution's pipeline_sS waits with DEPBAR.LE SB0, S - 1, the planted one with 0."""
     planted_file = tmp_path / "pipeline.cu"
     planted_file.write_text(WAIT_ALL)
     assert _wait_counts(DAY7 / "pipeline.cu", f"pipeline_s{stages}") == {stages - 1}
     assert _wait_counts(planted_file, f"pipeline_s{stages}") == {0}
+
+
+def test_waiting_for_everything_fails_the_technique(planted):
+    msg = planted("day07", "pipeline", WAIT_ALL, cases=[{"n": 31, "stages": 2, "blocks": 1}])
+    assert msg and "cp.async.wait_group 1 (DEPBAR.LE SB0, 0x1)" in msg and "in flight" in msg, msg
 
 
 # ---- qk_scores ----------------------------------------------------------------------------------

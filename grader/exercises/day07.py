@@ -180,7 +180,11 @@ EXERCISES = (
              technique=_pipelined("a double buffer filled with cp.async (LDGSTS), one tile in flight")),
     Exercise("day07", "pipeline", "pipeline.cu", "an N-stage cp.async pipeline through shared memory",
              check_pipeline, PIPE_CASES, bench=bench_pipeline, target=0.85,
-             technique=_pipelined("an N-stage ring of shared-memory tiles filled with cp.async (LDGSTS)")),
+             technique=_pipelined("an N-stage ring of shared-memory tiles filled with cp.async (LDGSTS)")
+             + tuple(Technique(why=f"keeping {s - 1} tiles in flight while tile k is used", kernels=(f"pipeline_s{s}",),
+                               require_lines=((rf"\bDEPBAR\.LE SB0, {s - 1:#x}\b",
+                                               f"cp.async.wait_group {s - 1} (DEPBAR.LE SB0, {s - 1:#x})"),))
+                     for s in STAGES if s > 1)),
     Exercise("day07", "qk_scores", "qk_scores.cu", "q . K over the rows of K, through a 4-stage pipeline of 2D tiles",
              check_qk_scores, QK_CASES,
              technique=(Technique(why="2D tiles of K pipelined with cp.async (LDGSTS), reduced with warp shuffles",
