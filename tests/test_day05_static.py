@@ -12,10 +12,11 @@ from grader.pytest_plugin import require_sass_tools
 require_sass_tools()
 
 DAY05 = SOLUTIONS / "day05"
-KERNELS = {"warp_scan.cu": ["warp_scan"], "softmax.cu": ["softmax_f32", "softmax_f16"],
+KERNELS = {"warp_scan.cu": ["warp_scan"], "softmax_stats.cu": ["softmax_stats"],
+           "softmax.cu": ["softmax_f32", "softmax_f16"],
            "compact.cu": ["compact_count", "compact_scatter"]}
 ALL = [(f, k) for f, ks in KERNELS.items() for k in ks]
-SHUFFLES = {"warp_scan": r"SHFL\.UP", "softmax_f32": r"SHFL\.BFLY", "softmax_f16": r"SHFL\.BFLY"}
+SHUFFLES = {"warp_scan": r"SHFL\.UP", "softmax_stats": r"SHFL\.BFLY", "softmax_f32": r"SHFL\.BFLY", "softmax_f16": r"SHFL\.BFLY"}
 
 
 @pytest.mark.parametrize("arch", ARCHS)

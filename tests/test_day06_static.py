@@ -13,7 +13,7 @@ require_sass_tools()
 DAY06 = SOLUTIONS / "day06"
 KERNELS = {
     "block_sum.cu": ["block_sum"],
-    "rmsnorm.cu": ["rmsnorm_f16", "rmsnorm_bf16"],
+    "rmsnorm.cu": ["rmsnorm_f16", "rmsnorm_bf16", "gemma_rmsnorm_f16", "gemma_rmsnorm_bf16"],
     "fused_add_rmsnorm.cu": ["fused_add_rmsnorm_f16", "fused_add_rmsnorm_bf16"],
 }
 ALL = [(f, k) for f, ks in KERNELS.items() for k in ks]

@@ -1,7 +1,7 @@
 // Your exercise file. Generated from solutions/day05/compact.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 1893c08bc8177f86
-// Day 5, exercise 3: stream compaction with warp votes: keep the elements with x[i] > threshold.
+// stub-sha256: 3f477f32ceff12c2
+// Day 5, exercise 4: stream compaction with warp votes: keep the elements with x[i] > threshold.
 //
 //   out[0 .. count)      the kept values, in their input order (the compaction is STABLE)
 //   out_idx[0 .. count)  their indices in x, increasing
@@ -29,9 +29,9 @@ constexpr int NUM_WARPS = BLOCK / course::WARP_SIZE;
 extern "C" __global__ void __launch_bounds__(BLOCK)
 compact_count(const float* __restrict__ x, int n, float threshold, int* __restrict__ counts) {
   __shared__ int warp_counts[NUM_WARPS];
-  const int i = blockIdx.x * BLOCK + threadIdx.x;
-  const bool keep = i < n && x[i] > threshold;  // threads past n vote "no" but still vote
-  const int lane = course::lane_id(), warp = threadIdx.x / course::WARP_SIZE;
+  // TODO: your code here.
+  //   Hint: this thread's element i, whether it is kept (threads past n vote "no" but still vote), its lane
+  //   Hint: and its warp in the block.
   // TODO: your code here.
   //   Hint: votes = __ballot_sync(0xffffffff, keep); the warp's count is __popc(votes).
   //   Hint: lane 0 of each warp writes it to warp_counts[warp]; __syncthreads(); then thread 0 adds
@@ -42,9 +42,9 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
 compact_scatter(const float* __restrict__ x, int n, float threshold, const int* __restrict__ offsets,
                 float* __restrict__ out, int* __restrict__ out_idx) {
   __shared__ int warp_counts[NUM_WARPS];
-  const int i = blockIdx.x * BLOCK + threadIdx.x;
-  const bool keep = i < n && x[i] > threshold;
-  const int lane = course::lane_id(), warp = threadIdx.x / course::WARP_SIZE;
+  // TODO: your code here.
+  //   Hint: this thread's element i, whether it is kept (threads past n vote "no" but still vote), its lane
+  //   Hint: and its warp in the block.
   // TODO: your code here.
   //   Hint: votes = __ballot_sync(0xffffffff, keep); rank = __popc(votes & course::lanemask_lt())
   //   Hint: (kept lanes below this one); the warp's count = __popc(votes) goes to warp_counts[warp].

@@ -1,7 +1,7 @@
 // Your exercise file. Generated from solutions/day05/softmax.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 7c6a0356511be582
-// Day 5, exercise 2: softmax over the last axis, one warp per row, for fp32 and fp16.
+// stub-sha256: 3d1217e36b52f3df
+// Day 5, exercise 3: softmax over the last axis, one warp per row, for fp32 and fp16.
 //
 //   in, out: [rows, d]      out[r, j] = exp(x[r, j] - m) / sum_k exp(x[r, k] - m),  m = max_k x[r, k]
 //
@@ -9,8 +9,8 @@
 // exponent <= 0: exp never overflows (exp(89) is already inf in float32) and the largest term is 1,
 // so the sum never underflows to 0 either. Without it, logits near +-90 give inf / inf or 0 / 0 = NaN.
 //
-// One warp owns a row; the row's max and sum are warp reductions (course/reduce.cuh, which
-// course/warp.cuh includes), with no shared memory and no __syncthreads. To read the row from memory
+// One warp owns a row; the row's max and sum are warp reductions that you write here as butterflies
+// of __shfl_xor_sync, with no shared memory and no __syncthreads. To read the row from memory
 // only once, each lane keeps its part in registers as float: CACHED vectors of VEC elements, 32 per
 // lane, 1024 elements per row. Longer rows work too: the part past the registers is read again in each
 // later pass. Exponentials use the SFU: exp(x) = 2^(x * log2(e)) with course::math::ptx_exp2 (one
@@ -20,12 +20,14 @@
 // aligned for 16-byte access; otherwise 1 element, and then only CACHED elements per lane stay in
 // registers (a slower path for odd shapes, kept small). The grader launches block = (256,) (8 warps,
 // 8 rows per block) and grid = (ceil(rows / 8),).
+#include <course/math.cuh>
 #include <course/vec_dtypes.cuh>
-#include <course/warp.cuh>
 
 namespace {
 
 constexpr int BLOCK = 256;
+constexpr int WARP_SIZE = 32;
+constexpr unsigned FULL_MASK = 0xffffffffu;
 
 // Vectors each lane keeps in registers: 32 elements per lane (1024 per row) with 16-byte vectors.
 template <typename T>
@@ -38,33 +40,27 @@ COURSE_INLINE float exp_shifted(float x, float max) {
 template <typename T, int VEC>
 __device__ void softmax_row(T* __restrict__ out, const T* __restrict__ in, int d) {
   constexpr int CACHED = CACHED_VECS<T>;  // 8 vectors of 4 floats, or 4 vectors of 8 halves
-  const int lane = course::lane_id();
+  const int lane = threadIdx.x % WARP_SIZE;
   float v[CACHED][VEC];  // this lane's part of the row; every index a compile-time constant (registers)
   // TODO: your code here.
   //   Hint: pass 1, the max. Vector k of this lane starts at i = (k * 32 + lane) * VEC (a warp's 32
   //   Hint: loads are contiguous). For k < CACHED (#pragma unroll), when i < d: course::load_as_float(v[k],
   //   Hint: in + i) and m = fmaxf(m, v[k][j]). Start from m = -course::math::inf. Then the rest of a long
   //   Hint: row: for (int i = (CACHED * 32 + lane) * VEC; i < d; i += 32 * VEC), load into a float t[VEC].
-  //   Hint: m = course::warp_reduce_max(m): every lane now holds the row's max.
+  //   Hint: Then the row's max from the 32 lanes' maxima: a butterfly of __shfl_xor_sync (offsets 16, 8,
+  //   Hint: 4, 2, 1) with fmaxf; every lane now holds the row's max.
   //   Hint: pass 2, the sum: v[k][j] = exp_shifted(v[k][j], m) (in place), s += it; the rest re-read.
-  //   Hint: s = course::warp_reduce_sum(s); inv = 1.f / s.
+  //   Hint: The same butterfly with + gives every lane the row's sum s; inv = 1.f / s.
   //   Hint: pass 3: store v[k][j] * inv with course::store_from_float(out + i, ...); the rest re-read,
   //   Hint: exp_shifted(t[j], m) * inv, stored.
 }
 
 template <typename T>
 __device__ void softmax(T* __restrict__ out, const T* __restrict__ in, int rows, int d) {
-  const int64_t row = course::global_thread_id() / 32;
-  if (row >= rows) return;  // a whole warp leaves together: the shuffles see all 32 lanes
-  T* o = out + row * d;
-  const T* x = in + row * d;
-  constexpr int V = 16 / sizeof(T);  // 4 floats or 8 halves: one 16-byte access
-  // d is the same for the whole warp, so all 32 lanes take the same branch.
-  if (d % V == 0) {
-    softmax_row<T, V>(o, x, d);
-  } else {
-    softmax_row<T, 1>(o, x, d);
-  }
+  // TODO: your code here.
+  //   Hint: one warp per row: row = global thread id / 32, the same in all 32 lanes. A warp past the
+  //   Hint: last row leaves as a whole (its shuffles then never run). Offset in and out to the row, and
+  //   Hint: run softmax_row with 16-byte vectors (V = 16 / sizeof(T)) when d % V == 0, else with VEC = 1.
 }
 
 }  // namespace

@@ -5,6 +5,8 @@ How to read the output:
   (index, expected, got, relative error) and the seed: COURSE_SEED=<seed> replays the same inputs.
 - warp_scan scans non-negative integers, so the result is exact and must match np.cumsum exactly;
   -1 in "got" is the poison: an element never written.
+- softmax_stats: m must be each row's max exactly, s = sum exp(x - m) within relative 1e-5; NaN in s
+  for short rows (d < 32) usually means two empty states merged: -inf - (-inf) is NaN.
 - softmax writes into a NaN-poisoned output, so NaN usually means "never written"; in the cases with
   "large" inputs (logits near +-90) it can also be the kernel's own inf / inf or 0 / 0: subtract the
   row max before exp. fp32 is compared element by element (relative 1e-5), fp16 by the norm of the
@@ -22,12 +24,17 @@ import pytest
 
 from grader.exercises import case_id, day05
 
-WARP_SCAN, SOFTMAX, COMPACT = day05.EXERCISES
+WARP_SCAN, SOFTMAX_STATS, SOFTMAX, COMPACT = day05.EXERCISES
 
 
 @pytest.mark.parametrize("case", WARP_SCAN.cases, ids=case_id)
 def test_warp_scan(course, case):
     course.check(WARP_SCAN, case)
+
+
+@pytest.mark.parametrize("case", SOFTMAX_STATS.cases, ids=case_id)
+def test_softmax_stats(course, case):
+    course.check(SOFTMAX_STATS, case)
 
 
 @pytest.mark.parametrize("case", SOFTMAX.cases, ids=case_id)

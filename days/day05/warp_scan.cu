@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day05/warp_scan.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 267d3a640ceea573
+// stub-sha256: 00513e0198f80d46
 // Day 5, exercise 1: an inclusive prefix sum (scan) of each row, one warp per row.
 //
 //   x, out: [rows, d] int32       out[r, j] = x[r, 0] + x[r, 1] + ... + x[r, j]
@@ -17,20 +17,19 @@ namespace {
 // Inclusive scan of one value per lane over the warp (all 32 lanes call it).
 COURSE_INLINE int scan_chunk(int v) {
   // TODO: your code here.
-  //   Hint: for offset = 1, 2, 4, 8, 16: up = __shfl_up_sync(0xffffffff, v, offset) (lane i gets lane
-  //   Hint: i - offset's v); add it only when lane >= offset: the lanes below got their own value back.
-  //   Hint: (course::warp_inclusive_scan in course/warp.cuh is the finished version: compare afterwards.)
+  //   Hint: Hillis-Steele in five steps: for offset = 1, 2, 4, 8, 16, each lane adds the value of the
+  //   Hint: lane `offset` below it (if there is one). After the step with offset o, lane i holds the sum
+  //   Hint: of the 2o values ending at i. (course::warp_inclusive_scan is the finished version: compare
+  //   Hint: afterwards; calling it here is refused.)
   return v;  // this lane's own value only: wrong
 }
 
 }  // namespace
 
 extern "C" __global__ void warp_scan(const int* __restrict__ x, int* __restrict__ out, int rows, int d) {
-  const int lane = course::lane_id();
-  const int64_t row = course::global_thread_id() / 32;  // the same in all 32 lanes of a warp
-  if (row >= rows) return;  // whole warps leave together: the shuffles below see all 32 lanes
-  const int* in = x + row * d;
-  int* o = out + row * d;
+  // TODO: your code here.
+  //   Hint: lane = the thread's lane (course::lane_id()), row = global thread id / 32 (one warp per row);
+  //   Hint: a warp past the last row returns as a whole; in and o point at the row.
   // TODO: your code here.
   //   Hint: int carry = 0; for (int c = 0; c < d; c += 32): every lane loads in[c + lane], or 0 past
   //   Hint: the end (all 32 lanes must reach the shuffles, even in the last, partial chunk);

@@ -1,32 +1,39 @@
 // Your exercise file. Generated from solutions/day06/block_sum.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 36d7374398958fb4
+// stub-sha256: 05ad1401e7201abb
 // Day 6, exercise 1: the sum of a whole float32 array, in two launches of one kernel.
 //
 //   launch 1: grid = (min(ceil(n / 256), 1024),), block = (256,):  partial[b] = sum of block b's slice
 //   launch 2: grid = (1,),                        block = (256,):  out[0]     = sum of the partials
 //
 // Each thread first adds up its own grid-stride slice in a register; then the block combines its
-// 256 values in two levels: a warp butterfly (course::warp_reduce_sum, 5 shuffles) and, across the
-// 8 warps, shared memory. Thread 0 writes the block's result. The second launch runs the same kernel
-// over the partials. (course/reduce.cuh holds the finished block_reduce_sum that later kernels use:
-// write your own here first, then compare.)
-#include <course/reduce.cuh>
+// 256 values in two levels that you write yourself: a butterfly of __shfl_xor_sync inside each warp
+// (5 shuffles), then, across the 8 warps, shared memory and a second butterfly. Thread 0 writes the
+// block's result. The second launch runs the same kernel over the partials. No atomics and no CUB:
+// this is the reduction those are built from (day 8 compares it with cub::BlockReduce).
+#include <course/common.cuh>
 
 namespace {
 
 constexpr int BLOCK = 256;                         // the grader launches exactly this many threads
-constexpr int NUM_WARPS = BLOCK / course::WARP_SIZE;
+constexpr int WARP_SIZE = 32;
+constexpr int NUM_WARPS = BLOCK / WARP_SIZE;
+constexpr unsigned FULL_MASK = 0xffffffffu;        // all 32 lanes take part in every shuffle
 
-// The sum of `v` over the block, valid in thread 0 (or in every thread, if you like).
+// Level 1: the sum of `v` over the 32 lanes of a warp, returned to EVERY lane.
+COURSE_INLINE float warp_sum(float v) {
+  // TODO: your code here.
+  //   Hint: a butterfly: lane i adds the value of lane i ^ offset, for offset = 16, 8, 4, 2, 1. After
+  //   Hint: the step with offset o, each lane holds the sum of 32 / o lanes; after 5 steps, of all 32.
+  return v;  // this thread's own value only: wrong
+}
+
+// Level 2: the sum of `v` over the block, valid in thread 0 (or in every thread, if you like).
 COURSE_INLINE float block_sum_of(float v, float* smem) {
   // TODO: your code here.
-  //   Hint: level 1: v = course::warp_reduce_sum(v) gives every lane its warp's sum.
-  //   Hint: level 2: lane 0 of warp w stores it in smem[w]; __syncthreads(); then warp 0 loads
-  //   Hint: smem[lane] for lane < NUM_WARPS (0 for the other lanes) and reduces once more.
-  //   Hint: the block's last warp is always full here (BLOCK is a multiple of 32), so all 32 lanes
-  //   Hint: take part in every shuffle, as the full mask 0xffffffff requires.
-  return v;
+  //   Hint: each warp reduces its own 32 values (warp_sum); the 8 warp sums meet in shared memory; one
+  //   Hint: more warp_sum over those 8 gives the block's sum.
+  return v;  // this thread's own value only: wrong
 }
 
 }  // namespace
@@ -34,10 +41,9 @@ COURSE_INLINE float block_sum_of(float v, float* smem) {
 extern "C" __global__ void __launch_bounds__(BLOCK)
 block_sum(const float* __restrict__ in, float* __restrict__ out, int64_t n) {
   __shared__ float smem[NUM_WARPS];
-  float acc = 0.f;
   // TODO: your code here.
-  //   Hint: a grid-stride loop: i = course::global_thread_id(); i < n; i += course::grid_threads(),
+  //   Hint: float acc = 0.f, then a grid-stride loop: i = course::global_thread_id(); i < n; i += course::grid_threads(),
   //   Hint: adding in[i] to acc. Threads past n keep acc = 0 but must still reach the block reduction.
-  const float total = block_sum_of(acc, smem);
-  if (threadIdx.x == 0) out[blockIdx.x] = total;
+  // TODO: your code here.
+  //   Hint: every thread calls block_sum_of (it has a barrier); thread 0 writes the block's sum to out[blockIdx.x].
 }

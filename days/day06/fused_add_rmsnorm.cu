@@ -1,27 +1,37 @@
 // Your exercise file. Generated from solutions/day06/fused_add_rmsnorm.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 822cc3c1bf05e8d5
+// stub-sha256: 5614383d64642dce
 // Day 6, exercise 3: fused residual add + RMSNorm, both in place (fp16 and bf16, fp32 accumulate).
 //
 //   x, residual: [rows, d]   weight: [d]
 //   residual[r, :] = residual[r, :] + x[r, :]                                  (written back, in T)
 //   x[r, :]        = residual[r, :] * rsqrt(mean(residual[r, :]^2) + eps) * weight
 //
-// The pre-norm step of a transformer layer, as FlashInfer's FusedAddRMSNormKernel
-// (include/flashinfer/norm.cuh) does it: one kernel reads x and residual once and writes both, where
-// an add kernel followed by an RMSNorm kernel would move the residual through memory twice more.
-// Same layout as rmsnorm.cu: grid = (rows,), block = (256,); each thread keeps its part of the new
-// residual in registers (in T, exactly as stored) between the two passes, so x is the RMSNorm of the
-// residual that was written. Past 8192 elements per row (for 16-bit T), pass 2 re-reads `residual`.
-// (FlashInfer normalises the unrounded float sum instead; both agree within the fp16/bf16 tolerance.)
-#include <course/reduce.cuh>
+// The pre-norm step of a transformer layer, after FlashInfer's FusedAddRMSNormKernel
+// (include/flashinfer/norm.cuh): one kernel reads x and residual once and writes both, where an add
+// kernel followed by an RMSNorm kernel would move the residual through memory twice more.
+// Same layout as rmsnorm.cu: grid = (rows,), block = (256,), and the same block reduction (yours
+// again). Each thread keeps its part of the new residual in registers (in T, exactly as stored)
+// between the two passes, so x is the RMSNorm of the residual that was written. Past 8192 elements
+// per row (for 16-bit T), pass 2 re-reads `residual`. FlashInfer instead keeps the unrounded fp32 sum
+// of the whole row in shared memory (d floats) and normalises that; the grader accepts either.
 #include <course/vec_dtypes.cuh>
 
 namespace {
 
 constexpr int BLOCK = 256;  // threads per block (per row)
-constexpr int NUM_WARPS = BLOCK / course::WARP_SIZE;
+constexpr int WARP_SIZE = 32;
+constexpr int NUM_WARPS = BLOCK / WARP_SIZE;
 constexpr int MAX_VECS = 4;  // vectors each thread keeps in registers between the two passes
+constexpr unsigned FULL_MASK = 0xffffffffu;
+
+// The sum of `v` over the block's 256 threads, returned to EVERY thread (as in rmsnorm.cu). `smem`
+// holds NUM_WARPS floats; every thread of the block must call it.
+COURSE_INLINE float row_sum(float v, float* smem) {
+  // TODO: your code here.
+  //   Hint: the same two-level reduction as rmsnorm.cu's row_sum: warp butterfly, shared memory, butterfly.
+  return v;  // this thread's own value only: wrong
+}
 
 template <typename T, int VEC>
 __device__ void fused_add_rmsnorm_row(T* __restrict__ x, T* __restrict__ residual,
@@ -31,16 +41,10 @@ __device__ void fused_add_rmsnorm_row(T* __restrict__ x, T* __restrict__ residua
   course::vec_t<T, VEC> a[MAX_VECS], v[MAX_VECS], w[MAX_VECS];
   float sum_sq = 0.f;
   // TODO: your code here.
-  //   Hint: pass 1, indexed as in rmsnorm.cu: i = (k * BLOCK + tid) * VEC for k < MAX_VECS (unrolled),
-  //   Hint: then i = (MAX_VECS * BLOCK + tid) * VEC in steps of BLOCK * VEC for longer rows.
-  //   Hint: Load x into a[k], residual into v[k] and weight into w[k] (vec_t::load); add x and residual
-  //   Hint: in float, round the sum to T (course::from_float<T>) into v[k], store v[k] into residual, and
-  //   Hint: add the squares of the rounded values to sum_sq: the norm is that of the stored residual.
-  //   Hint: Issue every load before the first store: the compiler cannot move a load of x above a
-  //   Hint: store to residual (for all it knows they overlap), and loads waiting one after another
-  //   Hint: leave the memory system idle. So: one unrolled loop of loads, then one of add-and-store.
-  // Every thread gets the row's sum of squares (all threads must reach this line: it has barriers).
-  const float scale = rsqrtf(course::block_reduce_sum<NUM_WARPS>(sum_sq, smem) / d + eps);
+  //   Hint: pass 1, indexed as in rmsnorm.cu: add x and residual in float, round the sum to T, store it
+  //   Hint: into residual and keep it in v[k]; add the squares of the ROUNDED values to sum_sq (the norm
+  //   Hint: is that of the stored residual). Then the scale, with the block reduction, as in rmsnorm.cu.
+  const float scale = 0.f;
   // TODO: your code here.
   //   Hint: pass 2: x[i + j] = residual[i + j] * scale * weight[i + j] in float, stored rounded to T, in
   //   Hint: place. Past the registers, re-read residual and weight: this thread wrote those residual
@@ -51,20 +55,12 @@ template <typename T>
 __device__ void fused_add_rmsnorm(T* __restrict__ x, T* __restrict__ residual,
                                   const T* __restrict__ weight, int d, float eps) {
   __shared__ float smem[NUM_WARPS];
-  const int64_t row = blockIdx.x;
-  x += row * d;
-  residual += row * d;
-  constexpr int V = 16 / sizeof(T);  // 8 for fp16 and bf16
-  // The widest vector that divides d; the whole block takes the same branch.
-  if (d % V == 0) {
-    fused_add_rmsnorm_row<T, V>(x, residual, weight, d, eps, smem);
-  } else if (d % (V / 2) == 0) {
-    fused_add_rmsnorm_row<T, V / 2>(x, residual, weight, d, eps, smem);
-  } else if (d % 2 == 0) {
-    fused_add_rmsnorm_row<T, 2>(x, residual, weight, d, eps, smem);
-  } else {
-    fused_add_rmsnorm_row<T, 1>(x, residual, weight, d, eps, smem);
-  }
+  // TODO: your code here.
+  //   Hint: block b works on row b: move x and residual to its first element (64-bit offsets).
+  //   Hint: pick the widest vector that divides d (FlashInfer: gcd(16 / sizeof(T), d)): 8 halves when
+  //   Hint: d % 8 == 0, else 4, else 2, else 1, so every row start stays aligned for its access width;
+  //   Hint: then run the row with that VEC. d is the same for the whole block: all threads take the
+  //   Hint: same branch, so the barriers inside stay uniform.
 }
 
 }  // namespace

@@ -8,7 +8,10 @@ How to read the output:
   for float32 rounding that the message states.
 - rmsnorm writes into a NaN-poisoned output: "elements are NaN" means elements never written.
   fused_add_rmsnorm works in place, so nothing can be poisoned; both residual and x are compared in
-  full. fp16 and bf16 are compared by the norm of the error (relative 1e-3 and 1e-2).
+  full. Every element must lie within one rounding of the dtype (bf16 2^-8, fp16 2^-11, plus 2e-5 for
+  the float32 arithmetic) of the float64 value: what a kernel that accumulates in fp32 always meets.
+  Rows are scaled by 1, 1e-4, 1e-2, 0, 1e-3, 1e-5 in turn, so eps matters and a zero row must stay 0.
+- gemma=True cases run gemma_rmsnorm_*: the same norm times (1 + weight).
 - The perf tests (rows 16384, hidden 4096 then 8192; the target is read at 8192) print a table:
   GB/s of your kernel for each dtype, its % of the device-to-device copy bandwidth measured in the
   same run at the same byte count, and that ceiling. They fail below 85%. A kernel is timed only

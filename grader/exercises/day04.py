@@ -13,6 +13,7 @@ import numpy as np
 
 from grader import bench, checks, device, paths
 from grader.exercises import Exercise
+from grader.technique import Technique
 
 DEMO_DIR = paths.SOLUTIONS / "day04" / "demos"
 EXACT = checks.Tolerance(0.0, 0.0, False)  # a transpose moves values: every element must match exactly
@@ -136,13 +137,25 @@ SHAPES = ({"rows": 1, "cols": 1}, {"rows": 31, "cols": 33}, {"rows": 33, "cols":
           {"rows": 100, "cols": 1000}, {"rows": 1000, "cols": 100}, {"rows": 2049, "cols": 4100},
           {"rows": 4096, "cols": 8192})
 
+# A tiled transpose goes through shared memory: stores into the tile, a barrier, loads from it.
+TILED = tuple(Technique(why="a transpose through a shared-memory tile (coalesced reads and writes)",
+                        require=(r"STS", r"BAR", r"LDS"), kernels=(kernel,))
+              for kernel in ("transpose_tiled", "transpose_padded"))
+SWIZZLED = Technique(
+    why="16-byte accesses to global and shared memory and an XOR-swizzled tile",
+    require=(r"LDG\.E\.128", r"STG\.E\.128", r"STS\.128", r"LDS\.128", r"BAR"),
+    source_require=((r"\^", "XOR (^): the swizzle of the chunk index by bits of the row"),),
+    source_forbid=((r"permuted_chunk|xor_swizzle", "course/permuted_smem.cuh's swizzle (write your own "
+                                                  "tile_chunk)"),))
+
 EXERCISES = (
     Exercise("day04", "transpose_tiled", "transpose_tiled.cu",
              "tiled transpose through shared memory, unpadded and padded", check_transpose_tiled, SHAPES,
-             bench=bench_transpose_tiled),
+             bench=bench_transpose_tiled, technique=TILED),
     Exercise("day04", "transpose_swizzled", "transpose_swizzled.cu",
              "64 x 64 tiles, 16-byte accesses, a swizzled tile: a transpose near copy speed",
-             check_transpose_swizzled, SHAPES, bench=bench_transpose_swizzled, target=0.80),
+             check_transpose_swizzled, SHAPES, bench=bench_transpose_swizzled, target=0.80,
+             technique=(SWIZZLED,)),
 )
 
 # Planted bugs for compute-sanitizer, at a shape that is not a multiple of the 32 x 32 tile, each with

@@ -1,10 +1,12 @@
-"""Day 5: warp-level programming: shuffle scan, warp-per-row softmax, ballot-based stream compaction."""
+"""Day 5: warp-level programming: shuffle scan, one-pass (online) softmax statistics, warp-per-row softmax,
+ballot-based stream compaction."""
 from __future__ import annotations
 
 import numpy as np
 
 from grader import bench, checks, device
 from grader.exercises import Exercise
+from grader.technique import Technique
 
 WARPS_PER_BLOCK = 8  # block = (256,): one row per warp, 8 rows per block
 EXACT = checks.Tolerance(0.0, 0.0, False)
@@ -52,6 +54,23 @@ def softmax_inputs(rng: np.random.Generator, rows: int, d: int, inputs: str) -> 
         centre = rng.uniform(85, 95, (rows, 1)) * rng.choice(np.array([-1.0, 1.0]), (rows, 1))
         x = centre + 4 / 3 * x
     return x
+
+
+def check_softmax_stats(module, seed: int, rows: int, d: int, inputs: str) -> None:
+    """m must be each row's max exactly; s = sum exp(x - m) within float32's element-wise tolerance
+    (relative 1e-5: ex2.approx and the rescaling merges stay far inside). Both outputs are poisoned."""
+    x = softmax_inputs(np.random.default_rng(seed), rows, d, inputs).astype(np.float32)
+    m_out, s_out = device.empty(rows, "float32"), device.empty(rows, "float32")
+    grid, block = _rows_launch(rows)
+    device.launch(module.get_function("softmax_stats"), grid, block,
+                  (device.asarray(x), m_out, s_out, np.int32(rows), np.int32(d)), what="softmax_stats")
+    x64 = x.astype(np.float64)
+    m = x64.max(axis=1)
+    where = f"(rows={rows}, d={d}, {inputs} inputs)"
+    checks.assert_close(device.to_host(m_out), m, dt="float32", tol=EXACT, seed=seed,
+                        name=f"softmax_stats m, the max of each row {where}")
+    checks.assert_close(device.to_host(s_out), np.exp(x64 - m[:, None]).sum(axis=1), dt="float32", seed=seed,
+                        name=f"softmax_stats s = sum exp(x - m) of each row {where}")
 
 
 def _softmax_launch(module, dtype: str, out, x, rows: int, d: int, sync=True):
@@ -114,6 +133,25 @@ SOFTMAX_CASES = (tuple({**s, "dtype": dt, "inputs": "normal"} for dt in SUFFIX f
                  + ({"rows": 4096, "d": 1024, "dtype": "float32", "inputs": "normal"},))
 
 
+STATS_CASES = (tuple({**s, "inputs": "normal"} for s in (
+    {"rows": 1, "d": 1}, {"rows": 7, "d": 31}, {"rows": 9, "d": 33}, {"rows": 3, "d": 128},
+    {"rows": 257, "d": 1000}, {"rows": 5, "d": 4097}, {"rows": 100, "d": 1024}))
+    + tuple({**s, "inputs": "large"} for s in ({"rows": 7, "d": 33}, {"rows": 64, "d": 1024})))
+
+# Where the student writes the warp's reductions: shuffles in their own code, not the course's helpers.
+HELPERS = (r"course::(warp|block)_reduce|course/(reduce|warp)\.cuh",
+           "the course's finished warp reductions (course/reduce.cuh, course/warp.cuh)")
+SCAN_TECHNIQUE = Technique(
+    why="a warp scan with shuffles (__shfl_up_sync), every lane taking part",
+    require=(r"SHFL",), source_forbid=((r"warp_(inclusive|exclusive)_scan", "course::warp_inclusive_scan "
+                                        "(course/warp.cuh's finished scan)"),))
+STATS_TECHNIQUE = Technique(why="merging (max, sum) states across the warp with a __shfl_xor_sync butterfly",
+                            require=(r"SHFL\.BFLY", r"MUFU\.EX2"), no_spills=True, source_forbid=(HELPERS,))
+SOFTMAX_TECHNIQUE = Technique(
+    why="a softmax whose max and sum are your own __shfl_xor_sync butterflies, the row kept in registers",
+    require=(r"SHFL\.BFLY", r"MUFU\.EX2"), no_spills=True, source_forbid=(HELPERS,))
+
+
 # ---- stream compaction --------------------------------------------------------------------------
 
 COMPACT_BLOCK = 256  # elements per block, one per thread
@@ -172,9 +210,13 @@ EXERCISES = (
     Exercise("day05", "warp_scan", "warp_scan.cu", "inclusive scan of each row with shfl_up, one warp per row",
              check_warp_scan,
              tuple({"rows": r, "d": d} for r, d in ((1, 1), (3, 31), (5, 32), (7, 33), (4, 1000), (2, 1024),
-                                                    (3, 4097), (1000, 37), (4099, 64)))),
+                                                    (3, 4097), (1000, 37), (4099, 64))),
+             technique=(SCAN_TECHNIQUE,)),
+    Exercise("day05", "softmax_stats", "softmax_stats.cu",
+             "a row's max and sum of exponentials in one pass: online (m, s) states merged by a warp butterfly",
+             check_softmax_stats, STATS_CASES, technique=(STATS_TECHNIQUE,)),
     Exercise("day05", "softmax", "softmax.cu", "numerically stable softmax, one warp per row, fp32 and fp16",
-             check_softmax, SOFTMAX_CASES, bench=bench_softmax, target=0.80),
+             check_softmax, SOFTMAX_CASES, bench=bench_softmax, target=0.80, technique=(SOFTMAX_TECHNIQUE,)),
     Exercise("day05", "compact", "compact.cu", "stable stream compaction with __ballot_sync and __popc",
              check_compact, COMPACT_CASES),
 )

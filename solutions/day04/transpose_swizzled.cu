@@ -16,15 +16,15 @@
 //
 // Step 3 is where banks bite. Eight threads of a quarter-warp (the unit a 16-byte store is served in)
 // write chunk g of rows 4c + k, c = 0..7: rows 64 floats (256 bytes) apart, so all 8 chunks start in
-// the same bank: an 8-way conflict. The swizzled layout (course/permuted_smem.cuh) stores chunk `ch` of
-// row `row` at chunk ch ^ ((row >> 2) % 8): those 8 chunks land at g ^ 0 .. g ^ 7, 8 different
-// positions covering all 32 banks. Step 4 reads 8 consecutive chunks of one row: still 8 different
+// the same bank: an 8-way conflict. The swizzled layout stores chunk `ch` of row `row` at chunk
+// ch ^ ((row >> 2) % 8) (you write it: tile_chunk; course/permuted_smem.cuh's permuted_chunk is the
+// header version later days use): those 8 chunks land at g ^ 0 .. g ^ 7, 8 different positions
+// covering all 32 banks. Step 4 reads 8 consecutive chunks of one row: still 8 different
 // positions. No padding, and every chunk stays 16-byte aligned.
 //
 // The grader launches block = (256,) and grid = (ceil(cols / 64), ceil(rows / 64)). Float4 access
 // needs 16-byte aligned rows in `in` and `out`: when rows or cols is not a multiple of 4, the kernel
 // moves the same chunks one float at a time (VECTOR = false), with the same tile and the same swizzle.
-#include <course/permuted_smem.cuh>
 #include <course/vec_dtypes.cuh>
 
 namespace {
@@ -36,13 +36,29 @@ constexpr int THREADS = 256;            // (TILE / VEC) x (TILE / VEC): one 4 x 
 constexpr int SWIZZLE_SHIFT = 2;        // rows 4c .. 4c + 3 share the permutation (row >> 2)
 
 // Where chunk `chunk` of row `row` of out's tile lives in shared memory (a float4 index).
-COURSE_INLINE int tile_chunk(int row, int chunk) { return course::permuted_chunk<CHUNKS, SWIZZLE_SHIFT>(row, chunk); }
+COURSE_INLINE int tile_chunk(int row, int chunk) {
+  // BEGIN EXERCISE
+  // HINT: the row keeps its place (CHUNKS chunks per row); inside the row, the chunk index is XORed with
+  // HINT: 3 bits of the row index, (row >> SWIZZLE_SHIFT) % 8: rows 4c .. 4c + 3 share one permutation.
+  // HINT3: XOR only permutes within the aligned group of 8 chunks: chunk ^ b stays in 0..15 for b < 8.
+  // STUB: return 0;
+  return row * CHUNKS + (chunk ^ ((row >> SWIZZLE_SHIFT) & 7));
+  // END EXERCISE
+}
 
 // v = the 4 floats p[0..3], where the first `n` of them exist (the rest read as 0). VECTOR (rows and
 // cols multiples of 4): a chunk lies wholly inside the matrix or wholly outside, so n is 4 or 0, and
 // one predicated 16-byte load does it, with no branch for the warp to split on.
 template <bool VECTOR>
 COURSE_INLINE void load_chunk(float (&v)[VEC], const float* p, int n) {
+  // BEGIN EXERCISE
+  // HINT: VECTOR: one 16-byte load (a float4 through reinterpret_cast) when n == 4, else zeros.
+  // HINT: Otherwise: element by element, v[k] = p[k] for k < n and 0 for the rest.
+  // HINT2: float4 x = make_float4(0.f, 0.f, 0.f, 0.f); if (n == VEC) x = *reinterpret_cast<const float4*>(p);
+  // HINT2: then copy x.x .. x.w into v[0..3] and return.
+  // HINT3: keep the load predicated (assign x inside the if), not a branch around the whole copy: the
+  // HINT3: warp then never splits, and the compiler emits one LDG.E.128 under a predicate.
+  // STUB: for (int k = 0; k < VEC; ++k) v[k] = 0.f;
   if (VECTOR) {
     float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
     if (n == VEC) x = *reinterpret_cast<const float4*>(p);
@@ -50,11 +66,17 @@ COURSE_INLINE void load_chunk(float (&v)[VEC], const float* p, int n) {
     return;
   }
   for (int k = 0; k < VEC; ++k) v[k] = k < n ? p[k] : 0.f;  // a constant trip count: fully unrolled
+  // END EXERCISE
 }
 
 // p[0..n-1] = v[0..n-1]. VECTOR: n is 4 or 0, one predicated 16-byte store.
 template <bool VECTOR>
 COURSE_INLINE void store_chunk(float* p, const float4& v, int n) {
+  // BEGIN EXERCISE
+  // HINT: VECTOR: one 16-byte store when n == 4 (nothing when n == 0). Otherwise the first n floats of v,
+  // HINT: one at a time.
+  // HINT2: if (VECTOR) { if (n == VEC) *reinterpret_cast<float4*>(p) = v; return; }  then put v's four
+  // HINT2: fields in a float f[VEC] and store f[k] for k < n (a loop with a constant trip count).
   if (VECTOR) {
     if (n == VEC) *reinterpret_cast<float4*>(p) = v;
     return;
@@ -63,10 +85,17 @@ COURSE_INLINE void store_chunk(float* p, const float4& v, int n) {
   for (int k = 0; k < VEC; ++k) {
     if (k < n) p[k] = f[k];
   }
+  // END EXERCISE
 }
 
 // How many of the 4 elements starting at `start` lie below `end` (0 to 4).
-COURSE_INLINE int in_range(int start, int end) { return max(0, min(VEC, end - start)); }
+COURSE_INLINE int in_range(int start, int end) {
+  // BEGIN EXERCISE
+  // HINT: end - start, clamped to 0..VEC (negative when the chunk starts past the end).
+  // STUB: return 0;
+  return max(0, min(VEC, end - start));
+  // END EXERCISE
+}
 
 template <bool VECTOR>
 __device__ void transpose_tile(const float* __restrict__ in, float* __restrict__ out, int rows, int cols,

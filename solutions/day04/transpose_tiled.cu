@@ -47,6 +47,10 @@ __device__ void transpose_tile(const float* __restrict__ in, float* __restrict__
   // HINT: Step 3, coalesced writes: the tile's column tx becomes row (c0 + ty + j) of out, and
   // HINT: consecutive tx must write consecutive addresses: out[c0 + ty + j][r0 + tx] = tile[tx][ty + j],
   // HINT: when c0 + ty + j < cols and r0 + tx < rows (out has `rows` columns).
+  // HINT2: two unrolled loops over j = 0; j < TILE; j += BLOCK_ROWS, with one __syncthreads() between
+  // HINT2: them: the first fills tile[ty + j][tx], the second empties tile[tx][ty + j].
+  // HINT3: out[static_cast<int64_t>(c0 + ty + j) * rows + r0 + tx] = tile[tx][ty + j];  the tile is read
+  // HINT3: down a column (tile[tx][...]) so that the global store runs along a row of out.
 #pragma unroll
   for (int j = 0; j < TILE; j += BLOCK_ROWS) {
     const int r = r0 + ty + j, c = c0 + tx;

@@ -1,4 +1,4 @@
-// Day 5, exercise 2: softmax over the last axis, one warp per row, for fp32 and fp16.
+// Day 5, exercise 3: softmax over the last axis, one warp per row, for fp32 and fp16.
 //
 //   in, out: [rows, d]      out[r, j] = exp(x[r, j] - m) / sum_k exp(x[r, k] - m),  m = max_k x[r, k]
 //
@@ -6,8 +6,8 @@
 // exponent <= 0: exp never overflows (exp(89) is already inf in float32) and the largest term is 1,
 // so the sum never underflows to 0 either. Without it, logits near +-90 give inf / inf or 0 / 0 = NaN.
 //
-// One warp owns a row; the row's max and sum are warp reductions (course/reduce.cuh, which
-// course/warp.cuh includes), with no shared memory and no __syncthreads. To read the row from memory
+// One warp owns a row; the row's max and sum are warp reductions that you write here as butterflies
+// of __shfl_xor_sync, with no shared memory and no __syncthreads. To read the row from memory
 // only once, each lane keeps its part in registers as float: CACHED vectors of VEC elements, 32 per
 // lane, 1024 elements per row. Longer rows work too: the part past the registers is read again in each
 // later pass. Exponentials use the SFU: exp(x) = 2^(x * log2(e)) with course::math::ptx_exp2 (one
@@ -17,12 +17,14 @@
 // aligned for 16-byte access; otherwise 1 element, and then only CACHED elements per lane stay in
 // registers (a slower path for odd shapes, kept small). The grader launches block = (256,) (8 warps,
 // 8 rows per block) and grid = (ceil(rows / 8),).
+#include <course/math.cuh>
 #include <course/vec_dtypes.cuh>
-#include <course/warp.cuh>
 
 namespace {
 
 constexpr int BLOCK = 256;
+constexpr int WARP_SIZE = 32;
+constexpr unsigned FULL_MASK = 0xffffffffu;
 
 // Vectors each lane keeps in registers: 32 elements per lane (1024 per row) with 16-byte vectors.
 template <typename T>
@@ -35,18 +37,22 @@ COURSE_INLINE float exp_shifted(float x, float max) {
 template <typename T, int VEC>
 __device__ void softmax_row(T* __restrict__ out, const T* __restrict__ in, int d) {
   constexpr int CACHED = CACHED_VECS<T>;  // 8 vectors of 4 floats, or 4 vectors of 8 halves
-  const int lane = course::lane_id();
+  const int lane = threadIdx.x % WARP_SIZE;
   float v[CACHED][VEC];  // this lane's part of the row; every index a compile-time constant (registers)
   // BEGIN EXERCISE
   // HINT: pass 1, the max. Vector k of this lane starts at i = (k * 32 + lane) * VEC (a warp's 32
   // HINT: loads are contiguous). For k < CACHED (#pragma unroll), when i < d: course::load_as_float(v[k],
   // HINT: in + i) and m = fmaxf(m, v[k][j]). Start from m = -course::math::inf. Then the rest of a long
   // HINT: row: for (int i = (CACHED * 32 + lane) * VEC; i < d; i += 32 * VEC), load into a float t[VEC].
-  // HINT: m = course::warp_reduce_max(m): every lane now holds the row's max.
+  // HINT: Then the row's max from the 32 lanes' maxima: a butterfly of __shfl_xor_sync (offsets 16, 8,
+  // HINT: 4, 2, 1) with fmaxf; every lane now holds the row's max.
   // HINT: pass 2, the sum: v[k][j] = exp_shifted(v[k][j], m) (in place), s += it; the rest re-read.
-  // HINT: s = course::warp_reduce_sum(s); inv = 1.f / s.
+  // HINT: The same butterfly with + gives every lane the row's sum s; inv = 1.f / s.
   // HINT: pass 3: store v[k][j] * inv with course::store_from_float(out + i, ...); the rest re-read,
   // HINT: exp_shifted(t[j], m) * inv, stored.
+  // HINT2: for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2) m = fmaxf(m, __shfl_xor_sync(FULL_MASK, m, offset));
+  // HINT3: every lane must run both butterflies, also lanes that hold no element of a short row: their
+  // HINT3: m = -inf and s = 0 are the identities of max and +, so they change nothing.
   float m = -course::math::inf;
 #pragma unroll
   for (int k = 0; k < CACHED; ++k) {
@@ -63,7 +69,8 @@ __device__ void softmax_row(T* __restrict__ out, const T* __restrict__ in, int d
 #pragma unroll
     for (int j = 0; j < VEC; ++j) m = fmaxf(m, t[j]);
   }
-  m = course::warp_reduce_max(m);
+#pragma unroll
+  for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2) m = fmaxf(m, __shfl_xor_sync(FULL_MASK, m, offset));
 
   float s = 0.f;
 #pragma unroll
@@ -82,7 +89,9 @@ __device__ void softmax_row(T* __restrict__ out, const T* __restrict__ in, int d
 #pragma unroll
     for (int j = 0; j < VEC; ++j) s += exp_shifted(t[j], m);
   }
-  const float inv = 1.f / course::warp_reduce_sum(s);
+#pragma unroll
+  for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2) s += __shfl_xor_sync(FULL_MASK, s, offset);
+  const float inv = 1.f / s;
 
 #pragma unroll
   for (int k = 0; k < CACHED; ++k) {
@@ -105,6 +114,11 @@ __device__ void softmax_row(T* __restrict__ out, const T* __restrict__ in, int d
 
 template <typename T>
 __device__ void softmax(T* __restrict__ out, const T* __restrict__ in, int rows, int d) {
+  // BEGIN EXERCISE
+  // HINT: one warp per row: row = global thread id / 32, the same in all 32 lanes. A warp past the
+  // HINT: last row leaves as a whole (its shuffles then never run). Offset in and out to the row, and
+  // HINT: run softmax_row with 16-byte vectors (V = 16 / sizeof(T)) when d % V == 0, else with VEC = 1.
+  // HINT3: if (row >= rows) return;  must be uniform across the warp: never let single lanes leave early.
   const int64_t row = course::global_thread_id() / 32;
   if (row >= rows) return;  // a whole warp leaves together: the shuffles see all 32 lanes
   T* o = out + row * d;
@@ -116,6 +130,7 @@ __device__ void softmax(T* __restrict__ out, const T* __restrict__ in, int rows,
   } else {
     softmax_row<T, 1>(o, x, d);
   }
+  // END EXERCISE
 }
 
 }  // namespace

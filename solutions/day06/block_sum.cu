@@ -4,32 +4,49 @@
 //   launch 2: grid = (1,),                        block = (256,):  out[0]     = sum of the partials
 //
 // Each thread first adds up its own grid-stride slice in a register; then the block combines its
-// 256 values in two levels: a warp butterfly (course::warp_reduce_sum, 5 shuffles) and, across the
-// 8 warps, shared memory. Thread 0 writes the block's result. The second launch runs the same kernel
-// over the partials. (course/reduce.cuh holds the finished block_reduce_sum that later kernels use:
-// write your own here first, then compare.)
-#include <course/reduce.cuh>
+// 256 values in two levels that you write yourself: a butterfly of __shfl_xor_sync inside each warp
+// (5 shuffles), then, across the 8 warps, shared memory and a second butterfly. Thread 0 writes the
+// block's result. The second launch runs the same kernel over the partials. No atomics and no CUB:
+// this is the reduction those are built from (day 8 compares it with cub::BlockReduce).
+#include <course/common.cuh>
 
 namespace {
 
 constexpr int BLOCK = 256;                         // the grader launches exactly this many threads
-constexpr int NUM_WARPS = BLOCK / course::WARP_SIZE;
+constexpr int WARP_SIZE = 32;
+constexpr int NUM_WARPS = BLOCK / WARP_SIZE;
+constexpr unsigned FULL_MASK = 0xffffffffu;        // all 32 lanes take part in every shuffle
 
-// The sum of `v` over the block, valid in thread 0 (or in every thread, if you like).
+// Level 1: the sum of `v` over the 32 lanes of a warp, returned to EVERY lane.
+COURSE_INLINE float warp_sum(float v) {
+  // BEGIN EXERCISE
+  // HINT: a butterfly: lane i adds the value of lane i ^ offset, for offset = 16, 8, 4, 2, 1. After
+  // HINT: the step with offset o, each lane holds the sum of 32 / o lanes; after 5 steps, of all 32.
+  // HINT2: one unrolled loop: for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2) v += <the partner's v>;
+  // HINT3: v += __shfl_xor_sync(FULL_MASK, v, offset);  (every lane must execute it: no lane may skip a step)
+  // STUB: return v;  // this thread's own value only: wrong
+#pragma unroll
+  for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2) v += __shfl_xor_sync(FULL_MASK, v, offset);
+  return v;
+  // END EXERCISE
+}
+
+// Level 2: the sum of `v` over the block, valid in thread 0 (or in every thread, if you like).
 COURSE_INLINE float block_sum_of(float v, float* smem) {
   // BEGIN EXERCISE
-  // HINT: level 1: v = course::warp_reduce_sum(v) gives every lane its warp's sum.
-  // HINT: level 2: lane 0 of warp w stores it in smem[w]; __syncthreads(); then warp 0 loads
-  // HINT: smem[lane] for lane < NUM_WARPS (0 for the other lanes) and reduces once more.
-  // HINT: the block's last warp is always full here (BLOCK is a multiple of 32), so all 32 lanes
-  // HINT: take part in every shuffle, as the full mask 0xffffffff requires.
-  // STUB: return v;
-  const int lane = threadIdx.x % course::WARP_SIZE, warp = threadIdx.x / course::WARP_SIZE;
-  v = course::warp_reduce_sum(v);
+  // HINT: each warp reduces its own 32 values (warp_sum); the 8 warp sums meet in shared memory; one
+  // HINT: more warp_sum over those 8 gives the block's sum.
+  // HINT2: lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE. v = warp_sum(v); lane 0 of each
+  // HINT2: warp writes smem[warp]; __syncthreads() (reached by every thread); then every warp loads
+  // HINT2: smem[lane] for lane < NUM_WARPS, 0 for the other lanes, and calls warp_sum again.
+  // HINT3: v = lane < NUM_WARPS ? smem[lane] : 0.f;  (all 32 lanes take part in the shuffles, with 0 as filler)
+  // STUB: return v;  // this thread's own value only: wrong
+  const int lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
+  v = warp_sum(v);
   if (lane == 0) smem[warp] = v;
   __syncthreads();
   v = lane < NUM_WARPS ? smem[lane] : 0.f;
-  return course::warp_reduce_sum(v);  // every warp does it: no second barrier or broadcast needed
+  return warp_sum(v);  // every warp does it: no second barrier or broadcast needed
   // END EXERCISE
 }
 
@@ -38,12 +55,16 @@ COURSE_INLINE float block_sum_of(float v, float* smem) {
 extern "C" __global__ void __launch_bounds__(BLOCK)
 block_sum(const float* __restrict__ in, float* __restrict__ out, int64_t n) {
   __shared__ float smem[NUM_WARPS];
-  float acc = 0.f;
   // BEGIN EXERCISE
-  // HINT: a grid-stride loop: i = course::global_thread_id(); i < n; i += course::grid_threads(),
+  float acc = 0.f;
+  // HINT: float acc = 0.f, then a grid-stride loop: i = course::global_thread_id(); i < n; i += course::grid_threads(),
   // HINT: adding in[i] to acc. Threads past n keep acc = 0 but must still reach the block reduction.
+  // HINT3: float acc = 0.f; then for (int64_t i = course::global_thread_id(); i < n; i += course::grid_threads())
   for (int64_t i = course::global_thread_id(); i < n; i += course::grid_threads()) acc += in[i];
   // END EXERCISE
+  // BEGIN EXERCISE
+  // HINT: every thread calls block_sum_of (it has a barrier); thread 0 writes the block's sum to out[blockIdx.x].
   const float total = block_sum_of(acc, smem);
   if (threadIdx.x == 0) out[blockIdx.x] = total;
+  // END EXERCISE
 }
