@@ -73,14 +73,18 @@ def test_a_link_to_the_solution_is_refused(tmp_path):
     assert outcome.status == "failed" and "is a link" in outcome.message
 
 
-def test_the_child_sees_no_course_tree(tmp_path):
-    """The child works in a folder of its own holding copies of the .cu files only."""
-    folder = tmp_path / "submission"
-    folder.mkdir()
+def test_the_child_gets_copies_of_the_source_files_only(tmp_path):
+    folder, dest = tmp_path / "submission", tmp_path / "child"
+    folder.mkdir(), dest.mkdir()
     (folder / "vector_add.cu").write_text(SOLUTION)
-    (folder / "notes.txt").write_text("not copied")
-    outcome = isolation.run_exercise(DAY, "vector_add", [{"n": 33}], source_dir=str(folder))
-    assert outcome.status == "passed", outcome
+    (folder / "helpers.cuh").write_text("// a header of the student's\n")
+    (folder / "day01.ipynb").write_text("{}")
+    (folder / "grader.py").write_text("raise SystemExit('imported')")
+    isolation._copy_submission(folder, "vector_add.cu", dest)
+    assert sorted(p.name for p in dest.iterdir()) == ["helpers.cuh", "vector_add.cu"]
+    env = isolation._child_env(dest, 3, "nonce")
+    assert env[paths.SOURCE_DIR_ENV] == str(dest / "src") and env["HOME"] == str(dest / "home")
+    assert paths.KERNELS_ENV in env and "NBGRADER_EXECUTION" not in env
 
 
 def _without_barrier(day: str, source: str) -> str:
@@ -117,22 +121,37 @@ def test_a_hung_kernel_is_timed_out_and_the_next_exercise_still_graded(tmp_path)
     assert isolation.run_exercise(DAY, "saxpy", [{"n": 33}], source_dir=str(folder)).status == "passed"
 
 
-def test_pytest_reports_a_hung_kernel_without_s(tmp_path):
-    """`pytest days/day01` (no -s): the hang is reported in the test's failure, fast; other exercises run."""
+def _day02_with_a_hung_gather(tmp_path):
+    """A day 2 submission: the solutions, but strided_gather never finishes."""
     folder = tmp_path / "submission"
     folder.mkdir()
-    for f in course.exercise_files(DAY):
-        shutil.copyfile(paths.SOLUTIONS / DAY / f, folder / f)
-    (folder / "vector_add.cu").write_text(_hung())
-    env = {**os.environ, paths.SOURCE_DIR_ENV: str(folder)}
+    for f in course.exercise_files("day02"):
+        shutil.copyfile(paths.SOLUTIONS / "day02" / f, folder / f)
+    gather = (folder / "strided_gather.cu").read_text()
+    line = "if (i < n_out) out[i] = in[i * stride];"
+    assert line in gather
+    (folder / "strided_gather.cu").write_text(gather.replace(line, "while (true) {}\n  " + line))
+    return {**os.environ, paths.SOURCE_DIR_ENV: str(folder)}
+
+
+def test_pytest_reports_a_hung_kernel_without_s(tmp_path):
+    """`pytest days/day02` (no -s): the hang is reported in the test's failure, fast; other exercises run."""
     start = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "pytest", str(paths.DAYS / DAY), "-q", "-p", "no:cacheprovider",
-                           "-k", "vector_add or saxpy"], capture_output=True, text=True, env=env, cwd=paths.ROOT,
-                          timeout=600)
+    done = subprocess.run([sys.executable, "-m", "pytest", str(paths.DAYS / "day02"), "-q", "-p", "no:cacheprovider",
+                           "-m", "not perf", "-k", "strided_gather or silu_and_mul"], capture_output=True, text=True,
+                          env=_day02_with_a_hung_gather(tmp_path), cwd=paths.ROOT, timeout=600)
     took = time.monotonic() - start
     assert "timed out after" in done.stdout and "in case" in done.stdout, done.stdout[-3000:]
-    assert "saxpy" in done.stdout and " passed" in done.stdout
-    assert took < 180, f"{took:.0f} s"
+    assert "day02/silu_and_mul" in done.stdout and " passed" in done.stdout, done.stdout[-3000:]
+    assert took < 240, f"{took:.0f} s"
+
+
+def test_grader_check_reports_a_hung_kernel_and_grades_the_rest(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "grader", "check", "day02"], capture_output=True, text=True,
+                          env=_day02_with_a_hung_gather(tmp_path), cwd=paths.ROOT, timeout=900)
+    rows = {line.split()[0]: line for line in done.stdout.splitlines() if line.startswith("day02/")}
+    assert "FAILED" in rows["day02/strided_gather"] and "timed out after" in done.stdout, done.stdout[-3000:]
+    assert "passed" in rows["day02/silu_and_mul"], done.stdout[-3000:]
 
 
 # ---- nbgrader: a class with honest and dishonest students ------------------------------------------
@@ -301,19 +320,6 @@ def test_feedback_hides_the_hidden_tests(graded_class):
         assert "70_001" not in text and "seed=7" not in text and "BEGIN HIDDEN TESTS" not in text, html
         assert "hidden case" in text or "hidden tests" in text
 
-
-def test_grader_check_reports_a_hung_kernel_and_grades_the_rest(tmp_path):
-    folder = tmp_path / "submission"
-    folder.mkdir()
-    for f in course.exercise_files(DAY):
-        shutil.copyfile(paths.SOLUTIONS / DAY / f, folder / f)
-    (folder / "vector_add.cu").write_text(_hung())
-    env = {**os.environ, paths.SOURCE_DIR_ENV: str(folder)}
-    done = subprocess.run([sys.executable, "-m", "grader", "check", DAY], capture_output=True, text=True,
-                          env=env, cwd=paths.ROOT, timeout=900)
-    rows = {line.split()[0]: line for line in done.stdout.splitlines() if line.startswith(f"{DAY}/")}
-    assert "FAILED" in rows[f"{DAY}/vector_add"] and "timed out after" in done.stdout, done.stdout[-3000:]
-    assert "passed" in rows[f"{DAY}/saxpy"], done.stdout[-3000:]
 
 
 @pytest.mark.gpu
