@@ -23,6 +23,7 @@ days=${*:-$(cd solutions && ls -d day[0-9][0-9])}
 export PY="python3 -m pytest -p no:cacheprovider -o addopts= -q"
 jobs=$(( $(nproc) / 2 )); [ "$jobs" -gt 8 ] && jobs=8   # per stream; two streams run at once
 trap 'tar -czf "$out/logs.tgz" -C "$logs" .' EXIT
+trap 'exit 143' TERM   # a `timeout` around this script still leaves the logs
 
 each_day() {  # each_day NAME 'command using $d': one background process per day, $jobs at a time
   local name=$1 cmd=$2
