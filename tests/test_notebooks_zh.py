@@ -1,0 +1,93 @@
+"""The Chinese lessons (notebooks/zh/dayNN.ipynb) stay in step with the English ones: the same cells in
+the same order, identical code, the same nbgrader metadata (grade ids, points, hidden tests), every
+prose cell translated, and the glossary's terms (notebooks/zh/glossary.md) used. An edit to one
+language that the other does not get fails here."""
+import copy
+import re
+
+import nbformat
+import pytest
+
+from grader import paths
+
+ZH = paths.NOTEBOOKS / "zh"
+PAIRS = [(en, ZH / en.name) for en in sorted(paths.NOTEBOOKS.glob("day[0-9][0-9].ipynb")) if (ZH / en.name).is_file()]
+CJK = re.compile(r"[\u4e00-\u9fff]")
+META_KEYS = ("grade_id", "grade", "solution", "locked", "points", "task")
+CODE_SPAN = re.compile(r"```.*?```|`[^`]*`|\$[^$]*\$|https?://\S+", re.S)
+
+
+def glossary() -> dict[str, str]:
+    rows = re.findall(r"^\| ([^|]+?) \| ([^|]+?) \|$", (ZH / "glossary.md").read_text(), re.M)
+    return {en: zh for en, zh in rows if en not in ("English", "---")}
+
+
+def differences(en, zh) -> list[str]:
+    """What differs between an English notebook and its translation, beyond the prose."""
+    if len(en.cells) != len(zh.cells):
+        return [f"{len(en.cells)} cells in English, {len(zh.cells)} in Chinese"]
+    problems = []
+    for i, (a, b) in enumerate(zip(en.cells, zh.cells)):
+        where = f"cell {i} ({a.get('metadata', {}).get('nbgrader', {}).get('grade_id', a.cell_type)})"
+        if a.cell_type != b.cell_type:
+            problems.append(f"{where}: {a.cell_type} in English, {b.cell_type} in Chinese")
+            continue
+        if a.cell_type == "code" and a.source != b.source:
+            problems.append(f"{where}: the code differs")
+        ma, mb = a.get("metadata", {}).get("nbgrader", {}), b.get("metadata", {}).get("nbgrader", {})
+        for key in META_KEYS:
+            if ma.get(key) != mb.get(key):
+                problems.append(f"{where}: nbgrader {key} is {ma.get(key)!r} in English, {mb.get(key)!r} in Chinese")
+        if ma.get("solution") and ("### BEGIN SOLUTION" in a.source) != ("### BEGIN SOLUTION" in b.source):
+            problems.append(f"{where}: the model answer's markers differ")
+    return problems
+
+
+def _prose(cell) -> str:
+    return CODE_SPAN.sub(" ", cell.source)
+
+
+@pytest.fixture(params=PAIRS, ids=lambda p: p[0].stem)
+def pair(request):
+    en, zh = request.param
+    return nbformat.read(en, as_version=4), nbformat.read(zh, as_version=4)
+
+
+def test_the_languages_are_in_step(pair):
+    assert differences(*pair) == []
+
+
+def test_prose_is_translated(pair):
+    en, zh = pair
+    for i, (a, b) in enumerate(zip(en.cells, zh.cells)):
+        if a.cell_type == "markdown" and len(re.findall(r"[A-Za-z]{3,}", _prose(a))) >= 3:
+            assert CJK.search(b.source), f"cell {i} is not translated: {b.source[:120]!r}"
+
+
+def test_glossary_terms_are_used(pair):
+    en, zh = pair
+    en_text = "\n".join(_prose(c) for c in en.cells if c.cell_type == "markdown")
+    zh_text = "\n".join(c.source for c in zh.cells if c.cell_type == "markdown")
+    missing = [f"{term} -> {chinese}" for term, chinese in glossary().items()
+               if re.search(rf"\b{re.escape(term.split(' (')[0])}s?\b", en_text, re.I) and chinese not in zh_text]
+    assert not missing, f"glossary terms the English uses but the Chinese does not: {missing}"
+
+
+def test_a_change_to_one_language_is_caught():
+    en = nbformat.read(paths.NOTEBOOKS / "day01.ipynb", as_version=4)
+    other = copy.deepcopy(en)
+    code = next(c for c in other.cells if c.cell_type == "code")
+    code.source += "\nprint('only in one language')"
+    assert any("the code differs" in p for p in differences(en, other))
+    other = copy.deepcopy(en)
+    graded = next(c for c in other.cells if c.get("metadata", {}).get("nbgrader", {}).get("points"))
+    graded.metadata.nbgrader.points += 1
+    assert any("points" in p for p in differences(en, other))
+    other = copy.deepcopy(en)
+    del other.cells[3]
+    assert differences(en, other)
+
+
+def test_the_glossary_is_well_formed():
+    terms = glossary()
+    assert len(terms) >= 40 and all(CJK.search(zh) for zh in terms.values())
