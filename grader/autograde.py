@@ -156,12 +156,12 @@ def _restore_gradebook(path: Path, snapshot: bytes) -> None:
         dst.close()
 
 
-def _leaks(course_dir: Path, day: str) -> set[str]:
-    """Lines a notebook must not print: the hidden tests of the day and the solution code."""
+def _leaks(course_dir: Path, assignment: str, day: str) -> set[str]:
+    """Lines a notebook must not print: the assignment's hidden tests and the day's solution code."""
     from grader import nbgrader_course
 
     lines = set()
-    source = course_dir / "source" / day / f"{day}.ipynb"
+    source = course_dir / "source" / assignment / f"{day}.ipynb"
     if source.is_file():
         lines |= {ln for ln in nbgrader_course._hidden_lines(source) if len(ln) >= 24}
     try:
@@ -186,16 +186,20 @@ def _printed(nb) -> str:
 ROOT_ENV = "COURSE_NBGRADER_ROOT"  # set by the course's nbgrader_config.py
 
 
-def _ids(resources) -> tuple[str, str, Path]:
+def _ids(resources) -> tuple[str, str, str, Path]:
+    """(assignment, day, student, course folder): the assignment is `dayNN` or `dayNN-zh`."""
+    from grader.nbgrader_course import split_assignment
+
     info = resources["nbgrader"]
-    return info["assignment"], info["student"], Path(os.environ.get(ROOT_ENV, ".")).resolve()
+    day, _ = split_assignment(info["assignment"])
+    return info["assignment"], day, info["student"], Path(os.environ.get(ROOT_ENV, ".")).resolve()
 
 
-def _skipped(course_dir: Path, student: str, day: str) -> list[Path]:
+def _skipped(course_dir: Path, student: str, assignment: str) -> list[Path]:
     """What the notebook (or nbgrader) may change while it runs: its own folder, the gradebook (checked
     by its bytes), nbgrader's log, the kernel spec, and the course's caches (.course/)."""
     gradebook = course_dir / "gradebook.db"
-    return [course_dir / "autograded" / student / day, gradebook, course_dir / ".course-kernels",
+    return [course_dir / "autograded" / student / assignment, gradebook, course_dir / ".course-kernels",
             course_dir / ".nbgrader.log", paths.STATE, *(Path(f"{gradebook}{s}") for s in ("-journal", "-wal", "-shm"))]
 
 
@@ -219,7 +223,7 @@ class GradeKernels(Preprocessor):
         from grader import isolation
 
         _precompile()
-        day, student, course_dir = _ids(resources)
+        assignment, day, student, course_dir = _ids(resources)
         folder = Path(resources["metadata"]["path"]).resolve()  # submitted/<student>/<day>
         cells = {}
         for cell in nb.cells:
@@ -245,10 +249,10 @@ class GradeKernels(Preprocessor):
                 lines.append(_describe(outcome, call, k - visible_n + 1, time.perf_counter() - start))
             cells[grade_id] = CellResult(ok, "\n".join(lines))
         gradebook = course_dir / "gradebook.db"
-        _RESULTS[(day, student)] = {
+        _RESULTS[(assignment, student)] = {
             "cells": cells,
             "gradebook": gradebook.read_bytes() if gradebook.is_file() else None,
-            "files": _tree_state(_watched(course_dir), skip=_skipped(course_dir, student, day)),
+            "files": _tree_state(_watched(course_dir), skip=_skipped(course_dir, student, assignment)),
         }
         return nb, resources
 
@@ -295,7 +299,7 @@ class RunNotebook(Preprocessor):
             left = self.budget - (time.monotonic() - start)
             return max(1, int(min(self.cell_timeout, left)))
 
-        day, student, course_dir = _ids(resources)
+        course_dir = _ids(resources)[3]
         kwargs = {"timeout_func": timeout, "timeout": self.cell_timeout, "parent": self.parent}
         why_not = sandbox.unavailable()
         if why_not is None:
@@ -319,10 +323,10 @@ class ApplyKernelGrades(Preprocessor):
     """Right after the notebook ran: the course's results become the autograder cells' outputs."""
 
     def preprocess(self, nb, resources):
-        day, student, course_dir = _ids(resources)
-        found = _RESULTS.pop((day, student), None)
+        assignment, day, student, course_dir = _ids(resources)
+        found = _RESULTS.pop((assignment, student), None)
         sandboxed = resources.get("course", {}).get("sandbox") == "yes"
-        cheat = self._cheats(found, nb, day, student, course_dir, sandboxed)
+        cheat = self._cheats(found, nb, assignment, day, student, course_dir, sandboxed)
         note = resources.get("course", {}).get("notebook_error")
         for cell in nb.cells:
             if not _is_autograded(cell):
@@ -343,7 +347,7 @@ class ApplyKernelGrades(Preprocessor):
                                              traceback=text.splitlines())]
         return nb, resources
 
-    def _cheats(self, found, nb, day, student, course_dir, sandboxed: bool) -> str:
+    def _cheats(self, found, nb, assignment, day, student, course_dir, sandboxed: bool) -> str:
         """Why this notebook scores zero ('' when nothing is wrong). In the sandbox the notebook could
         not write the course's files, so only the gradebook and what it printed are checked (other
         graders may be writing beside it)."""
@@ -354,15 +358,15 @@ class ApplyKernelGrades(Preprocessor):
         if found["gradebook"] is not None and gradebook.is_file() and gradebook.read_bytes() != found["gradebook"]:
             _restore_gradebook(gradebook, found["gradebook"])
             problems.append("the notebook changed the gradebook (restored)")
-            self.log.error("%s/%s: the notebook changed gradebook.db; it was restored", student, day)
+            self.log.error("%s/%s: the notebook changed gradebook.db; it was restored", student, assignment)
         changed = [] if sandboxed else \
-            _changes(found["files"], _tree_state(_watched(course_dir), skip=_skipped(course_dir, student, day)))
+            _changes(found["files"], _tree_state(_watched(course_dir), skip=_skipped(course_dir, student, assignment)))
         if changed:
             problems.append(f"the notebook changed files outside its folder: {', '.join(changed[:5])}"
                             + (f" and {len(changed) - 5} more" if len(changed) > 5 else ""))
-            self.log.error("%s/%s: the notebook changed course files, check them: %s", student, day, changed)
+            self.log.error("%s/%s: the notebook changed course files, check them: %s", student, assignment, changed)
         printed = _printed(nb)
-        leaked = [ln for ln in _leaks(course_dir, day) if ln in printed]
+        leaked = [ln for ln in _leaks(course_dir, assignment, day) if ln in printed]
         if leaked:
             problems.append("the notebook printed hidden tests or solution code")
         return "; ".join(problems)
@@ -373,9 +377,8 @@ class HideHiddenTests(Preprocessor):
     hidden case, never the hidden code, inputs or seed; outputs that repeat hidden code are dropped."""
 
     def preprocess(self, nb, resources):
-        day = resources.get("nbgrader", {}).get("assignment", "")
-        course_dir = Path(os.environ.get(ROOT_ENV, ".")).resolve()
-        leaks = _leaks(course_dir, day) if day else set()
+        assignment, day, _, course_dir = _ids(resources)
+        leaks = _leaks(course_dir, assignment, day)
         for cell in nb.cells:
             if _is_autograded(cell) and HIDDEN_BEGIN in cell.source:
                 start = cell.source.index(HIDDEN_BEGIN)

@@ -7,7 +7,8 @@
     sass FILE               SASS instruction histogram and registers / spills / shared memory
     stubs [dayNN]           regenerate the student stubs from solutions/ (never overwrites your edits)
     progress                one line per day for the whole course
-    release DIR             build the nbgrader course (release without solution code) in DIR
+    release DIR             build the nbgrader course (release without solution code) in DIR;
+                            --lang en|zh|both (Chinese assignments are named dayNN-zh)
     sanitize dayNN          the day's tests under compute-sanitizer (memcheck, racecheck, synccheck)
     autotune                search the day 10 GEMM's configuration space on the GPU in use
     hint dayNN exercise     the exercise's hints, level by level (--level 1|2|3)
@@ -251,13 +252,16 @@ def cmd_progress(args) -> int:
 def cmd_release(args) -> int:
     from grader import nbgrader_course
 
+    langs = nbgrader_course.LANGS if args.lang == "both" else (args.lang,)
+    folder = {"en": paths.NOTEBOOKS, "zh": paths.NOTEBOOKS / "zh"}
     days = ([paths.day_name(d) for d in args.days] if args.days else
-            [d for d in _days(None) if (paths.NOTEBOOKS / f"{d}.ipynb").is_file()])
-    course = nbgrader_course.build_course(Path(args.course_dir), days=days, force=args.force)
-    problems = [p for d in days for p in nbgrader_course.check_release(course, d)]
+            [d for d in _days(None) if all((folder[lg] / f"{d}.ipynb").is_file() for lg in langs)])
+    course = nbgrader_course.build_course(Path(args.course_dir), days=days, force=args.force, lang=args.lang)
+    assignments = [nbgrader_course.assignment_name(d, lg) for d in days for lg in langs]
+    problems = [p for a in assignments for p in nbgrader_course.check_release(course, a)]
     for p in problems:
         print(f"PROBLEM: {p}")
-    print(f"release built in {course / 'release'} for {', '.join(days)}"
+    print(f"release built in {course / 'release'} for {', '.join(assignments)}"
           + ("" if not problems else f"; {len(problems)} problems"))
     return 1 if problems else 0
 
@@ -296,6 +300,8 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("course_dir")
     c.add_argument("days", nargs="*", help="days to release (default: every day with exercises and a notebook)")
     c.add_argument("--force", action="store_true", help="rebuild an existing course directory's release")
+    c.add_argument("--lang", choices=("en", "zh", "both"), default="en",
+                   help="the lessons' language: dayNN (en), dayNN-zh (zh), or both (default en)")
     c.set_defaults(fn=cmd_release)
     for name in COMMAND_MODULES:
         if importlib.util.find_spec(f"grader.{name}") is None:

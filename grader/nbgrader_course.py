@@ -50,8 +50,30 @@ def _day(day) -> str:
     return d
 
 
-def _notebook(day: str) -> Path:
-    path = paths.NOTEBOOKS / f"{day}.ipynb"
+LANGS = ("en", "zh")
+ZH_SUFFIX = "-zh"
+
+
+def split_assignment(name) -> tuple[str, str]:
+    """(day, language) of an assignment: 'day01' (English) -> ('day01', 'en'); 'day01-zh' (the Chinese
+    lesson, same exercises and hidden tests) -> ('day01', 'zh')."""
+    text = str(name).strip()
+    lang = "zh" if text.endswith(ZH_SUFFIX) else "en"
+    return _day(text.removesuffix(ZH_SUFFIX)), lang
+
+
+def assignment_name(day, lang: str = "en") -> str:
+    if lang not in LANGS:
+        raise ValueError(f"language {lang!r}: expected one of {', '.join(LANGS)}")
+    return _day(day) + ("" if lang == "en" else ZH_SUFFIX)
+
+
+def _assignment(name) -> str:
+    return assignment_name(*split_assignment(name))
+
+
+def _notebook(day: str, lang: str = "en") -> Path:
+    path = paths.NOTEBOOKS / ("zh" if lang == "zh" else "") / f"{day}.ipynb"
     if not path.is_file():
         raise FileNotFoundError(f"no lesson notebook {path.relative_to(paths.ROOT)} for {day}")
     return path
@@ -103,7 +125,7 @@ def run_nbgrader(course_dir: Path, *args: str) -> str:
 def _config(course_dir: Path) -> str:
     # Every day in source/, not only the ones built now: the file is rewritten on each build.
     keep = {d.name: sorted(p.name for p in d.glob("*.cu"))
-            for d in sorted((course_dir / "source").glob("day[0-9][0-9]"))}
+            for d in sorted((course_dir / "source").glob("day[0-9][0-9]*"))}
     return f"""# The CUDA course's nbgrader settings, written by grader.nbgrader_course.build_course.
 import os
 import sys
@@ -147,29 +169,34 @@ def _gradebook(course_dir: Path):
 
 # ---- instructor commands ------------------------------------------------------------------------
 
-def build_course(course_dir, days=DAYS, force: bool = False) -> Path:
+def build_course(course_dir, days=DAYS, force: bool = False, lang: str = "en") -> Path:
     """Create (or update) an nbgrader course directory and release the given days into
-    release/<day>/. An existing source/<day>/ is replaced only with `force`."""
+    release/<assignment>/: `dayNN` for the English lesson, `dayNN-zh` for the Chinese one (lang 'zh',
+    or 'both' for the two). An existing source/<assignment>/ is replaced only with `force`."""
     course_dir = Path(course_dir).resolve()
     days = [_day(d) for d in ((days,) if isinstance(days, (str, int)) else days)]
     if not days:
         raise ValueError("no days given to build")
-    plan = {d: (_notebook(d), [_stub(d, f) for f in exercise_files(d)]) for d in days}
-    for d, (notebook, _) in plan.items():
+    if lang not in (*LANGS, "both"):
+        raise ValueError(f"lang {lang!r}: expected en, zh or both")
+    langs = LANGS if lang == "both" else (lang,)
+    plan = {assignment_name(d, lg): (d, _notebook(d, lg), [_stub(d, f) for f in exercise_files(d)])
+            for d in days for lg in langs}
+    for name, (_, notebook, _) in plan.items():
         nbformat.validate(nbformat.read(notebook, as_version=4))
-        source = course_dir / "source" / d
+        source = course_dir / "source" / name
         if source.exists() and not force:
             raise FileExistsError(f"{source} already exists: build_course(..., force=True) replaces it")
-    for d, (notebook, stub_files) in plan.items():
-        source = course_dir / "source" / d
+    for name, (d, notebook, stub_files) in plan.items():
+        source = course_dir / "source" / name
         shutil.rmtree(source, ignore_errors=True)
         source.mkdir(parents=True)
         shutil.copyfile(notebook, source / f"{d}.ipynb")
         for stub in stub_files:
             shutil.copyfile(stub, source / stub.name)
     (course_dir / "nbgrader_config.py").write_text(_config(course_dir))
-    for d in plan:
-        run_nbgrader(course_dir, "generate_assignment", d, "--force")
+    for name in plan:
+        run_nbgrader(course_dir, "generate_assignment", name, "--force")
     return course_dir
 
 
@@ -274,12 +301,13 @@ def _check_metadata(day: str, notebook: Path, source_notebook: Path) -> list[str
     return problems
 
 
-def check_release(course_dir, day) -> list[str]:
-    """What is wrong with release/<day>/ (an empty list: nothing found): hidden tests or solution code
-    left in any released file, .cu files that are not the stubs, autograder cells that lost their
-    nbgrader metadata."""
-    course_dir, day = Path(course_dir).resolve(), _day(day)
-    release, source = course_dir / "release" / day, course_dir / "source" / day
+def check_release(course_dir, assignment) -> list[str]:
+    """What is wrong with release/<assignment>/ (an empty list: nothing found): hidden tests, model
+    answers or solution code left in any released file, .cu files that are not the stubs, autograder
+    cells that lost their nbgrader metadata."""
+    course_dir, assignment = Path(course_dir).resolve(), _assignment(assignment)
+    day, _ = split_assignment(assignment)
+    release, source = course_dir / "release" / assignment, course_dir / "source" / assignment
     if not release.is_dir():
         return [f"no release folder {release}: run build_course first"]
     files = sorted(p for p in release.rglob("*") if p.is_file())
@@ -316,11 +344,12 @@ def check_release(course_dir, day) -> list[str]:
     return problems
 
 
-def _submit(course_dir: Path, day: str, student: str, files: dict) -> None:
-    """submitted/<student>/<day>/: the student's notebook (`<day>.ipynb` in `files`, else the released
-    one), the student's .cu files, and the released stub for any exercise file not handed in (so a
-    missing file scores nothing, whatever days/ holds)."""
-    release = course_dir / "release" / day
+def _submit(course_dir: Path, assignment: str, student: str, files: dict) -> None:
+    """submitted/<student>/<assignment>/: the student's notebook (`<day>.ipynb` in `files`, else the
+    released one), the student's .cu files, and the released stub for any exercise file not handed in
+    (so a missing file scores nothing, whatever days/ holds)."""
+    day, _ = split_assignment(assignment)
+    release = course_dir / "release" / assignment
     notebook = f"{day}.ipynb"
     known = exercise_files(day)
     unknown = sorted(set(files) - set(known) - {notebook})
@@ -330,7 +359,7 @@ def _submit(course_dir: Path, day: str, student: str, files: dict) -> None:
     for name, path in files.items():
         if not Path(path).is_file():
             raise FileNotFoundError(f"{student}: no file {path} for {name}")
-    dest = course_dir / "submitted" / student / day
+    dest = course_dir / "submitted" / student / assignment
     shutil.rmtree(dest, ignore_errors=True)
     dest.mkdir(parents=True)
     shutil.copyfile(Path(files[notebook]) if notebook in files else release / notebook, dest / notebook)
@@ -338,42 +367,44 @@ def _submit(course_dir: Path, day: str, student: str, files: dict) -> None:
         shutil.copyfile(Path(files[name]) if name in files else release / name, dest / name)
 
 
-def autograde(course_dir, day, submissions: dict) -> dict[str, float]:
+def autograde(course_dir, assignment, submissions: dict) -> dict[str, float]:
     """Grade `{student_id: {"vector_add.cu": path, ..., "day01.ipynb": path (optional)}}` for one
-    day (students in the order given); returns each student's score
-    on the autograded cells (out of `max_score(course_dir, day)`). Each student's autograded notebook stays in
-    autograded/<student>/<day>/."""
-    course_dir, day = Path(course_dir).resolve(), _day(day)
-    release = course_dir / "release" / day / f"{day}.ipynb"
+    assignment (`dayNN` or `dayNN-zh`; students in the order given); returns each student's score on
+    the autograded cells (out of `max_score(course_dir, assignment)`). Each student's autograded
+    notebook stays in autograded/<student>/<assignment>/."""
+    course_dir, assignment = Path(course_dir).resolve(), _assignment(assignment)
+    day, _ = split_assignment(assignment)
+    release = course_dir / "release" / assignment / f"{day}.ipynb"
     if not release.is_file():
-        raise FileNotFoundError(f"no released notebook {release}: run build_course for {day} first")
+        raise FileNotFoundError(f"no released notebook {release}: run build_course for {assignment} first")
     if not submissions:
         raise ValueError("no submissions given")
     bad = [s for s in submissions if not isinstance(s, str) or not _STUDENT_ID.match(s)]
     if bad:
         raise ValueError(f"student ids must be letters, digits, '_', '-' or '.': {bad}")
     for student, files in submissions.items():
-        _submit(course_dir, day, student, files)
+        _submit(course_dir, assignment, student, files)
     with _gradebook(course_dir) as gb:
         for student in submissions:
             gb.update_or_create_student(student)
     for student in submissions:
-        run_nbgrader(course_dir, "autograde", day, f"--student={student}", "--force")
+        run_nbgrader(course_dir, "autograde", assignment, f"--student={student}", "--force")
     with _gradebook(course_dir) as gb:
-        return {s: float(gb.find_submission(day, s).code_score) for s in submissions}
+        return {s: float(gb.find_submission(assignment, s).code_score) for s in submissions}
 
 
-def max_score(course_dir, day) -> float:
-    """The points a day's autograder cells are worth (the thought questions, graded by hand, apart)."""
-    course_dir, day = Path(course_dir).resolve(), _day(day)
+def max_score(course_dir, assignment) -> float:
+    """The points an assignment's autograder cells are worth (the thought questions, graded by hand,
+    apart)."""
+    course_dir, assignment = Path(course_dir).resolve(), _assignment(assignment)
     with _gradebook(course_dir) as gb:
-        return float(gb.find_assignment(day).max_code_score)
+        return float(gb.find_assignment(assignment).max_code_score)
 
 
-def feedback(course_dir, day) -> list[Path]:
-    """`nbgrader generate_feedback` for every autograded submission of a day; the HTML files made."""
-    course_dir, day = Path(course_dir).resolve(), _day(day)
-    if not any((course_dir / "autograded").glob(f"*/{day}")):
-        raise FileNotFoundError(f"nothing autograded for {day} in {course_dir}: run autograde first")
-    run_nbgrader(course_dir, "generate_feedback", day, "--force")
-    return sorted((course_dir / "feedback").glob(f"*/{day}/*.html"))
+def feedback(course_dir, assignment) -> list[Path]:
+    """`nbgrader generate_feedback` for every autograded submission of an assignment; the HTML files."""
+    course_dir, assignment = Path(course_dir).resolve(), _assignment(assignment)
+    if not any((course_dir / "autograded").glob(f"*/{assignment}")):
+        raise FileNotFoundError(f"nothing autograded for {assignment} in {course_dir}: run autograde first")
+    run_nbgrader(course_dir, "generate_feedback", assignment, "--force")
+    return sorted((course_dir / "feedback").glob(f"*/{assignment}/*.html"))

@@ -37,7 +37,7 @@ def test_one_thread_per_element_gemm_fails_on_the_technique(planted):
     text = plant(solution("gemm.cu"), "  gemm<Cfg>(A, B, C, M, N, K, ldb);\n", NAIVE_BODY)
     msg = planted("day10", "gemm", text)
     assert msg and "technique of the day is missing" in msg, msg
-    for what in ("no HMMA (mma.sync on the tensor cores)", "no LDSM (ldmatrix)", "no LDGSTS (cp.async)"):
+    for what in ("no HMMA (mma.sync on the tensor cores)", "no LDSM", "no LDGSTS (cp.async)"):
         assert what in msg, msg
 
 
