@@ -1,17 +1,22 @@
-"""Every lesson notebook executes top to bottom with the course's solutions: on a GPU machine all of
-them; without a GPU, the days whose notebooks run on the PTX emulator (COURSE_BACKEND=emulator)."""
+"""Every lesson notebook, English and Chinese, executes top to bottom with the course's solutions: on a
+GPU machine all of them; without a GPU, the days whose notebooks run on the PTX emulator
+(COURSE_BACKEND=emulator)."""
 import os
 
 import pytest
 
 from grader import device, paths
 
-NOTEBOOKS = sorted(paths.NOTEBOOKS.glob("day[0-9][0-9].ipynb"))
+NOTEBOOKS = sorted(paths.NOTEBOOKS.glob("day[0-9][0-9].ipynb")) + sorted((paths.NOTEBOOKS / "zh").glob("day[0-9][0-9].ipynb"))
+
+
+def _label(path) -> str:
+    return f"zh-{path.stem}" if path.parent.name == "zh" else path.stem
 ON_EMULATOR = ("day01", "day02", "day06")  # small sizes on the emulator (nb.size), nothing timed
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=_label)
 def test_notebook_runs_with_solutions(notebook, monkeypatch, tmp_path):
     if device.why_not_hardware():
         if notebook.stem not in ON_EMULATOR:
@@ -28,4 +33,4 @@ def test_notebook_runs_with_solutions(notebook, monkeypatch, tmp_path):
     client.execute()
     out = os.environ.get("OUT")
     if out:  # keep the executed notebook (plots included) for a look
-        nbformat.write(nb, os.path.join(out, f"{notebook.stem}.executed.ipynb"))
+        nbformat.write(nb, os.path.join(out, f"{_label(notebook)}.executed.ipynb"))

@@ -91,3 +91,9 @@ def test_a_change_to_one_language_is_caught():
 def test_the_glossary_is_well_formed():
     terms = glossary()
     assert len(terms) >= 40 and all(CJK.search(zh) for zh in terms.values())
+
+
+def test_every_lesson_has_its_chinese_copy():
+    english = {p.name for p in paths.NOTEBOOKS.glob("day[0-9][0-9].ipynb")}
+    chinese = {p.name for p in ZH.glob("day[0-9][0-9].ipynb")}
+    assert english == chinese, f"missing in Chinese: {sorted(english - chinese)}; extra: {sorted(chinese - english)}"
