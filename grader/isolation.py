@@ -189,9 +189,9 @@ def run_child(args: list[str], *, exercise: str, timeout: float, cwd: Path | Non
 
 def run_exercise(day, name: str, cases: list[dict] | None = None, *, source_dir: str | None = None,
                  solutions: bool = False, seed: int | None = None, timeout: float | None = None) -> Outcome:
-    """Check an exercise's cases (by default its own that this machine runs) in a locked-down child. `source_dir` is the
-    folder holding the student's files (default: days/dayNN, or solutions/dayNN with `solutions`);
-    `timeout`, if given, caps each case's budget."""
+    """Check an exercise's cases (by default its own that this machine runs) in a locked-down child.
+    `source_dir` is the folder holding the student's files (default: days/dayNN, $COURSE_SOURCE_DIR, or
+    solutions/dayNN with `solutions`); `timeout`, if given, caps each case's budget."""
     from grader import device, exercises
 
     ex = exercises.get(day, name)
@@ -234,6 +234,8 @@ def _racecheck(ex, outcome: Outcome, folder: Path, cases: list[dict], budgets: l
     checked = _run(ex, [cases[i]], source_dir=folder, seed=None, budgets=[budgets[i] * 20 + 60],
                    backend="cupy", record=False, wrapper=[str(exe), "--tool", "racecheck"])
     races = sanitize.parse(checked.output, "racecheck", str(folder / ex.source))
+    if not races and checked.status != "passed":  # say so: a racecheck that did not finish proves nothing
+        outcome.message = f"(racecheck did not finish: {checked.status}: {checked.message.splitlines()[:1]})"
     if races:
         r = races[0]
         outcome.status, outcome.passed = "failed", 0
