@@ -235,7 +235,8 @@ def _racecheck(ex, outcome: Outcome, folder: Path, cases: list[dict], budgets: l
                    backend="cupy", record=False, wrapper=[str(exe), "--tool", "racecheck"])
     races = sanitize.parse(checked.output, "racecheck", str(folder / ex.source))
     if not races and checked.status != "passed":  # say so: a racecheck that did not finish proves nothing
-        outcome.message = f"(racecheck did not finish: {checked.status}: {(checked.message.splitlines() or [''])[0]})"
+        first = (checked.message.splitlines() or [""])[0]
+        outcome.message = f"(racecheck did not finish: {checked.status}: {first})"
     if races:
         r = races[0]
         outcome.status, outcome.passed = "failed", 0
