@@ -61,9 +61,10 @@ _RESULTS: dict[tuple[str, str], dict] = {}   # (assignment, student) -> what Gra
 
 # ---- reading the autograder cells ------------------------------------------------------------------
 
-def _is_autograded(cell) -> bool:
+def is_autograded(cell) -> bool:
+    """An autograder cell: a graded code cell (a thought question's answer is graded by hand)."""
     meta = cell.get("metadata", {}).get("nbgrader", {})
-    return cell.cell_type == "code" and meta.get("grade") and not meta.get("solution")
+    return cell.get("cell_type") == "code" and bool(meta.get("grade")) and not meta.get("solution")
 
 
 def grade_calls(source: str) -> list[Call]:
@@ -171,14 +172,15 @@ def _leaks(course_dir: Path, assignment: str, day: str) -> set[str]:
     return lines
 
 
+def _output_text(output) -> str:
+    text = output.get("text", "")
+    parts = [text if isinstance(text, str) else "".join(text)]
+    parts += [str(v) for v in output.get("data", {}).values()]
+    return "\n".join(parts + [output.get("evalue", "")] + list(output.get("traceback", [])))
+
+
 def _printed(nb) -> str:
-    out = []
-    for cell in nb.cells:
-        for o in cell.get("outputs", []):
-            out.append(o.get("text", "") if isinstance(o.get("text", ""), str) else "".join(o["text"]))
-            out += [str(v) for v in o.get("data", {}).values()]
-            out += [o.get("evalue", "")] + list(o.get("traceback", []))
-    return "\n".join(out)
+    return "\n".join(_output_text(o) for cell in nb.cells for o in cell.get("outputs", []))
 
 
 # ---- the preprocessors ----------------------------------------------------------------------------
@@ -227,7 +229,7 @@ class GradeKernels(Preprocessor):
         folder = Path(resources["metadata"]["path"]).resolve()  # submitted/<student>/<day>
         cells = {}
         for cell in nb.cells:
-            if not _is_autograded(cell):
+            if not is_autograded(cell):
                 continue
             grade_id = cell.metadata.nbgrader["grade_id"]
             lines = []
@@ -329,7 +331,7 @@ class ApplyKernelGrades(Preprocessor):
         cheat = self._cheats(found, nb, assignment, day, student, course_dir, sandboxed)
         note = resources.get("course", {}).get("notebook_error")
         for cell in nb.cells:
-            if not _is_autograded(cell):
+            if not is_autograded(cell):
                 continue
             grade_id = cell.metadata.nbgrader["grade_id"]
             result = (found or {}).get("cells", {}).get(grade_id)
@@ -380,14 +382,14 @@ class HideHiddenTests(Preprocessor):
         assignment, day, _, course_dir = _ids(resources)
         leaks = _leaks(course_dir, assignment, day)
         for cell in nb.cells:
-            if _is_autograded(cell) and HIDDEN_BEGIN in cell.source:
+            if is_autograded(cell) and HIDDEN_BEGIN in cell.source:
                 start = cell.source.index(HIDDEN_BEGIN)
                 end = cell.source.find(HIDDEN_END)
                 tail = cell.source[end + len(HIDDEN_END):] if end >= 0 else ""
                 cell.source = cell.source[:start] + "# (hidden tests: their results are below)" + tail
             kept = []
             for o in cell.get("outputs", []):
-                text = _printed(NotebookNode(cells=[NotebookNode(outputs=[o])]))
+                text = _output_text(o)
                 if any(ln in text for ln in leaks):
                     kept.append(NotebookNode(output_type="stream", name="stdout",
                                              text="[output removed: it repeated hidden tests or solution code]\n"))

@@ -23,11 +23,10 @@ from pathlib import Path
 import nbformat
 
 from grader import exercises, paths, stubs
-from grader.autograde import CELL_TIMEOUT_S, NOTEBOOK_BUDGET_S
+from grader.autograde import CELL_TIMEOUT_S, HIDDEN_BEGIN, HIDDEN_END, NOTEBOOK_BUDGET_S, is_autograded
 
 COURSE_ID = "cuda-course"
 DAYS = ("day01", "day02")
-HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 SOLUTION_BEGIN, SOLUTION_END = "### BEGIN SOLUTION", "### END SOLUTION"
 _STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -246,8 +245,7 @@ def _released_lines(path: Path) -> list[str]:
 
 def _grade_cells(cells) -> list:
     """The autograded cells (a thought question's answer cell is graded by hand)."""
-    return [c for c in cells if c.get("metadata", {}).get("nbgrader", {}).get("grade")
-            and not c.get("metadata", {}).get("nbgrader", {}).get("solution")]
+    return [c for c in cells if is_autograded(c)]
 
 
 def _answer_cells(cells) -> list:
