@@ -140,13 +140,21 @@ def _check(result, prog=None, path="") -> None:
         raise CompileError(str(path), _log(prog) if prog is not None else str(err))
 
 
+def nvrtc_output(prog, get_size, get) -> bytes:
+    """One of NVRTC's outputs (log, PTX, cubin) of `prog`, through cuda-bindings' `get_size`/`get` pair.
+    NVRTC writes into the buffer it is given: a fresh bytearray, never a bytes object (`b" " * 1` is
+    Python's shared b" ", and overwriting it breaks every later use of it, `import torch` included)."""
+    _, size = get_size(prog)
+    buf = bytearray(size)
+    get(prog, buf)
+    return bytes(buf)
+
+
 def _log(prog) -> str:
     from cuda.bindings import nvrtc
 
-    _, size = nvrtc.nvrtcGetProgramLogSize(prog)
-    buf = b" " * size
-    nvrtc.nvrtcGetProgramLog(prog, buf)
-    return buf.rstrip(b"\x00").decode(errors="replace")
+    log = nvrtc_output(prog, nvrtc.nvrtcGetProgramLogSize, nvrtc.nvrtcGetProgramLog)
+    return log.rstrip(b"\x00").decode(errors="replace")
 
 
 def compile_file(path: str | os.PathLike, arch: str = "sm_90", extra: tuple[str, ...] = ()) -> Compiled:
@@ -166,17 +174,13 @@ def compile_file(path: str | os.PathLike, arch: str = "sm_90", extra: tuple[str,
         log = _log(prog)
         if result[0] != nvrtc.nvrtcResult.NVRTC_SUCCESS:
             raise CompileError(str(path), log)
-        _, size = nvrtc.nvrtcGetPTXSize(prog)
-        ptx = b" " * size
-        nvrtc.nvrtcGetPTX(prog, ptx)
-        _, size = nvrtc.nvrtcGetCUBINSize(prog)
-        cubin = b" " * size
-        nvrtc.nvrtcGetCUBIN(prog, cubin)
+        ptx = nvrtc_output(prog, nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX)
+        cubin = nvrtc_output(prog, nvrtc.nvrtcGetCUBINSize, nvrtc.nvrtcGetCUBIN)
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
     ptx_text = ptx.rstrip(b"\x00").decode()
     kernels = re.findall(r"\.entry\s+(\w+)", ptx_text)
-    return Compiled(path, arch, ptx_text, bytes(cubin), log.strip(), kernels)
+    return Compiled(path, arch, ptx_text, cubin, log.strip(), kernels)
 
 
 def nvrtc_version() -> str:

@@ -264,9 +264,9 @@ def test_on_the_gpu_the_second_load_pays_no_compile(tmp_path):
     if device.why_not_hardware():
         pytest.skip(f"needs a CUDA GPU: {device.why_not_hardware()}")
     cache = jit.Cache(tmp_path / "cache")
-    src = jit.render("rope.cu.jinja", kernel_source=compiler.read_source(
-        paths.SOLUTIONS / "day13" / "rope.cu"), name="rope_f16_d128_v8_h4", ctype="half", head_dim=128,
-        vec=8, heads_per_block=4)
+    name, src = day13.render_rope(compiler.read_source(paths.SOLUTIONS / "day13" / "rope.cu"),
+                                  "float16", head_dim=128, vec=8, heads_per_block=4)
+    assert name == "rope_f16_d128_v8_h4"
     start = time.perf_counter()
     module = jit.load("rope_f16_d128_v8_h4", src, cache=cache)
     module.get_function("rope_f16_d128_v8_h4")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 
-from grader.compiler import CompileError
+from grader.compiler import CompileError, nvrtc_output
 
 
 def _has(module: str) -> bool:
@@ -60,14 +60,9 @@ def _with_cuda_bindings(source: str, filename: str, options: tuple[str, ...]) ->
         opts = [o.encode() for o in options]
         (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
         if err != ok:
-            _, size = nvrtc.nvrtcGetProgramLogSize(prog)
-            log = b" " * size
-            nvrtc.nvrtcGetProgramLog(prog, log)
+            log = nvrtc_output(prog, nvrtc.nvrtcGetProgramLogSize, nvrtc.nvrtcGetProgramLog)
             raise CompileError(filename, log.rstrip(b"\x00").decode(errors="replace"))
-        _, size = nvrtc.nvrtcGetCUBINSize(prog)
-        cubin = b" " * size
-        nvrtc.nvrtcGetCUBIN(prog, cubin)
-        return bytes(cubin)
+        return nvrtc_output(prog, nvrtc.nvrtcGetCUBINSize, nvrtc.nvrtcGetCUBIN)
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
 
