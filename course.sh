@@ -1,46 +1,118 @@
 #!/usr/bin/env bash
-# The course's two commands (see README.md):
-#   ./course.sh lab     set everything up, then open JupyterLab on the notebooks
-#   ./course.sh test    set everything up, then run the course's tests, and every exercise test on
-#                       the solutions (must pass) and the stubs (must fail); what CI runs. Without a
-#                       GPU, kernels run on the PTX emulator.
-# COURSE_CUDA=12 selects the CUDA 12 wheels (driver older than 580); the default is CUDA 13.
+# The course's commands (see README.md):
+#   ./course.sh lab [--lang en|zh]   set everything up, then open JupyterLab at the course's root, on the
+#                                    notebooks (notebooks/zh/ and a Chinese JupyterLab with --lang zh)
+#   ./course.sh check dayNN [...]    run a day's self-check (pytest days/dayNN) on your kernels
+#   ./course.sh test [...]           set everything up, then run the course's tests, and every exercise
+#                                    test on the solutions (must pass) and the stubs (must fail); what CI
+#                                    runs. Arguments go to each pytest run (-k, -x, -q ...).
+# Without a GPU, kernels run on the PTX emulator. COURSE_CUDA=12 selects the CUDA 12 wheels (driver
+# older than 580; the default is CUDA 13); COURSE_LANG=zh is the same as --lang zh.
 set -euo pipefail
 cd "$(dirname "$0")"
 cuda=${COURSE_CUDA:-13}
 case "$cuda" in 12|13) ;; *) echo "COURSE_CUDA=$cuda: expected 12 or 13" >&2; exit 2 ;; esac
 
+# setup EXTRA...: .venv with the course and these extras of pyproject.toml, at the versions CI tested
+# (constraints.txt); each extra is installed once per version of pyproject.toml and constraints.txt.
 setup() {
-  python3 -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null ||
-    { echo "the course needs Python 3.10 or newer as python3" >&2; exit 2; }
+  python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null ||
+    { echo "the course needs Python 3.11 or newer as python3" >&2; exit 2; }
   [ -x .venv/bin/python ] || python3 -m venv .venv
-  local stamp=".venv/.installed-cuda$cuda-$(sha256sum pyproject.toml | cut -c1-12)"
-  if [ ! -f "$stamp" ]; then
-    echo "setting up .venv (CUDA $cuda wheels; a minute or two the first time)..."
-    .venv/bin/python -m pip install -q --upgrade pip
-    .venv/bin/python -m pip install -q -e ".[cuda$cuda]"
-    rm -f .venv/.installed-* && touch "$stamp"
-  fi
+  local sum missing=() extra
+  sum=$(cat pyproject.toml constraints.txt | sha256sum | cut -c1-12)
+  for extra in "cuda$cuda" "$@"; do
+    [ -f ".venv/.installed-$sum-$extra" ] || missing+=("$extra")
+  done
+  [ ${#missing[@]} -eq 0 ] && return
+  echo "setting up .venv (${missing[*]}; a minute or two the first time)..."
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -c constraints.txt -e ".[$(IFS=,; echo "${missing[*]}")]"
+  find .venv -maxdepth 1 -name '.installed-*' ! -name ".installed-$sum-*" -delete
+  for extra in "${missing[@]}"; do touch ".venv/.installed-$sum-$extra"; done
+}
+
+# stage NAME ARGS...: one pytest run of `test`; exit status 5 (nothing selected, e.g. by -k) is said
+# and is not a failure
+results=()
+stage() {
+  local name=$1 rc=0
+  shift
+  echo "== $name"
+  .venv/bin/python -m pytest "$@" || rc=$?
+  case $rc in
+    0) results+=("$name: passed") ;;
+    5) results+=("$name: nothing selected"); echo "(no test of $name matches the arguments)" ;;
+    *) results+=("$name: FAILED (pytest exit status $rc)") ;;
+  esac
+  return 0
 }
 
 case "${1:-}" in
   lab)
-    setup; shift
+    shift
+    lang=${COURSE_LANG:-en}
+    if [ "${1:-}" = "--lang" ]; then lang=${2:-}; shift $(( $# > 1 ? 2 : 1 )); fi
+    case "$lang" in
+      en) extras=(); locale=en; landing=notebooks ;;
+      zh) extras=(zh); locale=zh_CN; landing=notebooks/zh ;;
+      *) echo "--lang ${lang:-(none)}: expected en or zh" >&2; exit 2 ;;
+    esac
+    setup ${extras[@]+"${extras[@]}"}
     .venv/bin/python -m grader show-config || true
-    exec .venv/bin/jupyter lab notebooks "$@" ;;
+    # the UI's language: a settings default in the course's own .venv (a choice made in the lab's
+    # Settings > Language menu, kept in ~/.jupyter, still wins)
+    settings=.venv/share/jupyter/lab/settings/overrides.d
+    mkdir -p "$settings"
+    printf '{"@jupyterlab/translation-extension:plugin": {"locale": "%s"}}\n' "$locale" > "$settings/cuda-course.json"
+    root=()
+    [ "$(id -u)" = 0 ] && root=(--allow-root)  # containers and cloud notebooks run as root
+    # lab/ holds the course's JupyterLab extension: .cu/.cuh files open in the editor as C++
+    # the lab's terminals have the course's environment (pytest days/dayNN works there)
+    export COURSE_LANG=$lang JUPYTER_PATH="$PWD/lab${JUPYTER_PATH:+:$JUPYTER_PATH}" \
+      VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH"
+    exec .venv/bin/jupyter lab --ServerApp.root_dir="$PWD" --FileContentsManager.preferred_dir="$landing" \
+      ${root[@]+"${root[@]}"} "$@" ;;
+  check)
+    shift
+    [ -n "${1:-}" ] || { echo "usage: ./course.sh check dayNN [pytest arguments]" >&2; exit 2; }
+    day=$1
+    shift
+    setup
+    folder=$(.venv/bin/python -c 'import sys
+from grader import paths
+try:
+    print(paths.day_name(sys.argv[1]))
+except ValueError as e:
+    sys.exit(f"error: {e}")' "$day") || exit 2
+    exec .venv/bin/python -m pytest "days/$folder" "$@" ;;
   test)
     # the course's own tests, then every exercise test on this machine's kernels: on the GPU, or on
     # the PTX emulator where there is none (cases too large for a CPU and timed tests skip there)
-    setup; shift
-    .venv/bin/python -m pytest tests "$@"
+    shift
+    setup class
+    stage "the course's own tests (tests/)" tests "$@"
+    stage "the solutions (every exercise test must pass)" days --solutions "$@"
     report=$(mktemp -d)/stubs.json
-    echo "== the solutions (every exercise test must pass)"
-    .venv/bin/python -m pytest days --solutions "$@"
     echo "== the stubs (every exercise test must fail)"
-    .venv/bin/python -m pytest days --course-report "$report" "$@" > "${report%.json}.log" 2>&1 || true
+    rc=0
+    .venv/bin/python -m pytest days --course-report "$report" "$@" > "${report%.json}.log" 2>&1 || rc=$?
     tail -n 3 "${report%.json}.log"
-    exec .venv/bin/python -m grader.stubs_fail "$report" ;;
+    if [ $rc = 5 ]; then
+      results+=("the stubs: nothing selected")
+    elif .venv/bin/python -m grader.stubs_fail "$report"; then
+      results+=("the stubs: every selected exercise test failed, as it must")
+    else
+      results+=("the stubs: FAILED (see above)")
+    fi
+    echo "== what ran"
+    printf '  %s\n' "${results[@]}"
+    if printf '%s\n' "${results[@]}" | grep -q FAILED; then exit 1; fi
+    if ! printf '%s\n' "${results[@]}" | grep -qv "nothing selected"; then
+      echo "no test matches the arguments: $*" >&2
+      exit 5
+    fi ;;
   *)
-    echo "usage: ./course.sh lab | test [extra arguments for jupyter lab / pytest]" >&2
+    echo "usage: ./course.sh lab [--lang en|zh] | check dayNN | test [pytest arguments]" >&2
     exit 2 ;;
 esac

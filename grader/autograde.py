@@ -197,10 +197,16 @@ def _ids(resources) -> tuple[str, str, str, Path]:
     return info["assignment"], day, info["student"], Path(os.environ.get(ROOT_ENV, ".")).resolve()
 
 
-def _skipped(course_dir: Path, student: str, assignment: str) -> list[Path]:
+def gradebook_path(config, course_dir: Path) -> Path:
+    """The gradebook this autograde writes: nbgrader's CourseDirectory.db_url where it names an SQLite
+    file (grade-class gives each (student, day) its own), else <course>/gradebook.db."""
+    url = str(config.CourseDirectory.get("db_url") or "")
+    return Path(url.removeprefix("sqlite:///")) if url.startswith("sqlite:///") else course_dir / "gradebook.db"
+
+
+def _skipped(course_dir: Path, student: str, assignment: str, gradebook: Path) -> list[Path]:
     """What the notebook (or nbgrader) may change while it runs: its own folder, the gradebook (checked
     by its bytes), nbgrader's log, the kernel spec, and the course's caches (.course/)."""
-    gradebook = course_dir / "gradebook.db"
     return [course_dir / "autograded" / student / assignment, gradebook, course_dir / ".course-kernels",
             course_dir / ".nbgrader.log", paths.STATE, *(Path(f"{gradebook}{s}") for s in ("-journal", "-wal", "-shm"))]
 
@@ -250,11 +256,12 @@ class GradeKernels(Preprocessor):
                 ok &= outcome.status == "passed"
                 lines.append(_describe(outcome, call, k - visible_n + 1, time.perf_counter() - start))
             cells[grade_id] = CellResult(ok, "\n".join(lines))
-        gradebook = course_dir / "gradebook.db"
+        gradebook = gradebook_path(self.config, course_dir)
         _RESULTS[(assignment, student)] = {
             "cells": cells,
+            "gradebook_path": gradebook,
             "gradebook": gradebook.read_bytes() if gradebook.is_file() else None,
-            "files": _tree_state(_watched(course_dir), skip=_skipped(course_dir, student, assignment)),
+            "files": _tree_state(_watched(course_dir), skip=_skipped(course_dir, student, assignment, gradebook)),
         }
         return nb, resources
 
@@ -356,13 +363,13 @@ class ApplyKernelGrades(Preprocessor):
         if found is None:
             return ""
         problems = []
-        gradebook = course_dir / "gradebook.db"
+        gradebook = found["gradebook_path"]
         if found["gradebook"] is not None and gradebook.is_file() and gradebook.read_bytes() != found["gradebook"]:
             _restore_gradebook(gradebook, found["gradebook"])
             problems.append("the notebook changed the gradebook (restored)")
             self.log.error("%s/%s: the notebook changed gradebook.db; it was restored", student, assignment)
-        changed = [] if sandboxed else \
-            _changes(found["files"], _tree_state(_watched(course_dir), skip=_skipped(course_dir, student, assignment)))
+        skip = _skipped(course_dir, student, assignment, gradebook)
+        changed = [] if sandboxed else _changes(found["files"], _tree_state(_watched(course_dir), skip=skip))
         if changed:
             problems.append(f"the notebook changed files outside its folder: {', '.join(changed[:5])}"
                             + (f" and {len(changed) - 5} more" if len(changed) > 5 else ""))

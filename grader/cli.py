@@ -4,7 +4,8 @@
     compile [dayNN|file]    compile stubs and solutions for sm_80 and sm_90 with NVRTC (no GPU needed)
     check dayNN             run the day's tests, one child process per exercise; a table at the end
     bench dayNN             benchmark the day's exercises against the measured ceiling; PNG plots
-    sass FILE               SASS instruction histogram and registers / spills / shared memory
+    sass FILE               SASS instruction histogram and registers / spills / shared memory;
+                            --ptx-map [FILTER]: the SASS each PTX instruction became, by source line
     stubs [dayNN]           regenerate the student stubs from solutions/ (never overwrites your edits)
     progress                one line per day for the whole course
     release DIR             build the nbgrader course (release without solution code) in DIR;
@@ -12,9 +13,13 @@
     sanitize dayNN          the day's tests under compute-sanitizer (memcheck, racecheck, synccheck)
     autotune                search the day 10 GEMM's configuration space on the GPU in use
     hint dayNN exercise     the exercise's hints, level by level (--level 1|2|3)
+    debug day11|day12 ex    the first KV tile where an attention kernel leaves a float64 reference
 
 Commands with their own module (`grader/<command>.py`) declare HELP, add_arguments(parser) and
-main(args); they are listed in COMMAND_MODULES.
+main(args); they are listed in COMMAND_MODULES. Every command's parser is a `_Parser`: a bad argument
+gets one line, and a number an option takes (`type=int` or `float`: counts, sizes, seconds) must be
+positive (a `--seed` may be 0). `main` turns the errors a command raises into one line on stderr and
+exit status 2.
 """
 from __future__ import annotations
 
@@ -22,6 +27,7 @@ import argparse
 import importlib
 import importlib.util
 import json
+import math
 import os
 import platform
 import subprocess
@@ -48,14 +54,35 @@ TITLES = {
     "day14": "framework integration and the capstone",
 }
 ALL_DAYS = tuple(TITLES)
-COMMAND_MODULES = ("sanitize", "autotune", "hints")
+COMMAND_MODULES = ("sanitize", "autotune", "hints", "debug", "classgrade", "leaderboard", "profile")
 
 
 def _days(arg: str | None) -> list[str]:
     return [paths.day_name(arg)] if arg else [d for d in ALL_DAYS if exercises.day_exercises(d)]
 
 
+def _cu_file(arg: str) -> Path:
+    """The .cu file named on the command line, or a clear error saying what it is instead."""
+    path = Path(arg)
+    if path.is_dir():
+        raise ValueError(f"{arg} is a folder: name a .cu file (or a day, as dayNN)")
+    if path.suffix != ".cu":
+        raise ValueError(f"{arg} is not a .cu file (CUDA C sources end in .cu)")
+    if not path.is_file():
+        raise FileNotFoundError(f"no such file: {arg}")
+    return path
+
+
+def _no_kernel(path: Path) -> str:
+    return f"{path} defines no kernel (no __global__ function): nothing to compile or run"
+
+
 # ---- show-config --------------------------------------------------------------------------------
+
+def _cuda_version(number: int) -> str:
+    """'13.2' from CUDA's 13020; 'none' from 0 (no driver)."""
+    return f"{number // 1000}.{number % 1000 // 10}" if number else "none"
+
 
 def cmd_show_config(args) -> int:
     import numpy
@@ -65,8 +92,7 @@ def cmd_show_config(args) -> int:
         import cupy
 
         rows.append(("cupy", cupy.__version__))
-        rows.append(("CUDA runtime (cupy built for)", str(cupy.cuda.runtime.runtimeGetVersion())
-                     if device.gpu_available() else "n/a without a driver"))
+        rows.append(("CUDA runtime (cupy built for)", _cuda_version(cupy.cuda.runtime.runtimeGetVersion())))
     except ImportError:
         rows.append(("cupy", "not installed"))
     rows.append(("NVRTC", compiler.nvrtc_version()))
@@ -76,7 +102,9 @@ def cmd_show_config(args) -> int:
         p = device.properties()
         rows += [("GPU", f"{p['name']} ({p['sm']}, {p['sms']} SMs, L2 {p['l2_bytes'] >> 20} MiB, "
                          f"{p['memory_bytes'] / 2**30:.0f} GiB)"),
-                 ("driver (CUDA version it supports)", str(cupy.cuda.runtime.driverGetVersion()))]
+                 ("driver (CUDA version it supports)", _cuda_version(cupy.cuda.runtime.driverGetVersion()))]
+        if device.emulated():
+            rows.append(("backend", device.why_not_hardware()))
     else:
         rows.append(("GPU", f"none: {device.why_no_gpu()}"))
         rows.append(("works without a GPU", "compile, sass, stubs, progress, release, the CPU tests"))
@@ -97,11 +125,8 @@ def cmd_show_config(args) -> int:
 # ---- compile ------------------------------------------------------------------------------------
 
 def _targets(arg: str | None) -> list[Path]:
-    if arg and Path(arg).suffix == ".cu":
-        path = Path(arg)
-        if not path.is_file():
-            raise FileNotFoundError(f"no such file: {arg}")
-        return [path]
+    if arg and (Path(arg).suffix or Path(arg).exists() or "/" in arg):  # a path, not a day
+        return [_cu_file(arg)]
     files = []
     for d in _days(arg):
         files += sorted((paths.DAYS / d).glob("*.cu")) + sorted((paths.SOLUTIONS / d).glob("*.cu"))
@@ -118,6 +143,8 @@ def cmd_compile(args) -> int:
             rel = f.resolve().relative_to(paths.ROOT) if f.resolve().is_relative_to(paths.ROOT) else f
             try:
                 c = compiler.compile_file(f, arch)
+                if not c.kernels:
+                    raise compiler.CompileError(str(f), _no_kernel(rel))
                 print(f"[{i}/{len(files)}] ok    {arch}  {rel}  ({', '.join(c.kernels)}; "
                       f"{time.perf_counter() - start:.1f} s)", flush=True)
             except compiler.CompileError as e:
@@ -129,8 +156,14 @@ def cmd_compile(args) -> int:
 
 # ---- check / bench ------------------------------------------------------------------------------
 
+def _only(ex, exs) -> str:
+    """pytest's -k for this exercise's tests alone: `test_gemm and not test_gemm_mma and ...`."""
+    longer = [o.name for o in exs if o.name != ex.name and f"test_{ex.name}" in f"test_{o.name}"]
+    return " and ".join([f"test_{ex.name}", *(f"not test_{name}" for name in longer)])
+
+
 def cmd_check(args) -> int:
-    from grader import isolation
+    from grader import isolation, progress
     from grader.pytest_plugin import format_table, summarize
 
     day = paths.day_name(args.day)
@@ -149,9 +182,10 @@ def cmd_check(args) -> int:
         report.parent.mkdir(parents=True, exist_ok=True)
         report.unlink(missing_ok=True)
         cmd = ["-m", "pytest", str(paths.DAYS / day), "-q", "-p", "no:cacheprovider", "-k",
-               f"test_{ex.name}", f"--course-report={report}"] + (["--solutions"] if args.solutions else [])
+               _only(ex, exs), f"--course-report={report}"] + (["--solutions"] if args.solutions else [])
         timed_out, done = isolation.run_child(cmd, exercise=ex.key, timeout=args.timeout, cwd=paths.ROOT)
         results = json.loads(report.read_text()) if report.is_file() else []
+        results = [r for r in results if r["exercise"] == ex.key]
         if timed_out:
             rows.append({"exercise": ex.key, "status": "TIMED OUT", "passed": 0, "failed": 0, "skipped": 0,
                          "ratio": None, "ceiling": None, "first_failure": timed_out.message})
@@ -166,25 +200,19 @@ def cmd_check(args) -> int:
     for r in rows:
         if r["first_failure"]:
             print(f"\n{r['exercise']} ({r['status']}): {r['first_failure']}")
-    _save_progress(day, rows)
+    if not args.solutions:
+        progress.record(rows, "grader check")
     return 0 if all(r["status"] == "passed" for r in rows) else 1
-
-
-def _save_progress(day: str, rows: list[dict]) -> None:
-    state = paths.STATE / "progress.json"
-    data = json.loads(state.read_text()) if state.is_file() else {}
-    data[day] = {"when": time.strftime("%Y-%m-%d %H:%M"),
-                 "passed": sum(r["status"] == "passed" for r in rows), "total": len(rows)}
-    state.write_text(json.dumps(data, indent=1))
 
 
 def cmd_bench(args) -> int:
     from grader import plots, runner
 
     day = paths.day_name(args.day)
+    if device.emulated():
+        return _memory_statistics(day)
     if device.why_not_hardware():
-        raise device.NoGPU(f"benchmarks time kernels on a CUDA GPU: {device.why_not_hardware()}. On the "
-                           f"emulator, `nb.bench` in the notebook shows the memory statistics instead.")
+        raise device.NoGPU(f"benchmarks time kernels on a CUDA GPU: {device.why_not_hardware()}")
     out = Path(args.out)
     for ex in exercises.day_exercises(day):
         if ex.bench is None:
@@ -198,12 +226,40 @@ def cmd_bench(args) -> int:
     return 0
 
 
+def _memory_statistics(day: str) -> int:
+    """`bench` on the emulator: nothing is timed; what it measures instead, per benchmarked exercise."""
+    from grader import notebook
+
+    print(f"{day}: nothing is timed here ({device.why_not_hardware()}). What the emulator measures "
+          f"instead, on the largest case it runs: 32-byte sectors per warp request (coalescing) and "
+          f"shared-memory wavefronts (bank conflicts), each against the ideal.\n", flush=True)
+    failed = 0
+    for ex in exercises.day_exercises(day):
+        if ex.bench is None:
+            continue
+        try:
+            notebook.bench(day, ex.name)
+        except (AssertionError, device.KernelFault, compiler.CompileError) as e:
+            failed += 1
+            print(f"{ex.key}: not measured: {str(e).splitlines()[0]}")
+        print(flush=True)
+    return 1 if failed else 0
+
+
 # ---- sass ---------------------------------------------------------------------------------------
 
 def cmd_sass(args) -> int:
     from grader import sass
 
-    if args.compare:
+    if args.compare and args.ptx_map is not None:
+        raise ValueError("--compare and --ptx-map: choose one")
+    for name in filter(None, (args.file, args.compare)):
+        compiled, _, _ = sass.load(_cu_file(name), args.arch)  # cached: the report below reuses it
+        if not compiled.kernels:
+            raise ValueError(_no_kernel(Path(name)))
+    if args.ptx_map is not None:
+        print(sass.ptx_map(args.file, args.ptx_map or None, arch=args.arch, kernel=args.kernel))
+    elif args.compare:
         print(sass.compare(args.file, args.compare, arch=args.arch, kernel=args.kernel))
     else:
         print(sass.report(args.file, arch=args.arch, kernel=args.kernel))
@@ -218,7 +274,11 @@ def cmd_stubs(args) -> int:
     def ask(path: Path) -> bool:
         if not sys.stdin.isatty():
             return False
-        reply = input(f"{path.relative_to(paths.ROOT)} has your edits. Replace it with the new stub? [y/N] ")
+        try:
+            reply = input(f"{path.relative_to(paths.ROOT)} has your edits. Replace it with the new stub? [y/N] ")
+        except EOFError:  # Ctrl-D: no
+            print()
+            return False
         return reply.strip().lower() in ("y", "yes")
 
     for path, what in stubs.generate(args.day, force=args.force, ask=ask):
@@ -227,12 +287,8 @@ def cmd_stubs(args) -> int:
 
 
 def cmd_progress(args) -> int:
-    from grader import stubs
+    from grader import hints, progress, stubs
 
-    from grader import hints
-
-    state = paths.STATE / "progress.json"
-    checked = json.loads(state.read_text()) if state.is_file() else {}
     used = hints.levels_used()
     for day, title in TITLES.items():
         exs = exercises.day_exercises(day)
@@ -240,12 +296,11 @@ def cmd_progress(args) -> int:
             print(f"{day}  {title:<60} coming")
             continue
         edited = sum(stubs.status(paths.DAYS / day / ex.source) == "edited" for ex in exs)
-        last = checked.get(day)
-        result = (f"last check {last['passed']}/{last['total']} passed ({last['when']})" if last
-                  else f"not checked yet: python -m grader check {day}")
+        result = progress.day_summary(day, [ex.key for ex in exs])
         helped = [f"{k.split('/')[1]} {lv}" for k, lv in used.items() if k.startswith(day + "/")]
         result += f"; hint levels used: {', '.join(helped)}" if helped else ""
-        print(f"{day}  {title:<60} {len(exs)} exercises, {edited} edited; {result}")
+        count = f"{len(exs)} exercise{'s' if len(exs) != 1 else ''}"
+        print(f"{day}  {title:<60} {count}, {edited} edited; {result}")
     return 0
 
 
@@ -256,7 +311,13 @@ def cmd_release(args) -> int:
     folder = {"en": paths.NOTEBOOKS, "zh": paths.NOTEBOOKS / "zh"}
     days = ([paths.day_name(d) for d in args.days] if args.days else
             [d for d in _days(None) if all((folder[lg] / f"{d}.ipynb").is_file() for lg in langs)])
-    course = nbgrader_course.build_course(Path(args.course_dir), days=days, force=args.force, lang=args.lang)
+    if Path(args.course_dir).exists() and not Path(args.course_dir).is_dir():
+        raise ValueError(f"{args.course_dir} is a file: the course is built in a folder (a new one, or one "
+                         f"that release made)")
+    try:
+        course = nbgrader_course.build_course(Path(args.course_dir), days=days, force=args.force, lang=args.lang)
+    except FileExistsError as e:
+        raise FileExistsError(f"{str(e).split(':')[0]}; add --force to rebuild it") from None
     assignments = [nbgrader_course.assignment_name(d, lg) for d in days for lg in langs]
     problems = [p for a in assignments for p in nbgrader_course.check_release(course, a)]
     for p in problems:
@@ -266,9 +327,36 @@ def cmd_release(args) -> int:
     return 1 if problems else 0
 
 
+def _number(kind, zero: bool = False):
+    """argparse's `type` for a finite number that must be positive (a count, a size, seconds), or
+    with `zero` at least 0 (a seed)."""
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or not math.isfinite(value) or value < 0 or (value == 0 and not zero):
+            raise argparse.ArgumentTypeError(f"expected a {'non-negative' if zero else 'positive'} "
+                                             f"{'whole ' if kind is int else ''}number, got {text!r}")
+        return value
+    return parse
+
+
+class _Parser(argparse.ArgumentParser):
+    """The course's parsers (the subcommands' too): a bad argument gets one line, not the usage
+    block, and `type=int` / `type=float` options take positive numbers only (`--seed`: 0 too)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+    def add_argument(self, *args, **kwargs):
+        if kwargs.get("type") in (int, float):
+            kwargs["type"] = _number(kwargs["type"], zero="--seed" in args)
+        return super().add_argument(*args, **kwargs)
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m grader", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = _Parser(prog="python -m grader", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True, metavar="command")
     sub.add_parser("show-config", help="versions, GPU, cache and include paths").set_defaults(fn=cmd_show_config)
     c = sub.add_parser("compile", help="compile stubs and solutions with NVRTC (no GPU needed)")
@@ -290,6 +378,9 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--compare", metavar="OTHER", help="a second version of the file to compare with")
     c.add_argument("--arch", default="sm_90")
     c.add_argument("--kernel", help="only this kernel")
+    c.add_argument("--ptx-map", nargs="?", const="", metavar="FILTER",
+                   help="the SASS each PTX instruction became, by source line; FILTER: opcode prefixes, "
+                        "comma-separated (mma, ld.global, cp.async ...; default: memory, mma, shuffles)")
     c.set_defaults(fn=cmd_sass)
     c = sub.add_parser("stubs", help="regenerate stubs from solutions/ (keeps your edits)")
     c.add_argument("day", nargs="?")
@@ -313,10 +404,30 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _message(e: BaseException) -> str:
+    """An exception as a person reads it: KeyError without its quotes, an OS error with its file."""
+    if isinstance(e, KeyError) and e.args:
+        return str(e.args[0])
+    if isinstance(e, OSError) and e.strerror and e.filename:
+        return f"{e.filename}: {e.strerror}"
+    return str(e) or e.__class__.__name__
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run a command; what goes wrong is one line on stderr (a compile error: the compiler's log) and
+    exit status 2. COURSE_TRACEBACK=1 shows the traceback of an unexpected error instead."""
     args = parser().parse_args(argv)
     try:
         return args.fn(args)
-    except (ValueError, KeyError, FileNotFoundError, AssertionError, compiler.CompileError, device.NoGPU) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except compiler.CompileError as e:
+        print(f"error: {e.path} does not compile:{chr(10) if chr(10) in e.log else ' '}{e.log}", file=sys.stderr)
+    except (ValueError, LookupError, OSError, EOFError, AssertionError, device.NoGPU, device.KernelFault) as e:
+        print(f"error: {_message(e)}", file=sys.stderr)
+    except Exception as e:  # noqa: BLE001 - one line, never a traceback, unless asked for
+        if os.environ.get("COURSE_TRACEBACK") == "1":
+            raise
+        print(f"error: {e.__class__.__name__}: {_message(e)} (COURSE_TRACEBACK=1 shows where)", file=sys.stderr)
+    return 2

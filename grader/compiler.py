@@ -140,6 +140,24 @@ def _check(result, prog=None, path="") -> None:
         raise CompileError(str(path), _log(prog) if prog is not None else str(err))
 
 
+_REQUIRE_ARCH = re.compile(r"^\s*COURSE_REQUIRE_ARCH\((\d+)\)", re.M)
+
+
+def required_arch(path: str | os.PathLike) -> int | None:
+    """The oldest architecture a .cu file compiles for (89 for sm_89), from its COURSE_REQUIRE_ARCH line
+    (course/common.cuh); None when it runs everywhere the course does."""
+    found = [int(m) for m in _REQUIRE_ARCH.findall(read_source(path))]
+    return max(found) if found else None
+
+
+def arch_number(arch: str) -> int:
+    """89 for "sm_89", 90 for "sm_90a"."""
+    match = re.fullmatch(r"sm_(\d+)a?", arch)
+    if not match:
+        raise ValueError(f"arch {arch!r}: expected something like sm_80 or sm_90")
+    return int(match.group(1))
+
+
 def nvrtc_output(prog, get_size, get) -> bytes:
     """One of NVRTC's outputs (log, PTX, cubin) of `prog`, through cuda-bindings' `get_size`/`get` pair.
     NVRTC writes into the buffer it is given: a fresh bytearray, never a bytes object (`b" " * 1` is

@@ -76,8 +76,24 @@ def _probe() -> str | None:
     try:
         n = cupy.cuda.runtime.getDeviceCount()
     except Exception as e:  # noqa: BLE001 - any driver error means "no GPU"
-        return f"no CUDA GPU usable here ({e.__class__.__name__}: {e})"
+        return _driver_problem(cupy) or f"no CUDA GPU usable here ({e.__class__.__name__}: {e})"
     return None if n > 0 else "no CUDA GPU found (device count is 0)"
+
+
+def _driver_problem(cupy) -> str | None:
+    """What a person can act on when CUDA does not start: no driver at all, or one too old."""
+    import ctypes
+
+    try:
+        ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return "no GPU: this machine has no NVIDIA driver"
+    driver, runtime = cupy.cuda.runtime.driverGetVersion(), cupy.cuda.runtime.runtimeGetVersion()
+    if 0 < driver < runtime:
+        return (f"the NVIDIA driver supports CUDA {driver // 1000}.{driver % 1000 // 10}, older than the "
+                f"CUDA {runtime // 1000}.{runtime % 1000 // 10} of this cupy: update the driver, or use the "
+                f"CUDA 12 wheels (COURSE_CUDA=12 ./course.sh ...)")
+    return None
 
 
 def gpu_available() -> bool:

@@ -1,10 +1,20 @@
-"""`python -m grader hint dayNN exercise [--level 1|2|3]`: the hints a solution carries, one level at
-a time. Level 1 is the idea (the stub already shows it), level 2 the structure, level 3 the tricky
-line. The highest level asked for is recorded in .course/progress.json, where `progress` (and an
+"""`python -m grader hint dayNN exercise [--level 1|2|3] [--lang en|zh]`: the hints a solution carries,
+one level at a time. Level 1 is the idea (the stub already shows it), level 2 the structure, level 3 the
+tricky line. The highest level asked for is recorded in .course/hints.json, where `progress` (and an
 instructor) can see it.
+
+The hints are written in English in the solutions (`// HINT:`, `// HINT2:`, `// HINT3:`); their Chinese
+text lives in notebooks/zh/hints/dayNN.json, one entry per solution file, exercise region ("part") and
+level, each holding the first 8 hex digits of the SHA-256 of the English text it translates:
+
+    {"rmsnorm.cu": [{"1": {"en_hash": "3f2a9c1d", "zh": ["...", "..."]}, "2": {...}}, ...]}
+
+An English edit makes that entry stale: the command then shows the English text, and
+`translation_problems` (tests/test_hints_zh.py) names the entry and its new hash.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 
 from grader import exercises, paths, stubs
@@ -12,39 +22,120 @@ from grader import exercises, paths, stubs
 COMMAND = "hint"
 HELP = "the hints of an exercise, level by level (1 idea, 2 structure, 3 the tricky line)"
 LEVELS = (1, 2, 3)
-LEVEL_NAMES = {1: "the idea", 2: "the structure", 3: "the tricky line"}
+ZH_HINTS = paths.NOTEBOOKS / "zh" / "hints"
+TEXT = {
+    "en": {"names": {1: "the idea", 2: "the structure", 3: "the tricky line"},
+           "head": "{key} ({source}), hints up to level {level} ({name}):",
+           "part": "part {i} of {n}:", "none": "(no level-{level} hint for this part)",
+           "more": "More: python -m grader hint {day} {name} --level {next}"},
+    "zh": {"names": {1: "思路", 2: "结构", 3: "最棘手的那一行"},
+           "head": "{key}（{source}）的提示，直到第 {level} 级（{name}）：",
+           "part": "第 {i} 部分，共 {n} 部分：", "none": "（这一部分没有第 {level} 级提示）",
+           "more": "下一级：python -m grader hint {day} {name} --level {next} --lang zh",
+           "untranslated": "（这条提示的中文译文尚未更新，以下是英文原文）"},
+}
 
 
-def hints(day, name: str, level: int) -> list[list[tuple[int, str]]]:
-    """For each exercise region of the exercise's file: its (level, hint) lines up to `level`."""
-    if level not in LEVELS:
-        raise ValueError(f"--level {level}: expected 1, 2 or 3")
-    ex = exercises.get(day, name)
-    solution = paths.SOLUTIONS / ex.day / ex.source
+def digest(lines: list[str]) -> str:
+    """The short hash a translation records of the English text it translates."""
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:8]
+
+
+def english(day, source: str) -> list[dict[int, list[str]]]:
+    """The hints of a solution file, one {level: lines} per exercise region."""
+    solution = paths.SOLUTIONS / paths.day_name(day) / source
     if not solution.is_file():
         raise FileNotFoundError(f"no solution {solution.relative_to(paths.ROOT)} to take hints from")
+    return [{lv: lines for lv, lines in ((1, r.hints), (2, r.deeper.get(2)), (3, r.deeper.get(3))) if lines}
+            for r in stubs.regions(solution.read_text(), source)]
+
+
+def _unique_keys(pairs):
+    keys = [k for k, _ in pairs]
+    if len(keys) != len(set(keys)):
+        raise ValueError(f"a key appears twice: {sorted({k for k in keys if keys.count(k) > 1})}")
+    return dict(pairs)
+
+
+def chinese(day) -> dict[str, list[dict[str, dict]]]:
+    """The Chinese hints of a day (notebooks/zh/hints/dayNN.json); {} where there are none."""
+    path = ZH_HINTS / f"{paths.day_name(day)}.json"
+    if not path.is_file():
+        return {}
+    try:
+        return json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_unique_keys)
+    except ValueError as e:
+        raise ValueError(f"{path.name}: {e}") from None
+
+
+def _translated(entry: dict | None, lines: list[str]) -> list[str] | None:
+    return entry["zh"] if entry and entry.get("en_hash") == digest(lines) else None
+
+
+def hints(day, name: str, level: int, lang: str = "en") -> list[list[tuple[int, str]]]:
+    """For each exercise region of the exercise's file: its (level, hint) lines up to `level`, in
+    English or Chinese (the English text, marked, where its translation is missing or stale)."""
+    if level not in LEVELS:
+        raise ValueError(f"--level {level}: expected 1, 2 or 3")
+    if lang not in TEXT:
+        raise ValueError(f"--lang {lang}: expected en or zh")
+    ex = exercises.get(day, name)
+    zh = chinese(ex.day).get(ex.source, []) if lang == "zh" else []
     out = []
-    for region in stubs.regions(solution.read_text(), ex.source):
-        lines = [(1, h) for h in region.hints]
-        lines += [(lv, h) for lv in (2, 3) if lv <= level for h in region.deeper.get(lv, [])]
+    for i, part in enumerate(english(ex.day, ex.source)):
+        lines = []
+        for lv, text in part.items():
+            if lv <= level:
+                if lang == "zh":
+                    entry = zh[i].get(str(lv)) if i < len(zh) else None
+                    text = _translated(entry, text) or [TEXT["zh"]["untranslated"], *text]
+                lines += [(lv, t) for t in text]
         out.append(lines)
     return out
 
 
+def translation_problems(day) -> list[str]:
+    """What keeps a day's Chinese hints from matching its English ones: a hint with no translation,
+    a translation of an older English text (stale) and one of no hint (orphaned)."""
+    d = paths.day_name(day)
+    zh = chinese(d)
+    sources = sorted({ex.source for ex in exercises.day_exercises(d)})
+    problems = [f"{d}.json: {src} has no such exercise file" for src in zh if src not in sources]
+    for src in sources:
+        parts, done = english(d, src), zh.get(src, [])
+        if len(done) > len(parts):
+            problems.append(f"{d}.json: {src} has {len(done)} parts, the solution {len(parts)}")
+        for i, part in enumerate(parts):
+            entries = done[i] if i < len(done) else {}
+            for lv in map(int, entries):
+                if lv not in part:
+                    problems.append(f"{d}.json: {src} part {i + 1} level {lv}: no such English hint")
+            for lv, text in part.items():
+                where = f"{d}.json: {src} part {i + 1} level {lv}"
+                entry = entries.get(str(lv))
+                english_now = f"(en_hash {digest(text)}): {' / '.join(text)}"
+                if entry is None or not entry.get("zh"):
+                    problems.append(f"{where}: no translation of the English {english_now}")
+                elif entry.get("en_hash") != digest(text):
+                    problems.append(f"{where}: stale (en_hash {entry.get('en_hash')}), the English is now "
+                                    f"{english_now}")
+    return problems
+
+
 def record(day, name: str, level: int) -> None:
     """Remember the highest hint level used for an exercise."""
-    state = paths.STATE / "progress.json"
-    data = json.loads(state.read_text()) if state.is_file() else {}
+    used = levels_used()
     key = exercises.get(day, name).key
-    used = data.setdefault("hints", {})
     used[key] = max(level, used.get(key, 0))
+    state = paths.STATE / "hints.json"
     state.parent.mkdir(parents=True, exist_ok=True)
-    state.write_text(json.dumps(data, indent=1))
+    state.write_text(json.dumps(used, indent=1, sort_keys=True))
 
 
 def levels_used() -> dict[str, int]:
-    state = paths.STATE / "progress.json"
-    return json.loads(state.read_text()).get("hints", {}) if state.is_file() else {}
+    """{'day02/silu_and_mul': the highest hint level asked for}; {} before any."""
+    state = paths.STATE / "hints.json"
+    return json.loads(state.read_text()) if state.is_file() else {}
 
 
 def add_arguments(parser) -> None:
@@ -52,19 +143,24 @@ def add_arguments(parser) -> None:
     parser.add_argument("exercise")
     parser.add_argument("--level", type=int, default=1, choices=LEVELS,
                         help="1 the idea (default), 2 the structure, 3 the tricky line")
+    parser.add_argument("--lang", choices=tuple(TEXT),
+                        help="en or zh (default: $COURSE_LANG, zh in a Chinese lesson's folder, else en)")
 
 
 def main(args) -> int:
-    regions = hints(args.day, args.exercise, args.level)
-    ex = exercises.get(args.day, args.exercise)
-    print(f"{ex.key} ({ex.source}), hints up to level {args.level} ({LEVEL_NAMES[args.level]}):")
+    from grader.notebook import language
+
+    lang = args.lang or language()
+    regions = hints(args.day, args.exercise, args.level, lang)
+    ex, say = exercises.get(args.day, args.exercise), TEXT[lang]
+    print(say["head"].format(key=ex.key, source=ex.source, level=args.level, name=say["names"][args.level]))
     for i, lines in enumerate(regions, 1):
-        print(f"\n  part {i} of {len(regions)}:")
+        print("\n  " + say["part"].format(i=i, n=len(regions)))
         for level, text in lines:
             print(f"    [{level}] {text}" if text else "")
         if not any(lv == args.level for lv, _ in lines) and args.level > 1:
-            print(f"    (no level-{args.level} hint for this part)")
+            print("    " + say["none"].format(level=args.level))
     record(args.day, args.exercise, args.level)
     if args.level < 3:
-        print(f"\nMore: python -m grader hint {ex.day} {ex.name} --level {args.level + 1}")
+        print("\n" + say["more"].format(day=ex.day, name=ex.name, next=args.level + 1))
     return 0

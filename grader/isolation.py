@@ -55,6 +55,7 @@ class CaseResult:
     message: str = ""
     seconds: float = 0.0
     seed: int | None = None
+    data: dict = field(default_factory=dict)   # what a child module other than this one reports
 
 
 @dataclass
@@ -113,6 +114,10 @@ def _limits(cpu_seconds: int, emulated: bool):
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
         if emulated:  # CUDA reserves far more address space than it uses: only the emulator is capped
             resource.setrlimit(resource.RLIMIT_AS, (16 << 30, 16 << 30))
+        if sys.platform == "linux":  # dies with the grader that started it (a killed autograde, say)
+            import ctypes
+
+            ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     return apply
 
 
@@ -249,8 +254,19 @@ def _racecheck(ex, outcome: Outcome, folder: Path, cases: list[dict], budgets: l
     return outcome
 
 
+def run_locked(ex, cases: list[dict], *, source_dir, budgets: list[float], entry: str,
+               options: dict | None = None) -> Outcome:
+    """Run `python -m <entry>` on a submission, locked down as `run_exercise`'s child is; the module
+    reads its request (`options` added) from argv and reports on `result_channel()`, an "end" event
+    per case (with any `data`)."""
+    from grader import device
+
+    return _run(ex, cases, source_dir=Path(source_dir), seed=None, budgets=budgets, backend=device.backend(),
+                record=False, entry=entry, options=options)
+
+
 def _run(ex, cases, *, source_dir: Path, seed, budgets, backend: str, record: bool,
-         wrapper: list[str] = ()) -> Outcome:
+         wrapper: list[str] = (), entry: str = "grader.isolation", options: dict | None = None) -> Outcome:
     from grader import exercises
 
     with tempfile.TemporaryDirectory(prefix="course-grade-") as tmp:
@@ -263,11 +279,11 @@ def _run(ex, cases, *, source_dir: Path, seed, budgets, backend: str, record: bo
             return Outcome(ex.key, "failed", str(e), total=len(cases))
         nonce = secrets.token_hex(16)
         read_fd, write_fd = os.pipe()
-        request = {"day": ex.day, "name": ex.name, "cases": cases, "seed": seed}
+        request = {"day": ex.day, "name": ex.name, "cases": cases, "seed": seed, **(options or {})}
         cpu = int(COMPILE_BUDGET_S + sum(budgets)) + 30
         out = (workdir / "stdout").open("w+")
         try:
-            proc = subprocess.Popen([*wrapper, sys.executable, "-m", "grader.isolation", json.dumps(request)],
+            proc = subprocess.Popen([*wrapper, sys.executable, "-m", entry, json.dumps(request)],
                                     cwd=workdir, env=_child_env(workdir, write_fd, nonce), stdout=out,
                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, pass_fds=(write_fd,),
                                     start_new_session=True, preexec_fn=_limits(cpu, backend == "emulator"))
@@ -332,6 +348,7 @@ def _follow(proc, read_fd: int, nonce: str, cases: list[dict], budgets: list[flo
                     deadline = time.monotonic() + budgets[current]
                 elif kind == "end":
                     r = results[event["index"]]
+                    r.data = event.get("data", {})
                     r.status, r.message, r.seconds, r.seed = (event["status"], event["message"],
                                                               event["seconds"], event["seed"])
                     current = None
@@ -382,9 +399,8 @@ def _event(line: bytes, nonce: str) -> dict | None:
 
 # ---- the child -----------------------------------------------------------------------------------
 
-def _child(request: dict) -> None:
-    """In the child: compile (and check the technique), then run each case, reporting on the pipe;
-    stop at the first crash (the CUDA context is gone)."""
+def result_channel():
+    """In a child: `send(**event)`, which reports to the parent on the pipe it passed, with its nonce."""
     fd, nonce = int(os.environ.pop("COURSE_RESULT_FD")), os.environ.pop("COURSE_RESULT_NONCE")
     channel = os.fdopen(fd, "w", buffering=1)
     os.set_inheritable(fd, False)
@@ -392,6 +408,14 @@ def _child(request: dict) -> None:
     def send(**event) -> None:
         channel.write(f"{nonce} {json.dumps(event)}\n")
         channel.flush()
+
+    return send
+
+
+def _child(request: dict) -> None:
+    """In the child: compile (and check the technique), then run each case, reporting on the pipe;
+    stop at the first crash (the CUDA context is gone)."""
+    send = result_channel()
 
     from grader import checks, device, exercises, runner
 
@@ -413,7 +437,8 @@ def _child(request: dict) -> None:
         except device.KernelFault as e:
             status, message = "crashed", str(e)
         except Exception as e:  # noqa: BLE001 - a check that cannot run this kernel says why
-            status, message = "failed", f"{e.__class__.__name__}: {e}"
+            why = e.args[0] if isinstance(e, KeyError) and e.args else e  # a KeyError's str() adds quotes
+            status, message = "failed", f"{e.__class__.__name__}: {why}"
         send(event="end", index=i, status=status, message=message, seed=seed,
              seconds=time.perf_counter() - start)
         if status == "crashed" and not device.emulated():

@@ -109,10 +109,15 @@ def _env() -> dict[str, str]:
     return env
 
 
-def run_nbgrader(course_dir: Path, *args: str) -> str:
-    """`python -m nbgrader <args>` in the course directory; its output, or NbgraderError with it."""
-    done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course_dir, env=_env(),
-                          capture_output=True, text=True)
+def run_nbgrader(course_dir: Path, *args: str, timeout: float | None = None) -> str:
+    """`python -m nbgrader <args>` in the course directory; its output, or NbgraderError with it (also
+    when it runs past `timeout` seconds: it is then stopped)."""
+    try:
+        done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course_dir, env=_env(),
+                              capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise NbgraderError(f"`nbgrader {' '.join(args)}` ran past {timeout:.0f} s in {course_dir}; "
+                            f"it was stopped") from None
     output = (done.stdout + done.stderr).strip()
     if done.returncode != 0:
         tail = "\n".join(output.splitlines()[-60:])
@@ -160,7 +165,8 @@ c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPre
 """
 
 
-def _gradebook(course_dir: Path):
+def gradebook(course_dir: Path):
+    """nbgrader's Gradebook of the course (a context manager)."""
     from nbgrader.api import Gradebook
 
     return Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}", course_id=COURSE_ID)
@@ -382,12 +388,12 @@ def autograde(course_dir, assignment, submissions: dict) -> dict[str, float]:
         raise ValueError(f"student ids must be letters, digits, '_', '-' or '.': {bad}")
     for student, files in submissions.items():
         _submit(course_dir, assignment, student, files)
-    with _gradebook(course_dir) as gb:
+    with gradebook(course_dir) as gb:
         for student in submissions:
             gb.update_or_create_student(student)
     for student in submissions:
         run_nbgrader(course_dir, "autograde", assignment, f"--student={student}", "--force")
-    with _gradebook(course_dir) as gb:
+    with gradebook(course_dir) as gb:
         return {s: float(gb.find_submission(assignment, s).code_score) for s in submissions}
 
 
@@ -395,7 +401,7 @@ def max_score(course_dir, assignment) -> float:
     """The points an assignment's autograder cells are worth (the thought questions, graded by hand,
     apart)."""
     course_dir, assignment = Path(course_dir).resolve(), _assignment(assignment)
-    with _gradebook(course_dir) as gb:
+    with gradebook(course_dir) as gb:
         return float(gb.find_assignment(assignment).max_code_score)
 
 

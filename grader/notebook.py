@@ -7,11 +7,32 @@ or submission holds the .cu files beside the notebook), else in days/dayNN/ of t
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import numpy as np
 
 from grader import device, exercises, isolation, paths, runner
+
+
+LANG_ENV = "COURSE_LANG"
+_ZH_ASSIGNMENT = re.compile(r"day\d\d-zh")  # a released Chinese assignment (nbgrader_course.assignment_name)
+
+
+def language() -> str:
+    """The lessons' language, 'en' or 'zh'. A lesson's folder decides for the kernel that runs it (its
+    working directory in JupyterLab and nbconvert), whatever the lab's $COURSE_LANG: notebooks/zh/ or a
+    released dayNN-zh/ is Chinese, any other folder holding a dayNN.ipynb English; elsewhere (a
+    terminal) $COURSE_LANG, else English."""
+    value = os.environ.get(LANG_ENV, "").strip().lower()
+    if value not in ("", "en", "zh"):
+        raise ValueError(f"{LANG_ENV}={value!r}: expected en or zh")
+    here, zh = Path.cwd().resolve(), (paths.NOTEBOOKS / "zh").resolve()
+    if here == zh or zh in here.parents or _ZH_ASSIGNMENT.fullmatch(here.name):
+        return "zh"
+    if any(here.glob("day[0-9][0-9].ipynb")):
+        return "en"
+    return value or "en"
 
 
 def autograding() -> bool:
@@ -100,6 +121,22 @@ def bench(day, name: str, quick: bool = True):
     report = runner.bench(ex, mod, quick=quick, with_solution=True)
     print(report.table())
     return plots.plot(report)
+
+
+def profile(day, name: str, compare: bool = True, all_sizes: bool = False) -> None:
+    """Why your kernel is as fast as it is (`python -m grader profile`): Nsight Compute's table of its
+    benchmark case on a GPU, beside the solution's with `compare`; the emulator's estimates without a
+    GPU. Skipped while autograding."""
+    if autograding():
+        print("profile skipped while autograding")
+        return
+    from grader import profile as profiler
+
+    try:
+        profiler.profile(day, name, compare=compare, all_sizes=all_sizes, solutions=paths.use_solutions(),
+                         source_dir=_local_source_dir(exercises.get(day, name)))
+    except device.NoGPU as e:  # a GPU without Nsight Compute: say so, the notebook goes on
+        print(e)
 
 
 def _memory_statistics(ex, module) -> None:

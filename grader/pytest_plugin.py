@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import device, paths, runner, sass
+from grader import compiler, device, paths, progress, runner, sass, tables
 from grader.exercises import Exercise
 
 TIMEOUT_ENV = "COURSE_TEST_TIMEOUT"
@@ -57,6 +57,10 @@ class Course:
         if reason:
             pytest.skip(f"needs a CUDA GPU: {reason}. Compile and SASS checks still run "
                         f"without one (python -m grader compile {ex.day}).")
+        needed = compiler.required_arch(runner.source_of(ex, solutions=True))
+        if needed and not device.emulated() and compiler.arch_number(device.properties()["sm"]) < needed:
+            pytest.skip(f"{ex.key} needs sm_{needed} or newer; this GPU is {device.properties()['sm']} "
+                        f"(COURSE_BACKEND=emulator runs it on the CPU)")
         self.node.user_properties.append(("exercise", ex.key))
         self.node.user_properties.append(("source", str(runner.source_of(ex))))
 
@@ -182,6 +186,19 @@ def pytest_runtest_call(item):
         timer.cancel()
 
 
+def pytest_collection_modifyitems(items):
+    """Tag each case of an exercise with the exercise, so that a case skipped before it runs (too large
+    for the emulator) still counts in the exercise's row of the summary."""
+    for item in items:
+        case = getattr(item, "callspec", None) and item.callspec.params.get("case")
+        if not isinstance(case, dict):
+            continue
+        ex = next((v for v in vars(item.module).values()
+                   if isinstance(v, Exercise) and any(c is case for c in v.cases)), None)
+        if ex is not None:
+            item.user_properties.append(("exercise", ex.key))
+
+
 def pytest_runtest_logreport(report):
     if report.when != "call" and not (report.when == "setup" and report.outcome != "passed"):
         return
@@ -191,7 +208,7 @@ def pytest_runtest_logreport(report):
     message = ""
     if report.failed:
         message = str(report.longrepr.reprcrash.message if hasattr(report.longrepr, "reprcrash")
-                      else report.longrepr)
+                      else report.longrepr).removeprefix("Failed: ")
     elif report.skipped:
         message = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
     _RESULTS.append({"nodeid": report.nodeid, "exercise": props["exercise"], "outcome": report.outcome,
@@ -200,9 +217,10 @@ def pytest_runtest_logreport(report):
 
 
 def summarize(results: list[dict]) -> list[dict]:
-    """One row per exercise: cases passed / total, outcome, % of ceiling, first failure."""
+    """One row per exercise: cases passed / failed / skipped, outcome, % of ceiling, first failure,
+    first reason for a skip."""
     rows: dict[str, dict] = defaultdict(lambda: {"passed": 0, "failed": 0, "skipped": 0, "ratio": None,
-                                                 "ceiling": None, "first_failure": ""})
+                                                 "ceiling": None, "first_failure": "", "first_skip": ""})
     for r in results:
         row = rows[r["exercise"]]
         row[r["outcome"]] += 1
@@ -210,6 +228,8 @@ def summarize(results: list[dict]) -> list[dict]:
             row["ratio"], row["ceiling"] = r["ratio"], r["ceiling"]
         if r["outcome"] == "failed" and not row["first_failure"]:
             row["first_failure"] = f"{r['nodeid'].split('::')[-1]}: {r['message']}"
+        if r["outcome"] == "skipped" and not row["first_skip"]:
+            row["first_skip"] = r["message"].removeprefix("Skipped: ")
     out = []
     for ex, row in rows.items():
         status = "FAILED" if row["failed"] else ("skipped" if not row["passed"] else "passed")
@@ -218,12 +238,15 @@ def summarize(results: list[dict]) -> list[dict]:
 
 
 def format_table(rows: list[dict]) -> str:
-    lines = [f"{'exercise':<28} {'cases':>7}  {'result':<8} % of ceiling"]
-    for r in rows:
-        total = r["passed"] + r["failed"] + r["skipped"]
-        ratio = f"{r['ratio']:.0%} of {r['ceiling']}" if r["ratio"] is not None else "-"
-        lines.append(f"{r['exercise']:<28} {r['passed']:>3}/{total:<3}  {r['status']:<8} {ratio}")
-    return "\n".join(lines)
+    return tables.render(
+        ["exercise", "passed", "failed", "skipped", "result", "% of ceiling"],
+        [[r["exercise"], r["passed"], r["failed"], r["skipped"], r["status"],
+          f"{r['ratio']:.0%} of {r['ceiling']}" if r["ratio"] is not None else "-"] for r in rows],
+        right=("passed", "failed", "skipped"))
+
+
+def _cases(n: int) -> str:
+    return f"{n} case{'' if n == 1 else 's'}"
 
 
 def pytest_terminal_summary(terminalreporter, config):
@@ -241,7 +264,15 @@ def pytest_terminal_summary(terminalreporter, config):
     for r in rows:
         if r["first_failure"]:
             first = r["first_failure"].splitlines()[0]
-            tr.write_line(f"\n{r['exercise']}: {r['failed']} case(s) failed; first: {first}")
+            tr.write_line(f"\n{r['exercise']}: {_cases(r['failed'])} failed; first: {first}")
+    skipped = [r for r in rows if r["skipped"]]
+    if skipped:
+        tr.write_line(f"\n{_cases(sum(r['skipped'] for r in skipped))} skipped (every reason is in pytest's "
+                      f"summary below); the first: {skipped[0]['first_skip']}")
+    if device.emulated() and skipped:
+        tr.write_line("The notebook's nb.grade(day, exercise) runs the same cases as pytest here; an "
+                      "autograder cell's hidden cases run at the sizes the notebook names, even on the emulator.")
+    progress.record(rows, "pytest")
     if any(r["status"] == "skipped" for r in rows) and not device.emulated():
         tr.write_line("\nSkipped exercises need a CUDA GPU; `python -m grader compile` and "
                       "`python -m grader sass` work without one.")

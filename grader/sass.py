@@ -200,3 +200,128 @@ def has(path: str | os.PathLike, arch: str, pattern: str, kernel: str | None = N
     _, sass, _ = load(path, arch)
     return any(re.match(pattern, opcode(line))
                for name in _select(path, sass, kernel) for line in sass[name])
+
+
+# ---- PTX -> SASS by source line (-lineinfo) -------------------------------------------------------
+
+#: What `--ptx-map` shows without a filter: the instructions a kernel's speed usually turns on.
+PTX_OF_INTEREST = ("mma", "wgmma", "ldmatrix", "cp.async", "ld.global", "st.global", "ld.shared",
+                   "st.shared", "shfl", "ex2", "red", "atom", "bar")
+_PTX_FUNCTION = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+)*\.(?:entry|func)\s+(?:\([^)]*\)\s*)?(\w+)")
+_PTX_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]+)"', re.M)
+_PTX_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+(\d+)(?:.*?inlined_at\s+(\d+)\s+(\d+)\s+(\d+))?")
+_SASS_LOC = re.compile(r'^\s*//##\s*File "([^"]+)", line (\d+)')
+#: SASS families of integer, address and predicate bookkeeping: summed up on one line by ptx_map.
+_BOOKKEEPING = {"IADD", "IADD3", "IMAD", "LEA", "LOP3", "SHF", "SEL", "MOV", "ISETP", "LDC", "S2R", "CS2R",
+                "VIADD", "PRMT", "BSSY", "BSYNC", "S2UR", "R2UR", "ULDC", "UMOV", "UIADD3", "ULEA", "ULOP3",
+                "USHF", "USEL", "UISETP", "UIMAD", "PLOP3", "P2R", "R2P"}
+
+Chain = tuple  # ((file, line), ...) innermost first: where an instruction came from, through inlining
+
+
+def ptx_instructions(ptx: str) -> dict[str, list[tuple[str, Chain]]]:
+    """Per PTX function: each instruction (its text, no predicate) with its chain of source
+    locations from the .loc directives (-lineinfo), innermost first."""
+    files = dict(_PTX_FILE.findall(ptx))
+    functions: dict[str, list] = {}
+    current, parents, here = None, {}, None
+    for line in ptx.splitlines():
+        if m := _PTX_FUNCTION.match(line):
+            current, here = functions.setdefault(m.group(1), []), None
+        elif m := _PTX_LOC.match(line):
+            here = m.group(1, 2, 3)
+            parents[here] = m.group(4, 5, 6) if m.group(4) else None
+        elif current is not None:
+            for text in line.split(";")[:-1]:  # inline asm may put several on one line
+                text = text.strip().lstrip("{}").strip()
+                text = re.sub(r"^@!?%\w+\s+", "", text)
+                if text and not text.startswith((".", "//", "$")):
+                    chain, loc = [], here
+                    while loc is not None and len(chain) < 64:
+                        chain.append((files.get(loc[0], loc[0]), int(loc[1])))
+                        loc = parents.get(loc)
+                    current.append((text, tuple(chain)))
+    return functions
+
+
+def sass_instructions(compiled: Compiled) -> dict[str, list[tuple[str, Chain]]]:
+    """Per function: each SASS instruction with its chain of source locations (nvdisasm -gi)."""
+    functions: dict[str, list] = {}
+    current, chain, fresh = None, [], True
+    for line in _run_on_cubin("nvdisasm", ["-c", "-gi"], compiled.cubin).splitlines():
+        if line.startswith("//----"):
+            section = re.search(r"\s\.text\.(\S+)", line)
+            current, chain, fresh = (functions.setdefault(section.group(1), []) if section else None), [], True
+        elif m := _SASS_LOC.match(line):
+            chain = [] if fresh else chain
+            chain.append((m.group(1), int(m.group(2))))
+            fresh = False
+        elif current is not None and (m := _INSTRUCTION.match(line)):
+            if not m.group(1).startswith("@!PT "):  # never executes: padding the scheduler left
+                current.append((m.group(1), tuple(chain)))
+            fresh = True
+    return functions
+
+
+def _site(chain: Chain, path: Path) -> tuple[int, tuple | None] | None:
+    """Where an instruction sits in the compiled file: (line, the call it came through on that line:
+    the location one level in, None when the instruction is the line's own), or None."""
+    depth = next((i for i, (f, _) in enumerate(chain) if Path(f) == path), None)
+    return None if depth is None else (chain[depth][1], chain[depth - 1] if depth else None)
+
+
+def _counts(texts) -> list[str]:
+    hist = Counter(texts)
+    return [f"{n:5d}  {op}" for op, n in sorted(hist.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def ptx_to_sass(path: str | os.PathLike, filters: str | None = None, arch: str = "sm_90",
+                kernel: str | None = None) -> dict[str, dict[int, dict]]:
+    """Per kernel, per line of the file: {"ptx": [opcodes], "sass": [opcodes], "calls": {locations}} for
+    the PTX instructions whose opcode starts with one of `filters` (comma-separated; default
+    PTX_OF_INTEREST) and the SASS instructions of the same call on that line (the line's own code, or
+    the inlined header function it calls, as -lineinfo and nvdisasm -gi record them)."""
+    compiled, sass, _ = load(path, arch)
+    path = compiled.path
+    wanted = tuple(f.strip() for f in filters.split(",") if f.strip()) if filters else PTX_OF_INTEREST
+    ptx, code = ptx_instructions(compiled.ptx), sass_instructions(compiled)
+    out = {}
+    for name in _select(path, sass, kernel):
+        lines = out.setdefault(name, {})
+        for text, chain in ptx.get(name, []):
+            site, op = _site(chain, path), text.split()[0]
+            if site is not None and op.startswith(wanted):
+                entry = lines.setdefault(site[0], {"ptx": [], "sass": [], "calls": set()})
+                entry["ptx"].append(op)
+                entry["calls"].add(site[1])
+        for text, chain in code.get(name, []):
+            site = _site(chain, path)
+            if site is not None and site[0] in lines and site[1] in lines[site[0]]["calls"]:
+                lines[site[0]]["sass"].append(opcode(text))
+    return out
+
+
+def ptx_map(path: str | os.PathLike, filters: str | None = None, arch: str = "sm_90",
+            kernel: str | None = None) -> str:
+    """`ptx_to_sass` as text: per kernel and source line, the PTX opcodes and the SASS they became, with
+    counts; the integer and address bookkeeping of the same call summed up on one line."""
+    mapping = ptx_to_sass(path, filters, arch, kernel)
+    path = Path(path).resolve()
+    wanted = ", ".join(f.strip() for f in filters.split(",") if f.strip()) if filters else ", ".join(PTX_OF_INTEREST)
+    source = path.read_text().splitlines()
+    out = [f"{_shown(path)} ({arch}): PTX instructions starting with {wanted} and the SASS they became, "
+           f"by line of {path.name}"]
+    for name, lines in mapping.items():
+        out += ["", f"{_label(name)}:" + ("" if lines else f" no PTX instruction starts with {wanted}")]
+        for number, entry in sorted(lines.items()):
+            calls = sorted(f"{_shown(c[0])}:{c[1]}" for c in entry["calls"] if c is not None)
+            text = source[number - 1].strip() if number <= len(source) else ""
+            out.append(f"  {path.name}:{number}  {text}" + (f"   [through {', '.join(calls)}]" if calls else ""))
+            out += [f"    PTX  {row}" for row in _counts(entry["ptx"])]
+            main = [op for op in entry["sass"] if op.split(".")[0] not in _BOOKKEEPING]
+            out += [f"    SASS {row}" for row in _counts(main)] or ["    SASS (none: optimised away, or merged)"]
+            if rest := Counter(op.split(".")[0] for op in entry["sass"] if op not in main):
+                total = sum(rest.values())
+                out.append(f"    and {total} integer/address instruction{'s' * (total > 1)} of the same call: "
+                           + ", ".join(f"{op} {n}" for op, n in rest.most_common()))
+    return "\n".join(out)

@@ -13,6 +13,11 @@ compile_once = functools.cache(compiler.compile_file)  # each (file, arch) compi
 @pytest.mark.parametrize("arch", compiler.ARCHS)
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(paths.ROOT)))
 def test_compiles(path, arch):
+    needed = compiler.required_arch(path)
+    if needed and compiler.arch_number(arch) < needed:  # COURSE_REQUIRE_ARCH: refused, saying why
+        with pytest.raises(compiler.CompileError, match=f"needs sm_{needed} or newer"):
+            compiler.compile_file(path, arch)
+        return
     c = compile_once(path, arch)
     assert c.kernels, f"{path} defines no kernel"
     assert c.cubin[:4] == b"\x7fELF", "NVRTC returned no cubin"
@@ -58,3 +63,11 @@ def test_compiling_leaves_pythons_shared_bytes_alone(tmp_path):
     assert compiler.compile_file(clean).log == ""  # NVRTC's log is then one byte, its NUL
     nvrtc.compile_cubin(clean.read_text(), "clean.cu", ("-arch=sm_90",))
     assert b" ".hex() == "20" and bytes([32]).hex() == "20" and b"a b".split() == [b"a", b"b"]
+
+
+def test_required_arch_is_read_from_the_source(tmp_path):
+    assert compiler.required_arch(paths.SOLUTIONS / "day10" / "gemm_fp8.cu") == 89
+    assert compiler.required_arch(paths.SOLUTIONS / "day10" / "gemm.cu") is None
+    assert compiler.arch_number("sm_90a") == 90
+    with pytest.raises(ValueError, match="sm_80 or sm_90"):
+        compiler.arch_number("ampere")

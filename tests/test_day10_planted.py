@@ -89,3 +89,30 @@ def test_gemm_epilogue_dropping_the_second_pair_fails(planted):
                  "__floats2half2_rn(acc[mt][nt][0], acc[mt][nt][1])")
     msg = planted("day10", "gemm", text)
     assert msg and "gemm [" in msg and "seed" in msg, msg
+
+
+def test_fp8_solution_passes(planted):
+    assert planted("day10", "gemm_fp8", solution("gemm_fp8.cu")) is None
+
+
+def test_fp8_output_rounded_to_bf16_fails(planted):
+    """An FP8 GEMM must keep fp32 out here: rounding C to 16 bits is far outside the fp32 tolerance."""
+    text = plant(solution("gemm_fp8.cu"), "const float2 v = make_float2(acc[mt][nt][2 * h] * scale, acc[mt][nt][2 * h + 1] * scale);",
+                 "const float2 v = make_float2(__bfloat162float(__float2bfloat16(acc[mt][nt][2 * h] * scale)), "
+                 "__bfloat162float(__float2bfloat16(acc[mt][nt][2 * h + 1] * scale)));")
+    msg = planted("day10", "gemm_fp8", text)
+    assert msg and "gemm_fp8 C" in msg and "seed" in msg, msg
+
+
+def test_fp8_one_scale_only_fails(planted):
+    text = plant(solution("gemm_fp8.cu"), "const float scale = scale_a * scale_b;", "const float scale = scale_a;")
+    msg = planted("day10", "gemm_fp8", text)
+    assert msg and "gemm_fp8 C" in msg, msg
+
+
+def test_fp8_by_fp16_mma_fails_on_the_technique(planted):
+    """Widening the bytes to fp16 by hand and using the fp16 mma passes the numbers, not the lesson."""
+    text = plant(solution("gemm_fp8.cu"), "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32",
+                 "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32")
+    msg = planted("day10", "gemm_fp8", text)
+    assert msg and "m16n8k32" in msg, msg

@@ -109,3 +109,34 @@ def test_bad_shapes_are_rejected_clearly(a, b, message):
 def test_only_float16_is_accepted():
     with pytest.raises(ValueError, match="float16"):
         day10.validate_shapes((16, 16), (16, 16), "float32")
+
+
+def test_fp8_gemm_is_one_qmma_on_ada_and_unpacked_hmma_on_hopper():
+    """The lesson's SASS fact: on sm_89 the e4m3 mma.sync is a native QMMA.16832; on sm_90 the compiler
+    unpacks the bytes to fp16 (F2FP) and issues two HMMA.16816 (Hopper's FP8 rate needs wgmma)."""
+    path = DAY10 / "gemm_fp8.cu"
+    assert sass.has(path, "sm_89", r"QMMA\.16832\.F32\.E4M3\.E4M3", kernel="gemm_fp8_e4m3"), \
+        sass.report(path, "sm_89", "gemm_fp8_e4m3")
+    for op in (r"HMMA\.16816\.F32$", r"F2FP\.F16\.E4M3\.UNPACK_B", r"LDSM\.16\.M88\.4", r"LDGSTS\.E\.BYPASS\..*128"):
+        assert sass.has(path, "sm_90", op, kernel="gemm_fp8_e4m3"), f"{op} missing\n" + \
+            sass.report(path, "sm_90", "gemm_fp8_e4m3")
+    usage = sass.resources(sass.load(path, "sm_90")[0])["gemm_fp8_e4m3"]
+    assert usage["spill_stores"] == usage["spill_loads"] == usage["local"] == 0, usage
+
+
+def test_fp8_shapes_are_checked_before_launch():
+    with pytest.raises(ValueError, match="multiple of 16"):
+        day10.validate_fp8_shapes(64, 64, 40)
+    with pytest.raises(ValueError, match="empty product"):
+        day10.validate_fp8_shapes(0, 8, 16)
+
+
+def test_e4m3_quantisation_saturates_and_round_trips():
+    import numpy as np
+
+    x = np.array([[0.0, 1.0, -2.5, 1000.0]])
+    bits, scale = day10.quantize_e4m3(x)
+    assert scale == np.float32(1000.0 / 448)
+    back = day10.dequantize_e4m3(bits, scale)
+    assert back[0, 3] == scale * 448 and back[0, 0] == 0  # the amax maps to e4m3 max, exactly
+    assert np.all(np.abs(back - x) <= np.abs(x) / 16 + 1e-12)  # e4m3: 3 mantissa bits, half an ulp

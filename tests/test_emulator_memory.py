@@ -171,8 +171,8 @@ def test_coalescing_and_bank_conflict_statistics():
 
 
 def test_unsupported_instruction_names_itself_and_its_line():
-    body = ".loc 1 7 0\n    cvt.rn.satfinite.e4m3x2.f32 %h1, %f1, %f2;\n    mov.u32 %r2, 0;"
-    with pytest.raises(EmulatorFault, match=r"not supported by the emulator.*e4m3x2.*vector_add.cu:7"):
+    body = ".loc 1 7 0\n    cvt.rn.satfinite.e2m1x2.f32 %h1, %f1, %f2;\n    mov.u32 %r2, 0;"
+    with pytest.raises(EmulatorFault, match=r"not supported by the emulator.*e2m1x2.*vector_add.cu:7"):
         run_ptx(body, threads=1, module_decls=FILE)
 
 
@@ -283,6 +283,62 @@ def test_mma_m16n8k16_fragment_layout(t):
     D = A @ B + 1
     expected = np.stack([D[g, 2 * tq], D[g, 2 * tq + 1], D[g + 8, 2 * tq], D[g + 8, 2 * tq + 1]], 1)
     np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("ta,tb", [("e4m3", "e4m3"), ("e5m2", "e4m3"), ("e5m2", "e5m2")])
+def test_mma_m16n8k32_fp8_fragment_layout(ta, tb):
+    """FP8 mma.sync (sm_89+): four values per register along k (a0: row g, k 4t..4t+3; a1: row g+8;
+    a2: k + 16; a3: both; b0: k 4t..4t+3 of col g; b1: k + 16), lowest byte first; any FP8 values,
+    since every product is exact in float32 and the test sums in float64 like the reference."""
+    from grader.emulator.values import FP8
+    rng = np.random.default_rng(1)
+    A = rng.normal(0, 2, (16, 32)).astype(FP8[ta])
+    B = rng.normal(0, 2, (32, 8)).astype(FP8[tb])
+    lane = np.arange(32)
+    g, tq = lane // 4, lane % 4
+
+    def pack(m, rows, cols):  # four consecutive k per register: bytes of m[rows, cols + j]
+        return sum(m[rows, cols + j].view(np.uint8).astype(np.uint32) << (8 * j) for j in range(4))
+
+    Bt = np.ascontiguousarray(B.T)  # col g of B, k along the row
+    regs = [pack(A, g, 4 * tq), pack(A, g + 8, 4 * tq), pack(A, g, 4 * tq + 16), pack(A, g + 8, 4 * tq + 16),
+            pack(Bt, g, 4 * tq), pack(Bt, g, 4 * tq + 16)]
+    body = MMA.replace("m16n8k16", "m16n8k32").replace("{T}.{T}", f"{ta}.{tb}")
+    got = run_ptx(body, inp=np.concatenate(regs).astype(np.uint32), out_dtype=np.float32, out_size=128,
+                  result=None).reshape(32, 4)
+    D = (A.astype(np.float64) @ B.astype(np.float64) + 1).astype(np.float32)
+    expected = np.stack([D[g, 2 * tq], D[g, 2 * tq + 1], D[g + 8, 2 * tq], D[g + 8, 2 * tq + 1]], 1)
+    np.testing.assert_allclose(got, expected, rtol=2e-7, atol=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["e4m3", "e5m2"])
+def test_cvt_fp8x2_rounds_saturates_and_widens(kind):
+    """cvt.rn.satfinite.{kind}x2.f32 d, hi, lo: ties to even, beyond the largest finite value -> it,
+    NaN -> NaN; cvt.rn.f16x2.{kind}x2 widens both bytes exactly."""
+    import ml_dtypes
+    from grader.emulator.values import FP8
+    big = float(ml_dtypes.finfo(FP8[kind]).max)
+    x = np.array([0.1, -3.3, 1e9, -1e9, np.nan, big, 2.0 ** -20, 0.0] * 4, np.float32)
+    body = f"""
+    ld.global.f32 %f1, [%rd4];
+    xor.b32 %r5, %r1, 1;
+    mul.wide.u32 %rd6, %r5, 4;
+    add.s64 %rd7, %rd2, %rd6;
+    ld.global.f32 %f2, [%rd7];
+    cvt.rn.satfinite.{kind}x2.f32 %h1, %f1, %f2;
+    cvt.rn.f16x2.{kind}x2 %r3, %h1;
+    cvt.u32.u16 %r2, %h1;
+    shl.b32 %r2, %r2, 16;
+    and.b32 %r4, %r3, 65535;
+    xor.b32 %r2, %r2, %r4;"""
+    got = run_ptx(body, inp=x)
+    packed, lo16 = got >> 16, (got & 0xFFFF).astype(np.uint16)
+    partner = x[np.arange(32) ^ 1]
+    clip = lambda v: np.where(np.isnan(v), v, np.clip(v, -big, big)).astype(np.float32)
+    np.testing.assert_array_equal(packed >> 8, clip(x).astype(FP8[kind]).view(np.uint8))
+    np.testing.assert_array_equal(packed & 0xFF, clip(partner).astype(FP8[kind]).view(np.uint8))
+    widened = lo16.view(np.float16).astype(np.float64)  # the low half: the partner's byte, widened
+    np.testing.assert_array_equal(widened, clip(partner).astype(FP8[kind]).astype(np.float64))
 
 
 PRINTF_MODULE = """

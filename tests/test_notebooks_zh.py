@@ -3,6 +3,7 @@ the same order, identical code, the same nbgrader metadata (grade ids, points, h
 prose cell translated, and the glossary's terms (notebooks/zh/glossary.md) used. An edit to one
 language that the other does not get fails here."""
 import copy
+import functools
 import re
 
 import nbformat
@@ -64,12 +65,30 @@ def test_prose_is_translated(pair):
             assert CJK.search(b.source), f"cell {i} is not translated: {b.source[:120]!r}"
 
 
+@functools.lru_cache(maxsize=None)
+def _term_patterns(term: str, terms: tuple) -> tuple[re.Pattern, list[re.Pattern]]:
+    word = lambda t: re.compile(rf"\b{re.escape(t.split(' (')[0])}s?\b", re.I)
+    inside = [(longer, word(term).search(longer)) for longer in terms if longer != term]
+    return word(term), [re.compile(rf"\b{re.escape(longer[:m.end()])}", re.I) for longer, m in inside if m]
+
+
+def uses_term(text: str, term: str, terms) -> bool:
+    """Whether `text` uses the English `term` as a word (plural too), not counting its uses inside a
+    longer glossary term, up to the term ('stride' in 'grid-stride loop' or 'grid-stride slice':
+    网格跨步循环, 网格跨步)."""
+    pattern, longer = _term_patterns(term, tuple(terms))
+    for other in longer:
+        text = other.sub(" ", text)
+    return bool(pattern.search(text))
+
+
 def test_glossary_terms_are_used(pair):
     en, zh = pair
     en_text = "\n".join(_prose(c) for c in en.cells if c.cell_type == "markdown")
     zh_text = "\n".join(c.source for c in zh.cells if c.cell_type == "markdown")
-    missing = [f"{term} -> {chinese}" for term, chinese in glossary().items()
-               if re.search(rf"\b{re.escape(term.split(' (')[0])}s?\b", en_text, re.I) and chinese not in zh_text]
+    terms = glossary()
+    missing = [f"{term} -> {chinese}" for term, chinese in terms.items()
+               if uses_term(en_text, term, terms) and chinese not in zh_text]
     assert not missing, f"glossary terms the English uses but the Chinese does not: {missing}"
 
 
@@ -97,3 +116,11 @@ def test_every_lesson_has_its_chinese_copy():
     english = {p.name for p in paths.NOTEBOOKS.glob("day[0-9][0-9].ipynb")}
     chinese = {p.name for p in ZH.glob("day[0-9][0-9].ipynb")}
     assert english == chinese, f"missing in Chinese: {sorted(english - chinese)}; extra: {sorted(chinese - english)}"
+
+
+def test_a_term_inside_a_longer_term_is_not_counted():
+    terms = glossary()
+    assert not uses_term("each thread runs a grid-stride loop", "stride", terms)
+    assert uses_term("each thread runs a grid-stride loop", "grid-stride loop", terms)
+    assert not uses_term("each thread adds its grid-stride slice", "stride", terms)
+    assert uses_term("a grid-stride loop; the row stride is 80 bytes", "stride", terms)

@@ -97,3 +97,58 @@ def test_unknown_kernel_lists_kernels():
 def test_missing_tool_names_the_package():
     with pytest.raises(FileNotFoundError, match="pip install"):
         sass.tool("no-such-tool")
+
+
+# ---- --ptx-map: PTX -> SASS through -lineinfo ------------------------------------------------------
+
+GEMM = SOLUTIONS / "day10" / "gemm.cu"
+
+
+def _lines_with(mapping: dict, ptx_prefix: str) -> list[dict]:
+    return [entry for lines in mapping.values() for entry in lines.values()
+            if any(op.startswith(ptx_prefix) for op in entry["ptx"])]
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_ptx_map_mma_becomes_hmma_and_cp_async_becomes_ldgsts(arch):
+    """On every line of the day 10 GEMM where PTX has mma.sync the SASS has as many HMMA, and where it
+    has cp.async.cg the SASS has as many LDGSTS; no HMMA is attributed to a cp.async line."""
+    mapping = sass.ptx_to_sass(GEMM, "mma,cp.async", arch)
+    mma, copies = _lines_with(mapping, "mma.sync"), _lines_with(mapping, "cp.async.cg")
+    assert mma and copies
+    for entry in mma:
+        assert sum(op.startswith("HMMA") for op in entry["sass"]) == len(entry["ptx"]), entry
+    for entry in copies:
+        assert sum(op.startswith("LDGSTS") for op in entry["sass"]) == entry["ptx"].count("cp.async.cg.shared.global")
+        assert not any(op.startswith("HMMA") for op in entry["sass"]), entry
+
+
+def test_ptx_map_text_names_the_line_and_its_source():
+    text = sass.ptx_map(GEMM, "mma")
+    assert "gemm.cu:" in text and "mma_sync_m16n8k16" in text and "HMMA.16816.F32" in text, text
+    assert "LDGSTS" not in text  # the filter keeps cp.async out
+    assert "no PTX instruction starts with shfl" in sass.ptx_map(GEMM, "shfl")
+
+
+def test_ptx_instructions_follow_inlining(tmp_path):
+    """An instruction of an inlined function carries the chain of calls down to the kernel's line."""
+    src = tmp_path / "k.cu"
+    src.write_text("__device__ __forceinline__ float twice(float x) {\n  return 2.f * x;\n}\n"
+                   'extern "C" __global__ void k(const float* a, float* b) {\n'
+                   "  b[threadIdx.x] = twice(a[threadIdx.x]);\n}\n")
+    compiled, _, _ = sass.load(src)
+    ptx = sass.ptx_instructions(compiled.ptx)["k"]
+    loads = [chain for text, chain in ptx if text.startswith("ld.global")]
+    assert loads and all(chain[0] == (str(src.resolve()), 5) for chain in loads)
+    mapping = sass.ptx_to_sass(src, "ld.global,st.global")["k"]
+    assert set(mapping) == {5} and any(op.startswith("LDG") for op in mapping[5]["sass"])
+    assert any(op.startswith("STG") for op in mapping[5]["sass"])
+
+
+def test_ptx_map_on_the_command_line(capsys):
+    from grader import cli
+
+    assert cli.main(["sass", str(GEMM), "--ptx-map", "mma"]) == 0
+    assert "HMMA" in capsys.readouterr().out
+    assert cli.main(["sass", str(GEMM), "--ptx-map", "--compare", str(GEMM)]) == 2
+    assert "choose one" in capsys.readouterr().err

@@ -1,13 +1,19 @@
-"""The set-up is one thing, described three ways: pyproject.toml, environment.yml, README/.ci/run."""
+"""The set-up is one thing, described several ways: pyproject.toml, environment.yml, constraints.txt,
+course.sh, the READMEs and .ci/run; they must agree on names, versions and the Python they need."""
 import re
 import tomllib
+from importlib import metadata
+
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
 
 from grader import paths
 
 # pip name -> conda-forge name
 CONDA_NAME = {"ml-dtypes": "ml_dtypes", "cupy-cuda13x": "cupy", "nvidia-cuda-nvrtc": "cuda-nvrtc",
-              "nvidia-cuda-runtime": "cuda-cudart-dev", "cuda-bindings": "cuda-bindings",
-              "nvidia-cuda-nvdisasm": "cuda-nvdisasm", "nvidia-cuda-cuobjdump": "cuda-cuobjdump"}
+              "nvidia-cuda-runtime": "cuda-cudart-dev", "cuda-bindings": "cuda-bindings"}
+# conda-forge packages whose version is the one `cuda-version` pins
+CUDA_VERSIONED = {"cuda-nvrtc", "cuda-cudart-dev"}
 CONDA_ONLY = {"python", "pip", "cuda-version"}
 
 
@@ -16,37 +22,113 @@ def _split(req: str) -> tuple[str, str]:
     return name.lower(), spec.strip()
 
 
+def _project() -> dict:
+    return tomllib.loads((paths.ROOT / "pyproject.toml").read_text())["project"]
+
+
 def _pyproject():
-    data = tomllib.loads((paths.ROOT / "pyproject.toml").read_text())["project"]
+    data = _project()
     return dict(map(_split, data["dependencies"])), dict(map(_split, data["optional-dependencies"]["cuda13"]))
 
 
-def _environment() -> dict[str, str]:
-    deps = {}
+def _environment() -> tuple[dict[str, str], dict[str, str]]:
+    """(conda packages, pip packages) of environment.yml, name -> version spec."""
+    conda, pip = {}, {}
     text = (paths.ROOT / "environment.yml").read_text()
     for line in text[text.index("dependencies:"):].splitlines():
-        m = re.match(r"^  - ([A-Za-z0-9_.-]+)(.*)$", line)
-        if m:
-            deps[m.group(1).lower()] = m.group(2).strip()
-    return deps
+        if m := re.match(r"^  - ([A-Za-z0-9_.-]+)(.*)$", line):
+            conda[m.group(1).lower()] = m.group(2).strip()
+        elif m := re.match(r"^      - ([A-Za-z][A-Za-z0-9_.-]*)(.*)$", line):
+            pip[m.group(1).lower()] = m.group(2).strip()
+    return conda, pip
 
 
-def test_environment_matches_pyproject():
+def _as_conda(spec: str) -> str:
+    """pip's '==13.0.*' is conda's '=13.0'; '>=1.26' is the same in both."""
+    return re.sub(r"^==(.*)\.\*$", r"=\1", spec)
+
+
+def test_environment_matches_pyproject_in_names_and_versions():
     base, cuda = _pyproject()
-    env = _environment()
-    for name, spec in base.items():
-        conda = CONDA_NAME.get(name, name)
-        assert conda in env, f"{name} is in pyproject.toml but not in environment.yml"
-        assert env[conda] == spec, f"{name}: pyproject says {spec!r}, environment.yml {env[conda]!r}"
-    for name in cuda:
-        assert CONDA_NAME.get(name, name) in env, f"{name} (cuda13 extra) has no conda entry"
+    conda, pip = _environment()
+    for name, spec in {**base, **cuda}.items():
+        if name in pip:
+            assert pip[name] == spec, f"{name}: pyproject says {spec!r}, environment.yml's pip part {pip[name]!r}"
+            continue
+        assert CONDA_NAME.get(name, name) in conda, f"{name} is in pyproject.toml but not in environment.yml"
+        got = conda[CONDA_NAME.get(name, name)]
+        if CONDA_NAME.get(name) in CUDA_VERSIONED:
+            assert not got, f"{name}: its version comes from cuda-version in environment.yml, not {got!r}"
+            got = "=" + conda["cuda-version"].lstrip("=")
+        want = spec if name not in cuda or name.startswith("cupy") else _as_conda(spec)
+        assert got == want, f"{name}: pyproject says {spec!r}, environment.yml {got!r}"
     known = {CONDA_NAME.get(n, n) for n in [*base, *cuda]} | CONDA_ONLY
-    assert not set(env) - known, f"environment.yml has packages pyproject.toml lacks: {set(env) - known}"
+    assert not set(conda) - known, f"environment.yml has packages pyproject.toml lacks: {set(conda) - known}"
+    assert not set(pip) - set(cuda), f"environment.yml's pip part has packages pyproject.toml lacks"
 
 
 def test_cuda12_extra_mirrors_cuda13():
-    data = tomllib.loads((paths.ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    data = _project()["optional-dependencies"]
     assert len(data["cuda12"]) == len(data["cuda13"])
+
+
+def _constraints() -> dict[str, str]:
+    pins = {}
+    for line in (paths.ROOT / "constraints.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, version = line.split("==")
+            pins[name.lower().replace("_", "-")] = version
+    return pins
+
+
+def test_constraints_pin_every_requirement_within_pyproject():
+    """constraints.txt holds a version of every package pyproject.toml asks for (but cuda-bindings,
+    pinned per CUDA version by the extras), each inside pyproject's range; never the course itself."""
+    data = _project()
+    pins = _constraints()
+    assert "cuda-course" not in pins and "cuda-bindings" not in pins
+    wanted = data["dependencies"] + [r for extra in ("cuda13", "class", "zh")
+                                     for r in data["optional-dependencies"][extra]]
+    for req in map(Requirement, wanted):
+        name = req.name.lower().replace("_", "-")
+        if name == "cuda-bindings":
+            continue
+        assert name in pins, f"constraints.txt has no version of {name}: regenerate it (its header says how)"
+        assert req.specifier.contains(pins[name], prereleases=True), \
+            f"constraints.txt pins {name}=={pins[name]}, outside pyproject's {req.specifier}"
+
+
+def test_installed_versions_are_the_constrained_ones():
+    """What this environment runs is what constraints.txt says CI tested (a stale file fails here)."""
+    stale = []
+    for name, version in _constraints().items():
+        try:
+            installed = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+        if installed != version:
+            stale.append(f"{name} {installed} (constraints.txt: {version})")
+    assert not stale, "regenerate constraints.txt (its header says how): " + "; ".join(stale)
+
+
+def test_one_python_promise():
+    """requires-python, course.sh's check, the READMEs and environment.yml's python agree."""
+    minimum = re.fullmatch(r">=(\d+)\.(\d+)", _project()["requires-python"]).groups()
+    text = ".".join(minimum)
+    assert f"sys.version_info < ({minimum[0]}, {minimum[1]})" in (paths.ROOT / "course.sh").read_text()
+    assert f"Python {text} or newer" in (paths.ROOT / "course.sh").read_text()
+    for readme in ("README.md", "README.zh.md"):
+        found = set(re.findall(r"Python (\d+\.\d+)\+", (paths.ROOT / readme).read_text()))
+        assert found == {text}, f"{readme} promises Python {found}, pyproject.toml {text}+"
+    conda_python = _environment()[0]["python"].lstrip("=")
+    assert conda_python in SpecifierSet(_project()["requires-python"])
+
+
+def test_course_sh_installs_what_it_runs_with_the_constraints():
+    script = (paths.ROOT / "course.sh").read_text()
+    assert "-c constraints.txt" in script
+    assert re.search(r"^\s+setup class$", script, re.M), "./course.sh test must install the class extra (Ray)"
+    assert re.search(r"zh\) extras=\(zh\)", script), "./course.sh lab --lang zh must install the zh extra"
 
 
 def test_readme_gives_the_two_commands_and_ci_runs_the_test_one():

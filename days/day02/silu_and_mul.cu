@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day02/silu_and_mul.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 10e0a998478d6733
+// stub-sha256: 9c2d9d7fc7b1d474
 // Day 2, exercise 2: fused SiLU-and-multiply (the SwiGLU gate), vectorised with vec_t.
 //
 //   in:  [rows, 2 * d]   (x = in[:, :d], y = in[:, d:])
@@ -8,7 +8,10 @@
 //
 // Modelled on FlashInfer's act_and_mul_kernel (include/flashinfer/activation.cuh). One block per row;
 // each thread moves 16 bytes per load (4 floats or 8 halves) with course::vec_t. Arithmetic is done
-// in float for every T. The grader launches grid = (rows,), block = (min(1024, ceil(d / VEC)),).
+// in float for every T. The grader launches grid = (rows,), block = (min(1024, max(32, ceil(d / VEC))),).
+// The helpers of course/vec_dtypes.cuh, for T = float, __half or __nv_bfloat16 and VEC = 16 / sizeof(T):
+//   float xs[VEC]; course::load_as_float(xs, p);   // VEC elements at p (16-byte aligned), one wide load
+//   course::store_from_float(q, xs);                // VEC floats rounded to T, one wide store at q
 #include <course/vec_dtypes.cuh>
 
 namespace {

@@ -17,13 +17,16 @@ How to read the output:
   the others.
 - The perf tests print TFLOP/s against cuBLAS (`cupy.matmul`) measured in the same run at the same
   sizes; gemm's target is 50% of cuBLAS at 8192^3 (also shown: 4096^3). naive and tiled have no target.
+- gemm_fp8 takes e4m3 A [M, K] and B [N, K] quantised per tensor (scale = amax / 448) and is compared
+  with the float64 product of the dequantised inputs: e4m3 products are exact, so the tolerance is the
+  fp32 one (1e-5 plus 2^-23 * K by norm). Its source must hold the inline m16n8k32 e4m3 mma.sync.
 The checks themselves are in grader/exercises/day10.py.
 """
 import pytest
 
 from grader.exercises import case_id, day10
 
-NAIVE, TILED, SWIZZLE, GEMM_MMA, GEMM = day10.EXERCISES
+NAIVE, TILED, SWIZZLE, GEMM_MMA, GEMM, GEMM_FP8 = day10.EXERCISES
 
 
 @pytest.mark.parametrize("case", NAIVE.cases, ids=case_id)
@@ -51,6 +54,16 @@ def test_gemm(course, case):
     course.check(GEMM, case)
 
 
+@pytest.mark.parametrize("case", GEMM_FP8.cases, ids=case_id)
+def test_gemm_fp8(course, case):
+    course.check(GEMM_FP8, case)
+
+
 @pytest.mark.perf
 def test_gemm_throughput(course):
     course.bench(GEMM)
+
+
+@pytest.mark.perf
+def test_gemm_fp8_throughput(course):
+    course.bench(GEMM_FP8)

@@ -32,7 +32,11 @@ def load(path, options: tuple[str, ...] = ()) -> Module:
     """Compile a .cu file with the course's options to PTX and load it."""
     from grader import compiler
 
-    compiled = compiler.compile_file(path, arch(), tuple(options))
+    target = arch()
+    needed = compiler.required_arch(path)
+    if needed and compiler.arch_number(target) < needed:
+        target = f"sm_{needed}"
+    compiled = compiler.compile_file(path, target, tuple(options))
     module = Module(compiled.ptx, str(path))
     module.code = Path(path).read_text()
     return module

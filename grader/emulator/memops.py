@@ -626,11 +626,14 @@ def build_mma(prog, inst):
     from grader.emulator import values as V
     parts = inst.parts
     shape = parts[3] if parts[1] == "sync" else None
-    if shape not in ("m16n8k16", "m16n8k8") or "row" not in parts or "col" not in parts:
+    if shape not in ("m16n8k16", "m16n8k8", "m16n8k32") or "row" not in parts or "col" not in parts:
         raise Unsupported(inst.opcode)
     dtype_d, dtype_a, dtype_b, dtype_c = parts[-4:]
-    if dtype_a not in ("f16", "bf16") or dtype_a != dtype_b or dtype_d != "f32" or dtype_c != "f32":
-        raise Unsupported(f"{inst.opcode} (only f16/bf16 inputs with f32 accumulate)")
+    fp8 = shape == "m16n8k32" and dtype_a in ("e4m3", "e5m2") and dtype_b in ("e4m3", "e5m2")
+    if not fp8 and (dtype_a not in ("f16", "bf16") or dtype_a != dtype_b or shape == "m16n8k32"):
+        raise Unsupported(f"{inst.opcode} (f16/bf16 with k8/k16, or e4m3/e5m2 with k32)")
+    if dtype_d != "f32" or dtype_c != "f32":
+        raise Unsupported(f"{inst.opcode} (only f32 accumulate)")
     k = int(shape.split("k")[1])
     vec = [[x.strip() for x in o.strip("{}").split(",")] for o in inst.operands]
     dw = [writer(prog, x) for x in vec[0]]
@@ -646,8 +649,14 @@ def build_mma(prog, inst):
             return V.bf16_bits_to_f32(lo).astype(np.float64), V.bf16_bits_to_f32(hi).astype(np.float64)
         return lo.view(np.float16).astype(np.float64), hi.view(np.float16).astype(np.float64)
 
+    def quarters(x, dtype):  # the four FP8 values of a b32, lowest byte first
+        x = np.asarray(x, np.uint32)
+        return [V.fp8_bits_to_f64((x >> (8 * j)) & 0xFF, dtype) for j in range(4)]
+
     lane = np.arange(32)
     g, tig = lane // 4, lane % 4
+    per = 4 if fp8 else 2  # values per register, along k
+    coords = [(0, 0), (8, 0), (0, k // 2), (8, k // 2)]  # a0..a3: (row offset, k offset)
 
     def fn(st, sel):
         _full_warps(st, op, sel)
@@ -655,16 +664,16 @@ def build_mma(prog, inst):
         A = np.zeros((nw, 16, k))
         B = np.zeros((nw, k, 8))
         C = np.zeros((nw, 16, 8))
-        a_regs = [halves(np.broadcast_to(f(st, sel), sel.shape).reshape(nw, 32)) for f in ar]
-        # A: a0 (g, 2t), a1 (g+8, 2t), a2 (g, 2t+8), a3 (g+8, 2t+8); each register holds cols +0, +1
-        coords = [(0, 0), (8, 0), (0, 8), (8, 8)]
-        for (ro, co), (lo, hi) in zip(coords, a_regs):
-            A[:, g + ro, 2 * tig + co] = lo
-            A[:, g + ro, 2 * tig + co + 1] = hi
+        regs = lambda f: np.broadcast_to(f(st, sel), sel.shape).reshape(nw, 32)
+        unpack = (lambda x, t: quarters(x, t)) if fp8 else (lambda x, t: halves(x))
+        # A: a0 (g, per*t), a1 (g+8, per*t), a2 (g, per*t + k/2), a3 (g+8, per*t + k/2); each register
+        # holds `per` consecutive k; B: b_i holds k = per*t + (k/2)*i ... +per-1 of column g
+        for (ro, co), f in zip(coords, ar):
+            for j, v in enumerate(unpack(regs(f), dtype_a)):
+                A[:, g + ro, per * tig + co + j] = v
         for i, f in enumerate(br):
-            lo, hi = halves(np.broadcast_to(f(st, sel), sel.shape).reshape(nw, 32))
-            B[:, 2 * tig + 8 * i, g] = lo
-            B[:, 2 * tig + 8 * i + 1, g] = hi
+            for j, v in enumerate(unpack(regs(f), dtype_b)):
+                B[:, per * tig + (k // 2) * i + j, g] = v
         cvals = [np.broadcast_to(np.asarray(f(st, sel), np.float64), sel.shape).reshape(nw, 32) for f in cr]
         for i, cv in enumerate(cvals):
             C[:, g + 8 * (i // 2), 2 * tig + (i % 2)] = cv

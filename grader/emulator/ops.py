@@ -793,6 +793,30 @@ def build_mov(prog, inst):
     return _normal(fn, inst)
 
 
+def _cvt_fp8x2(prog, inst, dt_, at, mods):
+    """The two FP8 conversions: `cvt.rn.satfinite.e4m3x2.f32 d, a, b` packs b into the low byte and a
+    into the high byte of a b16; `cvt.rn.f16x2.e4m3x2 d, a` unpacks the two bytes into an f16x2 (exact)."""
+    d = writer(prog, inst.operands[0])
+    if dt_ in V.FP8X2 and at == "f32":
+        if "satfinite" not in mods or "rn" not in mods:
+            raise Unsupported(f"{inst.opcode} (PTX has only .rn.satfinite for FP8)")
+        hi, lo = reader(prog, inst.operands[1], "f32"), reader(prog, inst.operands[2], "f32")
+
+        def fn(st, sel):
+            byte = [V.to_fp8_bits(np.asarray(f(st, sel), np.float32), dt_[:-2]) for f in (lo, hi)]
+            d(st, sel, (byte[0].astype(np.uint16) | (byte[1].astype(np.uint16) << 8)).astype(np.uint16))
+        return _normal(fn, inst)
+    if at in V.FP8X2 and dt_ == "f16x2":
+        a = reader(prog, inst.operands[1], "b16")
+
+        def fn(st, sel):
+            x = np.asarray(a(st, sel)).astype(np.uint16)
+            lo, hi = (V.fp8_bits_to_f64(b, at[:-2]) for b in ((x & 0xFF), (x >> 8)))
+            d(st, sel, _pack16(_from64(lo, "f16"), _from64(hi, "f16")))
+        return _normal(fn, inst)
+    raise Unsupported(inst.opcode)
+
+
 @builder("cvt")
 def build_cvt(prog, inst):
     parts = inst.parts
@@ -800,8 +824,10 @@ def build_cvt(prog, inst):
     dt_, at = parts[-2], parts[-1]
     sat = "sat" in mods
     ftz = "ftz" in mods
-    if "relu" in mods or "satfinite" in mods:
+    if ("relu" in mods or "satfinite" in mods) and dt_ not in V.FP8X2:
         raise Unsupported(inst.opcode)
+    if dt_ in V.FP8X2 or at in V.FP8X2:
+        return _cvt_fp8x2(prog, inst, dt_, at, mods)
     d = writer(prog, inst.operands[0])
     if dt_ in ("f16x2", "bf16x2"):
         mode = next((m for m in mods if m in RND), "rn")
@@ -813,7 +839,7 @@ def build_cvt(prog, inst):
             lo = _from64(np.asarray(b(st, sel), np.float64), scalar, mode)
             d(st, sel, _pack16(lo, hi))
         return _normal(fn, inst)
-    if at in ("f16x2", "bf16x2") or dt_ in ("e4m3x2", "e5m2x2"):
+    if at in ("f16x2", "bf16x2"):
         raise Unsupported(inst.opcode)
     a = _rd_float(prog, inst.operands[1], at) if at in FLOATS else reader(prog, inst.operands[1], at)
     dfl, afl = dt_ in FLOATS, at in FLOATS

@@ -7,6 +7,7 @@ the ideal (bank conflicts); and the emulator's own speed.
 """
 from __future__ import annotations
 
+from grader import tables
 from grader.emulator import program
 
 
@@ -35,13 +36,13 @@ def memory_rows(launch=None) -> list[dict]:
 def memory_table(launch=None) -> str:
     """A table: one row per memory instruction, worst (furthest from ideal) first."""
     rows = sorted(memory_rows(launch), key=lambda r: -r["per_request"] / max(r["ideal"], 1e-9))
-    out = [f"{'source line':<34} {'space':<6} {'requests':>9} {'per request':>12} {'ideal':>6}  instruction",
-           "  (global: 32-byte sectors per warp request; shared: wavefronts per request, n-way conflicts)"]
-    for r in rows:
-        extra = f" ({r['max_ways']}-way)" if r["kind"] == "shared" and r["max_ways"] > 1 else ""
-        out.append(f"{r['line'][:34]:<34} {r['kind']:<6} {r['requests']:>9} {r['per_request']:>12.2f} "
-                   f"{r['ideal']:>6.2f}  {r['instruction'][:60]}{extra}")
-    return "\n".join(out)
+    return tables.render(
+        ["source line", "space", "requests", "per request", "ideal", "instruction"],
+        [[r["line"], r["kind"], r["requests"], f"{r['per_request']:.2f}", f"{r['ideal']:.2f}",
+          r["instruction"] + (f" ({r['max_ways']}-way)" if r["kind"] == "shared" and r["max_ways"] > 1 else "")]
+         for r in rows],
+        right=("requests", "per request", "ideal"),
+        note="global: 32-byte sectors per warp request; shared: wavefronts per request (n-way bank conflicts)")
 
 
 def speed(launch=None, seconds: float | None = None) -> str:

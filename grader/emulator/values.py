@@ -204,3 +204,25 @@ def fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 def f32_bits(v: float) -> int:
     return struct.unpack("<I", struct.pack("<f", v))[0]
+
+
+# ---- FP8 (e4m3, e5m2): conversions as PTX's cvt.rn.satfinite and its exact widening -------------
+
+FP8X2 = ("e4m3x2", "e5m2x2")
+FP8 = {"e4m3": ml_dtypes.float8_e4m3fn, "e5m2": ml_dtypes.float8_e5m2}
+
+
+def to_fp8_bits(x: np.ndarray, kind: str) -> np.ndarray:
+    """f32 values rounded to nearest even and saturated to the largest finite FP8 value (.satfinite;
+    NaN stays NaN), as uint8 bits."""
+    t = FP8[kind]
+    big = float(ml_dtypes.finfo(t).max)
+    x = np.asarray(x, np.float32)
+    with np.errstate(invalid="ignore"):
+        x = np.where(np.isnan(x), x, np.clip(x, -big, big))
+    return x.astype(t).view(np.uint8)
+
+
+def fp8_bits_to_f64(b: np.ndarray, kind: str) -> np.ndarray:
+    """uint8 FP8 bits as float64 (exact)."""
+    return np.asarray(b).astype(np.uint8).view(FP8[kind]).astype(np.float64)

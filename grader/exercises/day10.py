@@ -407,6 +407,101 @@ def check_gemm_mma(module, seed: int, m: int, n: int, k: int) -> None:
     _compare(device.to_host(c), expected, f"gemm_mma C (M={m}, N={n}, K={k})", k, seed)
 
 
+# ---- FP8: e4m3 in, fp32 accumulate, per-tensor scales (gemm_fp8.cu) ------------------------------
+
+FP8_CHUNK = 16  # e4m3 values in 16 bytes
+E4M3_MAX = 448.0
+
+
+def quantize_e4m3(x: np.ndarray) -> tuple[np.ndarray, float]:
+    """(uint8 e4m3 bits, scale) of a per-tensor quantisation: x ~ scale * e4m3, scale = amax / 448,
+    rounded to nearest even, as a quantiser feeding an FP8 GEMM does."""
+    import ml_dtypes
+
+    amax = float(np.max(np.abs(x))) if x.size else 0.0
+    scale = amax / E4M3_MAX if amax > 0 else 1.0
+    q = np.clip(x / scale, -E4M3_MAX, E4M3_MAX).astype(np.float32).astype(ml_dtypes.float8_e4m3fn)
+    return q.view(np.uint8), float(np.float32(scale))
+
+
+def dequantize_e4m3(bits: np.ndarray, scale: float) -> np.ndarray:
+    import ml_dtypes
+
+    return bits.view(ml_dtypes.float8_e4m3fn).astype(np.float64) * scale
+
+
+def validate_fp8_shapes(m: int, n: int, k: int) -> None:
+    if min(m, n, k) < 1:
+        raise ValueError(f"empty product: M={m}, N={n}, K={k}")
+    if k % FP8_CHUNK:
+        raise ValueError(f"K = {k} is not a multiple of 16: rows of e4m3 A and B must start 16-byte aligned "
+                         f"for cp.async. Pad both with zeros to K = {-(-k // FP8_CHUNK) * FP8_CHUNK}.")
+
+
+def fp8_launch(module, a, b, c, m: int, n: int, k: int, scale_a: float, scale_b: float, sync: bool = True) -> None:
+    validate_fp8_shapes(m, n, k)
+    kernel, grid = module.get_function("gemm_fp8_e4m3"), (-(-n // MMA_TILE), -(-m // MMA_TILE))
+    args = (a, b, c, np.int32(m), np.int32(n), np.int32(k), np.float32(scale_a), np.float32(scale_b))
+    if sync:
+        device.launch(kernel, grid, (128,), args, what=f"gemm_fp8_e4m3 (M={m}, N={n}, K={k})")
+    else:
+        kernel(grid, (128,), args)
+
+
+def check_gemm_fp8(module, seed: int, m: int, n: int, k: int) -> None:
+    """C = scale_a scale_b A B^T of e4m3 A [M, K] and B [N, K], against the float64 product of the
+    dequantised inputs: the products of e4m3 values are exact, so the only error allowed is fp32
+    accumulation (2^-23 K by norm) on top of fp32 output: an fp16 accumulator, a scale applied twice or
+    an output rounded to 16 bits fails."""
+    rng = np.random.default_rng(seed)
+    (qa, sa), (qb, sb) = quantize_e4m3(rng.standard_normal((m, k))), quantize_e4m3(rng.standard_normal((n, k)))
+    expected = dequantize_e4m3(qa, sa) @ dequantize_e4m3(qb, sb).T
+    c = device.empty((m, n), "float32")
+    fp8_launch(module, device.asarray(qa), device.asarray(qb), c, m, n, k, sa, sb)
+    checks.assert_close(device.to_host(c), expected, dt="float32", tol=accumulate_tolerance(k, "float32"),
+                        name=f"gemm_fp8 C (M={m}, N={n}, K={k}, scales {sa:.3g}, {sb:.3g})", seed=seed)
+
+
+def scaled_mm_ceiling(qa, qb, sa: float, sb: float, c, n: int, repeat: int) -> bench.Measurement:
+    """torch._scaled_mm (cuBLASLt's FP8 GEMM, wgmma on Hopper) on the same bytes, handed over through
+    DLPack; without torch (or without FP8 support in it), cuBLAS fp16 at the same size, said so."""
+    flops = 2.0 * n ** 3
+    try:
+        import torch
+
+        ta, tb = (torch.from_dlpack(x).view(torch.float8_e4m3fn) for x in (qa, qb))
+        scales = torch.tensor(sa, device=ta.device), torch.tensor(sb, device=ta.device)
+        tc = torch.from_dlpack(c)
+        run = lambda: torch._scaled_mm(ta, tb.t(), scale_a=scales[0], scale_b=scales[1],  # noqa: E731
+                                       out_dtype=torch.float32, out=tc)
+        run()
+        return bench.measure("torch._scaled_mm e4m3 (ceiling)", run, size=n, flops=flops, repeat=repeat)
+    except (ImportError, RuntimeError, AttributeError, TypeError):
+        return bench.matmul_ceiling(n, n, n, repeat=repeat)
+
+
+def bench_gemm_fp8(modules: dict, quick: bool = False) -> bench.Report:
+    """TFLOP/s of gemm_fp8 against torch._scaled_mm at the same sizes, in the same process. No target:
+    mma.sync FP8 on Hopper runs at the fp16 rate (see the SASS); the wgmma FP8 GEMM is day 15's."""
+    cp = device.require_gpu()
+    sizes = (4096, 8192) if quick else (2048, 4096, 8192)
+    report = bench.Report("gemm_fp8 e4m3 (fp32 accumulate, fp32 out), square", "M = N = K", "TFLOP/s")
+    ceiling = []
+    for n in sizes:
+        rng = cp.random.default_rng(n)
+        qa, qb = (rng.integers(0, 256, (n, n), dtype=np.uint8) & 0xF7 for _ in range(2))  # no NaN bytes
+        c = cp.empty((n, n), dtype=np.float32)
+        for label, module in modules.items():
+            fp8_launch(module, qa, qb, c, n, n, n, 1.0, 1.0)
+            run = functools.partial(fp8_launch, module, qa, qb, c, n, n, n, 1.0, 1.0, sync=False)
+            report.series.setdefault(label, []).append(bench.measure(label, run, size=n, flops=2.0 * n ** 3,
+                                                                     repeat=10))
+        ceiling.append(scaled_mm_ceiling(qa, qb, 1.0, 1.0, c, n, repeat=10))
+        del qa, qb, c
+    report.ceiling = ceiling
+    return report
+
+
 # ---- benchmarks ---------------------------------------------------------------------------------
 
 def _bench_sizes(quick: bool, big: bool) -> tuple[int, ...]:
@@ -493,6 +588,9 @@ TENSOR_CORE_GEMM = dict(require=(r"HMMA", r"LDSM\.16\.M88\.4", r"LDSM\.16\.MT88\
 MMA_SHAPES = ((1, 1, 8), (16, 8, 16), (33, 31, 24), (64, 64, 64), (129, 257, 40), (100, 1000, 136),
               (257, 129, 1000), (1024, 1024, 1024))
 
+FP8_SHAPES = ((1, 1, 16), (16, 8, 32), (33, 31, 48), (64, 64, 64), (129, 257, 80), (100, 300, 528),
+              (257, 129, 1024), (1024, 1024, 1024))
+
 EXERCISES = (
     Exercise("day10", "gemm_naive", "gemm_naive.cu", "naive GEMM: one thread per element of C",
              check_gemm_naive, tuple({"m": m, "n": n, "k": k} for m, n, k in SIMPLE_SHAPES),
@@ -512,4 +610,12 @@ EXERCISES = (
              bench=bench_gemm, target=0.50,
              technique=(Technique(why="a pipelined tensor-core GEMM (mma.sync fed by cp.async and ldmatrix)",
                                   kernels=("gemm_f16",), **TENSOR_CORE_GEMM),)),
+    Exercise("day10", "gemm_fp8", "gemm_fp8.cu", "FP8 GEMM: e4m3 mma.sync k32, per-tensor scales, fp32 out",
+             check_gemm_fp8, tuple({"m": m, "n": n, "k": k} for m, n, k in FP8_SHAPES),
+             bench=bench_gemm_fp8,
+             technique=(Technique(why="FP8 mma.sync (m16n8k32 e4m3) fed by cp.async and ldmatrix",
+                                  kernels=("gemm_fp8_e4m3",), require=(r"HMMA", r"LDSM\.16\.M88\.4", r"LDGSTS"),
+                                  no_spills=True,
+                                  source_require=((r"mma\.sync\.aligned\.m16n8k32\.row\.col\.f32\.e4m3\.e4m3\.f32",
+                                                   "inline mma.sync.aligned.m16n8k32 ... e4m3.e4m3"),)),)),
 )

@@ -5,7 +5,10 @@
 //
 // Modelled on FlashInfer's act_and_mul_kernel (include/flashinfer/activation.cuh). One block per row;
 // each thread moves 16 bytes per load (4 floats or 8 halves) with course::vec_t. Arithmetic is done
-// in float for every T. The grader launches grid = (rows,), block = (min(1024, ceil(d / VEC)),).
+// in float for every T. The grader launches grid = (rows,), block = (min(1024, max(32, ceil(d / VEC))),).
+// The helpers of course/vec_dtypes.cuh, for T = float, __half or __nv_bfloat16 and VEC = 16 / sizeof(T):
+//   float xs[VEC]; course::load_as_float(xs, p);   // VEC elements at p (16-byte aligned), one wide load
+//   course::store_from_float(q, xs);                // VEC floats rounded to T, one wide store at q
 #include <course/vec_dtypes.cuh>
 
 namespace {

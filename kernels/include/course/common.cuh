@@ -14,6 +14,17 @@ using cuda::std::uint64_t;
 // Force-inlined device helper, the way FlashInfer's FLASHINFER_INLINE is used.
 #define COURSE_INLINE __device__ __forceinline__
 
+// COURSE_REQUIRE_ARCH(89): this file uses instructions of sm_89 or newer (FP8 mma.sync, say); compiling
+// it for an older GPU stops here with that sentence. The grader reads the same line: on an older GPU
+// the exercise is skipped with the reason, and the emulator compiles the file for that architecture.
+#ifdef __CUDA_ARCH__
+#define COURSE_ARCH_NOW (__CUDA_ARCH__ / 10)
+#else
+#define COURSE_ARCH_NOW 1000
+#endif
+#define COURSE_REQUIRE_ARCH(sm) \
+  static_assert(COURSE_ARCH_NOW >= (sm), "this file needs sm_" #sm " or newer (see COURSE_REQUIRE_ARCH)")
+
 namespace course {
 
 template <typename T>

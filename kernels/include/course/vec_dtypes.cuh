@@ -4,10 +4,13 @@
 // and a thread can load up to 16 bytes in one instruction (LDG.E.128). vec_t packs N elements into
 // an aligned register array and loads / stores them through an integer type of the same width, so
 // the compiler emits one 128-bit access instead of N narrow ones. Element types: float, half,
-// __nv_bfloat16 and int8_t (vec_t<int8_t, 16>: 16 quantised values in one 16-byte access).
+// __nv_bfloat16, int8_t (vec_t<int8_t, 16>: 16 quantised values in one 16-byte access) and the two
+// FP8 formats of sm_89 and newer (day 10): __nv_fp8_e4m3 (4 exponent bits, 3 mantissa bits, largest
+// finite 448, no infinity: weights and activations) and __nv_fp8_e5m2 (largest finite 57344: gradients).
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include "common.cuh"
 
@@ -36,6 +39,12 @@ template <> COURSE_INLINE __nv_bfloat16 from_float<__nv_bfloat16>(float x) { ret
 template <> COURSE_INLINE int8_t from_float<int8_t>(float x) {
   return static_cast<int8_t>(max(-128, min(127, __float2int_rn(x))));
 }
+// FP8: widening is exact; narrowing rounds to nearest even and saturates to the largest finite value
+// (cvt.rn.satfinite: a value past 448 becomes 448, not NaN), as the quantisers of FP8 GEMMs do.
+template <> COURSE_INLINE float to_float<__nv_fp8_e4m3>(__nv_fp8_e4m3 x) { return static_cast<float>(x); }
+template <> COURSE_INLINE float to_float<__nv_fp8_e5m2>(__nv_fp8_e5m2 x) { return static_cast<float>(x); }
+template <> COURSE_INLINE __nv_fp8_e4m3 from_float<__nv_fp8_e4m3>(float x) { return __nv_fp8_e4m3(x); }
+template <> COURSE_INLINE __nv_fp8_e5m2 from_float<__nv_fp8_e5m2>(float x) { return __nv_fp8_e5m2(x); }
 
 template <typename T, size_t N>
 struct vec_t {

@@ -1,0 +1,258 @@
+"""Nsight Compute (`ncu`) for `python -m grader profile`: what it collects, how it is run, and how its
+report is read back.
+
+    ncu --export R.ncu-rep --profile-from-start off --clock-control none --metrics <METRICS> \\
+        python -m grader.profile '<request>'            # the child profiles only between
+                                                       # cudaProfilerStart / Stop
+    ncu --import R.ncu-rep --page raw --csv --print-units base
+
+The raw page has one row per profiled kernel launch (after a header row and a row of units), one
+column per metric; `parse_csv` also reads the details page's long form ("Metric Name", "Metric
+Value"), which some versions print instead. `--clock-control none` keeps the GPU's boost clock, so
+durations agree with `grader bench` (ncu's default locks the base clock); caches are flushed before
+every replay (ncu's default), as `bench` flushes L2 before every timed run.
+"""
+from __future__ import annotations
+
+import csv
+import glob
+import io
+import os
+import re
+import shutil
+from pathlib import Path
+
+NCU_ENV = "COURSE_NCU"    # the ncu executable, if not on PATH or in a CUDA toolkit
+NSYS_ENV = "COURSE_NSYS"  # the nsys executable, likewise
+
+#: The metrics of the table, by the course's short name. Names from the Nsight Compute Kernel
+#: Profiling Guide (sections SpeedOfLight, Occupancy, LaunchStats, MemoryWorkloadAnalysis,
+#: ComputeWorkloadAnalysis, WarpStateStats, InstructionStats).
+METRICS = {
+    "duration": "gpu__time_duration.sum",
+    "dram_pct": "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+    "sm_pct": "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "achieved_occupancy": "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "theoretical_occupancy": "sm__maximum_warps_per_active_cycle_pct",
+    "limit_registers": "launch__occupancy_limit_registers",
+    "limit_shared_mem": "launch__occupancy_limit_shared_mem",
+    "limit_warps": "launch__occupancy_limit_warps",
+    "limit_blocks": "launch__occupancy_limit_blocks",
+    "registers": "launch__registers_per_thread",
+    "smem_static": "launch__shared_mem_per_block_static",
+    "smem_dynamic": "launch__shared_mem_per_block_dynamic",
+    "grid_size": "launch__grid_size",
+    "global_ld_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "global_ld_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "bank_conflicts_ld": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "bank_conflicts_st": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    "l1_hit": "l1tex__t_sector_hit_rate.pct",
+    "l2_hit": "lts__t_sector_hit_rate.pct",
+    "tensor_pct": "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+    "instructions": "smsp__inst_executed.sum",
+    "threads_per_instruction": "smsp__thread_inst_executed_per_inst_executed.ratio",
+}
+
+#: Warp stall reasons (cycles a warp spends in each state per issued instruction) and what each means.
+STALLS = {
+    "long_scoreboard": "waiting for a global/local memory load (L1TEX): more bytes in flight, or fewer loads",
+    "short_scoreboard": "waiting for shared memory or a special-function result (MIO): bank conflicts, MUFU",
+    "barrier": "waiting at __syncthreads for the other warps of the block: uneven work between barriers",
+    "wait": "a fixed-latency dependency (the previous arithmetic result); normal in tight math",
+    "mio_throttle": "the shared-memory / special-function queue is full: too many LDS/STS/SHFL in a row",
+    "lg_throttle": "the global/local memory queue is full: many narrow loads, use wider (16-byte) accesses",
+    "math_pipe_throttle": "the math pipe (FMA, tensor core) is busy: good when compute-bound",
+    "tex_throttle": "the texture/L1TEX pipe is saturated",
+    "membar": "waiting at a memory fence (__threadfence)",
+    "drain": "waiting for the last stores to leave at exit",
+    "branch_resolving": "waiting for a branch target to be computed",
+    "dispatch_stall": "the dispatcher could not issue (pipeline conflict)",
+    "no_instruction": "the instruction cache missed: a large unrolled kernel",
+    "imc_miss": "the immediate-constant cache missed",
+    "sleeping": "the warp is sleeping (__nanosleep)",
+    "misc": "other reasons",
+    "not_selected": "eligible, but another warp issued: enough warps to hide latency",
+    "selected": "issuing an instruction (not a stall)",
+}
+
+
+def stall_metric(reason: str) -> str:
+    return f"smsp__average_warps_issue_stalled_{reason}_per_issue_active.ratio"
+
+
+#: --metrics SET: the table's metrics only (fast), or with one of ncu's section sets (a fuller report
+#: for the Nsight Compute GUI, more replays).
+SETS = {"table": (), "detailed": ("--set", "detailed"), "full": ("--set", "full")}
+
+MARK_KERNEL = "course_profile_mark"  # launched before each profiled call, grid = (call number,)
+
+_UNITS = {"nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "second": 1.0,
+          "byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "KB": 1024, "MB": 1 << 20}
+_IDENTITY = ("ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
+             "Block Size", "Grid Size", "Device", "CC")
+
+
+def all_metrics() -> list[str]:
+    return list(METRICS.values()) + [stall_metric(r) for r in STALLS]
+
+
+def find_tool(name: str, env: str, explicit: str | None = None) -> Path | None:
+    """An NVIDIA tool (ncu, nsys): `explicit`, $env, PATH, $CUDA_HOME/bin, /usr/local/cuda*/bin, /opt/nvidia;
+    None if there is none."""
+    candidates = [explicit, os.environ.get(env), shutil.which(name)]
+    candidates += [str(Path(os.environ[e]) / "bin" / name) for e in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(e)]
+    candidates += sorted(glob.glob(f"/usr/local/cuda*/bin/{name}"), reverse=True)
+    candidates += sorted(glob.glob(f"/opt/nvidia/nsight-*/*/{name}"), reverse=True)
+    return next((Path(c) for c in candidates if c and Path(c).is_file() and os.access(c, os.X_OK)), None)
+
+
+def profile_command(ncu: Path, report: Path, child: list[str], metric_set: str = "table") -> list[str]:
+    """ncu around `child` (a command line), profiling only the launches between cudaProfilerStart and
+    Stop, every kernel with the table's metrics, into `report` (.ncu-rep)."""
+    if metric_set not in SETS:
+        raise ValueError(f"--metrics {metric_set!r}: expected one of {', '.join(SETS)}")
+    return [str(ncu), "--export", str(report), "--force-overwrite", "--profile-from-start", "off",
+            "--clock-control", "none", *SETS[metric_set], "--metrics", ",".join(all_metrics()), *child]
+
+
+def import_command(ncu: Path, report: Path) -> list[str]:
+    return [str(ncu), "--import", str(report), "--page", "raw", "--csv", "--print-units", "base"]
+
+
+def problem(output: str) -> str | None:
+    """ncu's own error in its output, in one line (None if it reported none)."""
+    if "ERR_NVGPUCTRPERM" in output:
+        return ("the GPU does not let this user read its performance counters (ERR_NVGPUCTRPERM): run as root, "
+                "or have an administrator allow it (NVreg_RestrictProfilingToAdminUsers=0)")
+    errors = [ln.split("==ERROR==", 1)[1].strip() for ln in output.splitlines() if "==ERROR==" in ln]
+    return f"ncu: {errors[0]}" if errors else None
+
+
+def _number(text: str, unit: str = ""):
+    """A metric value as a float (thousands separators dropped, time in seconds, bytes in bytes); text
+    that is not a number (n/a, a name) is returned as it is."""
+    t = text.strip().replace(",", "")
+    try:
+        value = float(t)
+    except ValueError:
+        return text.strip()
+    return value * _UNITS.get(unit.strip(), 1)
+
+
+def _grid(text: str) -> int:
+    """The first extent of '(3, 1, 1)' or '3, 1, 1'; 0 if none."""
+    m = re.search(r"\d+", text or "")
+    return int(m.group()) if m else 0
+
+
+def parse_csv(text: str) -> list[dict]:
+    """Kernel launches from `ncu --import R --csv` (raw page, or the details page's long form), in launch
+    order: {"id", "kernel", "grid", "block", "metrics": {metric name: float or text}}. Lines that are not
+    CSV (ncu's ==PROF== messages, the program's output) are skipped."""
+    lines = [ln for ln in text.splitlines() if ln.startswith('"')]
+    rows = list(csv.reader(io.StringIO("\n".join(lines))))
+    start = next((i for i, r in enumerate(rows) if "Kernel Name" in r and "ID" in r), None)
+    if start is None:
+        raise ValueError("not an Nsight Compute CSV: no header with \"ID\" and \"Kernel Name\"")
+    header, body = rows[start], rows[start + 1:]
+    col = {name: i for i, name in enumerate(header)}
+    launches: dict[str, dict] = {}
+
+    def launch(row) -> dict:
+        key = row[col["ID"]]
+        if key not in launches:
+            launches[key] = {"id": key, "kernel": row[col["Kernel Name"]],
+                             "grid": _grid(row[col["Grid Size"]]) if "Grid Size" in col else 0,
+                             "block": _grid(row[col["Block Size"]]) if "Block Size" in col else 0,
+                             "metrics": {}}
+        return launches[key]
+
+    if "Metric Name" in col and "Metric Value" in col:  # the long form: one row per metric
+        unit = col.get("Metric Unit")
+        for row in body:
+            if len(row) == len(header) and row[col["Metric Name"]]:
+                launch(row)["metrics"][row[col["Metric Name"]]] = _number(
+                    row[col["Metric Value"]], row[unit] if unit is not None else "")
+    else:  # the raw page: one row per launch, the first row under the header holds the units
+        units = body[0] if body and not body[0][col["ID"]].strip() else [""] * len(header)
+        names = [(i, h) for i, h in enumerate(header) if h not in _IDENTITY]
+        for row in body:
+            if len(row) != len(header) or not row[col["ID"]].strip():
+                continue
+            launch(row)["metrics"].update({h: _number(row[i], units[i]) for i, h in names})
+    found = list(launches.values())
+    for r in found:
+        if not r["grid"] and isinstance(r["metrics"].get(METRICS["grid_size"]), float):
+            r["grid"] = int(r["metrics"][METRICS["grid_size"]])
+    return found
+
+
+def split_calls(launches: list[dict]) -> dict[int, list[dict]]:
+    """The launches of each profiled call, by call number: the marker kernel launched before call k has
+    grid (k,); launches before the first marker are dropped."""
+    calls: dict[int, list[dict]] = {}
+    current = None
+    for r in launches:
+        if r["kernel"].split("(")[0].strip() == MARK_KERNEL:
+            current = r["grid"]
+            calls.setdefault(current, [])
+        elif current is not None:
+            calls[current].append(r)
+    return calls
+
+
+def _pct(value) -> str:
+    return f"{value:.1f}%" if isinstance(value, float) else "n/a"
+
+
+def top_stalls(metrics: dict, count: int = 3) -> list[tuple[str, float]]:
+    """The `count` largest stall reasons (cycles per issued instruction), issuing itself left out."""
+    found = [(r, metrics[stall_metric(r)]) for r in STALLS
+             if r != "selected" and isinstance(metrics.get(stall_metric(r)), float)]
+    return sorted(found, key=lambda kv: -kv[1])[:count]
+
+
+def limiter(metrics: dict) -> str:
+    """What bounds the theoretical occupancy: the resource that allows the fewest blocks per SM."""
+    limits = {"registers": metrics.get(METRICS["limit_registers"]),
+              "shared memory": metrics.get(METRICS["limit_shared_mem"]),
+              "block size (warps per SM)": metrics.get(METRICS["limit_warps"]),
+              "blocks per SM": metrics.get(METRICS["limit_blocks"])}
+    known = {k: v for k, v in limits.items() if isinstance(v, float)}
+    if not known:
+        return "?"
+    least = min(known.values())
+    return f"{' and '.join(k for k, v in known.items() if v == least)} ({least:.0f} blocks per SM)"
+
+
+def rows(metrics: dict, nbytes: int = 0, flops: float = 0.0) -> dict[str, str]:
+    """The table's rows (grader.profile.ROWS keys) from one launch's metrics; `nbytes` / `flops` are what
+    the benchmark counts for the call, for the figure `grader bench` reports."""
+    m = {key: metrics.get(name) for key, name in METRICS.items()}
+    seconds = m["duration"]
+    out = {"duration": f"{seconds * 1e6:.1f} us" if isinstance(seconds, float) else "n/a",
+           "dram": _pct(m["dram_pct"]), "sm": _pct(m["sm_pct"]), "l1": _pct(m["l1_hit"]), "l2": _pct(m["l2_hit"]),
+           "occupancy": _pct(m["achieved_occupancy"]), "tensor": _pct(m["tensor_pct"])}
+    if isinstance(seconds, float) and seconds > 0 and (nbytes or flops):
+        out["throughput"] = (f"{nbytes / seconds / 1e9:.0f} GB/s" if nbytes else f"{flops / seconds / 1e12:.1f} TFLOP/s")
+    requests, sectors = m["global_ld_requests"], m["global_ld_sectors"]
+    if isinstance(requests, float) and isinstance(sectors, float):
+        out["sectors"] = f"{sectors / requests:.2f} (loads)" if requests else "no global loads (LDG)"
+    conflicts = [v for v in (m["bank_conflicts_ld"], m["bank_conflicts_st"]) if isinstance(v, float)]
+    if conflicts:
+        out["bank_conflicts"] = f"{sum(conflicts):,.0f}"
+    if isinstance(m["theoretical_occupancy"], float):
+        out["theoretical"] = f"{m['theoretical_occupancy']:.0f}% (limiter: {limiter(metrics)})"
+    if isinstance(m["registers"], float):
+        out["registers"] = f"{m['registers']:.0f}"
+    smem = [v for v in (m["smem_static"], m["smem_dynamic"]) if isinstance(v, float)]
+    if smem:
+        out["smem"] = f"{sum(smem) / 1024:.1f} KiB"
+    if isinstance(m["instructions"], float):
+        out["instructions"] = f"{m['instructions']:,.0f}"
+    if isinstance(m["threads_per_instruction"], float):
+        out["active_threads"] = f"{m['threads_per_instruction']:.1f} of 32"
+    stalls = top_stalls(metrics)
+    if stalls:
+        out["stalls"] = ", ".join(f"{r} {v:.1f}" for r, v in stalls)
+    return out

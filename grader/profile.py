@@ -1,0 +1,465 @@
+"""`python -m grader profile dayNN [exercise]`: why a kernel is as fast as it is, one table per kernel.
+
+On a GPU with Nsight Compute, the exercise's benchmark (the one `grader bench` times, each size) runs
+in a child process under `ncu` (grader/ncu.py): every call the benchmark makes for your kernel (and,
+with --compare, the solution's) is profiled once, after a warm-up, caches flushed, at the boost clock;
+the ceilings are not run. The table is shown for the largest size (the one the targets are stated
+for; --all-sizes: every size): duration and the benchmark's GB/s or TFLOP/s from it, DRAM and SM
+throughput, global sectors per request, bank conflicts, L1/L2 hit rates, achieved and theoretical
+occupancy with its limiter, registers, shared memory, tensor-pipe utilisation and the top warp stalls.
+The report stays in .course/profiles/ for the Nsight Compute GUI (`ncu-ui`).
+
+Without a GPU (the PTX emulator) the same command runs the largest self-check case the emulator runs
+and prints the same table of ESTIMATES (grader/profile_estimates.py): sectors per request, bank
+conflicts per source line, the instruction mix, divergence and an H100 occupancy estimate from the
+compiled cubin. Nothing is timed there.
+
+`--timeline` (day 14): the capstone's decode step stage by stage, each stage inside an NVTX range
+(the `nvtx` package, when installed), under Nsight Systems (`nsys`) where it is installed, with the
+per-stage table of CUDA-event times; on the emulator, the per-stage counts of a small block.
+
+The work runs in a child process (`python -m grader.profile '<request>'`), which reports through a
+JSON file: the profiler wraps the child, and what the child changes to observe the benchmark (the
+benchmark's `measure`, the emulator's `launch`) never touches the caller's process.
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+from grader import device, exercises, ncu, paths, tables
+
+COMMAND = "profile"
+HELP = "profile an exercise's benchmark case: Nsight Compute on a GPU, the emulator's estimates without"
+FOLDER = paths.STATE / "profiles"
+LABELS = ("yours", "solution")  # the benchmark's series for your kernel and the solution start so
+
+#: The table: (key, what it is, how to read it). ncu.rows and profile_estimates.rows fill it.
+ROWS = (
+    ("duration", "duration", "the kernel's GPU time (caches flushed, boost clock, as `grader bench` times)"),
+    ("throughput", "GB/s or TFLOP/s", "the benchmark's bytes or FLOPs over the duration: `grader bench`'s figure"),
+    ("dram", "DRAM throughput, % of peak", "near 90%: memory-bound and done; low: latency or compute bound"),
+    ("sm", "compute (SM) throughput, % of peak", "the busiest SM pipe; high while DRAM is low: compute-bound"),
+    ("sectors", "global sectors per request", "32-byte sectors per warp access: 4 for 4-byte lanes, 16 for "
+                                              "16-byte ones; more than the ideal: uncoalesced"),
+    ("bank_conflicts", "shared-memory bank conflicts", "extra wavefronts: one bank serves a warp's words one "
+                                                       "after another; 0 is ideal"),
+    ("l1", "L1 hit rate", "sectors L1 served; a streaming kernel reuses nothing"),
+    ("l2", "L2 hit rate", "sectors L2 served: reuse between blocks (tiles of a GEMM) shows here"),
+    ("occupancy", "achieved occupancy", "active warps of the SM's 64, on average: what hides latency"),
+    ("theoretical", "theoretical occupancy (limiter)", "the most the launch allows, and the resource that "
+                                                       "stops one more block per SM"),
+    ("registers", "registers per thread", "65536 per SM: more per thread, fewer warps"),
+    ("smem", "shared memory per block", "228 KiB per SM, 1 KiB of it reserved per block"),
+    ("tensor", "tensor pipe utilisation", "cycles the HMMA pipe is busy: the roof of an mma kernel"),
+    ("instructions", "warp instructions executed", "the work issued for the result"),
+    ("active_threads", "active threads per warp instruction", "32 is a full warp; fewer: divergence, or a "
+                                                              "partial last warp"),
+    ("mix", "instruction mix", "warp instructions by kind (PTX: most moves and conversions vanish in SASS)"),
+    ("stalls", "top warp stalls (cycles per instruction)", "where warps wait; the reasons are explained below"),
+)
+
+
+# ---- the parent: run the child, read what it found, print the tables ----------------------------
+
+def _run_child(request: dict, *, solutions: bool, source_dir: str | None, timeout: float,
+               wrap=lambda cmd: cmd) -> tuple[dict | None, str]:
+    """Run `python -m grader.profile <request>` (inside `wrap`'s profiler command, if any); returns the
+    child's JSON result (None if it wrote none) and its output."""
+    FOLDER.mkdir(parents=True, exist_ok=True)
+    out = FOLDER / f"{request['stem']}.json"
+    out.unlink(missing_ok=True)
+    cmd = wrap([sys.executable, "-m", "grader.profile", json.dumps({**request, "out": str(out)})])
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": paths.python_path(),
+           paths.KERNELS_ENV: "solutions" if solutions or paths.use_solutions() else "days"}
+    if source_dir:
+        env[paths.SOURCE_DIR_ENV] = str(Path(source_dir).resolve())
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                            cwd=paths.ROOT, start_new_session=True)
+    try:
+        output, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        output = proc.communicate()[0] + f"\nstill running after {timeout:.0f} s: stopped"
+    return (json.loads(out.read_text()) if out.is_file() else None), output
+
+
+def _failure(what: str, result: dict | None, output: str) -> str:
+    if result and result.get("error"):
+        return f"{what}: {result['error']}"
+    found = ncu.problem(output)
+    tail = " | ".join(output.strip().splitlines()[-3:])
+    return f"{what}: {found or 'the profiling run stopped before reporting: ' + tail}"
+
+
+def render(found: list[dict], estimates: bool) -> str:
+    """One table per kernel (a column per version, a row per ROWS entry), the meaning of the stalls it
+    shows; with estimates, the memory instructions furthest from their ideal by source line too."""
+    missing = "n/a on the emulator" if estimates else "n/a"
+    where = "ESTIMATES from the PTX emulator, nothing measured on a GPU" if estimates else "Nsight Compute"
+    out = []
+    for t in found:
+        columns = [c + (" (est.)" if estimates else "") for c in t["columns"]]
+        rows = [[title, *(cells.get(key, missing) for cells in t["columns"].values())] for key, title, _ in ROWS]
+        out += ["", f"{t['kernel']} ({where})", tables.render(["metric", *columns], rows)]
+        reasons = sorted({r for cells in t["columns"].values() for r in re.findall(r"(\w+) [\d.]+", cells.get("stalls", ""))
+                          if r in ncu.STALLS})
+        out += [f"  {r}: {ncu.STALLS[r]}" for r in reasons]
+        for column, lines in t.get("lines", {}).items():
+            if lines:
+                out += ["", f"{t['kernel']}, {column}: the memory instructions furthest from their ideal (estimates)",
+                        tables.render(["source line", "space", "requests", "per request", "ideal", "instruction"],
+                                      [[r["line"], r["kind"], f"{r['requests']:,}", f"{r['per_request']:.2f}",
+                                        f"{r['ideal']:.2f}", r["instruction"][:60]] for r in lines],
+                                      right=("requests", "per request", "ideal"),
+                                      note="global: 32-byte sectors per warp request; shared: wavefronts per "
+                                           "request (above the ideal: bank conflicts)")]
+    return "\n".join(out)
+
+
+def legend() -> str:
+    """How to read each row of the table."""
+    return "\n".join(["how to read it:"] + [f"  {title}: {meaning}" for _, title, meaning in ROWS])
+
+
+def gpu_tables(launches: list[dict], calls: list[dict], xlabel: str = "size", all_sizes: bool = False) -> list[dict]:
+    """Tables from ncu's launches and the child's record of its profiled calls: for each call shown (the
+    last, i.e. largest, of each series; every one with `all_sizes`), a column in each kernel's table;
+    the longest kernel first."""
+    by_call = ncu.split_calls(launches)
+    last = {c["label"]: i for i, c in enumerate(calls, 1)}
+    shown = range(1, len(calls) + 1) if all_sizes else sorted(last.values())
+    by_kernel: dict[str, dict] = {}
+    for i in shown:
+        call = calls[i - 1]
+        column = f"{call['label']}, {xlabel} {call['size']}" if all_sizes else call["label"]
+        seen: Counter = Counter()
+        for launch in by_call.get(i, []):
+            seen[launch["kernel"]] += 1
+            n = seen[launch["kernel"]]
+            kernel = launch["kernel"] if n == 1 else f"{launch['kernel']} (launch {n})"
+            table = by_kernel.setdefault(kernel, {"kernel": kernel, "columns": {}, "weight": {}})
+            table["columns"][column] = ncu.rows(launch["metrics"], call["nbytes"], call["flops"])
+            duration = launch["metrics"].get(ncu.METRICS["duration"])
+            table["weight"][column] = duration if isinstance(duration, float) else 0.0
+    return sorted(by_kernel.values(), key=lambda t: -max(t.pop("weight").values()))
+
+
+def _exercises(day, name: str | None) -> list:
+    exs = [exercises.get(day, name)] if name else exercises.day_exercises(day)
+    if not exs:
+        raise ValueError(f"{paths.day_name(day)} has no exercises yet (see course_index.md)")
+    without = [ex.key for ex in exs if ex.bench is None]
+    if name and without:
+        raise ValueError(f"{without[0]} has no benchmark: there is no benchmark case to profile")
+    benched = [ex for ex in exs if ex.bench is not None]
+    if not benched:
+        raise ValueError(f"no exercise of {paths.day_name(day)} has a benchmark to profile" +
+                         (" (--timeline profiles the capstone)" if paths.day_name(day) == "day14" else ""))
+    return benched
+
+
+class ProfileError(RuntimeError):
+    """A profile could not be made (ncu's error, a wrong kernel, a crash), in one line."""
+
+
+def collect(ex, *, solutions: bool = False, compare: bool = False, metrics: str = "table", all_sizes: bool = False,
+            source_dir: str | None = None, timeout: float = 900) -> dict:
+    """Profile one exercise's benchmark case: {"tables": [...], "notes": [...], "estimates": bool,
+    "report": the .ncu-rep or None}; ProfileError when no profile could be made, NoGPU when kernels
+    cannot run, and on a GPU without ncu."""
+    if metrics not in ncu.SETS:
+        raise ValueError(f"--metrics {metrics!r}: expected one of {', '.join(ncu.SETS)}")
+    if not device.emulated() and device.why_no_gpu():
+        raise device.NoGPU(f"profiling runs kernels: {device.why_no_gpu()}")
+    tool = None if device.emulated() else ncu.find_tool("ncu", ncu.NCU_ENV)
+    if not device.emulated() and tool is None:
+        raise device.NoGPU(f"Nsight Compute (ncu) is not installed here: put its folder on PATH or set "
+                           f"{ncu.NCU_ENV}=/path/to/ncu (COURSE_BACKEND=emulator shows the emulator's estimates)")
+    stem = f"{ex.day}-{ex.name}{'-compare' if compare else ''}"
+    request = {"mode": "emulator" if tool is None else "ncu", "day": ex.day, "name": ex.name,
+               "compare": compare, "stem": stem}
+    report = FOLDER / f"{stem}.ncu-rep"
+    report.unlink(missing_ok=True)  # never read an earlier run's report
+    wrap = (lambda cmd: cmd) if tool is None else (lambda cmd: ncu.profile_command(tool, report, cmd, metrics))
+    result, output = _run_child(request, solutions=solutions, source_dir=source_dir, timeout=timeout, wrap=wrap)
+    if not result or result.get("error") or (tool is not None and (not report.is_file() or ncu.problem(output))):
+        raise ProfileError(_failure(ex.key, result, output))
+    if tool is None:
+        return {"tables": result["tables"], "notes": result["notes"], "estimates": True, "report": None}
+    imported = subprocess.run(ncu.import_command(tool, report), capture_output=True, text=True)
+    if imported.returncode:
+        raise ProfileError(f"{ex.key}: ncu --import {report} failed: {imported.stderr.strip()[:300]}")
+    try:
+        launches = ncu.parse_csv(imported.stdout)
+    except ValueError as e:
+        raise ProfileError(f"{ex.key}: {e} from ncu --import {report}") from None
+    tables = gpu_tables(launches, result["calls"], result["xlabel"], all_sizes)
+    return {"tables": tables, "notes": result["notes"], "estimates": False, "report": report}
+
+
+def profile(day, name: str | None = None, *, solutions: bool = False, compare: bool = False,
+            metrics: str = "table", all_sizes: bool = False, source_dir: str | None = None,
+            timeout: float = 900) -> int:
+    """Profile an exercise's benchmark case (every benchmarked exercise of the day without `name`) and
+    print its tables; 0 when every profile was made."""
+    failed = 0
+    for ex in _exercises(day, name):
+        print(f"{ex.key}: profiling {'on the emulator' if device.emulated() else 'under Nsight Compute'} ...",
+              flush=True)
+        try:
+            found = collect(ex, solutions=solutions, compare=compare, metrics=metrics, all_sizes=all_sizes,
+                            source_dir=source_dir, timeout=timeout)
+        except ProfileError as e:
+            print(e)
+            failed += 1
+            continue
+        print(render(found["tables"], found["estimates"]))
+        print("\n".join(found["notes"]))
+        if found["report"]:
+            print(f"report: {found['report']} (open it in Nsight Compute: ncu-ui {found['report']})")
+    print(legend())
+    return 1 if failed else 0
+
+
+def timeline(*, solutions: bool = False, timeout: float = 900) -> int:
+    """Day 14's decode step, stage by stage (see the module's doc)."""
+    if not device.emulated() and device.why_no_gpu():
+        raise device.NoGPU(f"the timeline runs kernels: {device.why_no_gpu()}")
+    nsys = None if device.emulated() else ncu.find_tool("nsys", ncu.NSYS_ENV)
+    report = FOLDER / "day14-timeline"
+    wrap = ((lambda cmd: [str(nsys), "profile", "--trace=cuda,nvtx", "--force-overwrite=true", "-o", str(report), *cmd])
+            if nsys else (lambda cmd: cmd))
+    print(f"day14: the decode step stage by stage{' under ' + str(nsys) if nsys else ''} ...", flush=True)
+    result, output = _run_child({"mode": "timeline", "stem": "day14-timeline"}, solutions=solutions,
+                                source_dir=None, timeout=timeout, wrap=wrap)
+    if not result or result.get("error"):
+        print(_failure("day14 timeline", result, output))
+        return 1
+    if "stages" in result:
+        print(stage_table(result))
+        return 0
+    print(result["table"])
+    if nsys:
+        print(f"timeline: {report}.nsys-rep (open it in Nsight Systems: nsys-ui {report}.nsys-rep); each stage is "
+              f"an NVTX range{'' if result['nvtx'] else ' once the nvtx package is installed'}")
+    else:
+        print(f"Nsight Systems (nsys) is not installed here: the table above is from CUDA events; with nsys on "
+              f"PATH (or {ncu.NSYS_ENV}) the same run is recorded as a timeline")
+    return 0
+
+
+def stage_table(result: dict) -> str:
+    """The emulator's per-stage counts of the decode step."""
+    total = max(sum(s["instructions"] for s in result["stages"]), 1)
+    rows = [[s["stage"], s["source"], ", ".join(s["kernels"]) or "(none on the emulator)", f"{s['instructions']:,}",
+             f"{s['instructions'] / total:.0%}", f"{s['active_threads']:.1f}", f"{s['bytes']:,}",
+             f"{s['sectors']:.2f} ({s['ideal']:.2f})" if s["requests"] else "-", f"{s['extra_wavefronts']:,}"]
+            for s in result["stages"]]
+    return tables.render(["stage", "kernel from", "kernels", "warp instructions", "share", "active threads",
+                          "global bytes", "sectors/request (ideal)", "extra shared wavefronts"], rows,
+                         right=("warp instructions", "share", "active threads", "global bytes",
+                                "extra shared wavefronts"),
+                         note=f"the decode step on the emulator ({result['config']}): per-stage counts, ESTIMATES "
+                              f"(nothing is timed)")
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("day")
+    parser.add_argument("exercise", nargs="?", help="default: every benchmarked exercise of the day")
+    parser.add_argument("--solutions", action="store_true", help="profile solutions/ instead of days/")
+    parser.add_argument("--compare", action="store_true", help="yours and the solution side by side")
+    parser.add_argument("--metrics", default="table", choices=tuple(ncu.SETS),
+                        help="table: the table's metrics (fast); detailed / full: ncu's section sets too, "
+                             "for the Nsight Compute GUI")
+    parser.add_argument("--all-sizes", action="store_true", help="a column for every benchmark size, not "
+                                                                 "only the largest")
+    parser.add_argument("--timeline", action="store_true", help="day14: the decode step stage by stage")
+    parser.add_argument("--timeout", type=float, default=900, help="seconds for the profiling run (default 900)")
+
+
+def main(args) -> int:
+    if args.timeline:
+        if paths.day_name(args.day) != "day14" or args.exercise:
+            raise ValueError("--timeline is for the capstone: python -m grader profile day14 --timeline")
+        return timeline(solutions=args.solutions, timeout=args.timeout)
+    return profile(args.day, args.exercise, solutions=args.solutions, compare=args.compare,
+                   metrics=args.metrics, all_sizes=args.all_sizes, timeout=args.timeout)
+
+
+# ---- the child ------------------------------------------------------------------------------------
+
+def _first_line(e: Exception, limit: int = 240) -> str:
+    text = (str(e).splitlines() or [""])[0]
+    return text if len(text) <= limit else text[:limit] + " ..."
+
+
+MARK_SOURCE = f'extern "C" __global__ void {ncu.MARK_KERNEL}() {{}}\n'
+
+
+@contextlib.contextmanager
+def _replaced(owner, name: str, value):
+    saved = getattr(owner, name)
+    setattr(owner, name, value)
+    try:
+        yield
+    finally:
+        setattr(owner, name, saved)
+
+
+@contextlib.contextmanager
+def _profiler_range():
+    """cudaProfilerStart ... cudaProfilerStop: the launches `ncu --profile-from-start off` profiles."""
+    profiler = device.require_gpu().cuda.profiler
+    profiler.start()
+    try:
+        yield
+    finally:
+        profiler.stop()
+
+
+def _modules(ex, compare: bool) -> tuple[dict, list[str]]:
+    """({label: (module, source path)}, notes): yours (the solution under COURSE_KERNELS=solutions) and,
+    with `compare`, the solution, labelled as `runner.bench` labels them. With `compare`, a kernel of
+    yours that does not compile (or lacks the day's technique) is left out with a note."""
+    from grader import compiler, runner
+
+    label = "solution" if paths.use_solutions() else "yours"
+    found, notes = {}, []
+    try:
+        found[label] = (runner.load(ex), runner.source_of(ex))
+    except (AssertionError, compiler.CompileError, FileNotFoundError) as e:
+        if not compare or label == "solution":
+            raise
+        notes.append(f"yours: not profiled ({_first_line(e)})")
+    if compare and label == "yours":
+        found["solution"] = (runner.load(ex, solutions=True), runner.source_of(ex, solutions=True))
+    return found, notes
+
+
+def _ncu_calls(ex, compare: bool) -> dict:
+    """Under ncu: the benchmark, each of its calls for yours / the solution profiled once after a
+    warm-up, a marker kernel (grid = call number) before each; the ceilings are not run."""
+    from grader import bench, runner
+
+    mark = device.load_source(MARK_SOURCE, f"{ncu.MARK_KERNEL}.cu").get_function(ncu.MARK_KERNEL)
+    calls: list[dict] = []
+
+    def measure(label, fn, *, size, nbytes=0, flops=0.0, **_):
+        if label.startswith(LABELS):
+            fn()
+            device.synchronize(label)
+            with _profiler_range():
+                device.launch(mark, (len(calls) + 1,), (1,), (), what="the profile's marker")
+                fn()
+                device.synchronize(label)
+            calls.append({"label": label, "size": size, "nbytes": nbytes, "flops": flops})
+        return bench.Measurement(label, size, float("nan"), nbytes, flops, timed=False)
+
+    modules, notes = _modules(ex, compare)
+    if "yours" not in modules and "solution" in modules:  # yours left out: the benchmark runs the solution alone
+        os.environ[paths.KERNELS_ENV] = "solutions"
+    with _replaced(bench, "measure", measure):
+        report = runner.bench(ex, quick=True, with_solution=compare)
+    return {"calls": calls, "xlabel": report.xlabel, "notes": notes + report.notes}
+
+
+def _emulator_tables(ex, compare: bool) -> dict:
+    """On the emulator: the largest self-check case it runs, each launch recorded."""
+    from grader import profile_estimates, runner, sass
+    from grader.emulator.scaling import case_size, runs_on_emulator
+
+    case = max((c for c in ex.cases if runs_on_emulator(ex, c)[0]), key=case_size)
+    notes = [f"{ex.key} on the emulator: its largest case that runs here, {exercises.case_id(case)} (the "
+             f"benchmark's sizes are for a GPU)"]
+    by_kernel: dict[str, dict] = {}
+    modules, left_out = _modules(ex, compare)
+    notes += left_out
+    for label, (module, path) in modules.items():
+        try:
+            resources = sass.load(path, "sm_90")[2]
+        except FileNotFoundError as e:
+            resources = {}
+            notes.append(f"{label}: no occupancy estimate ({e})")
+        with profile_estimates.recording() as records:
+            try:
+                runner.check(ex, case, module)
+            except AssertionError as e:
+                notes.append(f"{label}: not profiled, its output is wrong ({_first_line(e)})")
+                continue
+        seen: Counter = Counter()
+        for record in records:
+            seen[record.kernel] += 1
+            n = seen[record.kernel]
+            kernel = record.kernel if n == 1 else f"{record.kernel} (launch {n})"
+            table = by_kernel.setdefault(kernel, {"kernel": kernel, "columns": {}, "lines": {}, "weight": {}})
+            table["columns"][label] = profile_estimates.rows(record, resources.get(record.kernel, {}))
+            table["lines"][label] = profile_estimates.line_rows(record)
+            table["weight"][label] = record.launch.instructions
+    ordered = sorted(by_kernel.values(), key=lambda t: -max(t.pop("weight").values()))  # most work first
+    return {"tables": ordered, "notes": notes}
+
+
+def _nvtx_range(name: str):
+    """An NVTX range named `name` (seen by Nsight Systems) with the nvtx package; else nothing."""
+    if importlib.util.find_spec("nvtx") is None:
+        return contextlib.nullcontext()
+    import nvtx
+
+    return nvtx.annotate(name, domain="course")
+
+
+def _timeline() -> dict:
+    from grader import bench, profile_estimates
+    from grader.exercises import day14
+
+    if device.emulated():
+        cfg = day14.BlockConfig(**day14.CAPSTONE_CASES[1])
+        state = {k: device.asarray(v) for k, v in day14.block_inputs(cfg, seed=0).items()}
+        stages = []
+        for stage in day14.STAGES:
+            with profile_estimates.recording() as records:
+                state.update(stage.run(state, cfg))
+            mem = [profile_estimates.memory(r) for r in records]
+            g = {k: sum(m["global"][k] for m in mem) for k in ("requests", "sectors", "ideal", "bytes")}
+            instructions = sum(r.launch.instructions for r in records)
+            stages.append({"stage": stage.name, "source": stage.source, "kernels": [r.kernel for r in records],
+                           "instructions": instructions, "bytes": g["bytes"], "requests": g["requests"],
+                           "active_threads": sum(r.launch.thread_instructions for r in records) / max(instructions, 1),
+                           "sectors": g["sectors"] / max(g["requests"], 1), "ideal": g["ideal"] / max(g["requests"], 1),
+                           "extra_wavefronts": sum(m["shared"]["wavefronts"] - m["shared"]["ideal"] for m in mem)})
+        return {"stages": stages, "config": str(cfg)}
+    measure = bench.measure
+
+    def ranged(label, fn, **kwargs):
+        with _nvtx_range(label):
+            return measure(label, fn, **kwargs)
+
+    with _replaced(bench, "measure", ranged):
+        rows = day14.time_block()
+    return {"table": day14.stage_table(rows), "nvtx": importlib.util.find_spec("nvtx") is not None}
+
+
+def _child(request: dict) -> dict:
+    try:
+        if request["mode"] == "timeline":
+            return _timeline()
+        ex = exercises.get(request["day"], request["name"])
+        if request["mode"] == "ncu":
+            return _ncu_calls(ex, request["compare"])
+        return _emulator_tables(ex, request["compare"])
+    except Exception as e:  # noqa: BLE001 - compile errors, wrong kernels, faults: reported in one line
+        return {"error": f"{type(e).__name__}: {_first_line(e)}"}
+
+
+if __name__ == "__main__":
+    _request = json.loads(sys.argv[1])
+    Path(_request["out"]).write_text(json.dumps(_child(_request)))

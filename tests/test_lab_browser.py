@@ -1,0 +1,150 @@
+"""`./course.sh lab` in a real browser (headless Chromium through playwright): it starts (as root too),
+opens at the course's root on notebooks/, a days/dayNN/*.cu file opens in the editor highlighted as
+C++, and `--lang zh` gives notebooks/zh/ and a Chinese JupyterLab. Screenshots go to
+.course/screenshots/ (look at them).
+
+Skipped, with one line, without chromium (apt-get install chromium) or playwright: playwright may live
+in any other Python (`python -m venv /tmp/pw && /tmp/pw/bin/pip install playwright`, then
+PLAYWRIGHT_PYTHON=/tmp/pw/bin/python); this file is also the script that Python runs."""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SHOTS = ROOT / ".course" / "screenshots"
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CU_FILE = "days/day02/silu_and_mul.cu"
+
+
+# ---- the browser's part (run by a Python that has playwright) ---------------------------------
+
+def look(base: str, token: str, lang: str, out: Path) -> dict:
+    """Open the lab at `base` with its token, take the screenshots, say what was seen."""
+    from playwright.sync_api import sync_playwright
+
+    seen = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(f"{base}/lab?token={token}", wait_until="domcontentloaded")
+        page.wait_for_selector(".jp-DirListing-item", timeout=60_000)
+        page.wait_for_timeout(1500)
+        seen["files"] = page.locator(".jp-DirListing-itemText").all_inner_texts()
+        seen["breadcrumbs"] = page.locator(".jp-BreadCrumbs").inner_text()
+        seen["menus"] = page.locator(".lm-MenuBar-itemLabel").all_inner_texts()
+        page.screenshot(path=str(out / f"lab-{lang}.png"))
+        if lang == "en":
+            page.goto(f"{base}/lab/tree/{CU_FILE}?token={token}", wait_until="domcontentloaded")
+            page.wait_for_selector(".jp-FileEditor .cm-content", timeout=60_000)
+            page.wait_for_timeout(2500)
+            editor = page.locator(".jp-FileEditor .cm-content").first
+            seen["editor_text"] = editor.inner_text()[:400]
+            seen["highlighted_spans"] = editor.locator("span[class]").count()
+            seen["status_bar"] = page.locator(".jp-StatusBar-Widget").inner_text()
+            page.screenshot(path=str(out / "lab-cu-editor.png"))
+        browser.close()
+    return seen
+
+
+# ---- the test's part (the course's Python) ----------------------------------------------------
+
+def _playwright_python() -> str | None:
+    for python in (os.environ.get("PLAYWRIGHT_PYTHON"), sys.executable):
+        if python and subprocess.run([python, "-c", "import playwright.sync_api"],
+                                     capture_output=True).returncode == 0:
+            return python
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _lab(lang: str, tmp: Path):
+    """Start `./course.sh lab --lang LANG` headless; (process, base URL with token)."""
+    port, token = _free_port(), secrets.token_hex(16)
+    log = (tmp / f"lab-{lang}.log").open("w")
+    proc = subprocess.Popen(
+        ["./course.sh", "lab", "--lang", lang, "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
+         f"--IdentityProvider.token={token}", f"--LabApp.user_settings_dir={tmp / 'settings'}",
+         f"--LabApp.workspaces_dir={tmp / 'workspaces'}"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        env={k: v for k, v in os.environ.items() if k != "COURSE_LANG"})
+    deadline = time.monotonic() + 600  # the first run may set up .venv's extras
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status?token={token}", timeout=2)
+            return proc, f"http://127.0.0.1:{port}", token
+        except OSError:
+            if proc.poll() is not None:
+                break
+            time.sleep(1)
+    os.killpg(proc.pid, signal.SIGTERM)
+    raise AssertionError(f"the lab did not start: {(tmp / f'lab-{lang}.log').read_text()[-3000:]}")
+
+
+def _look(python: str, lang: str, tmp: Path) -> dict:
+    proc, base, token = _lab(lang, tmp)
+    try:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run([python, __file__, base, token, lang, str(SHOTS)], capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+        return json.loads(done.stdout.splitlines()[-1])
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=60)
+
+
+try:
+    import pytest
+except ImportError:  # the browser's Python need not have pytest
+    pytest = None
+
+if pytest is not None:
+    def test_the_built_extension_is_its_source_s():
+        """lab/build.sh records what it built from; an edited source not rebuilt fails here (CI too)."""
+        import hashlib
+
+        built = ROOT / "lab/labextensions/cuda-course-lab"
+        for line in (built / "source.sha256").read_text().splitlines():
+            digest, name = line.split()
+            source = ROOT / "lab/cuda-course-lab" / name
+            assert hashlib.sha256(source.read_bytes()).hexdigest() == digest, f"{source} changed: bash lab/build.sh"
+        load = json.loads((built / "package.json").read_text())["jupyterlab"]["_build"]["load"]
+        assert (built / load).is_file()
+
+    @pytest.fixture(scope="module")
+    def python():
+        found = _playwright_python()
+        if not Path(CHROMIUM).is_file() or found is None:
+            pytest.skip("needs chromium and playwright (see this file's docstring); CI has neither")
+        return found
+
+    def test_lab_in_english_lands_on_the_notebooks_and_opens_cu_files_as_cpp(python, tmp_path):
+        seen = _look(python, "en", tmp_path)
+        assert "notebooks" in seen["breadcrumbs"] and "day01.ipynb" in seen["files"], seen
+        assert "File" in seen["menus"], seen["menus"]
+        assert "silu_and_mul" in seen["editor_text"], seen  # the .cu file, open in the editor
+        assert "CUDA" in seen["status_bar"].splitlines(), seen["status_bar"]  # the editor's language
+        assert seen["highlighted_spans"] > 20, seen  # tokens coloured, not plain text
+
+    def test_lab_in_chinese_lands_on_the_chinese_notebooks_in_a_chinese_ui(python, tmp_path):
+        seen = _look(python, "zh", tmp_path)
+        assert "zh" in seen["breadcrumbs"] and "day01.ipynb" in seen["files"], seen
+        assert "文件" in seen["menus"], seen["menus"]
+
+
+if __name__ == "__main__":  # the browser's part, in the Python that has playwright: BASE TOKEN LANG OUT
+    print(json.dumps(look(sys.argv[1], sys.argv[2], sys.argv[3], Path(sys.argv[4]))))

@@ -1,0 +1,111 @@
+"""Plots in the Chinese lessons: the language is picked in one place (grader.notebook.language), the
+labels are translated, and matplotlib draws them with a CJK font: no "Glyph ... missing" (tofu)."""
+import warnings
+
+import pytest
+
+from grader import bench, notebook, paths, plots
+
+FONT_MISSING = "missing from font"
+
+
+def report() -> bench.Report:
+    sizes = [1 << 20, 1 << 22, 1 << 24]
+    r = bench.Report("fp32 transpose, n x n", "bytes moved (read + written)", "GB/s")
+    r.series["yours tiled"] = [bench.Measurement("t", s, 1.0, nbytes=s // 2) for s in sizes]
+    r.ceiling = [bench.Measurement("copy (ceiling)", s, 1.0, nbytes=s) for s in sizes]
+    return r
+
+
+def draw(path):
+    """Render the report to a PNG; the warnings matplotlib emitted, and the figure."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fig = plots.plot(report())
+        fig.savefig(path, dpi=60)
+    return [str(w.message) for w in caught], fig
+
+
+@pytest.fixture
+def rc():
+    """Each test starts from (and leaves) matplotlib's settings as they were."""
+    import matplotlib
+
+    with matplotlib.rc_context():
+        yield
+
+
+@pytest.mark.parametrize("env, folder, expected", [
+    ("zh", None, "zh"), (" ZH ", None, "zh"), ("", None, "en"), ("en", None, "en"),
+    ("", "notebooks/zh", "zh"), ("en", "notebooks/zh", "zh"), ("zh", "notebooks", "en")])
+def test_the_language_comes_from_the_lesson_folder_or_course_lang(monkeypatch, env, folder, expected):
+    monkeypatch.setenv(notebook.LANG_ENV, env)
+    monkeypatch.chdir(paths.ROOT / folder if folder else paths.ROOT)
+    assert notebook.language() == expected
+
+
+def test_a_released_assignment_has_its_language(monkeypatch, tmp_path):
+    monkeypatch.setenv(notebook.LANG_ENV, "zh")
+    for name, lesson, expected in (("day03-zh", True, "zh"), ("day03", True, "en"), ("day04", False, "zh")):
+        (tmp_path / name).mkdir()
+        if lesson:
+            (tmp_path / name / "day03.ipynb").write_text("{}")
+        monkeypatch.chdir(tmp_path / name)
+        assert notebook.language() == expected, name
+
+
+def test_a_bad_course_lang_is_one_clear_error(monkeypatch):
+    monkeypatch.setenv(notebook.LANG_ENV, "fr")
+    with pytest.raises(ValueError, match=r"COURSE_LANG='fr': expected en or zh"):
+        notebook.language()
+
+
+def test_labels_are_translated_only_in_chinese():
+    assert plots.translate("copy (ceiling)", "zh") == "拷贝 (上限)"
+    assert plots.translate("fp16 non-causal, 16 heads", "zh") == "fp16 非因果, 16 头"
+    assert plots.translate("zero-copy, uncausal", "zh") == "zero-copy, uncausal"  # whole words only
+    assert plots.translate("copy (ceiling)", "en") == "copy (ceiling)"
+
+
+def test_chinese_labels_render_with_a_cjk_font(monkeypatch, tmp_path, rc):
+    pytest.importorskip("mplfonts", reason="the zh extra (mplfonts) is not installed: pip install -e '.[zh]'")
+    from matplotlib import font_manager
+
+    monkeypatch.setenv(notebook.LANG_ENV, "zh")
+    problems, fig = draw(tmp_path / "zh.png")
+    ax = fig.axes[0]
+    assert (ax.get_title(), ax.get_ylabel()) == ("fp32 转置, n x n", "实测 GB/s")
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["拷贝 (上限)", "你的 分块 (50%)"]
+    assert not [p for p in problems if FONT_MISSING in p], problems
+    font = font_manager.findfont(ax.title.get_fontproperties())
+    assert font.endswith(plots.CJK_FONT_FILE), f"the title is drawn with {font}"
+    assert (tmp_path / "zh.png").stat().st_size > 5000
+
+
+def test_without_the_cjk_font_chinese_is_tofu(monkeypatch, tmp_path, rc):
+    """The planted failure: the same figure with the CJK font left out warns of missing glyphs, so
+    the check above can fail."""
+    monkeypatch.setenv(notebook.LANG_ENV, "zh")
+    monkeypatch.setattr(plots, "use_cjk_font", lambda: "DejaVu Sans")
+    import matplotlib
+
+    matplotlib.rcParams["font.sans-serif"] = ["DejaVu Sans"]
+    problems, _ = draw(tmp_path / "tofu.png")
+    assert any(FONT_MISSING in p for p in problems)
+
+
+def test_english_labels_stay_english(monkeypatch, tmp_path, rc):
+    monkeypatch.setenv(notebook.LANG_ENV, "en")
+    problems, fig = draw(tmp_path / "en.png")
+    assert fig.axes[0].get_xlabel() == "bytes moved (read + written)" and not problems
+
+
+def test_without_the_zh_extra_the_labels_stay_english(monkeypatch, tmp_path, rc):
+    monkeypatch.setenv(notebook.LANG_ENV, "zh")
+    monkeypatch.setattr(plots, "use_cjk_font", lambda: None)
+    problems, fig = draw(tmp_path / "en.png")
+    assert fig.axes[0].get_xlabel() == "bytes moved (read + written)"
+    assert [p for p in problems if "zh extra" in p] and not [p for p in problems if FONT_MISSING in p]

@@ -1,0 +1,54 @@
+"""What a student sees from `pytest days/dayNN`: each failure once, a compile error's log once per
+exercise, a missing kernel named without a traceback, and a summary that counts skipped cases."""
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from grader import device, exercises, paths
+
+
+@pytest.fixture(scope="module")
+def planted_run(tmp_path_factory):
+    """pytest days/day02 on planted kernels: strided_gather does not compile, silu_and_mul's float16
+    kernel has another name."""
+    if device.why_no_gpu():
+        pytest.skip(f"kernels cannot run here: {device.why_no_gpu()}")
+    folder = tmp_path_factory.mktemp("planted")
+    for source in (paths.SOLUTIONS / "day02").glob("*.cu"):
+        shutil.copy(source, folder)
+    gather = folder / "strided_gather.cu"
+    gather.write_text(gather.read_text() + "\n#error planted: this file does not compile\n")
+    silu = folder / "silu_and_mul.cu"
+    silu.write_text(silu.read_text().replace("silu_and_mul_f16", "silu_and_mul_half"))
+    done = subprocess.run([sys.executable, "-m", "pytest", "days/day02", "-p", "no:cacheprovider", "-k",
+                           "test_strided_gather or (test_silu_and_mul and float16)"],
+                          capture_output=True, text=True, cwd=paths.ROOT, timeout=900,
+                          env={**__import__("os").environ, paths.SOURCE_DIR_ENV: str(folder)})
+    return done.stdout + done.stderr
+
+
+def test_each_failure_is_printed_once(planted_run):
+    assert "During handling of the above exception" not in planted_run
+    assert "Traceback" not in planted_run
+
+
+def test_a_compile_error_is_printed_once_per_exercise(planted_run):
+    assert planted_run.count("#error directive: planted") >= 2  # the log, and each case's one line
+    assert planted_run.count("1 catastrophic error detected") == 1, planted_run[-4000:]
+    assert "the whole message is on the first failure of day02/strided_gather" in planted_run
+
+
+def test_a_missing_kernel_is_named(planted_run):
+    assert "no kernel" in planted_run and "silu_and_mul_f16" in planted_run
+
+
+def test_the_summary_counts_cases_skipped_on_the_emulator(planted_run):
+    gather = exercises.get("day02", "strided_gather")
+    line = next(ln for ln in planted_run.splitlines() if ln.startswith("day02/strided_gather "))
+    passed, failed, skipped = map(int, line.split()[1:4])
+    assert passed == 0 and passed + failed + skipped == len(gather.cases), line
+    if device.emulated() and skipped:
+        assert re.search(r"\d+ cases? skipped \(every reason .*; the first: too large for the emulator", planted_run)
