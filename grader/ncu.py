@@ -86,7 +86,8 @@ SETS = {"table": (), "detailed": ("--set", "detailed"), "full": ("--set", "full"
 
 MARK_KERNEL = "course_profile_mark"  # launched before each profiled call, grid = (call number,)
 
-_UNITS = {"nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "second": 1.0,
+_UNITS = {"nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "second": 1.0, "ns": 1e-9, "us": 1e-6, "ms": 1e-3,
+          "s": 1.0,
           "byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "KB": 1024, "MB": 1 << 20}
 _IDENTITY = ("ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
              "Block Size", "Grid Size", "Device", "CC")

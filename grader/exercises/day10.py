@@ -499,6 +499,7 @@ def bench_gemm_fp8(modules: dict, quick: bool = False) -> bench.Report:
         ceiling.append(scaled_mm_ceiling(qa, qb, 1.0, 1.0, c, n, repeat=10))
         del qa, qb, c
     report.ceiling = ceiling
+    report.ceiling_name = ceiling[0].label.replace(" (ceiling)", "")
     return report
 
 
