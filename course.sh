@@ -90,7 +90,7 @@ except ValueError as e:
     # the course's own tests, then every exercise test on this machine's kernels: on the GPU, or on
     # the PTX emulator where there is none (cases too large for a CPU and timed tests skip there)
     shift
-    setup class
+    setup class zh   # Ray for grade-class, the CJK font for the Chinese plots: both are tested
     stage "the course's own tests (tests/)" tests "$@"
     stage "the solutions (every exercise test must pass)" days --solutions "$@"
     report=$(mktemp -d)/stubs.json

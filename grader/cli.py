@@ -14,6 +14,10 @@
     autotune                search the day 10 GEMM's configuration space on the GPU in use
     hint dayNN exercise     the exercise's hints, level by level (--level 1|2|3)
     debug day11|day12 ex    the first KV tile where an attention kernel leaves a float64 reference
+    profile dayNN [exercise] an exercise's benchmark case under Nsight Compute (the emulator's estimates
+                            without a GPU); --compare, --all-sizes, --timeline (day14)
+    grade-class DIR         autograde a whole nbgrader class on Ray (this machine or --address); resumable
+    leaderboard DIR dayNN   time every student's passing kernel under cheat-proof rules (% of ceiling)
 
 Commands with their own module (`grader/<command>.py`) declare HELP, add_arguments(parser) and
 main(args); they are listed in COMMAND_MODULES. Every command's parser is a `_Parser`: a bad argument

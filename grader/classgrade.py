@@ -1,0 +1,397 @@
+"""`python -m grader grade-class COURSE_DIR`: autograde a whole class on Ray, one task per (student, day).
+
+Each task runs nbgrader's autograde for one student and one assignment, exactly as `nbgrader autograde`
+does with the course's locked-down grading (grader.autograde), but into a gradebook of its own: a copy
+of the course's gradebook under `autograded/.grade-class/` (hidden from notebooks by the sandbox, with
+the rest of `autograded/`). When the task ends, this process merges that submission's grades and
+comments into the course's `gradebook.db` through nbgrader's API in one transaction, so the gradebook
+only ever holds whole (student, day) results: a killed run resumes where it stopped (graded pairs are
+skipped unless --force). A submission whose kernels crash or hang gets the points of what passed (the
+course's per-case time budgets); a task that dies (nbgrader failed, out of memory, past --timeout) is
+reported with its reason and graded again on the next run; every other grade stands.
+
+Without --address, Ray starts on this machine: tasks take `--gpus-per-task` GPUs each on a GPU machine,
+one CPU each on the emulator (`--workers` CPUs in all). With --address it joins a cluster, whose nodes
+must see the course folder and this checkout at the same paths (a shared filesystem). Without a sandbox
+for the notebooks (grader.sandbox) pairs are graded one at a time, as the README asks of nbgrader, and
+a notebook's change to the course's gradebook is undone (the notebook itself scores zero for it).
+"""
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader import device, paths, sandbox
+
+COMMAND = "grade-class"
+HELP = "autograde every (student, day) of an nbgrader course on Ray, into one gradebook"
+TASK_DBS = Path("autograded") / ".grade-class"   # per-task gradebooks: hidden from notebooks (sandbox)
+LOCK = ".grade-class.lock"
+TASK_TIMEOUT_S = 3600.0
+TROUBLE = ("timed out", "crashed", "scored zero", "died", "ran past")
+
+
+@dataclass
+class Result:
+    """What one task found: the submission's grades to merge (None when the task failed, then `error`
+    says why), its score, and the kernels that crashed or hung (`problems`)."""
+    student: str
+    assignment: str
+    seconds: float
+    record: dict | None = None
+    score: float | None = None
+    max_score: float | None = None
+    error: str = ""
+    problems: list[str] = field(default_factory=list)
+
+
+# ---- which pairs ----------------------------------------------------------------------------------
+
+def course_folder(course_dir) -> Path:
+    """The course folder, checked to be one `python -m grader release` built."""
+    course_dir = Path(course_dir).resolve()
+    for name in ("nbgrader_config.py", "gradebook.db"):
+        if not (course_dir / name).is_file():
+            raise FileNotFoundError(f"{course_dir} has no {name}: not a course built by "
+                                    f"`python -m grader release`")
+    return course_dir
+
+
+def plan(course_dir: Path, days=None, students=None) -> list[tuple[str, str]]:
+    """The (student, assignment) pairs with a submission in submitted/, for the given days (dayNN or
+    dayNN-zh; default every assignment of the gradebook) and students (default all)."""
+    from grader import nbgrader_course as course
+
+    with course.gradebook(course_dir) as gb:
+        known = [a.name for a in gb.assignments]
+    if days:
+        wanted = [course.assignment_name(*course.split_assignment(d)) for d in days]
+        missing = [a for a in wanted if a not in known]
+        if missing:
+            raise ValueError(f"{', '.join(missing)}: not an assignment of {course_dir} "
+                             f"(it has: {', '.join(known) or 'none'})")
+    else:
+        wanted = known
+    submitted = course_dir / "submitted"
+    everyone = sorted(p.name for p in submitted.iterdir() if p.is_dir()) if submitted.is_dir() else []
+    chosen = list(dict.fromkeys(students)) if students else everyone
+    unknown = [s for s in chosen if s not in everyone]
+    if unknown:
+        raise ValueError(f"no submissions from {', '.join(unknown)} in {submitted}")
+    pairs = [(s, a) for a in wanted for s in chosen if (submitted / s / a).is_dir()]
+    if not pairs:
+        raise ValueError(f"nothing submitted for {', '.join(wanted) or 'any assignment'} in {submitted}")
+    return pairs
+
+
+def graded(course_dir: Path) -> set[tuple[str, str]]:
+    """The (student, assignment) pairs the course's gradebook already holds."""
+    from grader import nbgrader_course as course
+
+    with course.gradebook(course_dir) as gb:
+        return {(s.student.id, s.assignment.name) for a in gb.assignments for s in a.submissions}
+
+
+def _ensure_students(course_dir: Path, students) -> None:
+    """Add the students the gradebook does not know yet (nbgrader's autograde needs them)."""
+    from grader import nbgrader_course as course
+
+    with course.gradebook(course_dir) as gb:
+        have = {s.id for s in gb.students}
+        for student in sorted(set(students) - have):
+            gb.update_or_create_student(student)
+
+
+# ---- one task: autograde one pair into its own gradebook -------------------------------------------
+
+def _copy_db(source: Path, dest: Path) -> None:
+    """A consistent copy of an SQLite database, taken while others may write it."""
+    dest.unlink(missing_ok=True)
+    src = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+    dst = sqlite3.connect(dest)
+    try:
+        src.backup(dst)
+    finally:
+        src.close()
+        dst.close()
+
+
+def task_db(course_dir: Path, student: str, assignment: str) -> Path:
+    return course_dir / TASK_DBS / f"{assignment}--{student}.db"
+
+
+def grade_pair(course_dir: str, student: str, assignment: str, timeout: float = TASK_TIMEOUT_S) -> Result:
+    """Autograde one submission into a gradebook of its own; the grades come back in the Result."""
+    from grader import nbgrader_course as course
+
+    start = time.monotonic()
+    root = Path(course_dir)
+    db = task_db(root, student, assignment)
+    db.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        _copy_db(root / "gradebook.db", db)
+        course.run_nbgrader(root, "autograde", assignment, f"--student={student}", "--force",
+                            f"--CourseDirectory.db_url=sqlite:///{db}", timeout=timeout)
+        result = _read_submission(db, student, assignment)
+        result.problems = _problems(root / "autograded" / student / assignment)
+    except course.NbgraderError as e:
+        lines = str(e).splitlines()
+        errors = [ln.strip() for ln in lines[1:] if "error" in ln.lower()] or [ln.strip() for ln in lines[1:]]
+        result = Result(student, assignment, 0.0,
+                        error=f"nbgrader autograde failed: {errors[-1]}" if errors else lines[0])
+    finally:
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            Path(f"{db}{suffix}").unlink(missing_ok=True)
+    result.seconds = time.monotonic() - start
+    return result
+
+
+def _read_submission(db: Path, student: str, assignment: str) -> Result:
+    from nbgrader.api import Gradebook
+
+    from grader import nbgrader_course as course
+
+    with Gradebook(f"sqlite:///{db}", course_id=course.COURSE_ID) as gb:
+        sub = gb.find_submission(assignment, student)
+        record = {"timestamp": sub.timestamp, "extension": sub.extension, "notebooks": {
+            nb.name: {"flagged": nb.flagged, "late_submission_penalty": nb.late_submission_penalty,
+                      "grades": {g.cell.name: {k: getattr(g, k) for k in ("auto_score", "manual_score",
+                                                                           "extra_credit", "needs_manual_grade")}
+                                 for g in nb.grades},
+                      "comments": {c.cell.name: {"auto_comment": c.auto_comment, "manual_comment": c.manual_comment}
+                                   for c in nb.comments}}
+            for nb in sub.notebooks}}
+        return Result(student, assignment, 0.0, record, float(sub.code_score), float(sub.max_code_score))
+
+
+def _problems(folder: Path) -> list[str]:
+    """The first line of each autograder cell that crashed, hung or scored zero for a cheat."""
+    import nbformat
+
+    from grader.autograde import is_autograded
+
+    found = []
+    for notebook in sorted(folder.glob("*.ipynb")):
+        for cell in nbformat.read(notebook, as_version=4).cells:
+            if not is_autograded(cell):
+                continue
+            for out in cell.get("outputs", []):
+                text = "\n".join(out.get("traceback", [])) if out.get("output_type") == "error" else ""
+                found += [ln.strip() for ln in text.splitlines() if any(t in ln for t in TROUBLE)][:1]
+    return list(dict.fromkeys(found))
+
+
+# ---- merging into the course's gradebook ----------------------------------------------------------
+
+def merge(course_dir: Path, result: Result) -> None:
+    """Write one task's submission into the course's gradebook in a single transaction (nbgrader's
+    ORM; a submission already there is updated, as `nbgrader autograde --force` would)."""
+    from nbgrader.api import Comment, Grade, MissingEntry, SubmittedAssignment, SubmittedNotebook
+
+    from grader import nbgrader_course as course
+
+    rec = result.record
+    with course.gradebook(course_dir) as gb:
+        try:
+            sub = gb.find_submission(result.assignment, result.student)
+        except MissingEntry:  # the structure nbgrader's add_submission builds, without its commit
+            with gb.db.no_autoflush:
+                sub = SubmittedAssignment(assignment=gb.find_assignment(result.assignment),
+                                          student=gb.find_student(result.student))
+                gb.db.add(sub)
+                for notebook in sub.assignment.notebooks:
+                    snb = SubmittedNotebook(notebook=notebook, assignment=sub)
+                    gb.db.add(snb)
+                    gb.db.add_all([Grade(cell=c, notebook=snb) for c in [*notebook.grade_cells, *notebook.task_cells]])
+                    gb.db.add_all([Comment(cell=c, notebook=snb)
+                                   for c in [*notebook.solution_cells, *notebook.task_cells]])
+        try:
+            sub.timestamp, sub.extension = rec["timestamp"], rec["extension"]
+            for snb in sub.notebooks:
+                data = rec["notebooks"][snb.name]
+                snb.flagged, snb.late_submission_penalty = data["flagged"], data["late_submission_penalty"]
+                for g in snb.grades:
+                    for key, value in data["grades"][g.cell.name].items():
+                        setattr(g, key, value)
+                for c in snb.comments:
+                    for key, value in data["comments"][c.cell.name].items():
+                        setattr(c, key, value)
+            gb.db.commit()
+        except BaseException:
+            gb.db.rollback()
+            raise
+
+
+# ---- the run --------------------------------------------------------------------------------------
+
+def _start_ray(address: str | None, workers: int | None):
+    try:
+        import ray
+    except ImportError:
+        raise ValueError('grade-class needs Ray: pip install -e ".[class]"') from None
+    env = {k: os.environ[k] for k in (device.BACKEND_ENV, sandbox.SANDBOX_ENV, "CUPY_CACHE_DIR") if k in os.environ}
+    env["PYTHONPATH"] = paths.python_path()
+    quiet = {"log_to_driver": False, "logging_level": logging.ERROR, "runtime_env": {"env_vars": env}}
+    if address:
+        ray.init(address=address, **quiet)
+    else:
+        ray.init(address="local", num_cpus=workers or os.cpu_count(), include_dashboard=False,
+                 object_store_memory=200 << 20, **quiet)
+    return ray
+
+
+def _reachable(address: str) -> None:
+    """A clear error, at once, for a head node that does not answer (Ray itself retries for minutes)."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        return  # "auto", "ray://...": Ray's own lookup
+    try:
+        socket.create_connection((host, int(port)), timeout=10).close()
+    except OSError as e:
+        raise ValueError(f"no Ray cluster answers at {address} ({e.strerror or e})") from None
+
+
+def _remote(ray, gpus_per_task: float, emulated: bool):
+    if emulated:
+        return ray.remote(grade_pair).options(num_cpus=1, max_retries=1)
+    have = ray.cluster_resources().get("GPU", 0)
+    if have < gpus_per_task:
+        raise ValueError(f"the Ray cluster has {have:g} GPUs, a task asks for {gpus_per_task:g} "
+                         f"(--gpus-per-task); on a machine without a GPU set COURSE_BACKEND=emulator")
+    return ray.remote(grade_pair).options(num_cpus=1, num_gpus=gpus_per_task, max_retries=1)
+
+
+def _failure(ray, error: Exception) -> str:
+    """One line: why a Ray task produced no result (its worker died, ran out of memory, ...)."""
+    cause = error.cause if isinstance(error, ray.exceptions.RayTaskError) and error.cause else error
+    first = (str(cause).strip().splitlines() or [""])[0]
+    return f"{cause.__class__.__name__}: {first[:200]}"
+
+
+def grade(course_dir: Path, pairs: list[tuple[str, str]], *, address=None, gpus_per_task: float = 1.0,
+          workers: int | None = None, timeout: float = TASK_TIMEOUT_S, on_result=None) -> list[Result]:
+    """Grade `pairs` on Ray, merging each result as it arrives; `on_result(result)` after each merge."""
+    ray = _start_ray(address, workers)
+    try:
+        remote = _remote(ray, gpus_per_task, device.emulated())
+        guard = sandbox.unavailable() is not None  # a notebook could reach the course's gradebook
+        gradebook = course_dir / "gradebook.db"
+        todo, running, results = list(pairs), {}, []
+        while todo or running:
+            while todo and len(running) < (1 if guard else len(pairs)):  # no sandbox: one at a time
+                student, assignment = todo.pop(0)
+                ref = remote.remote(str(course_dir), student, assignment, timeout)
+                running[ref] = (student, assignment, time.monotonic(), gradebook.read_bytes() if guard else None)
+            [ref], _ = ray.wait(list(running), num_returns=1)
+            student, assignment, started, before = running.pop(ref)
+            try:
+                result = ray.get(ref)
+            except ray.exceptions.RayError as e:
+                result = Result(student, assignment, time.monotonic() - started, error=_failure(ray, e))
+            if guard and gradebook.read_bytes() != before:
+                for suffix in ("-journal", "-wal", "-shm"):  # nothing may replay the notebook's writes
+                    Path(f"{gradebook}{suffix}").unlink(missing_ok=True)
+                gradebook.write_bytes(before)
+                result.problems.append("the notebook changed the course's gradebook (restored)")
+            if result.record is not None:
+                merge(course_dir, result)
+            results.append(result)
+            if on_result:
+                on_result(result)
+        return results
+    finally:
+        ray.shutdown()
+
+
+# ---- reporting ------------------------------------------------------------------------------------
+
+def summary(results: list[Result], seconds: float, skipped: int, csv: Path):
+    """A rich renderable: throughput, the slowest submissions, and every failure with its reason."""
+    from rich.console import Group
+    from rich.table import Table
+
+    done = [r for r in results if r.record is not None]
+    rate = len(done) / seconds * 3600 if seconds > 0 else 0.0
+    head = Table(title="grade-class", show_header=False)
+    head.add_row("graded", f"{len(done)} student-days in {seconds:.0f} s: {rate:.0f} student-days per hour")
+    head.add_row("failed (graded again on the next run)", str(len(results) - len(done)))
+    head.add_row("skipped (already in the gradebook; --force regrades)", str(skipped))
+    head.add_row("nbgrader export", str(csv))
+    slow = Table(title="slowest submissions")
+    for col in ("student", "day", "seconds", "score"):
+        slow.add_column(col)
+    for r in sorted(done, key=lambda r: -r.seconds)[:5]:
+        slow.add_row(r.student, r.assignment, f"{r.seconds:.0f}", f"{r.score:g} / {r.max_score:g}")
+    bad = Table(title="failures and kernels that crashed or hung")
+    for col in ("student", "day", "reason"):
+        bad.add_column(col)
+    for r in results:
+        for reason in ([r.error] if r.error else r.problems):
+            bad.add_row(r.student, r.assignment, reason)
+    return Group(head, slow, *([bad] if bad.row_count else []))
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("course_dir", help="the nbgrader course folder (python -m grader release)")
+    parser.add_argument("--days", nargs="+", metavar="DAY", help="assignments to grade (dayNN, dayNN-zh; default all)")
+    parser.add_argument("--students", nargs="+", metavar="ID", help="students to grade (default: all in submitted/)")
+    parser.add_argument("--address", metavar="HOST:PORT",
+                        help="a Ray cluster to join (default: start Ray on this machine)")
+    parser.add_argument("--gpus-per-task", type=float, default=1.0, metavar="N",
+                        help="GPUs each (student, day) takes on a GPU machine (default 1; 0.5 runs two per GPU)")
+    parser.add_argument("--workers", type=int, metavar="N", help="CPUs of a local Ray (default: every core)")
+    parser.add_argument("--timeout", type=float, default=TASK_TIMEOUT_S, metavar="SECONDS",
+                        help=f"seconds one (student, day) may take before it is stopped (default {TASK_TIMEOUT_S:.0f})")
+    parser.add_argument("--force", action="store_true", help="regrade pairs the gradebook already holds")
+
+
+def main(args) -> int:
+    from filelock import FileLock, Timeout
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from grader import nbgrader_course as course
+
+    course_dir = course_folder(args.course_dir)
+    pairs = plan(course_dir, args.days, args.students)
+    if args.address:
+        _reachable(args.address)
+    lock = FileLock(course_dir / LOCK)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise ValueError(f"another grade-class is running on {course_dir} ({course_dir / LOCK})") from None
+    try:
+        done = graded(course_dir)
+        todo = [p for p in pairs if args.force or p not in done]
+        for stale in (course_dir / TASK_DBS).glob("*.db*"):  # left by a killed run
+            stale.unlink()
+        _ensure_students(course_dir, {s for s, _ in todo})
+        console = Console()
+        if sandbox.unavailable():
+            console.print(f"no sandbox for the notebooks ({sandbox.unavailable()}): one (student, day) at a time")
+        start = time.monotonic()
+        progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            TextColumn("failed {task.fields[failed]}"), TimeRemainingColumn(), console=console)
+        days = {a: progress.add_task(a, total=sum(p[1] == a for p in todo), failed=0)
+                for a in dict.fromkeys(a for _, a in pairs)}
+        failed = dict.fromkeys(days, 0)
+
+        def advance(r: Result) -> None:
+            failed[r.assignment] += r.record is None
+            progress.update(days[r.assignment], advance=1, failed=failed[r.assignment])
+
+        with progress:
+            results = grade(course_dir, todo, address=args.address, gpus_per_task=args.gpus_per_task,
+                            workers=args.workers, timeout=args.timeout, on_result=advance) if todo else []
+        csv = course_dir / "grades.csv"
+        course.run_nbgrader(course_dir, "export", f"--to={csv}")
+        console.print(summary(results, time.monotonic() - start, len(pairs) - len(todo), csv))
+        return 0 if all(r.record is not None for r in results) else 1
+    finally:
+        lock.release()
