@@ -29,7 +29,7 @@ def test_notebook_runs_with_solutions(notebook, monkeypatch, tmp_path):
     monkeypatch.setenv("MPLBACKEND", "Agg")
     nb = nbformat.read(notebook, as_version=4)
     client = nbclient.NotebookClient(nb, timeout=900, kernel_name="python3",
-                                     resources={"metadata": {"path": str(paths.NOTEBOOKS)}})
+                                     resources={"metadata": {"path": str(notebook.parent)}})  # as JupyterLab
     client.execute()
     out = os.environ.get("OUT")
     if out:  # keep the executed notebook (plots included) for a look
