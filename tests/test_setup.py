@@ -127,7 +127,8 @@ def test_one_python_promise():
 def test_course_sh_installs_what_it_runs_with_the_constraints():
     script = (paths.ROOT / "course.sh").read_text()
     assert "-c constraints.txt" in script
-    assert re.search(r"^\s+setup class$", script, re.M), "./course.sh test must install the class extra (Ray)"
+    assert re.search(r"^\s+setup class zh\b", script, re.M), \
+        "./course.sh test must install the class extra (Ray) and the zh extra (the CJK font the plot test needs)"
     assert re.search(r"zh\) extras=\(zh\)", script), "./course.sh lab --lang zh must install the zh extra"
 
 
