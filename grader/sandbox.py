@@ -117,9 +117,12 @@ def kernelspec(course_dir: Path) -> Path:
     spec.mkdir(parents=True, exist_ok=True)
     argv = [sys.executable, "-m", "grader.sandbox", "--course", str(Path(course_dir).resolve()), "--",
             "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": argv, "display_name": "Python 3 (course sandbox)", "language": "python",
-        "env": {"PYTHONPATH": paths.python_path()}}, indent=1))
+    text = json.dumps({"argv": argv, "display_name": "Python 3 (course sandbox)", "language": "python",
+                       "env": {"PYTHONPATH": paths.python_path()}}, indent=1)
+    # written whole, then renamed: grade-class tasks running at once never read half a spec
+    partial = spec / f"kernel.json.{os.getpid()}"
+    partial.write_text(text)
+    os.replace(partial, spec / "kernel.json")
     return root
 
 
