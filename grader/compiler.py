@@ -69,8 +69,7 @@ def options(arch: str | None = None, extra: tuple[str, ...] = ()) -> tuple[str, 
     opts = [STD, "-lineinfo"]
     opts += [f"-I{d}" for d in include_dirs()]
     if arch:
-        if not re.fullmatch(r"sm_\d{2,3}a?", arch):
-            raise ValueError(f"arch {arch!r}: expected something like sm_80 or sm_90")
+        arch_number(arch)  # ValueError for anything but sm_NN / sm_NNa
         opts.append(f"-arch={arch}")
     return tuple(opts) + tuple(extra)
 
@@ -152,7 +151,7 @@ def required_arch(path: str | os.PathLike) -> int | None:
 
 def arch_number(arch: str) -> int:
     """89 for "sm_89", 90 for "sm_90a"."""
-    match = re.fullmatch(r"sm_(\d+)a?", arch)
+    match = re.fullmatch(r"sm_(\d{2,3})a?", arch)
     if not match:
         raise ValueError(f"arch {arch!r}: expected something like sm_80 or sm_90")
     return int(match.group(1))

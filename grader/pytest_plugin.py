@@ -58,9 +58,11 @@ class Course:
             pytest.skip(f"needs a CUDA GPU: {reason}. Compile and SASS checks still run "
                         f"without one (python -m grader compile {ex.day}).")
         needed = compiler.required_arch(runner.source_of(ex, solutions=True))
-        if needed and not device.emulated() and compiler.arch_number(device.properties()["sm"]) < needed:
-            pytest.skip(f"{ex.key} needs sm_{needed} or newer; this GPU is {device.properties()['sm']} "
-                        f"(COURSE_BACKEND=emulator runs it on the CPU)")
+        if needed and not device.emulated():
+            have = device.properties()["sm"]
+            if compiler.arch_number(have) < needed:
+                pytest.skip(f"{ex.key} needs sm_{needed} or newer; this GPU is {have} "
+                            f"(COURSE_BACKEND=emulator runs it on the CPU)")
         self.node.user_properties.append(("exercise", ex.key))
         self.node.user_properties.append(("source", str(runner.source_of(ex))))
 
