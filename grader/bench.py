@@ -4,13 +4,12 @@ the L2 cache flushed between runs, and ceilings measured in the same process.
 Results are ratios to a ceiling: the device-to-device copy bandwidth (bytes read + written) for
 memory-bound kernels, cuBLAS through `cupy.matmul` for matrix products.
 
-On the emulator (COURSE_BACKEND=emulator) nothing is timed: `measure` runs the work once and prints
-the memory statistics of its last launch instead; its Measurement says `timed=False` (ms is NaN), and
-the ceilings are not measured at all.
+The timing itself is the device backend's (`device.current().time_ms`). A backend that cannot time
+(the emulator) is not timed: `measure` runs the work once and prints the memory statistics of its last
+launch instead; its Measurement says `timed=False` (ms is NaN), and the ceilings are not measured at all.
 """
 from __future__ import annotations
 
-import functools
 import statistics
 from dataclasses import dataclass, field
 
@@ -39,44 +38,20 @@ class Measurement:
         return self.flops / (self.ms * 1e-3) / 1e12
 
 
-@functools.cache
-def _flush_buffer():
-    cp = device.require_gpu()
-    l2 = device.properties()["l2_bytes"] or (50 << 20)
-    return cp.empty(2 * l2, dtype=np.uint8)
-
-
 def flush_l2() -> None:
-    """Evict the L2 cache by writing a buffer twice its size."""
-    _flush_buffer().fill(1)
+    """Evict the L2 cache by writing a buffer twice its size (NoTiming where nothing is timed)."""
+    device.current().flush_l2()
 
 
 def time_ms(fn, *, warmup: int = 3, repeat: int = 20, flush: bool = True) -> list[float]:
     """Run `fn()` (which launches GPU work) `warmup` times, then time `repeat` runs with CUDA events,
-    flushing L2 before each. Returns every run's milliseconds."""
-    cp = device.require_gpu()
-    if warmup < 0 or repeat < 1:
-        raise ValueError(f"warmup must be >= 0 and repeat >= 1 (got {warmup}, {repeat})")
-    for _ in range(warmup):
-        fn()
-    device.synchronize("warm-up")
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-    times = []
-    for _ in range(repeat):
-        if flush:
-            flush_l2()
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, stop))
-    device.synchronize("timed runs")
-    return times
+    flushing L2 before each. Returns every run's milliseconds; NoTiming where nothing is timed."""
+    return device.current().time_ms(fn, warmup=warmup, repeat=repeat, flush=flush)
 
 
 def timed() -> bool:
-    """False on the emulator, where timings are not emulated."""
-    return not device.emulated()
+    """False where kernels cannot be timed (the emulator)."""
+    return device.current().timed
 
 
 NOT_TIMED = "not timed on the emulator (timings need a CUDA GPU)"
@@ -86,11 +61,10 @@ def measure(label: str, fn, *, size: int, nbytes: int = 0, flops: float = 0.0,
             warmup: int = 3, repeat: int = 20) -> Measurement:
     """The median of `repeat` timed runs of `fn()`; on the emulator one untimed run, whose memory
     statistics (sectors per request, bank conflicts) are printed and kept in `.memory`."""
-    if not timed():
-        from grader.emulator import report
-
+    backend = device.current()
+    if not backend.timed:
         fn()
-        table = report.memory_table()
+        table = backend.memory_report()
         print(f"{label}: {NOT_TIMED}; memory statistics of its last launch:\n{table}")
         return Measurement(label, size, float("nan"), nbytes, flops, timed=False, memory=table)
     runs = time_ms(fn, warmup=warmup, repeat=repeat)
@@ -176,3 +150,19 @@ class Report:
                 cells.append(f"{self.value(m):9.1f} ({self.value(m) / self.value(c):4.0%})")
             rows.append(f"{c.size:>14} " + " ".join(f"{x:>18}" for x in cells) + f" {self.value(c):10.1f}")
         return "\n".join(rows + self.notes)
+
+
+def bandwidth_sweep(report: Report, series: dict, make, points: list, nbytes: list[int] | int,
+                    xs: list[int] | None = None) -> Report:
+    """Fill a GB/s `report` the way every memory-bound benchmark does: for each `label: what` of
+    `series` (a module, a (module, dtype) pair ...), the launch `make(what, point)` returns (having made
+    the point's inputs) measured at each of `points`, moving `nbytes[i]` bytes (an int: the same at
+    every point), on the x-axis at `xs[i]` (default: the bytes); then the ceiling, the device-to-device
+    copy of the same bytes (measured once per byte count)."""
+    moved = [nbytes] * len(points) if isinstance(nbytes, int) else list(nbytes)
+    xs = moved if xs is None else list(xs)
+    for label, what in series.items():
+        report.series[label] = [measure(label, make(what, p), size=x, nbytes=n) for p, x, n in zip(points, xs, moved)]
+    copies = {n: copy_ceiling(n) for n in dict.fromkeys(moved)}
+    report.ceiling = [Measurement(**{**vars(copies[n]), "size": x}) for x, n in zip(xs, moved)]
+    return report

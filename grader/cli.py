@@ -34,35 +34,17 @@ import json
 import math
 import os
 import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-from grader import compiler, device, exercises, paths
+from grader import compiler, days, device, exercises, paths
 
-TITLES = {
-    "day01": "CUDA model, indexing, launch configuration, JIT compile cache",
-    "day02": "memory coalescing and vectorised access",
-    "day03": "PTX inline asm, low-level math, warp shuffles",
-    "day04": "shared memory and bank conflicts",
-    "day05": "warp-level programming: shuffles, ballot, scan, softmax",
-    "day06": "multi-level reduction and RMSNorm",
-    "day07": "asynchronous copy: cp.async pipelines",
-    "day08": "CUB and ragged batches (indptr)",
-    "day09": "tensor cores: mma.sync and ldmatrix",
-    "day10": "GEMM with a config space and autotuning",
-    "day11": "decode attention: online softmax, GQA, paged KV, split-KV",
-    "day12": "prefill attention: FlashAttention-2 with mma.sync",
-    "day13": "the JIT system: templates and a compile cache",
-    "day14": "framework integration and the capstone",
-}
-ALL_DAYS = tuple(TITLES)
 COMMAND_MODULES = ("sanitize", "autotune", "hints", "debug", "classgrade", "leaderboard", "profile")
 
 
 def _days(arg: str | None) -> list[str]:
-    return [paths.day_name(arg)] if arg else [d for d in ALL_DAYS if exercises.day_exercises(d)]
+    return [days.day_name(arg)] if arg else exercises.days_with_exercises()
 
 
 def _cu_file(arg: str) -> Path:
@@ -213,7 +195,7 @@ def cmd_bench(args) -> int:
     from grader import plots, runner
 
     day = paths.day_name(args.day)
-    if device.emulated():
+    if not device.current().timed:
         return _memory_statistics(day)
     if device.why_not_hardware():
         raise device.NoGPU(f"benchmarks time kernels on a CUDA GPU: {device.why_not_hardware()}")
@@ -291,20 +273,25 @@ def cmd_stubs(args) -> int:
 
 
 def cmd_progress(args) -> int:
-    from grader import hints, progress, stubs
+    from rich.cells import cell_len  # a Chinese character takes two columns
 
-    used = hints.levels_used()
-    for day, title in TITLES.items():
-        exs = exercises.day_exercises(day)
+    from grader import hints, progress, stubs
+    from grader.notebook import language
+
+    used, lang = hints.levels_used(), language()
+    width = max(cell_len(days.title(d, lang)) for d in days.NAMES)
+    for day in days.NAMES:
+        exs, title = exercises.day_exercises(day), days.title(day, lang)
+        title += " " * (width - cell_len(title))
         if not exs:
-            print(f"{day}  {title:<60} coming")
+            print(f"{day}  {title} coming")
             continue
         edited = sum(stubs.status(paths.DAYS / day / ex.source) == "edited" for ex in exs)
         result = progress.day_summary(day, [ex.key for ex in exs])
         helped = [f"{k.split('/')[1]} {lv}" for k, lv in used.items() if k.startswith(day + "/")]
         result += f"; hint levels used: {', '.join(helped)}" if helped else ""
         count = f"{len(exs)} exercise{'s' if len(exs) != 1 else ''}"
-        print(f"{day}  {title:<60} {count}, {edited} edited; {result}")
+        print(f"{day}  {title} {count}, {edited} edited; {result}")
     return 0
 
 
@@ -312,17 +299,15 @@ def cmd_release(args) -> int:
     from grader import nbgrader_course
 
     langs = nbgrader_course.LANGS if args.lang == "both" else (args.lang,)
-    folder = {"en": paths.NOTEBOOKS, "zh": paths.NOTEBOOKS / "zh"}
-    days = ([paths.day_name(d) for d in args.days] if args.days else
-            [d for d in _days(None) if all((folder[lg] / f"{d}.ipynb").is_file() for lg in langs)])
+    chosen = args.days or nbgrader_course.default_days(args.lang)
     if Path(args.course_dir).exists() and not Path(args.course_dir).is_dir():
         raise ValueError(f"{args.course_dir} is a file: the course is built in a folder (a new one, or one "
                          f"that release made)")
     try:
-        course = nbgrader_course.build_course(Path(args.course_dir), days=days, force=args.force, lang=args.lang)
+        course = nbgrader_course.build_course(Path(args.course_dir), days=chosen, force=args.force, lang=args.lang)
     except FileExistsError as e:
         raise FileExistsError(f"{str(e).split(':')[0]}; add --force to rebuild it") from None
-    assignments = [nbgrader_course.assignment_name(d, lg) for d in days for lg in langs]
+    assignments = [nbgrader_course.assignment_name(d, lg) for d in chosen for lg in langs]
     problems = [p for a in assignments for p in nbgrader_course.check_release(course, a)]
     for p in problems:
         print(f"PROBLEM: {p}")

@@ -1,6 +1,8 @@
-"""Where a kernel is compiled: the course's NVRTC options, and offline compilation (no GPU needed).
+"""Where a kernel is compiled: the course's NVRTC options, and NVRTC itself (no GPU needed).
 
-cupy.RawModule (through `grader.device.load`) and the offline compiler here use the same options:
+`nvrtc_compile` is the one place NVRTC is called (source text to PTX and cubin, its log, its errors):
+`compile_file` (the emulator, `grader compile`, `grader sass`) and day 13's JIT go through it.
+cupy.RawModule (through `grader.device.load`) and the compiler here use the same options:
 the course headers (kernels/include), the CCCL headers cupy ships (cub, thrust, libcudacxx) and the
 CUDA headers. A `#line` directive makes errors and -lineinfo point at the student's own file.
 """
@@ -131,14 +133,6 @@ class Compiled:
     kernels: list[str] = field(default_factory=list)
 
 
-def _check(result, prog=None, path="") -> None:
-    from cuda.bindings import nvrtc
-
-    err = result[0] if isinstance(result, tuple) else result
-    if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-        raise CompileError(str(path), _log(prog) if prog is not None else str(err))
-
-
 _REQUIRE_ARCH = re.compile(r"^\s*COURSE_REQUIRE_ARCH\((\d+)\)", re.M)
 
 
@@ -157,7 +151,15 @@ def arch_number(arch: str) -> int:
     return int(match.group(1))
 
 
-def nvrtc_output(prog, get_size, get) -> bytes:
+def _nvrtc():
+    try:
+        from cuda.bindings import nvrtc
+    except ImportError as e:  # pragma: no cover - depends on the install
+        raise RuntimeError("compiling needs cuda-bindings and nvidia-cuda-nvrtc (pip install -e '.[cuda13]')") from e
+    return nvrtc
+
+
+def _output(prog, get_size, get) -> bytes:
     """One of NVRTC's outputs (log, PTX, cubin) of `prog`, through cuda-bindings' `get_size`/`get` pair.
     NVRTC writes into the buffer it is given: a fresh bytearray, never a bytes object (`b" " * 1` is
     Python's shared b" ", and overwriting it breaks every later use of it, `import torch` included)."""
@@ -167,44 +169,44 @@ def nvrtc_output(prog, get_size, get) -> bytes:
     return bytes(buf)
 
 
-def _log(prog) -> str:
-    from cuda.bindings import nvrtc
+def _text(output: bytes) -> str:
+    return output.rstrip(b"\x00").decode(errors="replace")
 
-    log = nvrtc_output(prog, nvrtc.nvrtcGetProgramLogSize, nvrtc.nvrtcGetProgramLog)
-    return log.rstrip(b"\x00").decode(errors="replace")
+
+def nvrtc_compile(source: str, name: str, opts: tuple[str, ...]) -> tuple[str, bytes, str]:
+    """(PTX, cubin, log) of CUDA C `source` compiled by NVRTC with `opts` (a cubin needs -arch=sm_XX in
+    them); CompileError naming `name`, with NVRTC's log, when it does not compile. No GPU needed."""
+    nvrtc = _nvrtc()
+    ok = nvrtc.nvrtcResult.NVRTC_SUCCESS
+    err, prog = nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], [])
+    if err != ok:
+        raise CompileError(name, f"nvrtcCreateProgram: {err}")
+    try:
+        encoded = [o.encode() for o in opts]
+        (err,) = nvrtc.nvrtcCompileProgram(prog, len(encoded), encoded)
+        log = _text(_output(prog, nvrtc.nvrtcGetProgramLogSize, nvrtc.nvrtcGetProgramLog))
+        if err != ok:
+            raise CompileError(name, log)
+        ptx = _text(_output(prog, nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX))
+        cubin = _output(prog, nvrtc.nvrtcGetCUBINSize, nvrtc.nvrtcGetCUBIN)
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)
+    return ptx, cubin, log.strip()
 
 
 def compile_file(path: str | os.PathLike, arch: str = "sm_90", extra: tuple[str, ...] = ()) -> Compiled:
-    """Compile one .cu file to PTX and a whole cubin with NVRTC, without a GPU."""
-    try:
-        from cuda.bindings import nvrtc
-    except ImportError as e:  # pragma: no cover - depends on the install
-        raise RuntimeError("offline compilation needs cuda-bindings and nvidia-cuda-nvrtc "
-                           "(pip install -e '.[cuda13]')") from e
+    """Compile one .cu file (`read_source`) to PTX and a whole cubin with the course's options."""
     path = Path(path).resolve()
-    source = read_source(path).encode()
-    err, prog = nvrtc.nvrtcCreateProgram(source, str(path).encode(), 0, [], [])
-    _check(err, path=path)
-    try:
-        opts = [o.encode() for o in options(arch, extra)]
-        result = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
-        log = _log(prog)
-        if result[0] != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-            raise CompileError(str(path), log)
-        ptx = nvrtc_output(prog, nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX)
-        cubin = nvrtc_output(prog, nvrtc.nvrtcGetCUBINSize, nvrtc.nvrtcGetCUBIN)
-    finally:
-        nvrtc.nvrtcDestroyProgram(prog)
-    ptx_text = ptx.rstrip(b"\x00").decode()
-    kernels = re.findall(r"\.entry\s+(\w+)", ptx_text)
-    return Compiled(path, arch, ptx_text, cubin, log.strip(), kernels)
+    ptx, cubin, log = nvrtc_compile(read_source(path), str(path), options(arch, extra))
+    return Compiled(path, arch, ptx, cubin, log, re.findall(r"\.entry\s+(\w+)", ptx))
 
 
+@functools.cache
 def nvrtc_version() -> str:
+    """NVRTC's version, like "13.0" (part of every JIT cache key: a new compiler may emit different
+    code), or why there is none."""
     try:
-        from cuda.bindings import nvrtc
-
-        _, major, minor = nvrtc.nvrtcVersion()
+        _, major, minor = _nvrtc().nvrtcVersion()
         return f"{major}.{minor}"
     except Exception as e:  # noqa: BLE001 - reported, not raised
         return f"unavailable ({e.__class__.__name__}: {e})"

@@ -8,8 +8,8 @@ notebook's `nb.grade`, `grader check` and nbgrader autograde. The child
   (`compiler.check_includes` refuses `..`, absolute and computed includes);
 - gets a scrubbed environment (a short allow-list; HOME is its own folder) and resource limits: CPU
   time, file size, no core files, and address space on the emulator;
-- reports on a pipe of its own, each line carrying a nonce the parent chose: a kernel's `printf`
-  writes to stdout and cannot forge a result;
+- reports on a pipe of its own, each line carrying a nonce the parent chose (`grader.child`, the
+  protocol every course child uses): a kernel's `printf` writes to stdout and cannot forge a result;
 - runs each case under a time budget derived from the solution's time for that case on the same
   backend (BUDGET_FACTOR times, at least BUDGET_FLOOR_S), so a hung kernel is reported as
   "timed out after N s in case X" quickly; the process group is then killed.
@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
-import select
 import shutil
 import signal
 import subprocess
@@ -31,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import paths
+from grader import child, paths
 
 COMPILE_BUDGET_S = 240.0                        # interpreter start, compile and the technique check
 BUDGET_FACTOR = 10.0                            # a case may take this many times the solution's time
@@ -94,14 +92,13 @@ def _copy_submission(source_dir: Path, wanted: str, dest: Path) -> None:
         shutil.copyfile(path, dest / path.name, follow_symlinks=False)
 
 
-def _child_env(workdir: Path, result_fd: int, nonce: str) -> dict[str, str]:
+def _child_env(workdir: Path) -> dict[str, str]:
     env = {k: os.environ[k] for k in _ENV_KEEP if k in os.environ}
     env.setdefault("CUPY_CACHE_DIR", str(Path.home() / ".cupy" / "kernel_cache"))
     env.update({"HOME": str(workdir / "home"), "PYTHONPATH": paths.python_path(), "PYTHONSAFEPATH": "1",
                 "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg",
                 "COURSE_JIT_CACHE": str(workdir / "jit"), paths.KERNELS_ENV: "days",
-                paths.SOURCE_DIR_ENV: str(workdir / "src"), "COURSE_RESULT_FD": str(result_fd),
-                "COURSE_RESULT_NONCE": nonce})
+                paths.SOURCE_DIR_ENV: str(workdir / "src")})
     return env
 
 
@@ -257,8 +254,8 @@ def _racecheck(ex, outcome: Outcome, folder: Path, cases: list[dict], budgets: l
 def run_locked(ex, cases: list[dict], *, source_dir, budgets: list[float], entry: str,
                options: dict | None = None) -> Outcome:
     """Run `python -m <entry>` on a submission, locked down as `run_exercise`'s child is; the module
-    reads its request (`options` added) from argv and reports on `result_channel()`, an "end" event
-    per case (with any `data`)."""
+    reads its request (`options` added) from argv and reports on `child.result_channel()`, an "end"
+    event per case (with any `data`), then "done"."""
     from grader import device
 
     return _run(ex, cases, source_dir=Path(source_dir), seed=None, budgets=budgets, backend=device.backend(),
@@ -267,8 +264,6 @@ def run_locked(ex, cases: list[dict], *, source_dir, budgets: list[float], entry
 
 def _run(ex, cases, *, source_dir: Path, seed, budgets, backend: str, record: bool,
          wrapper: list[str] = (), entry: str = "grader.isolation", options: dict | None = None) -> Outcome:
-    from grader import exercises
-
     with tempfile.TemporaryDirectory(prefix="course-grade-") as tmp:
         workdir = Path(tmp)
         (workdir / "src").mkdir()
@@ -277,98 +272,72 @@ def _run(ex, cases, *, source_dir: Path, seed, budgets, backend: str, record: bo
             _copy_submission(Path(source_dir), ex.source, workdir / "src")
         except (SubmissionError, OSError) as e:
             return Outcome(ex.key, "failed", str(e), total=len(cases))
-        nonce = secrets.token_hex(16)
-        read_fd, write_fd = os.pipe()
         request = {"day": ex.day, "name": ex.name, "cases": cases, "seed": seed, **(options or {})}
         cpu = int(COMPILE_BUDGET_S + sum(budgets)) + 30
-        out = (workdir / "stdout").open("w+")
-        try:
-            proc = subprocess.Popen([*wrapper, sys.executable, "-m", entry, json.dumps(request)],
-                                    cwd=workdir, env=_child_env(workdir, write_fd, nonce), stdout=out,
-                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, pass_fds=(write_fd,),
-                                    start_new_session=True, preexec_fn=_limits(cpu, backend == "emulator"))
-        finally:
-            os.close(write_fd)
-        try:
-            results, status, message = _follow(proc, read_fd, nonce, cases, budgets)
-        finally:
-            os.close(read_fd)
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-            out.seek(0)
-            output = out.read()[-20000:]
-            out.close()
-        output = output.replace(str(workdir / "src"), str(source_dir))
-        for r in results:
-            r.message = r.message.replace(str(workdir / "src"), str(source_dir))
-        message = message.replace(str(workdir / "src"), str(source_dir))
-    if status == "crashed" and not message:
-        tail = "\n".join(output.strip().splitlines()[-15:])
-        how = f"signal {-proc.returncode}" if proc.returncode < 0 else f"exit status {proc.returncode}"
-        message = f"the checking process died ({how}) before reporting:\n{tail}"
+        finished = child.run(child.command(entry, request, wrapper), env=_child_env(workdir), cwd=workdir,
+                             budget=COMPILE_BUDGET_S, on_event=_deadlines(budgets),
+                             preexec_fn=_limits(cpu, backend == "emulator"))
+    results, status, message = _results(ex, cases, budgets, finished)
     if record:
         _record_times(backend, {_case_key(ex, r.case): r.seconds for r in results if r.status == "passed"})
+    here, there = str(workdir / "src"), str(source_dir)  # paths as the student knows them
+    for r in results:
+        r.message = r.message.replace(here, there)
     passed = sum(r.status == "passed" for r in results)
-    if status == "passed" and passed < len(cases):
-        status = "failed"
-    if not message:
-        failures = [f"{exercises.case_id(r.case)}: {r.message}" for r in results
-                    if r.status not in ("passed", "not run")]
-        message = "\n".join(failures[:3]) + (f"\n... and {len(failures) - 3} more" if len(failures) > 3 else "")
-    return Outcome(ex.key, status, message, passed, len(cases), results, output)
+    return Outcome(ex.key, status, message.replace(here, there), passed, len(cases), results,
+                   finished.output.replace(here, there))
 
 
-def _follow(proc, read_fd: int, nonce: str, cases: list[dict], budgets: list[float]):
-    """Read the child's events until it is done, dies, or overruns a budget.
-    Returns (case results, overall status, message)."""
+def _deadlines(budgets: list[float]):
+    """The child's time until its next event: a case's budget from its "start", COMPILE_BUDGET_S from
+    an "end" (the time until the next start)."""
+    def on_event(event: dict) -> float | None:
+        if event["event"] == "start":
+            return budgets[event["index"]]
+        return COMPILE_BUDGET_S if event["event"] == "end" else None
+    return on_event
+
+
+def _results(ex, cases: list[dict], budgets: list[float], finished: child.Finished):
+    """(case results, overall status, message) from what the child reported and how it ended."""
     from grader import exercises
 
     results = [CaseResult(c, "not run") for c in cases]
-    deadline, current, buffer = time.monotonic() + COMPILE_BUDGET_S, None, b""
-    while True:
-        wait = max(0.0, deadline - time.monotonic())
-        ready, _, _ = select.select([read_fd], [], [], min(wait, 1.0))
-        if ready:
-            chunk = os.read(read_fd, 65536)
-            if not chunk:  # the child closed its end without saying "done": it died
-                proc.wait()
-                return results, "crashed", _crash_message(results, current)
-            buffer += chunk
-            while b"\n" in buffer:
-                line, buffer = buffer.split(b"\n", 1)
-                event = _event(line, nonce)
-                if event is None:
-                    continue
-                kind = event["event"]
-                if kind == "compiled" and not event["ok"]:
-                    return results, "failed", event["message"]
-                if kind == "start":
-                    current = event["index"]
-                    deadline = time.monotonic() + budgets[current]
-                elif kind == "end":
-                    r = results[event["index"]]
-                    r.data = event.get("data", {})
-                    r.status, r.message, r.seconds, r.seed = (event["status"], event["message"],
-                                                              event["seconds"], event["seed"])
-                    current = None
-                    deadline = time.monotonic() + COMPILE_BUDGET_S  # the time until the next start
-                elif kind == "done":
-                    return results, _overall(results), ""
-            continue
-        if time.monotonic() >= deadline:
-            os.killpg(proc.pid, signal.SIGKILL)
-            if current is None:
-                return results, "timed out", (f"timed out after {COMPILE_BUDGET_S:.0f} s before any case ran "
-                                              f"(compiling?); the process was stopped")
-            r = results[current]
-            r.status = "timed out"
-            r.seconds = budgets[current]
+    current = None
+    for event in finished.events:
+        kind = event["event"]
+        if kind == "compiled" and not event["ok"]:
+            return results, "failed", event["message"]
+        if kind == "start":
+            current = event["index"]
+        elif kind == "end":
+            r = results[event["index"]]
+            r.status, r.message, r.seconds, r.seed = event["status"], event["message"], event["seconds"], event["seed"]
+            r.data = event.get("data", {})
+            current = None
+    reported = any(r.status != "not run" for r in results)
+    if finished.ended == "done":
+        status = _overall(results)
+        if status == "passed" and not all(r.status == "passed" for r in results):
+            status = "failed"
+        failures = [f"{exercises.case_id(r.case)}: {r.message}" for r in results
+                    if r.status not in ("passed", "not run")]
+        return results, status, "\n".join(failures[:3]) + (
+            f"\n... and {len(failures) - 3} more" if len(failures) > 3 else "")
+    if current is not None:
+        r = results[current]
+        if finished.ended == "timed out":
+            r.status, r.seconds = "timed out", budgets[current]
             r.message = (f"timed out after {budgets[current]:.0f} s in case {exercises.case_id(r.case)} "
                          f"(a kernel that never finishes?); the process was stopped")
             return results, "timed out", r.message
-        if proc.poll() is not None and not ready:
-            continue  # drain what is left in the pipe, then see EOF
+        r.status, r.message = "crashed", f"the checking process {finished.how} while running this case"
+        return results, "crashed", f"{exercises.case_id(r.case)}: {r.message}"
+    if finished.ended == "timed out":
+        when = "between cases" if reported else "before any case ran (compiling?)"
+        return results, "timed out", f"timed out after {COMPILE_BUDGET_S:.0f} s {when}; the process was stopped"
+    when = "between cases" if reported else "before reporting"
+    return results, "crashed", f"the checking process {finished.how} {when}:\n{finished.tail(15)}"
 
 
 def _overall(results: list[CaseResult]) -> str:
@@ -378,45 +347,11 @@ def _overall(results: list[CaseResult]) -> str:
     return "passed"
 
 
-def _crash_message(results, current) -> str:
-    from grader import exercises
-
-    if current is None:
-        return ""
-    r = results[current]
-    r.status = "crashed"
-    r.message = "the checking process died while running this case"
-    return f"{exercises.case_id(r.case)}: {r.message}"
-
-
-def _event(line: bytes, nonce: str) -> dict | None:
-    try:
-        tag, payload = line.decode().split(" ", 1)
-        return json.loads(payload) if tag == nonce else None
-    except (ValueError, UnicodeDecodeError):
-        return None
-
-
 # ---- the child -----------------------------------------------------------------------------------
 
-def result_channel():
-    """In a child: `send(**event)`, which reports to the parent on the pipe it passed, with its nonce."""
-    fd, nonce = int(os.environ.pop("COURSE_RESULT_FD")), os.environ.pop("COURSE_RESULT_NONCE")
-    channel = os.fdopen(fd, "w", buffering=1)
-    os.set_inheritable(fd, False)
-
-    def send(**event) -> None:
-        channel.write(f"{nonce} {json.dumps(event)}\n")
-        channel.flush()
-
-    return send
-
-
-def _child(request: dict) -> None:
-    """In the child: compile (and check the technique), then run each case, reporting on the pipe;
+def _child(request: dict, send) -> None:
+    """In the child: compile (and check the technique), then run each case, reporting with `send`;
     stop at the first crash (the CUDA context is gone)."""
-    send = result_channel()
-
     from grader import checks, device, exercises, runner
 
     ex = exercises.get(request["day"], request["name"])
@@ -443,8 +378,7 @@ def _child(request: dict) -> None:
              seconds=time.perf_counter() - start)
         if status == "crashed" and not device.emulated():
             break
-    send(event="done")
 
 
 if __name__ == "__main__":
-    _child(json.loads(sys.argv[1]))
+    child.main(_child)

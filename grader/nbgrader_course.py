@@ -24,9 +24,9 @@ import nbformat
 
 from grader import exercises, paths, stubs
 from grader.autograde import CELL_TIMEOUT_S, HIDDEN_BEGIN, HIDDEN_END, NOTEBOOK_BUDGET_S, is_autograded
+from grader.days import day_name
 
 COURSE_ID = "cuda-course"
-DAYS = ("day01", "day02")
 SOLUTION_BEGIN, SOLUTION_END = "### BEGIN SOLUTION", "### END SOLUTION"
 _STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -37,14 +37,10 @@ class NbgraderError(RuntimeError):
 
 # ---- inputs -------------------------------------------------------------------------------------
 
-def days_with_exercises() -> list[str]:
-    return [d for d in (f"day{i:02d}" for i in range(1, 15)) if exercises.day_exercises(d)]
-
-
 def _day(day) -> str:
-    d = paths.day_name(day)  # ValueError for anything but day01 .. day14
+    d = day_name(day)  # ValueError for a day the course does not have
     if not exercises.day_exercises(d):
-        ready = ", ".join(days_with_exercises())
+        ready = ", ".join(exercises.days_with_exercises())
         raise ValueError(f"{d} has no exercises yet, so no assignment (days with exercises: {ready})")
     return d
 
@@ -71,8 +67,19 @@ def _assignment(name) -> str:
     return assignment_name(*split_assignment(name))
 
 
+def _lesson(day: str, lang: str) -> Path:
+    return paths.NOTEBOOKS / ("zh" if lang == "zh" else "") / f"{day}.ipynb"
+
+
+def default_days(lang: str = "en") -> list[str]:
+    """The days released when none are named: every day with exercises whose lesson exists in `lang`
+    (en, zh, or both)."""
+    langs = LANGS if lang == "both" else (lang,)
+    return [d for d in exercises.days_with_exercises() if all(_lesson(d, lg).is_file() for lg in langs)]
+
+
 def _notebook(day: str, lang: str = "en") -> Path:
-    path = paths.NOTEBOOKS / ("zh" if lang == "zh" else "") / f"{day}.ipynb"
+    path = _lesson(day, lang)
     if not path.is_file():
         raise FileNotFoundError(f"no lesson notebook {path.relative_to(paths.ROOT)} for {day}")
     return path
@@ -174,16 +181,18 @@ def gradebook(course_dir: Path):
 
 # ---- instructor commands ------------------------------------------------------------------------
 
-def build_course(course_dir, days=DAYS, force: bool = False, lang: str = "en") -> Path:
-    """Create (or update) an nbgrader course directory and release the given days into
-    release/<assignment>/: `dayNN` for the English lesson, `dayNN-zh` for the Chinese one (lang 'zh',
-    or 'both' for the two). An existing source/<assignment>/ is replaced only with `force`."""
+def build_course(course_dir, days=None, force: bool = False, lang: str = "en") -> Path:
+    """Create (or update) an nbgrader course directory and release the given days (default:
+    `default_days(lang)`) into release/<assignment>/: `dayNN` for the English lesson, `dayNN-zh` for the
+    Chinese one (lang 'zh', or 'both' for the two). An existing source/<assignment>/ is replaced only
+    with `force`."""
     course_dir = Path(course_dir).resolve()
+    if lang not in (*LANGS, "both"):
+        raise ValueError(f"lang {lang!r}: expected en, zh or both")
+    days = default_days(lang) if days is None else days
     days = [_day(d) for d in ((days,) if isinstance(days, (str, int)) else days)]
     if not days:
         raise ValueError("no days given to build")
-    if lang not in (*LANGS, "both"):
-        raise ValueError(f"lang {lang!r}: expected en, zh or both")
     langs = LANGS if lang == "both" else (lang,)
     plan = {assignment_name(d, lg): (d, _notebook(d, lg), [_stub(d, f) for f in exercise_files(d)])
             for d in days for lg in langs}

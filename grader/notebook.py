@@ -61,7 +61,7 @@ def setup(day) -> None:
         return
     p = device.properties()
     where = {ex.name: str(source(d, ex.name)) for ex in exercises.day_exercises(d)}
-    if device.emulated():
+    if device.why_not_hardware():
         print(f"{d} on the {p['name']} for {p['sm']}: kernels run on the CPU, slowly; large arrays "
               f"are made smaller (nb.size) and nothing is timed (memory statistics instead).")
     else:
@@ -71,11 +71,12 @@ def setup(day) -> None:
 
 
 def size(full: int, emulator: int) -> int:
-    """`full` on a GPU, `emulator` on the emulator (a CPU runs 2^26 threads in minutes, not microseconds)."""
+    """`full` on a GPU, `emulator` on the emulator (a CPU runs 2^26 threads in minutes, not microseconds):
+    the backend's `full_sizes` decides."""
     for what, value in (("full", full), ("emulator", emulator)):
         if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
             raise ValueError(f"size: {what} must be a positive integer, got {value!r}")
-    return int(emulator if device.emulated() else full)
+    return int(full if device.current().full_sizes else emulator)
 
 
 def source(day, name: str) -> Path:
@@ -116,7 +117,7 @@ def bench(day, name: str, quick: bool = True):
 
     ex = exercises.get(day, name)
     mod = load(day, name)
-    if device.emulated():
+    if not device.current().timed:
         return _memory_statistics(ex, mod)
     report = runner.bench(ex, mod, quick=quick, with_solution=True)
     print(report.table())
@@ -140,12 +141,12 @@ def profile(day, name: str, compare: bool = True, all_sizes: bool = False) -> No
 
 
 def _memory_statistics(ex, module) -> None:
-    """The emulator's stand-in for a benchmark: check the largest case it runs, then print the memory
-    statistics of that check's last launch (sectors per request, bank conflicts)."""
-    from grader.emulator import report
+    """The stand-in for a benchmark where nothing is timed (the emulator): check the largest case it
+    runs, then print the memory statistics of that check's last launch (sectors per request, bank
+    conflicts)."""
     from grader.emulator.scaling import case_size, runs_on_emulator
 
     case = max((c for c in ex.cases if runs_on_emulator(ex, c)[0]), key=case_size)
     runner.check(ex, case, module)
     print(f"{ex.key}: not timed on the emulator (benchmarks need a CUDA GPU). Memory statistics of the "
-          f"last launch of the check with {case}:\n{report.memory_table()}")
+          f"last launch of the check with {case}:\n{device.current().memory_report()}")

@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
+
+from grader.days import day_name
 
 ROOT = Path(__file__).resolve().parent.parent
 DAYS = ROOT / "days"
@@ -16,16 +17,6 @@ STATE = ROOT / ".course"  # git-ignored: last results, plots
 KERNELS_ENV = "COURSE_KERNELS"
 #: A folder whose .cu files take precedence (nbgrader autograde points it at the submission).
 SOURCE_DIR_ENV = "COURSE_SOURCE_DIR"
-
-_DAY = re.compile(r"^(?:day)?0*(\d{1,2})$")
-
-
-def day_name(day: int | str) -> str:
-    """'day02' from 2, '2', '02' or 'day2'; a clear ValueError otherwise."""
-    m = _DAY.match(str(day).strip().lower())
-    if not m or not 1 <= int(m.group(1)) <= 14:
-        raise ValueError(f"unknown day {day!r}: expected day01 .. day14 (or a number 1-14)")
-    return f"day{int(m.group(1)):02d}"
 
 
 def use_solutions() -> bool:

@@ -2,7 +2,7 @@
 
 Three tools: memcheck (out-of-bounds and misaligned accesses to global, local and shared memory),
 racecheck (shared-memory hazards: a missing __syncthreads) and synccheck (barriers that not every
-thread reaches). Each tool runs each exercise in its own child process,
+thread reaches). Each tool runs each exercise in its own child process (`grader.child`'s protocol),
 
     compute-sanitizer --tool TOOL python -m grader.sanitize '<request>'
 
@@ -19,22 +19,18 @@ and a demo with no finding means the sanitizer missed a planted bug.
 from __future__ import annotations
 
 import glob
-import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import device, exercises, paths
+from grader import child, device, exercises, paths
 
 HELP = "the day's tests under compute-sanitizer (memcheck, racecheck, synccheck)"
 TOOLS = ("memcheck", "racecheck", "synccheck")
 SANITIZER_ENV = "COMPUTE_SANITIZER"  # the compute-sanitizer executable, if not on PATH or in a toolkit
-MARK = "COURSE-SANITIZE "
 
 _PREFIX = "========="
 # Where a report points. Current form: "at kernel+0x1b0 in /path/file.cu:41" (no " in ..." without
@@ -212,27 +208,20 @@ class Result:
 
 
 def command(sanitizer: Path, job: Job) -> list[str]:
-    return [str(sanitizer), "--tool", job.tool, sys.executable, "-m", "grader.sanitize", json.dumps(job.request())]
+    return child.command("grader.sanitize", job.request(), [str(sanitizer), "--tool", job.tool])
 
 
 def run_job(sanitizer: Path, job: Job, timeout: float) -> Result:
     env = {**os.environ, "PYTHONUNBUFFERED": "1", paths.KERNELS_ENV: "solutions" if job.solutions else "days"}
-    source = str(job.source())
-    try:
-        done = subprocess.run(command(sanitizer, job), capture_output=True, text=True, timeout=timeout,
-                              env=env, cwd=paths.ROOT)
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-        return Result(job, "timed out", f"still running after {timeout:.0f} s", parse(out, job.tool, source), out)
-    output = done.stdout + done.stderr
-    findings = parse(output, job.tool, source)
-    for line in reversed(done.stdout.splitlines()):
-        if line.startswith(MARK):
-            r = json.loads(line[len(MARK):])
-            return Result(job, r["status"], r["message"], findings, output)
-    tail = "\n".join(output.strip().splitlines()[-8:])
-    return Result(job, "not run", f"exit status {done.returncode} before the check reported:\n{tail}", findings,
-                  output)
+    finished = child.run(command(sanitizer, job), env=env, cwd=paths.ROOT, budget=timeout, keep=None)
+    findings = parse(finished.output, job.tool, str(job.source()))
+    if finished.ended == "timed out":
+        return Result(job, "timed out", f"still running after {timeout:.0f} s", findings, finished.output)
+    r = next((e for e in finished.events if e["event"] == "result"), None)
+    if r is None:
+        return Result(job, "not run", f"the sanitized process {finished.how} before the check reported:\n"
+                      f"{finished.tail(8)}", findings, finished.output)
+    return Result(job, r["status"], r["message"], findings, finished.output)
 
 
 def jobs_for(day, tools=TOOLS, names=None, cases: int = 3, demos: bool = True, solutions: bool = False,
@@ -332,9 +321,9 @@ def main(args) -> int:
 
 # ---- the child, under the sanitizer -------------------------------------------------------------
 
-def _child(request: dict) -> dict:
+def _check(request: dict) -> dict:
     """Turn cupy's memory pool off, compile, run the cases (every one: the sanitizer watches them all);
-    report the first failure, and stop at the first crash."""
+    the first failure, or the first crash (which ends the run)."""
     from grader import runner
 
     device.require_gpu().cuda.set_allocator(None)  # every array its own cudaMalloc: memcheck sees its bounds
@@ -361,5 +350,9 @@ def _child(request: dict) -> dict:
     return result
 
 
+def _child(request: dict, send) -> None:
+    send(event="result", **_check(request))
+
+
 if __name__ == "__main__":
-    print(MARK + json.dumps(_child(json.loads(sys.argv[1]))), flush=True)
+    child.main(_child)

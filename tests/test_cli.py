@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from grader import cli, device, exercises, paths, progress
+from grader import cli, cupy_backend, days, device, exercises, paths, progress
 
 
 def run(*args):
@@ -50,7 +50,7 @@ def test_sass_compare_student_vs_solution():
 
 def test_check_selects_exactly_one_exercise_s_tests():
     """`-k test_prefill` alone also picks test_prefill_causal: one row per exercise needs the others out."""
-    for day in cli.ALL_DAYS:
+    for day in days.NAMES:
         exs = exercises.day_exercises(day)
         tests = re.findall(r"^def (test_\w+)", (paths.DAYS / day / f"test_{day}.py").read_text(), re.M) if exs else []
         for ex in exs:
@@ -69,7 +69,7 @@ def _matches(expression: str, name: str) -> bool:
 def test_progress_lists_every_day(capsys):
     assert cli.main(["progress"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert [line[:5] for line in out] == list(cli.ALL_DAYS)
+    assert [line[:5] for line in out] == list(days.NAMES)
     for line in out:
         assert re.search(r"\b1 exercise,|\b\d+ exercises,", line) or line.endswith("coming"), line
         assert "1 exercises" not in line
@@ -152,11 +152,11 @@ def test_no_gpu_is_said_in_words_a_person_can_act_on(monkeypatch):
         raise OSError(f"{name}: cannot open shared object file")
 
     monkeypatch.setattr(ctypes, "CDLL", no_library)
-    assert device._driver_problem(runtime(0, 13000)) == "no GPU: this machine has no NVIDIA driver"
+    assert cupy_backend.driver_problem(runtime(0, 13000)) == "no GPU: this machine has no NVIDIA driver"
     monkeypatch.setattr(ctypes, "CDLL", lambda name: object())
-    old = device._driver_problem(runtime(12080, 13000))
+    old = cupy_backend.driver_problem(runtime(12080, 13000))
     assert "CUDA 12.8" in old and "CUDA 13.0" in old and "COURSE_CUDA=12" in old
-    assert device._driver_problem(runtime(13000, 13000)) is None  # something else: cupy's own words
+    assert cupy_backend.driver_problem(runtime(13000, 13000)) is None  # something else: cupy's own words
 
 
 def test_tables_cut_nothing():

@@ -82,7 +82,7 @@ def test_the_child_gets_copies_of_the_source_files_only(tmp_path):
     (folder / "grader.py").write_text("raise SystemExit('imported')")
     isolation._copy_submission(folder, "vector_add.cu", dest)
     assert sorted(p.name for p in dest.iterdir()) == ["helpers.cuh", "vector_add.cu"]
-    env = isolation._child_env(dest, 3, "nonce")
+    env = isolation._child_env(dest)
     assert env[paths.SOURCE_DIR_ENV] == str(dest / "src") and env["HOME"] == str(dest / "home")
     assert paths.KERNELS_ENV in env and "NBGRADER_EXECUTION" not in env
 

@@ -10,7 +10,7 @@ import pytest
 from grader import cli, exercises, hints, notebook, paths
 from test_notebooks_zh import CJK, glossary, uses_term
 
-DAYS = [f"day{i:02d}" for i in range(1, 15) if exercises.day_exercises(i)]
+DAYS = exercises.days_with_exercises()
 OP = r"[=*+<>\[\]&|%^!~/]"
 C_WORDS = r"const|unsigned|long|int|float|double|void|bool|return|asm|volatile|constexpr|static_cast"
 #: Code in a hint: `spans`, C words, CONSTANTS, a.member, ns::name, calls(, words beside an operator (i * stride).

@@ -34,3 +34,19 @@ def test_budgets_follow_the_solutions_time():
     budgets = isolation.case_budgets(ex, [{"n": 33}], backend)
     assert budgets[0] == isolation.BUDGET_FLOOR_S[backend]  # a tiny case: the floor
     assert isolation._read_times(backend)[isolation._case_key(ex, {"n": 33})] > 0
+
+
+def test_a_kernel_fault_is_reported_as_such(tmp_path):
+    """A kernel that traps: the case says so (on the emulator the child goes on and reports "done"; it
+    did not die, and the message must not say it did)."""
+    solution = (paths.SOLUTIONS / "day01" / "vector_add.cu").read_text()
+    add = "if (i < n) c[i] = a[i] + b[i];"
+    assert add in solution
+    (tmp_path / "vector_add.cu").write_text(solution.replace(add, "if (i == 0) __trap();\n  " + add))
+    outcome = isolation.run_exercise("day01", "vector_add", [{"n": 33}], source_dir=str(tmp_path))
+    if not device.gpu_available():
+        assert outcome.status == "failed" and "GPU" in outcome.message
+        return
+    assert outcome.status == "crashed" and outcome.cases[0].status == "crashed", outcome
+    assert outcome.message.startswith("n=33: ") and "vector_add" in outcome.message, outcome
+    assert "died" not in outcome.message, outcome

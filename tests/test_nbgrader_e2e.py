@@ -9,10 +9,10 @@ notebook cut to its grade cells (the whole notebooks run in tests/test_notebooks
 import nbformat
 import pytest
 
-from grader import device, paths
+from grader import device, exercises, paths
 from grader import nbgrader_course as course
 
-DAYS = tuple(p.stem for p in sorted(paths.NOTEBOOKS.glob("day[0-9][0-9].ipynb")))  # every day with a lesson
+DAYS = exercises.days_with_exercises()
 
 pytestmark = [pytest.mark.gpu, pytest.mark.nbgrader]
 

@@ -55,7 +55,7 @@ def _calls(source: str):
 
 def test_every_day_with_exercises_has_a_lesson():
     names = {p.stem for p in NOTEBOOKS}
-    with_exercises = {d.name for d in paths.SOLUTIONS.glob("day[0-9][0-9]") if exercises.day_exercises(d.name)}
+    with_exercises = set(exercises.days_with_exercises())
     assert names == with_exercises, f"days with exercises but no lesson: {sorted(with_exercises - names)}; " \
                                     f"lessons without exercises: {sorted(names - with_exercises)}"
 

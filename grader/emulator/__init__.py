@@ -4,8 +4,9 @@
     module = emulator.load("solutions/day01/vector_add.cu")
     module.get_function("vector_add")((blocks,), (256,), (a, b, c, np.int64(n)))
 
-`grader.device` uses it when COURSE_BACKEND=emulator. What it supports, what it checks and how it
-executes: grader/emulator/README.md.
+`grader.device` runs kernels here, through `grader.emulator.backend.EmulatorBackend`, when there is no
+CUDA GPU or COURSE_BACKEND=emulator. What it supports, what it checks and how it executes:
+grader/emulator/README.md.
 """
 from __future__ import annotations
 

@@ -1,44 +1,47 @@
-"""grader.device's functions on the emulator: what `COURSE_BACKEND=emulator` puts behind the device layer.
+"""The device backend without a GPU (`COURSE_BACKEND=emulator`, or no CUDA GPU): the PTX emulator.
 
 Arrays are `DeviceArray`s (numpy in emulated device memory), modules are emulator `Module`s, launches run
 the whole grid on the CPU. `require_gpu()` returns a numpy-backed subset of cupy (grader/emulator/
-cupy_shim.py); timings are not emulated: anything under `cupy.cuda` (events, ...) raises NoGPU saying
-so, and the memory statistics of each launch stand in for them.
+cupy_shim.py); timings are not emulated: `time_ms` and anything under `cupy.cuda` (events, ...) raise
+NoTiming saying so, and the memory statistics of each launch stand in for them (`memory_report()`).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from grader.emulator import EmulatorFault, arch, load_source as _load_source, load as _load
+from grader.backend import Backend, KernelFault, NoTiming
+from grader.dtypes import BF16_NAN_BITS, bfloat16, dtype, storage
+from grader.emulator import EmulatorFault, arch, cupy_shim, load_source as _load_source, load as _load
 from grader.emulator.memory import DeviceArray
 
-NO_TIMING = ("timings are not emulated: the emulator runs kernels on the CPU (COURSE_BACKEND=emulator), "
-             "so there is nothing to time. Benchmarks need a CUDA GPU; the emulator reports memory "
-             "statistics instead (grader.emulator.report)")
 
+class EmulatorBackend(Backend):
+    """The PTX emulator. `gpu_problem()` says why no CUDA GPU is used (None when one is there and
+    COURSE_BACKEND=emulator chose the emulator)."""
 
-def install(namespace: dict) -> None:
-    """Replace grader.device's GPU functions (in its module namespace) by the emulator's."""
-    dev = namespace
-    KernelFault, dtype, bfloat16 = dev["KernelFault"], dev["dtype"], dev["bfloat16"]
-    poison = dev["_POISON"]
+    name, timed, full_sizes = "emulator", False, False
 
-    def gpu_available() -> bool:
-        return True
+    def __init__(self, gpu_problem=lambda: None):
+        self._gpu_problem = gpu_problem
 
-    def why_no_gpu():
+    def why_no_gpu(self) -> None:
         return None
 
-    def require_gpu():
-        from grader.emulator import cupy_shim
+    def why_not_hardware(self) -> str:
+        problem = self._gpu_problem()
+        return "kernels run on the PTX emulator here, not on a CUDA GPU" + (
+            f" ({problem})" if problem else " (COURSE_BACKEND=emulator)")
 
+    def require_gpu(self):
         return cupy_shim
 
-    def asarray(host):
+    # ---- memory ---------------------------------------------------------------------------------
+
+    def asarray(self, host):
         host = np.ascontiguousarray(host)
         return DeviceArray.from_host(host.view(np.uint16) if host.dtype == bfloat16 else host)
 
-    def to_host(arr, as_dtype=None):
+    def to_host(self, arr, as_dtype=None):
         if not isinstance(arr, DeviceArray):
             raise TypeError(f"to_host expects a device array, got {type(arr).__name__}")
         host = arr.get()
@@ -46,35 +49,36 @@ def install(namespace: dict) -> None:
             return host.view(bfloat16)
         return host
 
-    def empty(shape, dt="float32"):
+    def empty(self, shape, dt="float32"):
         dt = dtype(dt)
-        store = np.dtype(np.uint16) if dt == bfloat16 else dt
-        out = DeviceArray.empty(shape, store)
+        out = DeviceArray.empty(shape, storage(dt))
         if dt == bfloat16:
-            out.fill(poison[store])
+            out.fill(BF16_NAN_BITS)
         elif dt.kind == "f":
             out.fill(np.nan)
         else:
             out.view(np.uint8).fill(0xFF)
         return out
 
-    def random(shape, dt="float32", seed: int = 0):
+    def random(self, shape, dt="float32", seed: int = 0):
         x = np.random.default_rng(seed).standard_normal(shape, dtype=np.float32)
         dt = dtype(dt)
         if dt == bfloat16:
             return DeviceArray.from_host((x.view(np.uint32) >> 16).astype(np.uint16))
         return DeviceArray.from_host(x.astype(dt))
 
-    def load(path, options=()):
+    # ---- kernels --------------------------------------------------------------------------------
+
+    def load(self, path, options=()):
         return _load(path, tuple(options))
 
-    def load_source(code, name="inline.cu", options=()):
+    def load_source(self, code, name="inline.cu", options=()):
         return _load_source(code, name, tuple(options))
 
-    def synchronize(what="kernel"):
-        return None
+    def synchronize(self, what="kernel") -> None:
+        """Nothing to wait for: a launch returns when the whole grid has run."""
 
-    def launch(kernel, grid, block, args, shared_mem=0, what=None):
+    def launch(self, kernel, grid, block, args, shared_mem=0, what=None) -> None:
         what = what or getattr(kernel, "name", "kernel")
         try:
             kernel(tuple(grid) if not isinstance(grid, int) else (grid,),
@@ -82,11 +86,20 @@ def install(namespace: dict) -> None:
         except EmulatorFault as e:
             raise KernelFault(f"{what} failed on the emulator: {e}") from None
 
-    def properties():
+    def properties(self) -> dict:
         return {"name": "PTX emulator (CPU, numpy)", "sm": arch(), "sms": 1, "l2_bytes": 50 << 20,
                 "memory_bytes": 8 << 30, "smem_per_block_optin": 227 << 10}
 
-    for f in (gpu_available, why_no_gpu, require_gpu, asarray, to_host, empty, random, load, load_source,
-              synchronize, launch, properties):
-        f.__doc__ = (dev[f.__name__].__doc__ or "") + " (emulator backend)"
-        dev[f.__name__] = f
+    # ---- timing: none; memory statistics instead ------------------------------------------------
+
+    def flush_l2(self) -> None:
+        raise NoTiming(f"flushing L2 before a timed run: {cupy_shim.NO_TIMING}")
+
+    def time_ms(self, fn, *, warmup: int = 3, repeat: int = 20, flush: bool = True) -> list[float]:
+        raise NoTiming(cupy_shim.NO_TIMING)
+
+    def memory_report(self) -> str:
+        """grader.emulator.report's table of the last launch: sectors per request, bank conflicts."""
+        from grader.emulator import report
+
+        return report.memory_table()

@@ -21,7 +21,7 @@ import numpy as np
 
 from grader import device, paths
 from grader.emulator.scaling import case_size
-from grader.exercises import case_id, day_exercises
+from grader.exercises import case_id, day_exercises, days_with_exercises
 
 
 COMPARE_LIMIT = 1 << 18   # elements: the largest case compared per exercise
@@ -146,7 +146,7 @@ def main(argv=None) -> int:
     d.add_argument("other")
     a = p.parse_args(argv)
     if a.cmd == "record":
-        days = [paths.day_name(x) for x in a.days] or sorted(x.name for x in paths.SOLUTIONS.glob("day[0-9][0-9]"))
+        days = [paths.day_name(x) for x in a.days] or days_with_exercises()
         return record(a.out, days, a.cases, tuple(a.which.split(",")))
     return diff(a.ref, a.other)
 

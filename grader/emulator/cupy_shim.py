@@ -1,12 +1,17 @@
 """The part of cupy's namespace the course's checks use, over emulated device memory: what
 `grader.device.require_gpu()` returns on the emulator. Anything that times (cupy.cuda.Event, ...) raises
-NoGPU: timings are not emulated.
+NoTiming (a NoGPU): timings are not emulated.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from grader.backend import NoGPU, NoTiming
 from grader.emulator.memory import DeviceArray
+
+NO_TIMING = ("timings are not emulated: the emulator runs kernels on the CPU (COURSE_BACKEND=emulator), "
+             "so there is nothing to time. Benchmarks need a CUDA GPU; the emulator reports memory "
+             "statistics instead (grader.emulator.report)")
 
 int8, int16, int32, int64 = np.int8, np.int16, np.int32, np.int64
 uint8, uint16, uint32, uint64 = np.uint8, np.uint16, np.uint32, np.uint64
@@ -104,16 +109,13 @@ class random:  # noqa: N801 - mirrors cupy.random
 
 class _NoTiming:
     def __getattr__(self, name):
-        from grader.device import NoGPU
-        from grader.emulator.backend import NO_TIMING
-
-        raise NoGPU(f"cupy.cuda.{name}: {NO_TIMING}")
+        raise NoTiming(f"cupy.cuda.{name}: {NO_TIMING}")
 
 
 cuda = _NoTiming()
 
 
 def __getattr__(name):
-    from grader.device import NoGPU
-
+    if name.startswith("__"):  # what Python's machinery looks for (__path__, ...): absent, as in any module
+        raise AttributeError(name)
     raise NoGPU(f"cupy.{name} is not available on the emulator (COURSE_BACKEND=emulator); it needs a GPU")

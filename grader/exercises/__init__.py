@@ -4,15 +4,19 @@ An `Exercise` names its source file, a `check(module, seed, **case)` that launch
 fresh random inputs and compares with a numpy reference, the self-check cases (awkward sizes), and
 optionally a `bench(modules)` that measures it against a ceiling from the same process, and the
 `technique` the day teaches (SASS the graded kernel must show, `grader/technique.py`).
+
+The registry imports only the table of days (`grader.days`), so any module may look exercises up; the
+day modules it finds are imported when first asked for.
 """
 from __future__ import annotations
 
 import importlib
 import importlib.util
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
-from grader import paths
+from grader import days
+
 
 @dataclass(frozen=True)
 class Exercise:
@@ -24,7 +28,6 @@ class Exercise:
     cases: tuple[dict, ...]
     bench: Callable | None = None
     target: float | None = None   # the solution's ratio to its ceiling, at the largest benchmark size
-    kernels: tuple[str, ...] = field(default=())
     technique: tuple = ()  # grader.technique.Technique: what the kernel's SASS must show
 
     @property
@@ -38,7 +41,7 @@ def case_id(case: dict) -> str:
 
 def day_exercises(day) -> list[Exercise]:
     """The exercises of one day, in teaching order; an empty list for a day not written yet."""
-    module = f"grader.exercises.{paths.day_name(day)}"
+    module = f"grader.exercises.{days.day_name(day)}"
     if importlib.util.find_spec(module) is None:
         return []
     return list(importlib.import_module(module).EXERCISES)
@@ -49,4 +52,9 @@ def get(day, name: str) -> Exercise:
         if ex.name == name:
             return ex
     known = ", ".join(e.name for e in day_exercises(day)) or "none yet"
-    raise KeyError(f"{paths.day_name(day)} has no exercise {name!r} (it has: {known})")
+    raise KeyError(f"{days.day_name(day)} has no exercise {name!r} (it has: {known})")
+
+
+def days_with_exercises() -> list[str]:
+    """The days of the course that have exercises, in order (what commands do when no day is named)."""
+    return [d for d in days.NAMES if day_exercises(d)]

@@ -41,13 +41,11 @@ def bench_strided_gather(modules: dict, quick: bool = False) -> bench.Report:
     src = device.random(n_out * strides[-1])
     out = cp.empty(n_out, dtype=np.float32)
     report = bench.Report(f"strided_gather, {n_out} floats out", "read stride (floats)", "GB/s")
-    for label, module in modules.items():
-        report.series[label] = [
-            bench.measure(label, lambda s=s: _gather_launch(module, src, out, n_out, s, sync=False),
-                          size=s, nbytes=8 * n_out) for s in strides]
-    ceiling = bench.copy_ceiling(8 * n_out)
-    report.ceiling = [bench.Measurement("copy (ceiling)", s, ceiling.ms, ceiling.nbytes) for s in strides]
-    return report
+
+    def make(module, stride: int):
+        return lambda: _gather_launch(module, src, out, n_out, stride, sync=False)
+
+    return bench.bandwidth_sweep(report, modules, make, strides, 8 * n_out, xs=strides)
 
 
 # ---- SiLU and multiply --------------------------------------------------------------------------
@@ -93,20 +91,16 @@ def bench_silu_and_mul(modules: dict, quick: bool = False, dtypes=("float32", "f
     fp32_rows = (256, 1024, 4096) if quick else (64, 256, 1024, 4096, 16384)
     sizes = [3 * rows * d * 4 for rows in fp32_rows]
     report = bench.Report(f"silu_and_mul, d={d}", "bytes moved (read + written)", "GB/s")
-    for label, module in modules.items():
-        for dtype in dtypes:
-            series = []
-            for nbytes in sizes:
-                rows = nbytes // (3 * d * device.dtype(dtype).itemsize)
-                inp = device.random((rows, 2 * d), dtype)
-                out = cp.empty((rows, d), dtype=inp.dtype)
-                series.append(bench.measure(
-                    f"{label} {dtype}", lambda: _silu_launch(module, dtype, inp, out, rows, d, sync=False),
-                    size=nbytes, nbytes=nbytes))
-                del inp, out
-            report.series[f"{label} {dtype}"] = series
-    report.ceiling = [bench.copy_ceiling(n) for n in sizes]
-    return report
+
+    def make(what, nbytes: int):
+        module, dtype = what
+        rows = nbytes // (3 * d * device.dtype(dtype).itemsize)
+        inp = device.random((rows, 2 * d), dtype)
+        out = cp.empty((rows, d), dtype=inp.dtype)
+        return lambda: _silu_launch(module, dtype, inp, out, rows, d, sync=False)
+
+    series = {f"{label} {dtype}": (module, dtype) for label, module in modules.items() for dtype in dtypes}
+    return bench.bandwidth_sweep(report, series, make, sizes, sizes)
 
 
 # ---- int8 quantisation --------------------------------------------------------------------------

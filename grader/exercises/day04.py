@@ -78,13 +78,10 @@ def _bench(modules: dict, kernels: tuple[str, ...], quick: bool) -> bench.Report
     sizes = [8 * n * n for n in sides]
     inputs = {n: device.random((n, n), seed=n) for n in sides}
     outs = {n: device.empty((n, n)) for n in sides}
-    for label, module in modules.items():
-        for kernel in kernels:
-            report.series[f"{label} {kernel.removeprefix('transpose_')}"] = [
-                bench.measure(kernel, lambda n=n: _launch(module, kernel, inputs[n], outs[n], n, n, sync=False),
-                              size=nbytes, nbytes=nbytes) for n, nbytes in zip(sides, sizes)]
-    report.ceiling = [bench.copy_ceiling(n) for n in sizes]
-    return report
+    series = {f"{label} {kernel.removeprefix('transpose_')}": (module, kernel)
+              for label, module in modules.items() for kernel in kernels}
+    return bench.bandwidth_sweep(
+        report, series, lambda what, n: lambda: _launch(*what, inputs[n], outs[n], n, n, sync=False), sides, sizes)
 
 
 def bench_transpose_tiled(modules: dict, quick: bool = False) -> bench.Report:

@@ -106,20 +106,16 @@ def bench_softmax(modules: dict, quick: bool = False, dtypes=tuple(SUFFIX)) -> b
     fp32_rows = (8192, 65536) if quick else (1024, 4096, 16384, 65536)
     sizes = [2 * 4 * BENCH_D * r for r in fp32_rows]
     report = bench.Report(f"softmax, rows of {BENCH_D}", "bytes moved (read + written)", "GB/s")
-    for label, module in modules.items():
-        for dtype in dtypes:
-            series = []
-            for nbytes in sizes:
-                rows = nbytes // (2 * BENCH_D * device.dtype(dtype).itemsize)
-                x = device.random((rows, BENCH_D), dtype, seed=1)
-                out = device.empty((rows, BENCH_D), dtype)
-                series.append(bench.measure(
-                    f"{label} {dtype}", lambda: _softmax_launch(module, dtype, out, x, rows, BENCH_D, sync=False),
-                    size=nbytes, nbytes=nbytes))
-                del x, out
-            report.series[f"{label} {dtype}"] = series
-    report.ceiling = [bench.copy_ceiling(n) for n in sizes]
-    return report
+
+    def make(what, nbytes: int):
+        module, dtype = what
+        rows = nbytes // (2 * BENCH_D * device.dtype(dtype).itemsize)
+        x = device.random((rows, BENCH_D), dtype, seed=1)
+        out = device.empty((rows, BENCH_D), dtype)
+        return lambda: _softmax_launch(module, dtype, out, x, rows, BENCH_D, sync=False)
+
+    series = {f"{label} {dtype}": (module, dtype) for label, module in modules.items() for dtype in dtypes}
+    return bench.bandwidth_sweep(report, series, make, sizes, sizes)
 
 
 # Row lengths: 1, around a warp, non-multiples of 4 and 8 (the scalar path), 1024 (all in registers),

@@ -178,21 +178,16 @@ def _bench_norm(modules: dict, name: str, tensors_read: int, quick: bool, dtypes
     sizes = [2 * (2 * tensors_read * BENCH_ROWS * d + d) for d in hidden]
     report = bench.Report(f"{name}, rows={BENCH_ROWS}, hidden {', '.join(map(str, hidden))}",
                           "bytes moved (read + written)", "GB/s")
-    for label, module in modules.items():
-        for dtype in dtypes:
-            series = []
-            for d, nbytes in zip(hidden, sizes):
-                a = device.random((BENCH_ROWS, d), dtype, seed=1)
-                b = device.random((BENCH_ROWS, d), dtype, seed=2)
-                weight = device.random(d, dtype, seed=3)
-                series.append(bench.measure(
-                    f"{label} {dtype}",
-                    lambda: _norm_launch(module, name, dtype, a, b, weight, BENCH_ROWS, d, sync=False),
-                    size=nbytes, nbytes=nbytes))
-                del a, b, weight
-            report.series[f"{label} {dtype}"] = series
-    report.ceiling = [bench.copy_ceiling(n) for n in sizes]
-    return report
+
+    def make(what, d: int):
+        module, dtype = what
+        a = device.random((BENCH_ROWS, d), dtype, seed=1)
+        b = device.random((BENCH_ROWS, d), dtype, seed=2)
+        weight = device.random(d, dtype, seed=3)
+        return lambda: _norm_launch(module, name, dtype, a, b, weight, BENCH_ROWS, d, sync=False)
+
+    series = {f"{label} {dtype}": (module, dtype) for label, module in modules.items() for dtype in dtypes}
+    return bench.bandwidth_sweep(report, series, make, hidden, sizes)
 
 
 def bench_rmsnorm(modules: dict, quick: bool = False, dtypes=tuple(SUFFIX)) -> bench.Report:

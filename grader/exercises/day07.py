@@ -103,13 +103,11 @@ def bench_pipeline(modules: dict, quick: bool = False) -> bench.Report:
     out = device.empty(n)
     report = bench.Report(f"pipelined alpha * x, {n >> 20} Mi floats, {blocks} blocks of {BLOCK}",
                           "pipeline stages", "GB/s")
-    for label, module in modules.items():
-        report.series[label] = [
-            bench.measure(label, lambda s=s: _pipe_launch(module, s, x, out, 1.5, n, blocks, sync=False),
-                          size=s, nbytes=8 * n) for s in STAGES]
-    ceiling = bench.copy_ceiling(8 * n)
-    report.ceiling = [bench.Measurement("copy (ceiling)", s, ceiling.ms, ceiling.nbytes) for s in STAGES]
-    return report
+
+    def make(module, stages: int):
+        return lambda: _pipe_launch(module, stages, x, out, 1.5, n, blocks, sync=False)
+
+    return bench.bandwidth_sweep(report, modules, make, STAGES, 8 * n, xs=STAGES)
 
 
 PIPE_CASES = ({"n": 1, "stages": 1, "blocks": 1}, {"n": 31, "stages": 2, "blocks": 1},

@@ -5,8 +5,9 @@ The exercises, in graded steps: the naive and tiled kernels (CUDA cores), the sw
 swizzled shared memory (`gemm_mma.cu`), then the pipelined, configurable GEMM (`gemm.cu`).
 
 `GemmConfig` is the kernel's configuration (tile sizes, warps, stages, swizzle), mirrored by
-course/gemm.cuh's `Config` and compiled in with -D options; `search_space` is what
-`python -m grader autotune` measures; `gemm(module, a, b)` is the launcher other days use (day 14).
+course/gemm.cuh's `Config` and compiled in with -D options; it and the kernel's launch live in
+`grader.launchers.gemm`, which the day-14 API shares. `search_space` is what `python -m grader autotune`
+measures; `gemm(module, a, b)` runs a module with the autotuner's configuration.
 
 Shapes: a [M, K] and b [K, N], both row-major fp16 on the device; c [M, N] fp16. K must be a multiple
 of 8 (every row of A must start 16-byte aligned for cp.async): other K are rejected with a clear error.
@@ -18,106 +19,19 @@ import functools
 import itertools
 import json
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from grader import bench, checks, device, paths
 from grader.exercises import Exercise
 from grader.exercises.day09 import accumulate_tolerance
+from grader.launchers.gemm import CHUNK, GemmConfig, launch, padded_b, prepared_kernel, validate_shapes
 from grader.technique import Technique
 
-CHUNK = 8                 # fp16 elements in 16 bytes
-MAX_THREADS = 1024
 TUNED_FILE = paths.STATE / "autotune" / "day10_gemm.json"
 
 
 # ---- the configuration space --------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class GemmConfig:
-    """One configuration of solutions/day10/gemm.cu (course/gemm.cuh: Config)."""
-    bm: int = 128         # block tile rows (of C and A)
-    bn: int = 256         # block tile columns (of C and B)
-    bk: int = 32          # K step: columns of A / rows of B per pipeline buffer
-    warps_m: int = 2      # warps along M; each owns bm / warps_m rows
-    warps_n: int = 4      # warps along N; each owns bn / warps_n columns
-    stages: int = 3       # pipeline buffers (1: no overlap of loads and mma)
-    swizzle: bool = True  # XOR-swizzled shared tiles (False: plain row-major, bank conflicts)
-
-    @property
-    def threads(self) -> int:
-        return 32 * self.warps_m * self.warps_n
-
-    @property
-    def warp_tile(self) -> tuple[int, int]:
-        return self.bm // self.warps_m, self.bn // self.warps_n
-
-    @property
-    def accumulators(self) -> int:
-        """fp32 accumulators per thread: (warp tile elements) / 32."""
-        wm, wn = self.warp_tile
-        return wm * wn // 32
-
-    def smem_bytes(self) -> int:
-        """Dynamic shared memory: the pipeline buffers, or the epilogue's padded C tile if larger."""
-        pipe = self.stages * (self.bm * self.bk + self.bk * self.bn) * 2
-        return max(pipe, self.bm * (self.bn + CHUNK) * 2)
-
-    def problems(self, max_smem: int | None = None) -> list[str]:
-        """Why this configuration cannot compile or run (empty when it can): the same rules as
-        course/gemm.cuh's static_asserts, plus the limits of the GPU."""
-        out = []
-        for name in ("bm", "bn", "bk", "warps_m", "warps_n", "stages"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or value < 1:
-                out.append(f"{name} = {value!r} must be a positive integer")
-        if out:
-            return out
-        wm, wn = self.warp_tile
-        if self.bm % (16 * self.warps_m) or self.bn % (16 * self.warps_n):
-            out.append(f"warp tile {self.bm}/{self.warps_m} x {self.bn}/{self.warps_n} must be multiples of 16 x 16")
-        if self.bk % 32:
-            out.append(f"bk = {self.bk} must be a multiple of 32 (an even number of the mma's k16 steps)")
-        for name, cols in (("bk", self.bk), ("bn", self.bn)):
-            chunks = cols // CHUNK
-            if cols % CHUNK or chunks & (chunks - 1):
-                out.append(f"{name} = {cols} must be 8 times a power of two (16-byte chunks, swizzle)")
-        if self.threads > MAX_THREADS:
-            out.append(f"{self.warps_m} x {self.warps_n} warps = {self.threads} threads > {MAX_THREADS}")
-        for name, elems in (("A tile bm x bk", self.bm * self.bk), ("B tile bk x bn", self.bk * self.bn)):
-            if (elems // CHUNK) % self.threads:
-                out.append(f"{name} = {elems // CHUNK} chunks of 16 bytes does not split over {self.threads} threads")
-        if not out and self.accumulators > 128:
-            out.append(f"warp tile {wm}x{wn}: {self.accumulators} accumulators per thread would spill (max 128)")
-        if max_smem is not None and self.smem_bytes() > max_smem:
-            out.append(f"needs {self.smem_bytes()} bytes of shared memory, the GPU allows {max_smem}")
-        return out
-
-    def validate(self, max_smem: int | None = None) -> "GemmConfig":
-        problems = self.problems(max_smem)
-        if problems:
-            raise ValueError(f"invalid GEMM configuration {self}: " + "; ".join(problems))
-        return self
-
-    def defines(self) -> tuple[str, ...]:
-        """The -D options that compile gemm.cu with this configuration."""
-        return (f"-DGEMM_BM={self.bm}", f"-DGEMM_BN={self.bn}", f"-DGEMM_BK={self.bk}",
-                f"-DGEMM_WARPS_M={self.warps_m}", f"-DGEMM_WARPS_N={self.warps_n}",
-                f"-DGEMM_STAGES={self.stages}", f"-DGEMM_SWIZZLE={int(self.swizzle)}")
-
-    @property
-    def name(self) -> str:
-        return (f"{self.bm}x{self.bn}x{self.bk} w{self.warps_m}x{self.warps_n} s{self.stages}"
-                + ("" if self.swizzle else " noswz"))
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "GemmConfig":
-        unknown = set(d) - set(cls.__dataclass_fields__)
-        if unknown:
-            raise ValueError(f"unknown GEMM configuration fields {sorted(unknown)}")
-        return cls(**d)
-
 
 # The default: 8 warps of 64x64 (the largest warp tile whose 128 accumulators per thread fit in the
 # registers beside double-buffered fragments) on a 128x256 block tile, which copies a quarter fewer
@@ -154,33 +68,6 @@ def search_space(max_smem: int = 227 * 1024, max_threads: int = 256) -> list[Gem
 
 # ---- launching ----------------------------------------------------------------------------------
 
-def validate_shapes(a_shape, b_shape, a_dtype=np.float16, b_dtype=np.float16) -> tuple[int, int, int]:
-    """(M, N, K) for a [M, K] @ b [K, N], or ValueError saying what is wrong."""
-    if len(a_shape) != 2 or len(b_shape) != 2:
-        raise ValueError(f"gemm needs 2-D a [M, K] and b [K, N]; got shapes {tuple(a_shape)} and {tuple(b_shape)}")
-    (m, k), (k2, n) = a_shape, b_shape
-    if k != k2:
-        raise ValueError(f"inner dimensions differ: a is {m}x{k}, b is {k2}x{n} (b must be [K, N], row-major)")
-    if min(m, n, k) < 1:
-        raise ValueError(f"empty product: M={m}, N={n}, K={k}")
-    for name, dt in (("a", a_dtype), ("b", b_dtype)):
-        if np.dtype(dt) != np.float16:
-            raise ValueError(f"{name} has dtype {np.dtype(dt)}; the day 10 GEMM takes float16")
-    if k % CHUNK:
-        raise ValueError(f"K = {k} is not a multiple of 8: rows of A must start 16-byte aligned for "
-                         f"cp.async. Pad A and B with zeros to K = {-(-k // CHUNK) * CHUNK}.")
-    return m, n, k
-
-
-def module_config(module) -> tuple[GemmConfig, int]:
-    """The configuration a compiled gemm.cu module was built with, and its shared memory bytes
-    (read from the module's `gemm_config`)."""
-    cp = device.require_gpu()
-    values = cp.ndarray((8,), np.int32, memptr=module.get_global("gemm_config")).get()
-    bm, bn, bk, wm, wn, stages, swz, smem = (int(v) for v in values)
-    return GemmConfig(bm, bn, bk, wm, wn, stages, bool(swz)), smem
-
-
 @functools.lru_cache(maxsize=64)
 def _compile_config(code: str, config: GemmConfig):
     return device.load_source(code, "gemm.cu", options=config.defines())
@@ -195,45 +82,6 @@ def with_config(module, config: GemmConfig):
 def load_config(path, config: GemmConfig):
     """gemm.cu at `path` compiled with `config`."""
     return device.load(path, options=config.validate().defines())
-
-
-_kernels: dict[int, tuple] = {}
-
-
-def _kernel(module):
-    """(the module's gemm_f16 kernel, its configuration, its shared memory bytes), prepared once:
-    above 48 KiB of dynamic shared memory a kernel must opt in."""
-    entry = _kernels.get(id(module))
-    if entry is None or entry[0] is not module:
-        config, smem = module_config(module)
-        kernel = module.get_function("gemm_f16")
-        if smem > 48 * 1024:
-            kernel.max_dynamic_shared_size_bytes = smem
-        entry = _kernels[id(module)] = (module, kernel, config, smem)  # keeps the module alive
-    return entry[1:]
-
-
-def launch(module, a, b, c, m: int, n: int, k: int, ldb: int, sync: bool = True) -> None:
-    """C = A @ B with a compiled gemm.cu module (its own configuration). ldb: b's row stride."""
-    kernel, config, smem = _kernel(module)
-    grid = (-(-m // config.bm) * -(-n // config.bn),)
-    args = (a, b, c, np.int32(m), np.int32(n), np.int32(k), np.int32(ldb))
-    if sync:
-        device.launch(kernel, grid, (config.threads,), args, shared_mem=smem,
-                      what=f"gemm_f16 [{config.name}] (M={m}, N={n}, K={k})")
-    else:
-        kernel(grid, (config.threads,), args, shared_mem=smem)
-
-
-def padded_b(b, n: int):
-    """b itself when N % 8 == 0, else a zero-padded [K, ceil8(N)] copy; and its row stride."""
-    if n % CHUNK == 0:
-        return b, n
-    cp = device.require_gpu()
-    ldb = -(-n // CHUNK) * CHUNK
-    padded = cp.zeros((b.shape[0], ldb), dtype=b.dtype)
-    padded[:, :n] = b
-    return padded, ldb
 
 
 def _tuned(shape: tuple[int, int, int]) -> GemmConfig | None:
@@ -321,7 +169,7 @@ def check_gemm(module, seed: int, m: int, n: int, k: int) -> None:
     b_dev, ldb = padded_b(device.asarray(b), n)
     c = device.empty((m, n), "float16")
     launch(module, device.asarray(a), b_dev, c, m, n, k, ldb)
-    _, config, _ = _kernel(module)
+    _, config, _ = prepared_kernel(module)
     _compare(device.to_host(c), expected, f"gemm [{config.name}] C (M={m}, N={n}, K={k})", k, seed)
 
 

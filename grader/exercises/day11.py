@@ -3,7 +3,8 @@
 
 Conventions of the day's kernels (course/attention/state.cuh): fp16 q, k, v, o; head_dim 128;
 sm_scale = 1 / sqrt(head_dim); scores and log-sum-exps in base 2 ("lse2" = lse / ln 2), since the
-kernels compute exp(s) as 2^(s * log2 e) with one ex2.approx.
+kernels compute exp(s) as 2^(s * log2 e) with one ex2.approx. These conventions and the launch of
+the contiguous-cache kernel live in `grader.launchers.decode`, which the day-14 API shares.
 """
 from __future__ import annotations
 
@@ -13,12 +14,10 @@ import numpy as np
 
 from grader import bench, checks, device
 from grader.exercises import Exercise
+from grader.launchers.decode import (BLOCK, HEAD_DIM, HEADS_PER_BLOCK, LOG2E, heads_per_block,
+                                    launch_decode_attention, scale_log2)
 from grader.technique import Technique
 
-HEAD_DIM = 128
-LOG2E = 1.0 / math.log(2.0)
-BLOCK = 256                 # threads per attention block: the kernels are written for exactly this many
-HEADS_PER_BLOCK = (8, 4, 2, 1)  # the G of decode_attention_g<G>: query heads of one KV head per block
 MERGE_ROWS_PER_BLOCK = 4    # merge kernels: one warp per row, 128 threads
 Q_SCALES = (0.3, 1.0, 3.0, 30.0)  # per-head scales of q: flat to one-hot softmax; 30 makes exp(s) overflow float
 LSE_TOL = checks.Tolerance(1e-5, 1e-4, False)  # lse2: fp32 dot products and lg2.approx, |lse2| up to ~200
@@ -26,17 +25,6 @@ LSE_TOL = checks.Tolerance(1e-5, 1e-4, False)  # lse2: fp32 dot products and lg2
 # kernels' float32 arithmetic, with ex2.approx's 2-ulp error and the fp16 rounding, gives at most
 # 2.6e-4 (kv_len 1000 and 4096, every q scale).
 HEAD_TOL = 4e-3
-
-
-def heads_per_block(num_qo_heads: int, num_kv_heads: int) -> int:
-    """G: the largest of 8, 4, 2, 1 that divides the GQA group size (query heads per KV head)."""
-    group = num_qo_heads // num_kv_heads
-    return next(g for g in HEADS_PER_BLOCK if group % g == 0)
-
-
-def scale_log2(head_dim: int = HEAD_DIM) -> np.float32:
-    """sm_scale * log2(e) with sm_scale = 1 / sqrt(head_dim): what the kernels multiply q by."""
-    return np.float32(LOG2E / math.sqrt(head_dim))
 
 
 # ---- references (float64, from the rounded fp16 inputs) ------------------------------------------
@@ -253,20 +241,6 @@ def check_decode_warp(module, seed: int, batch: int, kv_len: int, num_heads: int
 
 # ---- exercise 4: contiguous KV -------------------------------------------------------------------
 
-def launch_decode_attention(module, q, k, v, o, sync: bool = True) -> None:
-    """Launch decode_attention_g<G> into the preallocated o, unchecked (for timing: sync=False)."""
-    batch, num_qo_heads, _ = q.shape
-    _, kv_len, num_kv_heads, _ = k.shape
-    g = heads_per_block(num_qo_heads, num_kv_heads)
-    kernel = module.get_function(f"decode_attention_g{g}")
-    grid, args = (num_qo_heads // g, batch), (q, k, v, o, np.int32(kv_len), np.int32(num_qo_heads),
-                                             np.int32(num_kv_heads), scale_log2())
-    if sync:
-        device.launch(kernel, grid, (BLOCK,), args, what=f"decode_attention_g{g}")
-    else:
-        kernel(grid, (BLOCK,), args)
-
-
 def decode_attention(module, q, k, v):
     """Decode attention over a contiguous KV cache with the day's kernel (the capstone calls this).
 
@@ -313,19 +287,15 @@ def bench_decode_attention(modules: dict, quick: bool = False) -> bench.Report:
     sizes = [kv_bytes(BENCH_BATCH, n, BENCH_KV_HEADS) for n in lens]
     report = bench.Report(f"decode attention, batch {BENCH_BATCH}, heads {BENCH_QO_HEADS}/{BENCH_KV_HEADS}, "
                           f"d {HEAD_DIM}", "KV bytes read", "GB/s")
-    for label, module in modules.items():
-        series = []
-        for n, nbytes in zip(lens, sizes):
-            q = device.random((BENCH_BATCH, BENCH_QO_HEADS, HEAD_DIM), "float16", seed=1)
-            k = device.random((BENCH_BATCH, n, BENCH_KV_HEADS, HEAD_DIM), "float16", seed=2)
-            v = device.random((BENCH_BATCH, n, BENCH_KV_HEADS, HEAD_DIM), "float16", seed=3)
-            o = device.empty(q.shape, "float16")
-            series.append(bench.measure(label, lambda: launch_decode_attention(module, q, k, v, o, sync=False),
-                                        size=nbytes, nbytes=nbytes))
-            del q, k, v, o
-        report.series[label] = series
-    report.ceiling = [bench.copy_ceiling(n) for n in sizes]
-    return report
+
+    def make(module, n: int):
+        q = device.random((BENCH_BATCH, BENCH_QO_HEADS, HEAD_DIM), "float16", seed=1)
+        k = device.random((BENCH_BATCH, n, BENCH_KV_HEADS, HEAD_DIM), "float16", seed=2)
+        v = device.random((BENCH_BATCH, n, BENCH_KV_HEADS, HEAD_DIM), "float16", seed=3)
+        o = device.empty(q.shape, "float16")
+        return lambda: launch_decode_attention(module, q, k, v, o, sync=False)
+
+    return bench.bandwidth_sweep(report, modules, make, lens, sizes)
 
 
 def torch_sdpa_decode(q, k, v, repeat: int = 20):
@@ -492,30 +462,24 @@ def bench_decode_paged(modules: dict, quick: bool = False) -> bench.Report:
                           f"{BENCH_QO_HEADS}/{BENCH_KV_HEADS}", "KV bytes read (batch 1 .. "
                           f"{batches[-1]})", "GB/s")
     g = heads_per_block(BENCH_QO_HEADS, BENCH_KV_HEADS)
-    rng = np.random.default_rng(0)
-    for label, module in modules.items():
-        split, whole = [], []
-        for b, nbytes in zip(batches, sizes):
-            pages = b * SPLIT_LEN // SPLIT_PAGE
-            shape = (pages, SPLIT_PAGE, BENCH_KV_HEADS, HEAD_DIM)
-            k, v = device.random(shape, "float16", seed=2), device.random(shape, "float16", seed=3)
-            q = device.random((b, BENCH_QO_HEADS, HEAD_DIM), "float16", seed=1)
-            indptr = device.asarray(np.arange(0, pages + 1, SPLIT_LEN // SPLIT_PAGE, dtype=np.int32))
-            indices = device.asarray(rng.permutation(pages).astype(np.int32))
-            last = device.asarray(np.full(b, SPLIT_PAGE, dtype=np.int32))
-            chunks = plan_chunks(b * BENCH_QO_HEADS // g, SPLIT_LEN, sms)
-            for series, n in ((whole, 1), (split, chunks)):
-                bufs = paged_buffers(b, BENCH_QO_HEADS, n)
-                series.append(bench.measure(
-                    label, lambda n=n, bufs=bufs: decode_paged(module, q, k, v, indptr, indices, last,
-                                                               num_chunks=n, max_len=SPLIT_LEN,
-                                                               buffers=bufs, sync=False),
-                    size=nbytes, nbytes=nbytes))
-            del k, v
-        report.series[f"{label}, one chunk"] = whole
-        report.series[f"{label}, split-KV"] = split
-    report.ceiling = [bench.copy_ceiling(n) for n in sizes]
-    return report
+
+    def make(what, b: int):
+        module, split = what
+        pages = b * SPLIT_LEN // SPLIT_PAGE
+        shape = (pages, SPLIT_PAGE, BENCH_KV_HEADS, HEAD_DIM)
+        k, v = device.random(shape, "float16", seed=2), device.random(shape, "float16", seed=3)
+        q = device.random((b, BENCH_QO_HEADS, HEAD_DIM), "float16", seed=1)
+        indptr = device.asarray(np.arange(0, pages + 1, SPLIT_LEN // SPLIT_PAGE, dtype=np.int32))
+        indices = device.asarray(np.random.default_rng(b).permutation(pages).astype(np.int32))
+        last = device.asarray(np.full(b, SPLIT_PAGE, dtype=np.int32))
+        n = plan_chunks(b * BENCH_QO_HEADS // g, SPLIT_LEN, sms) if split else 1
+        bufs = paged_buffers(b, BENCH_QO_HEADS, n)
+        return lambda: decode_paged(module, q, k, v, indptr, indices, last, num_chunks=n, max_len=SPLIT_LEN,
+                                    buffers=bufs, sync=False)
+
+    series = {f"{label}, {kind}": (module, kind == "split-KV")
+              for label, module in modules.items() for kind in ("one chunk", "split-KV")}
+    return bench.bandwidth_sweep(report, series, make, batches, sizes)
 
 
 # ---- the day's exercises -----------------------------------------------------------------------

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import compiler, paths
-from grader.jit import nvrtc
 from grader.jit.cache import CACHE_ENV, Cache, Entry, make_key
 
 __all__ = ["CACHE_ENV", "Build", "Cache", "Entry", "TEMPLATES", "build", "load", "render",
@@ -98,10 +97,10 @@ def build(name: str, source: str, *, arch: str, options: tuple[str, ...] = (),
     start = time.perf_counter()
     cache = cache or Cache()
     opts = compiler.options(arch, tuple(options))
-    entry = cache.entry(name, make_key(source, opts, arch, nvrtc.version()), arch)
-    meta = {"options": list(opts), "nvrtc": nvrtc.version(), "backend": nvrtc.backend()}
+    entry = cache.entry(name, make_key(source, opts, arch, compiler.nvrtc_version()), arch)
+    meta = {"options": list(opts), "nvrtc": compiler.nvrtc_version()}
     cubin, compiled, secs = cache.get_or_build(
-        entry, source, lambda: nvrtc.compile_cubin(source, f"{name}.cu", opts), meta)
+        entry, source, lambda: compiler.nvrtc_compile(source, f"{name}.cu", opts)[1], meta)
     return Build(entry, cubin, compiled, secs, time.perf_counter() - start)
 
 

@@ -12,6 +12,10 @@ like torch and FlashInfer, results are ready when the stream gets there.
 
 bfloat16 comes only from torch (cupy has no bfloat16 dtype): the kernels' bf16 versions then run on
 the same memory, viewed as 16-bit integers.
+
+A kernel's file is found through the exercise registry (`grader.exercises.get`), and the launch code
+this API shares with the days is in `grader.launchers`: nothing here imports a day module (day 14's
+imports this one; tests/test_layers.py checks the layers).
 """
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from grader import device, exercises, runner
+from grader.launchers import decode, gemm as gemm_launch, rope
 
 SUFFIX = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}
 HALF = ("float16", "bfloat16")
@@ -147,6 +152,7 @@ def current_stream(*tensors: Tensor):
 
 
 def _module(day: str, name: str):
+    """The compiled kernel file of an exercise (the student's, or the solution's)."""
     return runner.load(exercises.get(day, name))
 
 
@@ -192,15 +198,13 @@ def silu_and_mul(x):
 
 def gemm(a, b):
     """a [M, K] @ b [K, N], fp16 in and out, fp32 accumulation (day 10's tensor-core GEMM)."""
-    from grader.exercises import day10
-
     ta, tb = describe("a", a), describe("b", b)
     _check([(ta, ("M", "K")), (tb, ("K", "N"))], ("float16",))
-    m, n, k = day10.validate_shapes(ta.shape, tb.shape)
+    m, n, k = gemm_launch.validate_shapes(ta.shape, tb.shape)
     with current_stream(ta, tb):
-        bc, ldb = day10.padded_b(as_cupy(b), n)
+        bc, ldb = gemm_launch.padded_b(as_cupy(b), n)
         c = device.require_gpu().empty((m, n), dtype=np.float16)
-        day10.launch(_module("day10", "gemm"), as_cupy(a), bc, c, m, n, k, ldb, sync=False)
+        gemm_launch.launch(_module("day10", "gemm"), as_cupy(a), bc, c, m, n, k, ldb, sync=False)
     return _like(c, ta)
 
 
@@ -210,8 +214,6 @@ _rope_kernels: dict[tuple, object] = {}
 def apply_rope(x, pos, heads: int, head_dim: int = 128, theta: float = 1e4) -> None:
     """In place: rotate the first `heads` heads of each row of x [tokens, row] (q and k of a packed
     qkv row, say) by position pos[token] (day 13's kernel family, through the JIT)."""
-    from grader.exercises import day13
-
     tx, tp = describe("x", x), describe("pos", pos)
     dims = _check([(tx, ("tokens", "row"))], HALF)
     validate([(tp, (dims["tokens"],))], ("int32",), tx.device)
@@ -221,10 +223,10 @@ def apply_rope(x, pos, heads: int, head_dim: int = 128, theta: float = 1e4) -> N
     module = _module("day13", "rope")
     key = (module.code, tx.dtype, head_dim, vec, per_block)
     if key not in _rope_kernels:  # render and look up once per process, as FlashInfer caches its module getters
-        _rope_kernels[key] = day13.rope_kernel(module, tx.dtype, head_dim, vec, per_block)
+        _rope_kernels[key] = rope.rope_kernel(module, tx.dtype, head_dim, vec, per_block)
     kernel = _rope_kernels[key]
     with current_stream(tx, tp):
-        day13.launch_rope(kernel, as_cupy(x), as_cupy(pos), dims["tokens"], heads, dims["row"], head_dim,
+        rope.launch_rope(kernel, as_cupy(x), as_cupy(pos), dims["tokens"], heads, dims["row"], head_dim,
                           vec, per_block, theta, sync=False)
 
 
@@ -256,17 +258,15 @@ def append_kv(qkv, pos, k_cache, v_cache, qo_heads: int):
 def decode_attention(q, k, v):
     """softmax(q k^T / sqrt(128)) v for one query token per request (day 11): q [batch, qo_heads, 128],
     k, v [batch, kv_len, kv_heads, 128] with qo_heads a multiple of kv_heads; returns o like q."""
-    from grader.exercises import day11
-
     tq, tk, tv = describe("q", q), describe("k", k), describe("v", v)
-    dims = _check([(tq, ("batch", "qo_heads", day11.HEAD_DIM)),
-                      (tk, ("batch", "kv_len", "kv_heads", day11.HEAD_DIM)),
-                      (tv, ("batch", "kv_len", "kv_heads", day11.HEAD_DIM))], ("float16",))
+    dims = _check([(tq, ("batch", "qo_heads", decode.HEAD_DIM)),
+                      (tk, ("batch", "kv_len", "kv_heads", decode.HEAD_DIM)),
+                      (tv, ("batch", "kv_len", "kv_heads", decode.HEAD_DIM))], ("float16",))
     if dims["qo_heads"] % dims["kv_heads"]:
         raise ValueError(f"qo_heads = {dims['qo_heads']} is not a multiple of kv_heads = {dims['kv_heads']}")
     with current_stream(tq, tk, tv):
         o = device.require_gpu().empty(tq.shape, dtype=np.float16)
-        day11.launch_decode_attention(_module("day11", "decode_attention"), as_cupy(q), as_cupy(k),
+        decode.launch_decode_attention(_module("day11", "decode_attention"), as_cupy(q), as_cupy(k),
                                       as_cupy(v), o, sync=False)
     return _like(o, tq)
 

@@ -1,0 +1,188 @@
+"""The device backend of a machine with a CUDA GPU: cupy arrays, `cupy.RawModule`s, launches checked
+for faults, and timing with CUDA events (the L2 cache flushed between runs).
+
+Everything it hands out is real cupy, so the course still teaches cupy. cupy itself is imported at
+first use: `probe()` says whether a GPU is usable, and why not.
+"""
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+import numpy as np
+
+from grader import compiler
+from grader.backend import Backend, KernelFault, NoGPU
+from grader.dtypes import BF16_NAN_BITS, bfloat16, dtype, storage
+
+
+@functools.cache
+def probe() -> str | None:
+    """None when a GPU is usable, else the reason it is not."""
+    try:
+        import cupy
+    except ImportError as e:
+        return f"cupy is not installed ({e})"
+    try:
+        n = cupy.cuda.runtime.getDeviceCount()
+    except Exception as e:  # noqa: BLE001 - any driver error means "no GPU"
+        return driver_problem(cupy) or f"no CUDA GPU usable here ({e.__class__.__name__}: {e})"
+    return None if n > 0 else "no CUDA GPU found (device count is 0)"
+
+
+def driver_problem(cupy) -> str | None:
+    """What a person can act on when CUDA does not start: no driver at all, or one too old."""
+    import ctypes
+
+    try:
+        ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return "no GPU: this machine has no NVIDIA driver"
+    driver, runtime = cupy.cuda.runtime.driverGetVersion(), cupy.cuda.runtime.runtimeGetVersion()
+    if 0 < driver < runtime:
+        return (f"the NVIDIA driver supports CUDA {driver // 1000}.{driver % 1000 // 10}, older than the "
+                f"CUDA {runtime // 1000}.{runtime % 1000 // 10} of this cupy: update the driver, or use the "
+                f"CUDA 12 wheels (COURSE_CUDA=12 ./course.sh ...)")
+    return None
+
+
+class CupyBackend(Backend):
+    """A CUDA GPU through cupy."""
+
+    name, timed, full_sizes = "cupy", True, True
+
+    def why_no_gpu(self) -> str | None:
+        return probe()
+
+    def why_not_hardware(self) -> str | None:
+        return probe()
+
+    def require_gpu(self):
+        reason = probe()
+        if reason:
+            raise NoGPU(f"{reason}. Without a GPU you can still edit, compile (`python -m grader compile`) "
+                        f"and read SASS (`python -m grader sass`); running kernels needs a CUDA GPU.")
+        import cupy
+
+        return cupy
+
+    # ---- memory ---------------------------------------------------------------------------------
+
+    def asarray(self, host: np.ndarray):
+        cp = self.require_gpu()
+        host = np.ascontiguousarray(host)
+        return cp.asarray(host.view(np.uint16) if host.dtype == bfloat16 else host)
+
+    def to_host(self, arr, as_dtype=None) -> np.ndarray:
+        cp = self.require_gpu()
+        host = cp.asnumpy(arr)
+        if as_dtype is not None and dtype(as_dtype) == bfloat16:
+            return host.view(bfloat16)
+        return host
+
+    def empty(self, shape, dt="float32"):
+        cp = self.require_gpu()
+        dt = dtype(dt)
+        store = storage(dt)
+        if dt == bfloat16:
+            return cp.full(shape, BF16_NAN_BITS, dtype=store)
+        if dt.kind == "f":
+            return cp.full(shape, np.nan, dtype=dt)
+        out = cp.empty(shape, dtype=dt)
+        out.view(np.uint8).fill(0xFF)
+        return out
+
+    def random(self, shape, dt="float32", seed: int = 0):
+        cp = self.require_gpu()
+        x = cp.random.default_rng(seed).standard_normal(shape, dtype=np.float32)
+        dt = dtype(dt)
+        if dt == bfloat16:
+            return (x.view(np.uint32) >> 16).astype(np.uint16)  # truncation to bf16 bits
+        return x.astype(dt)
+
+    # ---- kernels --------------------------------------------------------------------------------
+
+    def load(self, path: str | os.PathLike, options: tuple[str, ...] = ()):
+        cp = self.require_gpu()
+        path = Path(path)
+        source = compiler.read_source(path)
+        return _compile(cp, source, str(path), compiler.options(None, tuple(options)))
+
+    def load_source(self, code: str, name: str = "inline.cu", options: tuple[str, ...] = ()):
+        cp = self.require_gpu()
+        return _compile(cp, code, name, compiler.options(None, tuple(options)))
+
+    def synchronize(self, what: str = "kernel") -> None:
+        cp = self.require_gpu()
+        try:
+            cp.cuda.get_current_stream().synchronize()
+        except cp.cuda.runtime.CUDARuntimeError as e:
+            raise KernelFault(f"{what} failed on the GPU: {e}") from None
+        except cp.cuda.driver.CUDADriverError as e:
+            raise KernelFault(f"{what} failed on the GPU: {e}") from None
+
+    def launch(self, kernel, grid, block, args, shared_mem: int = 0, what: str | None = None) -> None:
+        cp = self.require_gpu()
+        what = what or getattr(kernel, "name", "kernel")
+        try:
+            kernel(tuple(grid), tuple(block), tuple(args), shared_mem=shared_mem)
+        except (cp.cuda.runtime.CUDARuntimeError, cp.cuda.driver.CUDADriverError) as e:
+            raise KernelFault(f"launching {what} with grid={tuple(grid)} block={tuple(block)} "
+                              f"failed: {e}") from None
+        self.synchronize(what)
+
+    def properties(self) -> dict:
+        cp = self.require_gpu()
+        dev = cp.cuda.Device()
+        p = cp.cuda.runtime.getDeviceProperties(dev.id)
+        name = p["name"].decode() if isinstance(p["name"], bytes) else p["name"]
+        return {"name": name, "sm": f"sm_{p['major']}{p['minor']}", "sms": p["multiProcessorCount"],
+                "l2_bytes": p["l2CacheSize"], "memory_bytes": p["totalGlobalMem"],
+                "smem_per_block_optin": p.get("sharedMemPerBlockOptin", 0)}
+
+    # ---- timing ---------------------------------------------------------------------------------
+
+    @functools.cached_property
+    def _flush_buffer(self):
+        cp = self.require_gpu()
+        l2 = self.properties()["l2_bytes"] or (50 << 20)
+        return cp.empty(2 * l2, dtype=np.uint8)
+
+    def flush_l2(self) -> None:
+        """Evict the L2 cache by writing a buffer twice its size."""
+        self._flush_buffer.fill(1)
+
+    def time_ms(self, fn, *, warmup: int = 3, repeat: int = 20, flush: bool = True) -> list[float]:
+        """CUDA events around each of `repeat` runs, L2 flushed before each."""
+        cp = self.require_gpu()
+        if warmup < 0 or repeat < 1:
+            raise ValueError(f"warmup must be >= 0 and repeat >= 1 (got {warmup}, {repeat})")
+        for _ in range(warmup):
+            fn()
+        self.synchronize("warm-up")
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        times = []
+        for _ in range(repeat):
+            if flush:
+                self.flush_l2()
+            start.record()
+            fn()
+            stop.record()
+            stop.synchronize()
+            times.append(cp.cuda.get_elapsed_time(start, stop))
+        self.synchronize("timed runs")
+        return times
+
+    def memory_report(self) -> None:
+        """None: a GPU's memory statistics come from Nsight Compute (`python -m grader profile`)."""
+        return None
+
+
+def _compile(cp, source: str, name: str, opts: tuple[str, ...]):
+    module = cp.RawModule(code=source, options=opts)
+    try:
+        module.compile()
+    except cp.cuda.compiler.CompileException as e:
+        raise compiler.CompileError(name, str(e)) from None
+    return module

@@ -1,0 +1,8 @@
+"""Launch code of the course's kernels that more than the day teaching them uses: the day-14 API
+(`grader.jit.ops`), the day modules, the tools. It imports only what is below the exercises (device,
+paths, the JIT), never an exercise module, so each day module and `grader.jit.ops` import it.
+
+    gemm.py     day 10's GEMM: its configuration (course/gemm.cuh's Config) and launch
+    decode.py   day 11's decode attention over a contiguous KV cache
+    rope.py     day 13's RoPE family: a specialisation rendered by the JIT, and its launch
+"""
