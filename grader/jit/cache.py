@@ -3,7 +3,7 @@
 An entry is three files under `<root>/<arch>/`, named `<name>-<key[:16]>`: the rendered source
 (`.cu`, to read what was compiled), what produced it (`.json`) and the binary (`.cubin`). The cubin is
 written last, through a temporary file and an atomic `os.replace`: an entry whose cubin exists is
-complete, and a reader never sees half a file. A file lock (`.lock`, `fcntl.flock`) makes a second
+complete, and a reader never sees half a file. A file lock (`.lock`, the `filelock` library) makes a second
 process that asks for the same entry wait for the first one's compile, then read its result, instead
 of compiling again.
 
@@ -14,8 +14,6 @@ old entries stay until `clear()`.
 """
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -25,6 +23,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
+
+from filelock import FileLock
 
 from grader import paths
 
@@ -101,17 +101,6 @@ def write_atomic(path: Path, data: bytes) -> None:
         tmp.unlink(missing_ok=True)
 
 
-@contextlib.contextmanager
-def locked(path: Path):
-    """An exclusive lock on `path` (created if needed) for the duration of the block."""
-    with open(path, "a+b") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
-
-
 class Cache:
     """A compile cache rooted at a folder (default: `default_root()`)."""
 
@@ -135,7 +124,7 @@ class Cache:
         if entry.complete():
             return entry.cubin.read_bytes(), False, 0.0
         entry.stem.parent.mkdir(parents=True, exist_ok=True)
-        with locked(entry.lock):
+        with FileLock(entry.lock):
             if entry.complete():  # another process compiled it while this one waited for the lock
                 return entry.cubin.read_bytes(), False, 0.0
             start = time.perf_counter()
