@@ -196,7 +196,7 @@ def cmd_bench(args) -> int:
 
     day = paths.day_name(args.day)
     if not device.current().timed:
-        return _memory_statistics(day)
+        return _memory_statistics(day, Path(args.out))
     if device.why_not_hardware():
         raise device.NoGPU(f"benchmarks time kernels on a CUDA GPU: {device.why_not_hardware()}")
     out = Path(args.out)
@@ -212,19 +212,26 @@ def cmd_bench(args) -> int:
     return 0
 
 
-def _memory_statistics(day: str) -> int:
-    """`bench` on the emulator: nothing is timed; what it measures instead, per benchmarked exercise."""
-    from grader import notebook
+def _memory_statistics(day: str, out: Path) -> int:
+    """`bench` on the emulator: nothing is timed; what it measures instead, per benchmarked exercise,
+    printed and drawn (a PNG per exercise in `out`)."""
+    import matplotlib
 
+    from grader import notebook, plots
+
+    matplotlib.use("Agg")
     print(f"{day}: nothing is timed here ({device.why_not_hardware()}). What the emulator measures "
-          f"instead, on the largest case it runs: 32-byte sectors per warp request (coalescing) and "
-          f"shared-memory wavefronts (bank conflicts), each against the ideal.\n", flush=True)
+          f"instead, on the largest case it runs, for your kernel and the solution: 32-byte sectors per "
+          f"warp request (coalescing) and shared-memory wavefronts (bank conflicts), each against the "
+          f"ideal, and the instruction mix.\n", flush=True)
     failed = 0
     for ex in exercises.day_exercises(day):
         if ex.bench is None:
             continue
         try:
-            notebook.bench(day, ex.name)
+            fig = notebook.bench(day, ex.name)
+            if fig is not None:
+                print(f"  pictures: {plots.write(fig, out / f'{day}-{ex.name}-emulator.png')}")
         except (AssertionError, device.KernelFault, compiler.CompileError) as e:
             failed += 1
             print(f"{ex.key}: not measured: {str(e).splitlines()[0]}")

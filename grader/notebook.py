@@ -109,7 +109,8 @@ def grade(day, name: str, cases: list[dict] | None = None, seed: int | None = No
 
 def bench(day, name: str, quick: bool = True):
     """Benchmark your kernel (and the solution, where the course has it) and plot it against the
-    ceiling. Skipped while autograding: timings are not graded."""
+    ceiling; on the emulator, nothing timed, draw its memory statistics and instruction mix instead.
+    Skipped while autograding: timings are not graded."""
     if autograding():
         print("benchmark skipped while autograding")
         return None
@@ -140,13 +141,47 @@ def profile(day, name: str, compare: bool = True, all_sizes: bool = False) -> No
         print(e)
 
 
-def _memory_statistics(ex, module) -> None:
-    """The stand-in for a benchmark where nothing is timed (the emulator): check the largest case it
-    runs, then print the memory statistics of that check's last launch (sectors per request, bank
-    conflicts)."""
-    from grader.emulator.scaling import case_size, runs_on_emulator
+def _memory_statistics(ex, module):
+    """The stand-in for a benchmark where nothing is timed (the emulator): the largest case it runs,
+    checked with your kernel and the solution's on the same inputs; each launch's instruction mix and
+    memory table printed, and drawn (`plots.emulator_figure`, returned). A kernel that fails the check
+    is drawn too, marked failed (its accesses still show); AssertionError when nothing launched."""
+    from grader import checks, plots
+    from grader.emulator import report
 
-    case = max((c for c in ex.cases if runs_on_emulator(ex, c)[0]), key=case_size)
-    runner.check(ex, case, module)
-    print(f"{ex.key}: not timed on the emulator (benchmarks need a CUDA GPU). Memory statistics of the "
-          f"last launch of the check with {case}:\n{device.current().memory_report()}")
+    case = report.largest_case(ex)
+    modules = {"solution" if paths.use_solutions() else "yours": module}
+    if "solution" not in modules and (paths.SOLUTIONS / ex.day / ex.source).is_file():
+        modules["solution"] = runner.load(ex, solutions=True)
+    what = ", ".join(f"{k}={v}" for k, v in case.items())
+    print(f"{ex.key}: not timed on the emulator (benchmarks need a CUDA GPU). What it measures instead, "
+          f"on the check with {what}:")
+    seed, versions, failures = checks.new_seed(), {}, []
+    for label, mod in modules.items():
+        launches, error = report.record_case(ex, case, mod, seed)
+        if error:
+            failures.append(f"{label}: {error}")
+            label = f"{label} (failed)"
+        print(f"\n{label}:" + (f" the check failed: {error}" if error else ""))
+        for run in launches:
+            print(report.launch_text(run))
+        if launches:
+            versions[label] = launches
+    if not versions:
+        raise AssertionError("; ".join(failures))
+    return plots.emulator_figure(ex, case, versions)
+
+
+def memory_summary() -> str:
+    """The emulator's memory statistics of the last launch in one line: requests, sectors per global
+    request and wavefronts per shared request, each against its ideal (for cells that time on a GPU)."""
+    from grader.emulator import report
+
+    rows, parts = report.memory_rows(), []
+    for kind, unit in (("global", "sectors"), ("shared", "wavefronts")):
+        mine = [r for r in rows if r["kind"] == kind]
+        requests = sum(r["requests"] for r in mine)
+        if requests:
+            got, ideal = (sum(r[key] * r["requests"] for r in mine) / requests for key in ("per_request", "ideal"))
+            parts.append(f"{kind} {requests} requests, {got:.2f} {unit} each (ideal {ideal:.2f})")
+    return "; ".join(parts) or "no global or shared memory accesses"

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from grader.emulator import machine, program
+from grader.emulator import machine, program, report
 
 #: An H100 SM (sm_90), for the occupancy estimate.
 H100 = {"registers": 65536, "shared": 228 << 10, "reserved_shared": 1 << 10, "threads": 2048, "warps": 64,
@@ -121,15 +121,8 @@ def mix(record: Record) -> dict[str, int]:
 
 
 def memory(record: Record) -> dict[str, dict]:
-    """Totals over the launch: global sectors, requests, ideal sectors, bytes; shared wavefronts, ideal,
-    requests and the worst n-way conflict."""
-    out = {"global": {"requests": 0, "sectors": 0, "ideal": 0, "bytes": 0},
-           "shared": {"requests": 0, "wavefronts": 0, "ideal": 0, "max_ways": 0}}
-    for (_, kind), rec in (record.launch.stats or {}).items():
-        total = out[kind]
-        for key in total:
-            total[key] = max(total[key], rec[key]) if key == "max_ways" else total[key] + rec[key]
-    return out
+    """Totals over the launch (`grader.emulator.report.totals`)."""
+    return report.totals(record.launch)
 
 
 def occupancy(threads: int, registers: int, shared: int) -> tuple[float, str, int]:
@@ -177,7 +170,6 @@ def rows(record: Record, resources: dict) -> dict[str, str]:
 def line_rows(record: Record, top: int = 6) -> list[dict]:
     """The memory instructions furthest from their ideal, by source line: global sectors and shared
     wavefronts per request (n-way bank conflicts)."""
-    from grader.emulator import report
 
     found = sorted(report.memory_rows(record.launch), key=lambda r: -r["per_request"] / max(r["ideal"], 1e-9))
     return found[:top]

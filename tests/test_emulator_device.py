@@ -85,3 +85,57 @@ def test_scaling_keeps_small_cases_and_the_two_smallest():
     ok = [scaling.runs_on_emulator(Ex, c)[0] for c in Ex.cases]
     assert ok == [True, False, False, True]  # the two smallest: n = 1 and 4096 x 1000
     assert "COURSE_EMULATOR_FULL=1" in scaling.runs_on_emulator(Ex, Ex.cases[2])[1]
+
+
+def test_scaling_runs_larger_cases_of_tensor_core_exercises():
+    """An exercise graded on the tensor cores (its technique requires HMMA) runs cases up to
+    TENSOR_LIMIT multiply-adds; the same sizes of another exercise are skipped."""
+    from grader import exercises
+    from grader.exercises import day09, day10
+
+    gemm = {"m": 257, "n": 129, "k": 1000}
+    assert scaling.runs_on_emulator(exercises.get("day10", "gemm"), gemm)[0]
+    assert not scaling.runs_on_emulator(exercises.get("day10", "gemm_naive"), gemm)[0]
+    big = {"m": 1024, "n": 1024, "k": 1024}
+    assert "> 134,217,728 elements" in scaling.runs_on_emulator(exercises.get("day10", "gemm"), big)[1]
+    assert scaling.limit(day09.EXERCISES[2]) == scaling.TENSOR_LIMIT == 1 << 27
+    assert scaling.limit(day10.EXERCISES[0]) == scaling.LIMIT
+
+
+def test_speed_benchmark_times_launches_and_checks_outputs_bitwise(tmp_path, capsys, monkeypatch):
+    """`python -m grader.emulator.speed`: a table of warp instructions per second; --save / --compare
+    find a changed output; bad arguments are one-line errors."""
+    from grader.emulator import speed
+
+    monkeypatch.setenv("COURSE_BACKEND", "emulator")
+    saved = tmp_path / "before.npz"
+    assert speed.main(["vector_add", "-r", "1", "--save", str(saved)]) == 0
+    out = capsys.readouterr().out
+    assert "vector_add" in out and "M warp instr./s" in out
+    assert speed.main(["vector_add", "-r", "1", "--compare", str(saved)]) == 0
+    assert "bitwise equal" in capsys.readouterr().out
+    planted = dict(np.load(saved))
+    planted["vector_add.0"][7] += 1
+    np.savez(saved, **planted)
+    assert speed.main(["vector_add", "-r", "1", "--compare", str(saved)]) == 1
+    assert "differ" in capsys.readouterr().out
+    for bad, why in ((["nope"], "unknown launch 'nope'"), (["-r", "0"], "--repeat 0"),
+                     (["--compare", str(tmp_path / "none.npz")], "no such file")):
+        with pytest.raises(SystemExit):
+            speed.main(bad)
+        assert why in capsys.readouterr().err
+
+
+def test_report_command_prints_memory_tables(capsys, monkeypatch):
+    """`python -m grader.emulator.report`: without arguments how to get the tables; with a day and an
+    exercise, the memory table of each launch of its largest emulated case; bad input in one line."""
+    from grader.emulator import report
+
+    monkeypatch.setenv("COURSE_BACKEND", "emulator")
+    assert report.main([]) == 0
+    assert "python -m grader.emulator.report dayNN" in capsys.readouterr().out
+    assert report.main(["day02", "strided_gather", "--solutions"]) == 0
+    out = capsys.readouterr().out
+    assert "strided_gather.cu:" in out and "ld.global" in out and "31.76" in out  # stride 32: a sector a lane
+    assert report.main(["day99"]) == 2 and "unknown day" in capsys.readouterr().err
+    assert report.main(["day02", "nope"]) == 2 and "no exercise 'nope'" in capsys.readouterr().err

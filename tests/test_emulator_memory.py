@@ -170,6 +170,39 @@ def test_coalescing_and_bank_conflict_statistics():
     assert shared[1]["max_ways"] == 1 and shared[1]["wavefronts"] == 2
 
 
+@pytest.mark.parametrize("at_once", [True, False])
+def test_statistics_of_an_instruction_in_a_loop_add_up(monkeypatch, at_once):
+    """Statistics are counted in batches (when read, or when PENDING_LIMIT accesses wait): an
+    instruction run 5 times by 2 warps counts 10 requests, the same counted at once or one by one."""
+    from grader.emulator import memops
+    if not at_once:
+        monkeypatch.setattr(memops, "PENDING_LIMIT", 0)
+    x = np.arange(64 * 2, dtype=np.float32)
+    body = """
+    mov.u32 %r5, 0;
+    mov.u64 %rd8, smem;
+    mul.wide.u32 %rd6, %r1, 128;
+    add.s64 %rd9, %rd8, %rd6;
+    mul.wide.u32 %rd10, %r1, 8;
+    add.s64 %rd11, %rd2, %rd10;
+$L_loop:
+    ld.global.v2.f32 {%f1, %f2}, [%rd11];           // 8 bytes a thread: 8 sectors a warp
+    st.shared.f32 [%rd9], %f1;                      // stride 32 words: one bank, 32-way conflict
+    bar.sync 0;
+    ld.shared.f32 %f3, [%rd8];                      // one word for all: a broadcast, 1 wavefront
+    bar.sync 0;
+    add.s32 %r5, %r5, 1;
+    setp.lt.u32 %p1, %r5, 5;
+    @%p1 bra $L_loop;
+    mov.u32 %r2, 0;"""
+    run_ptx(body, threads=64, inp=x, decls=SMEM.replace("4096", "16384"))
+    stats = sorted(emulator.last_launch().stats.items())
+    (_, load), (_, conflict), (_, same) = stats[:3]  # then the epilogue's store
+    assert (load["requests"], load["sectors"], load["ideal"], load["bytes"]) == (10, 80, 80, 2560)
+    assert (conflict["requests"], conflict["wavefronts"], conflict["max_ways"]) == (10, 320, 32)
+    assert (same["requests"], same["wavefronts"], same["ideal"], same["max_ways"]) == (10, 10, 10, 1)
+
+
 def test_unsupported_instruction_names_itself_and_its_line():
     body = ".loc 1 7 0\n    cvt.rn.satfinite.e2m1x2.f32 %h1, %f1, %f2;\n    mov.u32 %r2, 0;"
     with pytest.raises(EmulatorFault, match=r"not supported by the emulator.*e2m1x2.*vector_add.cu:7"):
@@ -283,6 +316,114 @@ def test_mma_m16n8k16_fragment_layout(t):
     D = A @ B + 1
     expected = np.stack([D[g, 2 * tq], D[g, 2 * tq + 1], D[g + 8, 2 * tq], D[g + 8, 2 * tq + 1]], 1)
     np.testing.assert_array_equal(got, expected)
+
+
+def _f16_regs(lo, hi):
+    return lo.astype(np.float16).view(np.uint16).astype(np.uint32) | \
+        (hi.astype(np.float16).view(np.uint16).astype(np.uint32) << 16)
+
+
+def test_mma_m16n8k8_fragment_layout():
+    """m16n8k8: two A registers (a0: row g, cols 2t, 2t+1; a1: row g+8), one B register (rows 2t,
+    2t+1 of col g), small integers so every sum is exact; D = A B + 1."""
+    rng = np.random.default_rng(2)
+    A = rng.integers(-4, 5, (16, 8)).astype(np.float32)
+    B = rng.integers(-4, 5, (8, 8)).astype(np.float32)
+    lane = np.arange(32)
+    g, tq = lane // 4, lane % 4
+    regs = [_f16_regs(A[g, 2 * tq], A[g, 2 * tq + 1]), _f16_regs(A[g + 8, 2 * tq], A[g + 8, 2 * tq + 1]),
+            _f16_regs(B[2 * tq, g], B[2 * tq + 1, g])]
+    body = MMA.replace("ld.global.u32 %r12, [%rd7+256];", "").replace("ld.global.u32 %r13, [%rd7+384];", "")
+    body = body.replace("[%rd7+512]", "[%rd7+256]").replace("ld.global.u32 %r15, [%rd7+640];", "")
+    body = body.replace("m16n8k16", "m16n8k8").replace("{T}", "f16").replace("{%r10, %r11, %r12, %r13}", "{%r10, %r11}")
+    body = body.replace("{%r14, %r15}", "{%r14}")
+    got = run_ptx(body, inp=np.concatenate(regs), out_dtype=np.float32, out_size=128, result=None).reshape(32, 4)
+    D = A @ B + 1
+    expected = np.stack([D[g, 2 * tq], D[g, 2 * tq + 1], D[g + 8, 2 * tq], D[g + 8, 2 * tq + 1]], 1)
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_mma_sums_exact_products_in_order_of_k_in_float64():
+    """The emulator's defined order: products exact in float64, summed from k = 0 up, then + C,
+    rounded once to float32. Row 0 of A times column 0 of B has the products 2^30, 2^-48, -2^30, 2^-48
+    at k = 0..3: in this order the first 2^-48 is lost and the second kept (2^-48); from k = 3 down, or
+    pairwise, both are lost (0)."""
+    A = np.zeros((16, 16), np.float32)
+    B = np.zeros((16, 8), np.float32)
+    A[0, :4] = [2.0 ** 15, 2.0 ** -24, -2.0 ** 15, 2.0 ** -24]
+    B[:4, 0] = [2.0 ** 15, 2.0 ** -24, 2.0 ** 15, 2.0 ** -24]
+    lane = np.arange(32)
+    g, tq = lane // 4, lane % 4
+    regs = [_f16_regs(A[g, 2 * tq], A[g, 2 * tq + 1]), _f16_regs(A[g + 8, 2 * tq], A[g + 8, 2 * tq + 1]),
+            _f16_regs(A[g, 2 * tq + 8], A[g, 2 * tq + 9]), _f16_regs(A[g + 8, 2 * tq + 8], A[g + 8, 2 * tq + 9]),
+            _f16_regs(B[2 * tq, g], B[2 * tq + 1, g]), _f16_regs(B[2 * tq + 8, g], B[2 * tq + 9, g])]
+    got = run_ptx(MMA.replace("{T}", "f16").replace("0f3F800000", "0f00000000"), inp=np.concatenate(regs),
+                  out_dtype=np.float32, out_size=128, result=None).reshape(32, 4)
+    assert got[0, 0] == np.float32(2.0 ** -48)  # D[0, 0]: lane 0, d0
+    assert (got.ravel()[1:] == 0).all()
+
+
+@pytest.mark.parametrize("t", ["f16", "bf16"])
+def test_mma_of_many_warps_is_a_sequential_float64_sum(t):
+    """8 warps, each its own A, B, C (random values over a wide range of exponents): each D is exactly
+    the float64 sum from k = 0 up, plus C, rounded to float32. D[0, 0] of every warp sums 2^30, 2^-48,
+    -2^30, 2^-48 (+ 0): 2^-48 in this order, 0 in the reverse one."""
+    import ml_dtypes
+    warps = 8
+    rng = np.random.default_rng(3)
+    dt = np.float16 if t == "f16" else ml_dtypes.bfloat16
+    spread = 12 if t == "f16" else 60
+    A = (rng.standard_normal((warps, 16, 16)) * 2.0 ** rng.integers(-spread, spread, (warps, 16, 16))).astype(dt)
+    B = (rng.standard_normal((warps, 16, 8)) * 2.0 ** rng.integers(-spread, spread, (warps, 16, 8))).astype(dt)
+    C = rng.standard_normal((warps, 16, 8)).astype(np.float32)
+    A[:, 0, :4] = [2.0 ** 15, 2.0 ** -24, -2.0 ** 15, 2.0 ** -24]
+    B[:, :4, 0] = [2.0 ** 15, 2.0 ** -24, 2.0 ** 15, 2.0 ** -24]
+    A[:, 0, 4:], B[:, 4:, 0], C[:, 0, 0] = 0, 0, 0
+    lane = np.arange(32)
+    g, tq = lane // 4, lane % 4
+
+    def pack(lo, hi):
+        return lo.view(np.uint16).astype(np.uint32) | (hi.view(np.uint16).astype(np.uint32) << 16)
+
+    regs = np.concatenate([np.stack([
+        pack(a[g, 2 * tq], a[g, 2 * tq + 1]), pack(a[g + 8, 2 * tq], a[g + 8, 2 * tq + 1]),
+        pack(a[g, 2 * tq + 8], a[g, 2 * tq + 9]), pack(a[g + 8, 2 * tq + 8], a[g + 8, 2 * tq + 9]),
+        pack(b[2 * tq, g], b[2 * tq + 1, g]), pack(b[2 * tq + 8, g], b[2 * tq + 9, g]),
+        c[g, 2 * tq].view(np.uint32), c[g, 2 * tq + 1].view(np.uint32),
+        c[g + 8, 2 * tq].view(np.uint32), c[g + 8, 2 * tq + 1].view(np.uint32)]) for a, b, c in zip(A, B, C)])
+    body = f"""
+    shr.u32 %r20, %r1, 5;                           // warp
+    and.b32 %r21, %r1, 31;                          // lane
+    mad.lo.u32 %r22, %r20, 320, %r21;               // in[warp][register][lane]
+    mul.wide.u32 %rd6, %r22, 4;
+    add.s64 %rd7, %rd2, %rd6;
+    ld.global.u32 %r10, [%rd7];
+    ld.global.u32 %r11, [%rd7+128];
+    ld.global.u32 %r12, [%rd7+256];
+    ld.global.u32 %r13, [%rd7+384];
+    ld.global.u32 %r14, [%rd7+512];
+    ld.global.u32 %r15, [%rd7+640];
+    ld.global.f32 %f5, [%rd7+768];
+    ld.global.f32 %f6, [%rd7+896];
+    ld.global.f32 %f7, [%rd7+1024];
+    ld.global.f32 %f8, [%rd7+1152];
+    mma.sync.aligned.m16n8k16.row.col.f32.{t}.{t}.f32 {{%f1, %f2, %f3, %f4}}, {{%r10, %r11, %r12, %r13}},
+        {{%r14, %r15}}, {{%f5, %f6, %f7, %f8}};
+    mul.wide.u32 %rd8, %r1, 16;
+    add.s64 %rd9, %rd1, %rd8;
+    st.global.v4.f32 [%rd9], {{%f1, %f2, %f3, %f4}};"""
+    got = run_ptx(body, threads=32 * warps, inp=regs.ravel(), out_dtype=np.float32, out_size=128 * warps,
+                  result=None).reshape(warps, 32, 4)
+    def in_order(ks):  # float64 sums in this order of k (every product is exact), + C, to float32
+        D = np.zeros((warps, 16, 8))
+        for k in ks:
+            D = D + A[:, :, k, None].astype(np.float64) * B[:, None, k, :].astype(np.float64)
+        return (D + C).astype(np.float32)
+
+    D = in_order(range(16))
+    expected = np.stack([D[:, g, 2 * tq], D[:, g, 2 * tq + 1], D[:, g + 8, 2 * tq], D[:, g + 8, 2 * tq + 1]], 2)
+    np.testing.assert_array_equal(got.view(np.uint32), expected.view(np.uint32))
+    assert (D[:, 0, 0] == np.float32(2.0 ** -48)).all() and (in_order(range(15, -1, -1))[:, 0, 0] == 0).all()
 
 
 @pytest.mark.parametrize("ta,tb", [("e4m3", "e4m3"), ("e5m2", "e4m3"), ("e5m2", "e5m2")])

@@ -50,9 +50,32 @@ DONE:
     ("up", 3, 0x1800, np.where((LANE & 7) >= 3, LANE - 3, LANE)),
     ("bfly", 4, 0x181F, LANE ^ 4),
 ])
-def test_shfl_modes(mode, b, c, expected):
-    body = f"mul.lo.s32 %r3, %r1, 1; shfl.sync.{mode}.b32 %r2|%p1, %r3, {b}, {c}, -1;"
-    np.testing.assert_array_equal(run_ptx(body), expected)
+@pytest.mark.parametrize("registers", [False, True])
+def test_shfl_modes(mode, b, c, expected, registers):
+    """b and c as immediates (each lane's source worked out once) and in registers (per thread)."""
+    if registers:
+        body = f"mov.u32 %r5, {b}; mov.u32 %r6, {c}; shfl.sync.{mode}.b32 %r2|%p1, %r1, %r5, %r6, -1;"
+    else:
+        body = f"shfl.sync.{mode}.b32 %r2|%p1, %r1, {b}, {c}, -1;"
+    np.testing.assert_array_equal(run_ptx(body, threads=64), np.tile(expected, 2) + np.repeat([0, 32], 32))
+    valid = run_ptx(body + " selp.u32 %r2, 1, 0, %p1;", threads=64)  # up, down: not clamped to itself
+    np.testing.assert_array_equal(valid, np.tile((expected != LANE) | (mode in ("idx", "bfly")), 2))
+
+
+def test_shfl_by_some_warps_of_the_block():
+    """Only the second and fourth warps shuffle (whole warps, constant offset: each lane's source worked
+    out once); the others keep their value."""
+    body = """
+    mov.u32 %r2, 7;
+    and.b32 %r3, %r1, 32;
+    setp.eq.u32 %p1, %r3, 0;
+    @%p1 bra $L_done;
+    shfl.sync.down.b32 %r2|%p2, %r1, 2, 31, -1;
+$L_done:"""
+    tid = np.arange(128)
+    odd = (tid // 32) % 2 == 1
+    expected = np.where(odd, np.where(tid % 32 + 2 <= 31, tid + 2, tid), 7)
+    np.testing.assert_array_equal(run_ptx(body, threads=128), expected)
 
 
 def test_shfl_predicate_says_whether_the_source_was_valid():

@@ -20,6 +20,7 @@ from grader.emulator import memory
 from grader.emulator.operands import Unsupported
 
 NORMAL, BRA, EXIT, BAR, WSYNC = range(5)
+LANES = np.arange(32, dtype=np.uint32)
 
 
 class EmulatorFault(RuntimeError):
@@ -41,7 +42,8 @@ class Op:
         return f"`{self.inst.text}`{loc}"
 
 
-def _merge(a, b):
+def _merge(a, b, n=0):
+    """The union of two disjoint sorted sets of threads (None: all of them); None when it has all n."""
     if a is None or b is None:
         return None
     if a.size == 0:
@@ -50,7 +52,7 @@ def _merge(a, b):
         return a
     out = np.concatenate((a, b))
     out.sort(kind="stable")
-    return out
+    return None if out.size == n else out
 
 
 class State:
@@ -65,11 +67,12 @@ class State:
         self.bthreads = bx * by * bz
         self.n = n = nblk * self.bthreads
         self.regs = [None] * len(prog.reg_types)
-        t = np.arange(n, dtype=np.int64)
+        self.all = t = np.arange(n, dtype=np.int64)   # every thread (never modified: shared by callers)
         self.blk = t // self.bthreads
         self.ltid = t - self.blk * self.bthreads
         self.lane = (self.ltid % 32).astype(np.uint32)
         self.wpb = -(-self.bthreads // 32)
+        self.warp_in_block = (self.ltid // 32).astype(np.int32)
         self.wkey = self.blk * self.wpb + self.ltid // 32
         self.nwarps = nblk * self.wpb
         gb = first_block + self.blk
@@ -91,6 +94,7 @@ class State:
         self.S = (prog.dynamic_offset if launch.shared_mem else prog.static_shared) + launch.shared_mem
         self.Sp = -(-self.S // 16) * 16           # row stride: every block's shared memory 16-aligned
         self.shared = np.zeros(nblk * self.Sp + 16, np.uint8)
+        self.shared_row = self.blk * self.Sp      # each thread's block's shared memory in `shared`
         self.L = prog.local_bytes
         self.Lp = -(-self.L // 16) * 16
         self.local = np.zeros(n * self.Lp + 16, np.uint8)
@@ -100,17 +104,24 @@ class State:
         self.exited = np.zeros(n, bool)
         self.exit_pc = np.full(n, -1, np.int64)
         self.mark = np.zeros(n, bool)
-        self.epoch = np.zeros(nblk, np.int32)
+        self.epoch = np.zeros(nblk, np.int64)  # barriers each block has passed
+        self.accessor = self.warp_in_block.astype(np.int64)  # epoch * 64 + warp: who accesses shared memory
         self.check = launch.checks
         if self.check and self.S:
+            # the shadow of shared memory: per word, its last writer and reader (accessor; reader
+            # epoch * 64 + 63: several warps; -1: none) and writing instruction; per byte, written yet
             words = nblk * self.Sp // 4 + 4
             self.sh_init = np.zeros(nblk * self.Sp + 16, bool)
-            self.sh_wwarp = np.full(words, -1, np.int32)
-            self.sh_wep = np.full(words, -1, np.int32)
+            self.sh_w = np.full(words, -1, np.int64)
+            self.sh_r = np.full(words, -1, np.int64)
             self.sh_wpc = np.full(words, -1, np.int32)
-            self.sh_rwarp = np.full(words, -1, np.int32)
-            self.sh_rep = np.full(words, -1, np.int32)
         self.clock = 0
+        self._runs = (None, None)
+
+    def barrier(self, blocks):
+        """These blocks passed a barrier: their shared-memory accesses start a new epoch."""
+        self.epoch[blocks] += 1
+        self.accessor = self.epoch[self.blk] * 64 + self.warp_in_block
 
     def cp_state(self):
         if self._cp is None:
@@ -141,7 +152,7 @@ class State:
         raise Unsupported(f"special register %{name}")
 
     def idx(self, sel):
-        return np.arange(self.n) if sel is None else sel
+        return self.all if sel is None else sel
 
     def who(self, thread: int) -> str:
         """'block (x,y,z) thread (x,y,z)' of a chunk thread index."""
@@ -149,6 +160,25 @@ class State:
         b = tuple(int(s[f"ctaid.{c}"][thread]) for c in "xyz")
         t = tuple(int(s[f"tid.{c}"][thread]) for c in "xyz")
         return f"block {b} thread {t}"
+
+    def warp_runs(self, t: np.ndarray):
+        """For sorted threads t: (their warps, True where a warp starts, the other positions, threads per
+        warp, each thread's warp numbered from 0 times 2^32, a dict for the caller's own memos). The last
+        answer is kept: one set of threads runs many instructions in a row."""
+        if self._runs[0] is not t:
+            w = self.wkey[t]
+            first = np.empty(t.size, bool)
+            first[:1] = True
+            np.not_equal(w[1:], w[:-1], out=first[1:])
+            lanes = np.diff(np.append(np.flatnonzero(first), t.size))
+            self._runs = (t, (w, first, ~first[1:], lanes, (np.cumsum(first) - 1) << 32, {}))
+        return self._runs[1]
+
+    def whole_warps(self, sel: np.ndarray) -> bool:
+        """Whether the sorted threads sel are whole warps: all 32 lanes of every warp they touch."""
+        if sel.size == self.n:
+            return self.bthreads % 32 == 0
+        return sel.size % 32 == 0 and bool((self.lane[sel].reshape(-1, 32) == LANES).all())
 
     def warp_present(self, idx: np.ndarray) -> np.ndarray:
         """For each thread in idx (sorted), the bit mask of its warp's lanes that are in idx."""
@@ -183,15 +213,27 @@ class Launch:
         self.grid, self.block, self.params = grid, block, np.frombuffer(params + b"\0" * 16, np.uint8)
         self.shared_mem = shared_mem
         self.checks = checks
-        self.stats = stats
+        self.counts = stats  # {(pc, "global" | "shared"): memory statistics}, None when off: read .stats
+        self.pending: dict = {}  # accesses whose statistics are counted later, in batches (memops)
+        self.pending_size = 0
         self.mem = memory.snapshot()
+        self.mem_bases = [int(b) for b in self.mem[0]]  # for bisect
         self.warnings: dict[tuple, str] = {}
         self.printed: list[str] = []
         self.instructions = 0      # warp instructions executed (one per warp with a thread executing)
         self.thread_instructions = 0
+        self.warps_per_pc: list[int] = []  # warp instructions executed, per instruction (program.launch sizes it)
 
     def warn(self, key, msg):
         self.warnings.setdefault(key, msg)
+
+    @property
+    def stats(self) -> dict | None:
+        """Per memory instruction (pc, "global" | "shared"): its statistics; None when they are off."""
+        if self.pending:
+            from grader.emulator import memops
+            memops.count_pending(self)
+        return self.counts
 
 
 def run_chunk(st: State, code: list) -> None:
@@ -201,6 +243,8 @@ def run_chunk(st: State, code: list) -> None:
     launch = st.launch
     n_inst = 0
     n_thr = 0
+    per_pc = launch.warps_per_pc
+    counted, warps = None, 0  # the last set of threads whose warps were counted, and how many
     while True:
         if not groups:
             if deferred:
@@ -216,9 +260,9 @@ def run_chunk(st: State, code: list) -> None:
         pc = min(groups)
         sel = groups.pop(pc)
         if pc in waiting:
-            sel = _merge(sel, waiting.pop(pc))
+            sel = _merge(sel, waiting.pop(pc), st.n)
         if pc in deferred:
-            sel = _merge(sel, deferred.pop(pc))
+            sel = _merge(sel, deferred.pop(pc), st.n)
         op = code[pc]
         run = sel
         if op.guard is not None:
@@ -238,29 +282,33 @@ def run_chunk(st: State, code: list) -> None:
         if run is None:
             k = st.n
             n_inst += st.nwarps
+            per_pc[pc] += st.nwarps
         else:
             k = run.size
             if k:
-                w = st.wkey[run]
-                n_inst += 1 + int(np.count_nonzero(w[1:] != w[:-1]))
+                if run is not counted:  # a set of threads often runs several instructions in a row
+                    w = st.wkey[run]
+                    counted, warps = run, 1 + int(np.count_nonzero(w[1:] != w[:-1]))
+                n_inst += warps
+                per_pc[pc] += warps
         n_thr += k
         kind = op.kind
         if kind == NORMAL:
             if k:
                 op.fn(st, run)
-            _add(groups, pc + 1, sel)
+            _add(groups, pc + 1, sel, st.n)
         elif kind == BRA:
             # A backward branch yields to the other groups (a spin loop must let the thread it waits
             # for progress); a forward one keeps the smallest-PC order.
             dest = deferred if op.target <= pc and groups else groups
             if run is sel:
-                _add(dest, op.target, sel)
+                _add(dest, op.target, sel, st.n)
             else:
                 if k:
-                    _add(dest, op.target, run)
+                    _add(dest, op.target, run, st.n)
                 rest = _minus(st, sel, run)
-                if rest.size:
-                    _add(groups, pc + 1, rest)
+                if rest is None or rest.size:
+                    _add(groups, pc + 1, rest, st.n)
         elif kind == EXIT:
             if k:
                 r = st.idx(run)
@@ -268,19 +316,19 @@ def run_chunk(st: State, code: list) -> None:
                 st.exit_pc[r] = pc
             if run is not sel:
                 rest = _minus(st, sel, run)
-                if rest.size:
-                    _add(groups, pc + 1, rest)
+                if rest is None or rest.size:
+                    _add(groups, pc + 1, rest, st.n)
         elif kind == BAR or kind == WSYNC:
             if run is not sel:  # a guarded barrier: those with a false guard just move on
                 rest = _minus(st, sel, run)
-                if rest.size:
-                    _add(groups, pc + 1, rest)
+                if rest is None or rest.size:
+                    _add(groups, pc + 1, rest, st.n)
             if not k:
                 continue
             ready, wait = op.ready(st, st.idx(run))
             if ready is not None and ready.size:
                 op.fn(st, ready)
-                _add(groups, pc + 1, None if ready.size == st.n else ready)
+                _add(groups, pc + 1, None if ready.size == st.n else ready, st.n)
             if wait is not None and wait.size:
                 waiting[pc] = _merge(waiting.get(pc, np.empty(0, np.int64)), wait)
         else:
@@ -289,14 +337,17 @@ def run_chunk(st: State, code: list) -> None:
     launch.thread_instructions += n_thr
 
 
-def _add(groups, pc, sel):
+def _add(groups, pc, sel, n=0):
     if pc in groups:
-        groups[pc] = _merge(groups[pc], sel)
+        groups[pc] = _merge(groups[pc], sel, n)
     else:
         groups[pc] = sel
 
 
 def _minus(st, sel, run):
+    """The threads of sel not in run (a subset of sel)."""
+    if run is not None and run.size == 0:
+        return sel
     if sel is None:
         keep = np.ones(st.n, bool)
         keep[run] = False

@@ -5,6 +5,7 @@ sectors (global) and bank wavefronts (shared).
 """
 from __future__ import annotations
 
+import bisect
 import re
 
 import numpy as np
@@ -14,6 +15,9 @@ from grader.emulator.machine import NORMAL, WSYNC, EmulatorFault, Op
 from grader.emulator.operands import Unsupported, address, np_type, reader, writer
 
 SPACES = ("global", "shared", "local", "param", "const")
+_INIT_WORD = np.uint32(0x01010101)  # four initialised bytes of shared memory, as one word of flags
+_INIT_HALF = np.uint16(0x0101)
+_WORD_ROWS = {n: np.arange(n)[:, None] for n in (2, 4, 8)}  # the words of an n-word access, as rows
 
 
 def _space(parts):
@@ -51,7 +55,7 @@ def resolve(st, op, sel, addr, space, size, write):
     addr = np.asarray(addr, np.uint64)
     if addr.ndim == 0:
         addr = np.full(sel.size, addr, np.uint64)
-    if size > 1 and (addr % np.uint64(size)).any():
+    if size > 1 and (addr & np.uint64(size - 1) if size & (size - 1) == 0 else addr % np.uint64(size)).any():
         i = int(np.flatnonzero(addr % np.uint64(size))[0])
         raise EmulatorFault(f"misaligned address: {op.where()} by {_who(st, sel[i])} accesses {size} bytes "
                             f"at 0x{int(addr[i]):x}, which is not a multiple of {size}")
@@ -65,20 +69,23 @@ def resolve(st, op, sel, addr, space, size, write):
         for mask, sp, base in ((is_gl, "global", 0), (is_sh, "shared", memory.SHARED_WINDOW),
                                (is_lo, "local", memory.LOCAL_WINDOW)):
             if mask.all():
-                return _resolve_space(st, op, sel, addr - np.uint64(base), sp, size, write,
-                                      np.arange(sel.size))
+                return _resolve_space(st, op, sel, addr - np.uint64(base), sp, size, write, st.all[:sel.size])
             if mask.any():
                 pos = np.flatnonzero(mask)
                 segs += _resolve_space(st, op, sel[pos], addr[pos] - np.uint64(base), sp, size, write, pos)
         return segs
     if space == "const":
         space = "global"
-    return _resolve_space(st, op, sel, addr, space, size, write, np.arange(sel.size))
+    return _resolve_space(st, op, sel, addr, space, size, write, st.all[:sel.size])
 
 
 def _resolve_space(st, op, sel, addr, space, size, write, pos):
     if space == "global":
         bases, ends, bufs = st.launch.mem
+        if addr.size and bases.size:  # the usual case: one allocation holds every address
+            j0 = bisect.bisect_right(st.launch.mem_bases, int(addr.min())) - 1
+            if j0 >= 0 and int(addr.max()) + size <= int(ends[j0]):
+                return [Seg(pos, bufs[j0].data, addr.view(np.int64) - bufs[j0].addr, "global", bufs[j0].addr)]
         j = np.searchsorted(bases, addr, side="right").astype(np.int64) - 1
         jc = np.maximum(j, 0)
         ok = (j >= 0) & (addr + np.uint64(size) <= ends[jc]) if bases.size else np.zeros(addr.size, bool)
@@ -94,15 +101,14 @@ def _resolve_space(st, op, sel, addr, space, size, write, pos):
         return out
     if space == "shared":
         a = addr.astype(np.int64)
-        bad = a + size > st.S
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
+        if a.size and int(a.max()) + size > st.S:
+            i = int(np.flatnonzero(a + size > st.S)[0])
             raise EmulatorFault(
                 f"out-of-bounds shared-memory {'write' if write else 'read'}: {op.where()} by "
                 f"{_who(st, sel[i])} accesses {size} bytes at shared offset {int(a[i])}, but the block has "
                 f"{st.S} bytes of shared memory ({st.prog.static_shared} static + "
                 f"{st.launch.shared_mem} dynamic)")
-        return [Seg(pos, st.shared, st.blk[sel] * st.Sp + a, "shared")]
+        return [Seg(pos, st.shared, (st.shared_row if sel is st.all else st.shared_row[sel]) + a, "shared")]
     if space == "local":
         a = addr.astype(np.int64)
         bad = a + size > st.L
@@ -142,126 +148,183 @@ def _oob_global(st, op, sel, addr, size, write, bases, ends, bufs, ok):
 
 # ---- statistics and shared-memory checks --------------------------------------------------------
 
-def _distinct_per_warp(w: np.ndarray, v: np.ndarray) -> tuple[int, np.ndarray]:
-    """(total distinct (warp, value) pairs, lanes per warp) for w sorted; O(k) when v is monotonic
-    within each warp (the common case), a sort otherwise."""
-    new_w = np.r_[True, w[1:] != w[:-1]]
-    dv = np.diff(v)
-    same_w = ~new_w[1:]
-    if (dv[same_w] >= 0).all():
-        distinct = int(new_w.sum() + np.count_nonzero((dv != 0) & same_w))
-    else:
-        distinct = int(np.unique(w.astype(np.int64) * (1 << 44) + v).size)
-    lanes = np.diff(np.r_[np.flatnonzero(new_w), w.size])
-    return distinct, lanes
+def _firsts(x: np.ndarray) -> np.ndarray:
+    """True where a sorted array's value starts (differs from the one before)."""
+    out = np.empty(x.size, bool)
+    out[:1] = True
+    np.not_equal(x[1:], x[:-1], out=out[1:])
+    return out
+
+
+def _threads(sel, seg):
+    """The threads of a segment (sel itself when the segment has them all)."""
+    return sel if seg.pos.size == sel.size else sel[seg.pos]
 
 
 def _stats_global(st, op, sel, seg, size):
-    stats = st.launch.stats
-    if stats is None:
+    """Defer the statistics of a global access: its sectors, counted with the instruction's others."""
+    if st.launch.counts is None:
         return
-    w = st.wkey[sel[seg.pos]]
-    sector = (seg.off + seg.base) >> 5
-    distinct, lanes = _distinct_per_warp(w, sector)
-    rec = stats.setdefault((op.pc, "global"), {"kind": "global", "requests": 0, "sectors": 0, "ideal": 0, "bytes": 0})
-    rec["requests"] += int(lanes.size)
-    rec["sectors"] += distinct
-    rec["ideal"] += int(np.sum(-(-(lanes * size) // 32)))
-    rec["bytes"] += int(w.size * size)
+    _, first, _, lanes, _, memo = st.warp_runs(_threads(sel, seg))
+    if size not in memo:
+        memo[size] = int(np.sum(-(-(lanes * size) // 32)))  # sectors a warp's bytes need at least
+    _defer(st.launch, (op.pc, "global"), ((seg.off + seg.base) >> 5, first, lanes.size, memo[size],
+                                          first.size * size))
 
 
 def _stats_shared(st, op, sel, seg, size):
-    stats = st.launch.stats
-    if stats is None:
+    """Defer the statistics of a shared access: each warp's (warp, group of words) keys."""
+    if st.launch.counts is None:
         return
-    w = st.wkey[sel[seg.pos]].astype(np.int64)
+    t = _threads(sel, seg)
+    _, _, _, lanes, warp, _ = st.warp_runs(t)
     nwords = max(1, size // 4)
-    word = (seg.off % st.Sp) // 4
-    if nwords > 1:
-        word = (word[:, None] + np.arange(nwords)).ravel()
-        w = np.repeat(w, nwords)
-    uw = np.unique(w * (1 << 32) + word)  # distinct words per warp (broadcasts are free)
-    ww, wd = uw >> 32, uw & 0xFFFFFFFF
-    bank_key = np.unique(ww * 64 + (wd % 32), return_counts=True)
-    per_bank = bank_key[1]
-    warp_of_bank = bank_key[0] // 64
-    waves = np.zeros(int(warp_of_bank.max()) + 1 if warp_of_bank.size else 1, np.int64)
-    np.maximum.at(waves, warp_of_bank, per_bank)
-    words_per_warp = np.bincount(ww)
-    ideal = -(-words_per_warp // 32)
-    present = words_per_warp > 0
-    rec = stats.setdefault((op.pc, "shared"), {"kind": "shared", "requests": 0, "wavefronts": 0, "ideal": 0,
-                                   "max_ways": 0})
-    rec["requests"] += int(present.sum())
-    rec["wavefronts"] += int(np.maximum(waves[: present.size][present], ideal[present]).sum())
-    rec["ideal"] += int(ideal[present].sum())
-    rec["max_ways"] = max(rec["max_ways"], int(waves.max()) if waves.size else 0)
+    _defer(st.launch, (op.pc, "shared"), (warp + (seg.off % st.Sp) // (4 * nwords), lanes.size, nwords))
+
+
+PENDING_LIMIT = 1 << 21  # deferred accesses (and shared warps x 32) counted at once, at most
+
+
+def _defer(launch, key, item):
+    launch.pending.setdefault(key, []).append(item)
+    launch.pending_size += item[0].size + (32 * item[1] if key[1] == "shared" else 0)
+    if launch.pending_size > PENDING_LIMIT:
+        count_pending(launch)
+
+
+def count_pending(launch):
+    """Count the deferred accesses into launch.counts, each instruction's in one batch: requests are
+    warps, so the warps of several executions simply add up."""
+    for (pc, kind), items in launch.pending.items():
+        (_count_global if kind == "global" else _count_shared)(launch.counts, pc, items)
+    launch.pending, launch.pending_size = {}, 0
+
+
+def _count_global(counts, pc, items):
+    """32-byte sectors per warp request: distinct (warp, sector) pairs, against the ideal."""
+    rec = counts.setdefault((pc, "global"), {"kind": "global", "requests": 0, "sectors": 0, "ideal": 0, "bytes": 0})
+    sector = np.concatenate([it[0] for it in items])
+    first = np.concatenate([it[1] for it in items])  # every execution starts a warp
+    warps = sum(it[2] for it in items)
+    # O(k) when the sectors do not decrease within a warp (the usual case), a sort otherwise
+    step = (sector[1:] - sector[:-1])[~first[1:]]
+    if (step >= 0).all():
+        distinct = warps + int(np.count_nonzero(step))
+    else:
+        warp = np.cumsum(first)
+        order = np.lexsort((sector, warp))
+        s, w = sector[order], warp[order]
+        distinct = 1 + int(np.count_nonzero((s[1:] != s[:-1]) | (w[1:] != w[:-1])))
+    rec["requests"] += warps
+    rec["sectors"] += distinct
+    rec["ideal"] += sum(it[3] for it in items)
+    rec["bytes"] += sum(it[4] for it in items)
+
+
+def _count_shared(counts, pc, items):
+    """Wavefronts per warp request against the ideal. A warp's request needs, per bank, one wavefront
+    for each distinct word the bank serves (broadcasts are free). An access of n >= 2 whole words is
+    n-aligned, so it is counted by its group of n words: each of the n banks of a group serves the
+    group's count."""
+    rec = counts.setdefault((pc, "shared"), {"kind": "shared", "requests": 0, "wavefronts": 0, "ideal": 0,
+                                             "max_ways": 0})
+    warps = sum(it[1] for it in items)
+    if not warps:
+        return
+    nwords = items[0][2]
+    groups = 32 // nwords
+    base = np.cumsum([0] + [it[1] for it in items[:-1]])  # each execution's warps follow the last's
+    key = np.concatenate([it[0] + (int(b) << 32) for it, b in zip(items, base)])  # (warp, group of words)
+    if (key[1:] < key[:-1]).any():
+        key = np.sort(key)
+    key = key[_firsts(key)]
+    per_bank = np.bincount((key >> 32) * groups + (key & (groups - 1)), minlength=warps * groups)
+    per_bank = per_bank.reshape(warps, groups)
+    waves = per_bank.max(axis=1)  # the most distinct words any bank serves
+    ideal = -(-per_bank.sum(axis=1) * nwords // 32)
+    rec["requests"] += warps
+    rec["wavefronts"] += int(np.maximum(waves, ideal).sum())
+    rec["ideal"] += int(ideal.sum())
+    rec["max_ways"] = max(rec["max_ways"], int(waves.max()))
+
+
+def _tile(x, n):
+    """x repeated n times (np.tile, faster)."""
+    out = np.empty((n, x.size), x.dtype)
+    out[:] = x
+    return out.ravel()
+
+
+def _others(last, me):
+    """True where the accessor `last` (epoch * 64 + warp, or -1) is another warp than `me` in me's epoch:
+    their xor is then 1..63 (0 for the same warp, >= 64 across epochs, negative for none)."""
+    return ((last ^ me) - 1).view(np.uint64) < 63
 
 
 def _check_shared(st, op, sel, seg, size, write, synced=False):
     """Uninitialised reads, and races: accesses to one word by two warps of a block between barriers.
     `synced` accesses (volatile, atomic, acquire/release) signal on purpose: they update the shadow
-    state but are not reported as races."""
+    state but are not reported as races. An access of n whole words is handled as n rows of words
+    (the first word of every thread, then the second ...)."""
     if not st.check:
         return
-    t = sel[seg.pos]
-    blk = st.blk[t]
-    nb = size
+    t = _threads(sel, seg)
     byte0 = seg.off
-    if not write:
-        if nb == 1:
-            init = st.sh_init[byte0]
+    nwords = max(1, size // 4)
+    unit = byte0 // 4 if nwords == 1 else byte0 // size  # the word, or the n-aligned group of words
+    word = unit if nwords == 1 else (_WORD_ROWS[nwords] + unit * nwords).ravel()
+    if not write:  # the per-byte init flags, checked a word (or half word) at a time
+        if size >= 4:
+            init = st.sh_init.view(np.uint32)[word] == _INIT_WORD
+            if nwords > 1:
+                init = init.reshape(nwords, -1).all(axis=0)
+        elif size == 2:
+            init = st.sh_init.view(np.uint16)[byte0 // 2] == _INIT_HALF
         else:
-            init = st.sh_init[byte0[:, None] + np.arange(nb)].all(axis=1)
+            init = st.sh_init[byte0]
         if not init.all():
             i = int(np.flatnonzero(~init)[0])
             st.launch.warn(("uninit", op.pc),
                            f"read of uninitialised shared memory: {op.where()} by {_who(st, t[i])} reads "
                            f"shared offset {int(byte0[i] % st.Sp)} before any thread of its block wrote it")
-    nwords = max(1, nb // 4)
-    words_per_blk = st.Sp // 4
-    word = byte0 // 4
-    if nwords > 1:
-        word = (word[:, None] + np.arange(nwords)).ravel()
-        t = np.repeat(t, nwords)
-        blk = np.repeat(blk, nwords)
-    del words_per_blk
-    my_ep = st.epoch[blk]
-    my_w = (st.ltid[t] // 32).astype(np.int32)
-    w_ep = st.sh_wep[word]
-    w_w = st.sh_wwarp[word]
-    conflict = (w_ep == my_ep) & (w_w != my_w) & (w_w >= 0)
+    me_t = st.accessor if t is st.all else st.accessor[t]
+    me = me_t if nwords == 1 else _tile(me_t, nwords)
+    last_w = st.sh_w[word]
+    conflict = _others(last_w, me)  # written by another warp in this epoch
     if write:
-        r_ep, r_w = st.sh_rep[word], st.sh_rwarp[word]
-        conflict |= (r_ep == my_ep) & (r_w != my_w) & (r_w != -1)
-        if word.size > 1:  # two warps writing one word in the same instruction
-            order = np.argsort(word, kind="stable")
-            ws, mw = word[order], my_w[order]
-            dup = (ws[1:] == ws[:-1]) & (mw[1:] != mw[:-1])
-            if dup.any():
-                conflict[order[1:][dup]] = True
+        conflict |= _others(st.sh_r[word], me)
+        # two warps writing one word in one instruction: after a stable sort by word (or group of
+        # words), a repeated one written by another warp than the one before
+        step = unit[1:] - unit[:-1]
+        if step.size and step.min() <= 0:
+            order = None if step.min() == 0 else np.argsort(unit, kind="stable")
+            us, ws = (unit, me_t) if order is None else (unit[order], me_t[order])
+            dup = np.flatnonzero((us[1:] == us[:-1]) & (ws[1:] != ws[:-1])) + 1
+            if dup.size:
+                conflict.reshape(nwords, -1)[:, dup if order is None else order[dup]] = True
     if conflict.any() and not synced:
-        i = int(np.flatnonzero(conflict)[0])
+        rows = conflict.reshape(nwords, -1)
+        j = int(np.flatnonzero(rows.any(axis=0))[0])  # the first thread, and its first word
+        i = int(np.flatnonzero(rows[:, j])[0]) * t.size + j
         other_pc = int(st.sh_wpc[word[i]])
-        other = (f"written by {st.prog.code[other_pc].where()}" if other_pc >= 0 and w_ep[i] == my_ep[i]
+        other = (f"written by {st.prog.code[other_pc].where()}" if other_pc >= 0 and last_w[i] >> 6 == me[i] >> 6
                  else "read by another warp")
         kind = "write" if write else "read"
         st.launch.warn(("race", op.pc),
-                       f"shared-memory race: {op.where()} by {_who(st, t[i])} {kind}s shared offset "
+                       f"shared-memory race: {op.where()} by {_who(st, t[j])} {kind}s shared offset "
                        f"{int(word[i] * 4 % st.Sp)}, which another warp of its block accessed since the last "
                        f"__syncthreads() ({other}); put a barrier between them")
     if write:
-        st.sh_wep[word] = my_ep
-        st.sh_wwarp[word] = my_w
+        st.sh_w[word] = me
         st.sh_wpc[word] = op.pc
-        if nb == 1:
-            st.sh_init[byte0] = True
+        if size >= 4:
+            st.sh_init.view(np.uint32)[word] = _INIT_WORD
+        elif size == 2:
+            st.sh_init.view(np.uint16)[byte0 // 2] = _INIT_HALF
         else:
-            st.sh_init[(byte0[:, None] + np.arange(nb)).ravel()] = True
-    else:
-        r_ep, r_w = st.sh_rep[word], st.sh_rwarp[word]
-        st.sh_rwarp[word] = np.where((r_ep == my_ep) & (r_w != my_w) & (r_w != -1), -2, my_w)
-        st.sh_rep[word] = my_ep
+            st.sh_init[byte0] = True
+    else:  # one reader, or several warps (63) in this epoch
+        st.sh_r[word] = np.where(_others(st.sh_r[word], me), me | 63, me)
 
 
 # ---- ld / st ------------------------------------------------------------------------------------
@@ -273,6 +336,27 @@ def _elem(t):
 
 
 SYNCED = {"volatile", "relaxed", "acquire", "release", "acq_rel"}
+
+
+def _load(arr, off, size, dt, nvec):
+    """The values [element, thread] of the `size`-byte accesses (nvec elements) at byte offsets `off`
+    (size-aligned) of the uint8 array arr: as one item of `size` bytes each where arr allows."""
+    if nvec == 1:
+        return arr.view(dt)[off // size]
+    if size <= 16 and arr.size % size == 0:
+        return arr.view(f"V{size}")[off // size].view(dt).reshape(-1, nvec).T
+    return arr.view(dt)[off // dt.itemsize + np.arange(nvec)[:, None]]
+
+
+def _store(arr, off, size, vals):
+    """Store vals [element, thread] (later threads last) to the accesses at byte offsets `off`."""
+    nvec, dt = vals.shape[0], vals.dtype
+    if nvec == 1:
+        arr.view(dt)[off // size] = vals[0]
+    elif size <= 16 and arr.size % size == 0:
+        arr.view(f"V{size}")[off // size] = np.ascontiguousarray(vals.T).view(f"V{size}").ravel()
+    else:
+        arr.view(dt)[off // dt.itemsize + np.arange(nvec)[:, None]] = vals
 
 
 def build_ld(prog, inst):
@@ -300,21 +384,19 @@ def build_ld(prog, inst):
         op.fn = fn
         return op
 
-    def fn(st, sel):
-        sel = st.idx(sel)
-        segs = resolve(st, op, sel, addr(st, sel), space, size, False)
-        out = np.empty((sel.size, nvec), dt)
+    def fn(st, rsel):
+        sel = st.idx(rsel)
+        segs = resolve(st, op, sel, addr(st, rsel), space, size, False)
+        out = np.empty((nvec, sel.size), dt)
         for s in segs:
             if s.kind == "shared":
                 _check_shared(st, op, sel, s, size, False, synced)
                 _stats_shared(st, op, sel, s, size)
             elif s.kind == "global":
                 _stats_global(st, op, sel, s, size)
-            view = s.arr.view(dt)
-            idx = s.off // dt.itemsize
-            out[s.pos] = view[idx[:, None] + np.arange(nvec)] if nvec > 1 else view[idx][:, None]
+            out[:, s.pos] = _load(s.arr, s.off, size, dt, nvec)
         for i, w in enumerate(ws):
-            w(st, sel, out[:, i])
+            w(st, rsel, out[i])
     op.fn = fn
     return op
 
@@ -334,12 +416,12 @@ def build_st(prog, inst):
     op = Op(NORMAL, None, inst)
     op.elem_size = dt.itemsize
 
-    def fn(st, sel):
-        sel = st.idx(sel)
-        segs = resolve(st, op, sel, addr(st, sel), space, size, True)
-        vals = np.empty((sel.size, nvec), dt)
+    def fn(st, rsel):
+        sel = st.idx(rsel)
+        segs = resolve(st, op, sel, addr(st, rsel), space, size, True)
+        vals = np.empty((nvec, sel.size), dt)
         for i, r in enumerate(rs):
-            vals[:, i] = r(st, sel)
+            vals[i] = r(st, rsel)
         for s in segs:
             if s.kind == "shared":
                 _check_shared(st, op, sel, s, size, True, synced)
@@ -348,12 +430,7 @@ def build_st(prog, inst):
                 _stats_global(st, op, sel, s, size)
             elif s.kind == "param":
                 raise Unsupported("st.param to a kernel parameter")
-            view = s.arr.view(dt)
-            idx = s.off // dt.itemsize
-            if nvec > 1:
-                view[idx[:, None] + np.arange(nvec)] = vals[s.pos]
-            else:
-                view[idx] = vals[s.pos, 0]
+            _store(s.arr, s.off, size, vals if s.pos.size == sel.size else vals[:, s.pos])
     op.fn = fn
     return op
 
@@ -496,31 +573,42 @@ def build_cp(prog, inst):
         not inst.operands[3].strip().startswith("%rd") else None
     op = Op(NORMAL, None, inst)
     op.elem_size = cp_size
+    item = np.dtype(f"V{cp_size}")  # a copy's bytes, as one item
 
-    def fn(st, sel):
-        sel = st.idx(sel)
-        n = np.full(sel.size, cp_size, np.int64)
-        if src_size is not None:
-            n = np.minimum(np.broadcast_to(np.asarray(src_size(st, sel)).astype(np.int64), sel.shape), cp_size)
-        data = np.zeros((sel.size, cp_size), np.uint8)
-        reading = n > 0
-        if reading.any():
-            rsel = sel[reading]
-            for s in resolve(st, op, rsel, np.asarray(src(st, rsel)), "global", cp_size
-                             if (n[reading] == cp_size).all() else 1, False):
-                _stats_global(st, op, rsel, s, cp_size)
-                rows = np.flatnonzero(reading)[s.pos]
-                lim = n[rows]
-                cols = np.arange(cp_size)
-                ok = cols[None, :] < lim[:, None]
-                if (s.off + lim > s.arr.size).any():
-                    raise EmulatorFault(f"out-of-bounds cp.async source: {op.where()}")
-                vals = s.arr[np.minimum(s.off[:, None] + cols, s.arr.size - 1)]
-                data[rows] = np.where(ok, vals, 0)
-        segs = resolve(st, op, sel, np.asarray(dst(st, sel)), "shared", cp_size, True)
+    def fn(st, rsel):
+        sel = st.idx(rsel)
+        n = None if src_size is None else np.minimum(np.asarray(src_size(st, rsel)).astype(np.int64), cp_size)
+        if n is None or (n == cp_size).all():
+            data = np.empty(sel.size, item)
+            for s in resolve(st, op, sel, src(st, rsel), "global", cp_size, False):
+                _stats_global(st, op, sel, s, cp_size)
+                data[s.pos] = s.arr.view(item)[s.off // cp_size]
+        else:
+            data = _zero_filled(st, op, sel, np.broadcast_to(n, sel.shape), src, cp_size).view(item).ravel()
+        segs = resolve(st, op, sel, np.asarray(dst(st, rsel)), "shared", cp_size, True)
         st.cp_state().issue(st, op, sel, segs[0].off, data)
     op.fn = fn
     return op
+
+
+def _zero_filled(st, op, sel, n, src, cp_size):
+    """[thread, byte] of copies that read n < cp_size bytes (src-size) and fill the rest with zeros."""
+    data = np.zeros((sel.size, cp_size), np.uint8)
+    reading = n > 0
+    if reading.any():
+        rsel = sel[reading]
+        for s in resolve(st, op, rsel, np.asarray(src(st, rsel)), "global", cp_size
+                         if (n[reading] == cp_size).all() else 1, False):
+            _stats_global(st, op, rsel, s, cp_size)
+            rows = np.flatnonzero(reading)[s.pos]
+            lim = n[rows]
+            cols = np.arange(cp_size)
+            ok = cols[None, :] < lim[:, None]
+            if (s.off + lim > s.arr.size).any():
+                raise EmulatorFault(f"out-of-bounds cp.async source: {op.where()}")
+            vals = s.arr[np.minimum(s.off[:, None] + cols, s.arr.size - 1)]
+            data[rows] = np.where(ok, vals, 0)
+    return data
 
 
 class CpAsync:
@@ -528,7 +616,7 @@ class CpAsync:
 
     def __init__(self, n):
         self.group = np.zeros(n, np.int64)   # committed groups per thread
-        self.pending = []                     # (op, threads, group ids, shared byte offsets, data)
+        self.pending = []                     # (op, threads, group ids, shared byte offsets, data items)
 
     def issue(self, st, op, sel, off, data):
         self.pending.append((op, sel, self.group[sel].copy(), off, data))
@@ -537,33 +625,46 @@ class CpAsync:
         self.group[sel] += 1
 
     def wait(self, st, sel, keep):
-        mark = np.zeros(st.n, bool)
-        mark[sel] = True
+        mark = None
+        if sel.size < st.n:
+            mark = np.zeros(st.n, bool)
+            mark[sel] = True
         still = []
         for op, thr, grp, off, data in self.pending:
-            mine = mark[thr]
-            if keep is None:
-                done = mine
-            else:
-                done = mine & (grp < self.group[thr] - keep)
-            if done.any():
-                o = off[done]
-                seg = Seg(np.flatnonzero(done), st.shared, o, "shared")
-                _check_shared(st, op, thr, seg, data.shape[1], True)
-                _stats_shared(st, op, thr, seg, data.shape[1])
-                st.shared[(o[:, None] + np.arange(data.shape[1])).ravel()] = data[done].ravel()
-            if (~done).any():
+            done = None if mark is None else mark[thr]  # None: all of them
+            if keep is not None:
+                old = grp < self.group[thr] - keep
+                done = old if done is None else done & old
+            if done is None or done.all():
+                _retire(st, op, thr, st.all[:thr.size], off, data)
+            elif done.any():
+                _retire(st, op, thr, np.flatnonzero(done), off[done], data[done])
                 nd = ~done
                 still.append((op, thr[nd], grp[nd], off[nd], data[nd]))
+            else:
+                still.append((op, thr, grp, off, data))
         self.pending = still
+
+
+def _retire(st, op, thr, pos, off, data):
+    """Land copies (threads thr[pos]) in shared memory."""
+    seg = Seg(pos, st.shared, off, "shared")
+    _check_shared(st, op, thr, seg, data.itemsize, True)
+    _stats_shared(st, op, thr, seg, data.itemsize)
+    st.shared.view(data.dtype)[off // data.itemsize] = data
 
 
 # ---- ldmatrix / stmatrix / mma ------------------------------------------------------------------
 
 def _full_warps(st, op, sel):
-    if sel.size % 32 or (st.lane[sel] != np.tile(np.arange(32, dtype=np.uint32), sel.size // 32)).any():
+    if not st.whole_warps(sel):
         raise EmulatorFault(f"{op.where()} is a warp-collective .aligned instruction: all 32 lanes of the "
                             f"warp must execute it together")
+
+
+def _rsel(st, sel):
+    """sel for reading registers: None (no gather) when every thread of the chunk executes."""
+    return None if sel.size == st.n else sel
 
 
 def build_ldmatrix(prog, inst):
@@ -582,27 +683,24 @@ def build_ldmatrix(prog, inst):
     def fn(st, sel):
         _full_warps(st, op, sel)
         nw = sel.size // 32
-        a = np.asarray(addr(st, sel)).astype(np.uint64)
-        a = np.broadcast_to(a, sel.shape).reshape(nw, 32)
+        a = np.empty((nw, 32), np.uint64)
+        a.ravel()[:] = addr(st, _rsel(st, sel))
         users = a[:, : 8 * num].ravel()
         usel = sel.reshape(nw, 32)[:, : 8 * num].ravel()
         segs = resolve(st, op, usel, users, space or "shared", 16, False)
-        rows = np.empty((usel.size, 8), np.uint16)
+        rows = np.empty((usel.size, 4), np.uint32)   # each lane's row: 8 b16 as 4 pairs, low half first
         for s in segs:
             if s.kind == "shared":
                 _check_shared(st, op, usel, s, 16, False)
                 _stats_shared(st, op, usel, s, 16)
-            rows[s.pos] = s.arr.view(np.uint16)[(s.off // 2)[:, None] + np.arange(8)]
-        m = rows.reshape(nw, num, 8, 8)            # [warp, matrix, row, col]
-        lane = np.arange(32)
-        r, c = lane // 4, 2 * (lane % 4)
+            rows[s.pos] = _load(s.arr, s.off, 16, np.dtype(np.uint32), 4).T
+        if trans:  # [warp, matrix, row, col] of b16, transposed: lane l gets rows 2(l%4), +1 of column l//4
+            rows = np.ascontiguousarray(rows.view(np.uint16).reshape(nw, num, 8, 8).transpose(0, 1, 3, 2))
+        # lane l's register i: row l // 4, columns 2 (l % 4), +1 of matrix i, i.e. the l-th b16 pair
+        regs = rows.view(np.uint32).reshape(nw, num, 32)
+        rsel = _rsel(st, sel)
         for i in range(num):
-            mi = m[:, i]
-            if trans:
-                lo, hi = mi[:, c, r], mi[:, c + 1, r]
-            else:
-                lo, hi = mi[:, r, c], mi[:, r, c + 1]
-            ws[i](st, sel, (lo.astype(np.uint32) | (hi.astype(np.uint32) << 16)).ravel())
+            ws[i](st, rsel, regs[:, i].ravel())
 
     op.fn = fn
     op.ready = _collective_ready
@@ -614,12 +712,25 @@ def build_stmatrix(prog, inst):
 
 
 def _collective_ready(st, sel):
+    if sel.size == st.n or st.whole_warps(sel):  # every thread of the chunk, or of its warps, is here
+        return sel, None
     present = st.warp_present(sel)
     need = st.warp_exists(sel) & ~st.exited_mask(sel)
     ok = (need & ~present) == 0
     if ok.all():
         return sel, None
     return sel[ok], sel[~ok]
+
+
+def _fragment_index(coords, per_lane: int, shape: tuple[int, int]) -> np.ndarray:
+    """For each element of a `shape` tile (row-major), its position in the warp's fragments laid out
+    [lane, value]: coords(lane, value) -> (row, col)."""
+    index = np.full(shape, -1, np.int64)
+    for lane in range(32):
+        for v in range(per_lane):
+            index[coords(lane, v)] = lane * per_lane + v
+    assert (index >= 0).all()
+    return index.ravel()
 
 
 def build_mma(prog, inst):
@@ -641,45 +752,75 @@ def build_mma(prog, inst):
     br = [reader(prog, x, "b32") for x in vec[2]]
     cr = [reader(prog, x, "f32") for x in vec[3]]
     op = Op(WSYNC, None, inst)
+    per = 4 if fp8 else 2  # values per register, along k (the lowest bits first)
 
-    def halves(x):
-        x = np.asarray(x, np.uint32)
-        lo, hi = (x & 0xFFFF).astype(np.uint16), (x >> 16).astype(np.uint16)
-        if dtype_a == "bf16":
-            return V.bf16_bits_to_f32(lo).astype(np.float64), V.bf16_bits_to_f32(hi).astype(np.float64)
-        return lo.view(np.float16).astype(np.float64), hi.view(np.float16).astype(np.float64)
+    # The PTX ISA's fragments (g = lane // 4, t = lane % 4), value v of a lane = register v // per,
+    # part v % per. A: a0 (g, per*t), a1 (g+8, per*t), a2 (g, per*t + k/2), a3 (g+8, per*t + k/2), each
+    # register `per` consecutive k; B: b_i holds k = per*t + (k/2)*i ... +per-1 of column g;
+    # C/D: c_i at (g + 8 (i // 2), 2t + i % 2).
+    def a_at(lane, v):
+        r, j = divmod(v, per)
+        return lane // 4 + 8 * (r % 2), per * (lane % 4) + (k // 2) * (r // 2) + j
 
-    def quarters(x, dtype):  # the four FP8 values of a b32, lowest byte first
-        x = np.asarray(x, np.uint32)
-        return [V.fp8_bits_to_f64((x >> (8 * j)) & 0xFF, dtype) for j in range(4)]
+    def b_at(lane, v):
+        r, j = divmod(v, per)
+        return per * (lane % 4) + (k // 2) * r + j, lane // 4
 
-    lane = np.arange(32)
-    g, tig = lane // 4, lane % 4
-    per = 4 if fp8 else 2  # values per register, along k
-    coords = [(0, 0), (8, 0), (0, k // 2), (8, k // 2)]  # a0..a3: (row offset, k offset)
+    def c_at(lane, i):
+        return lane // 4 + 8 * (i // 2), 2 * (lane % 4) + i % 2
+
+    a_index = _fragment_index(a_at, len(ar) * per, (16, k))
+    b_index = _fragment_index(b_at, len(br) * per, (k, 8))
+    c_index = _fragment_index(c_at, 4, (16, 8))
+    d_index = np.argsort(c_index)  # the inverse: tile position of each lane's d_i
+
+    unit = np.uint8 if fp8 else np.uint16  # a register's `per` values, lowest bits first
+
+    def layout(nw):
+        """Flat positions in the registers stacked as [register, thread] (each of `per` values) of the
+        A, B and C tiles [row, col, warp] of nw warps; and of D's element for d_i [i, thread]. With the
+        warps innermost, einsum's inner loop runs over them (fastest; the sums are the same)."""
+        n, warp = 32 * nw, 32 * np.arange(nw)
+
+        def at(index, shape, per_lane, per_reg):
+            lane, v = np.divmod(index.reshape(shape)[:, :, None], per_lane)
+            r, j = np.divmod(v, per_reg)
+            return (r * n + warp + lane) * per_reg + j
+
+        d_of = d_index.reshape(32, 4).T  # [i, lane]: position in the tile
+        return (at(a_index, (16, k), len(ar) * per, per), at(b_index, (k, 8), len(br) * per, per),
+                at(c_index, (16, 8), 4, 1), (d_of[:, None, :] * nw + np.arange(nw)[:, None]).reshape(4, n))
+
+    layouts = {}
+
+    def stack(st, rsel, fs, dt, n):  # registers -> [register, thread], flattened
+        out = np.empty((len(fs), n), dt)
+        for i, f in enumerate(fs):
+            out[i] = f(st, rsel)
+        return out.ravel()
+
+    def unpack(bits, t):  # bits of f16 / bf16 / fp8 values -> float64 (exact)
+        if fp8:
+            return V.fp8_bits_to_f64(bits, t)
+        if t == "bf16":
+            return V.bf16_bits_to_f32(bits).astype(np.float64)
+        return bits.view(np.float16).astype(np.float64)
 
     def fn(st, sel):
         _full_warps(st, op, sel)
-        nw = sel.size // 32
-        A = np.zeros((nw, 16, k))
-        B = np.zeros((nw, k, 8))
-        C = np.zeros((nw, 16, 8))
-        regs = lambda f: np.broadcast_to(f(st, sel), sel.shape).reshape(nw, 32)
-        unpack = (lambda x, t: quarters(x, t)) if fp8 else (lambda x, t: halves(x))
-        # A: a0 (g, per*t), a1 (g+8, per*t), a2 (g, per*t + k/2), a3 (g+8, per*t + k/2); each register
-        # holds `per` consecutive k; B: b_i holds k = per*t + (k/2)*i ... +per-1 of column g
-        for (ro, co), f in zip(coords, ar):
-            for j, v in enumerate(unpack(regs(f), dtype_a)):
-                A[:, g + ro, per * tig + co + j] = v
-        for i, f in enumerate(br):
-            for j, v in enumerate(unpack(regs(f), dtype_b)):
-                B[:, per * tig + (k // 2) * i + j, g] = v
-        cvals = [np.broadcast_to(np.asarray(f(st, sel), np.float64), sel.shape).reshape(nw, 32) for f in cr]
-        for i, cv in enumerate(cvals):
-            C[:, g + 8 * (i // 2), 2 * tig + (i % 2)] = cv
-        D = np.einsum("wik,wkj->wij", A, B) + C
+        nw, n = sel.size // 32, sel.size
+        if nw not in layouts:
+            layouts[nw] = layout(nw)
+        ia, ib, ic, id_ = layouts[nw]
+        rsel = _rsel(st, sel)
+        A = unpack(stack(st, rsel, ar, np.uint32, n).view(unit)[ia], dtype_a)
+        B = unpack(stack(st, rsel, br, np.uint32, n).view(unit)[ib], dtype_b)
+        C = stack(st, rsel, cr, np.float32, n)[ic]
+        # exact products, summed in float64 in order of k, + C, rounded once to float32
+        D = np.einsum("ikw,kjw->ijw", A, B) + C
+        d = D.ravel()[id_].astype(np.float32)
         for i, w in enumerate(dw):
-            w(st, sel, V.to_f32(D[:, g + 8 * (i // 2), 2 * tig + (i % 2)].ravel()))
+            w(st, rsel, d[i])
     op.fn = fn
     op.ready = _collective_ready
     return op

@@ -88,8 +88,8 @@ def reader(prog, text: str, t: str):
                 r = st.zeros(slot)
             return _cast(r if sel is None else r[sel], dt)
         return rd
-    if re.match(r"^[-+]?(0[xXfFdD][0-9a-fA-F]+|\d+(\.\d*)?([eE][-+]?\d+)?)U?$", text):
-        v = parse_number(text, t if t in NP_TYPES else "u32")
+    v = immediate(text, t)
+    if v is not None:
         return lambda st, sel, v=v: v
     sym = prog.symbol(text.split("+")[0].strip())
     if sym is not None:
@@ -97,6 +97,17 @@ def reader(prog, text: str, t: str):
         v = np.array(sym + off).astype(dt)[()] if dt.kind in "iu" else np.uint64(sym + off)
         return lambda st, sel, v=v: v
     raise Unsupported(f"operand {text!r}")
+
+
+_NUMBER = re.compile(r"^[-+]?(0[xXfFdD][0-9a-fA-F]+|\d+(\.\d*)?([eE][-+]?\d+)?)U?$")
+
+
+def immediate(text: str, t: str):
+    """An immediate operand's value as a numpy scalar of the PTX type t; None for any other operand."""
+    text = text.strip()
+    if not _NUMBER.match(text):
+        return None
+    return parse_number(text, t if t in NP_TYPES else "u32")
 
 
 def _special_reader(name: str, dt: np.dtype):

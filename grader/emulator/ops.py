@@ -10,7 +10,7 @@ import numpy as np
 
 from grader.emulator import memops, values as V
 from grader.emulator.machine import BAR, BRA, EXIT, NORMAL, WSYNC, Op
-from grader.emulator.operands import Unsupported, np_type, reader, writer
+from grader.emulator.operands import Unsupported, immediate, np_type, reader, writer
 
 FLOATS = ("f16", "bf16", "f32", "f64", "f16x2", "bf16x2")
 RND = ("rn", "rz", "rm", "rp")
@@ -478,6 +478,10 @@ def build_shift(prog, inst):
     d = writer(prog, inst.operands[0])
     a = reader(prog, inst.operands[1], t)
     b = reader(prog, inst.operands[2], "u32")
+    shift = immediate(inst.operands[2], "u32")
+    if shift is not None and shift < bits:  # a constant shift within the width: one numpy operation
+        uf, sc = (np.left_shift if base == "shl" else np.right_shift), dt.type(shift)
+        return _normal(lambda st, sel: d(st, sel, uf(a(st, sel), sc, dtype=dt)), inst)
 
     def fn(st, sel):
         x = np.asarray(a(st, sel))
@@ -646,37 +650,34 @@ def build_lop3(prog, inst):
 
 # ---- compare and select -------------------------------------------------------------------------
 
-def _compare(cmp, t):
-    is_f = t in FLOATS
+_ORDERED = {"eq": np.equal, "lt": np.less, "lo": np.less, "le": np.less_equal, "ls": np.less_equal,
+            "gt": np.greater, "hi": np.greater, "ge": np.greater_equal, "hs": np.greater_equal}
+_OPPOSITE = {"ltu": np.greater_equal, "leu": np.greater, "gtu": np.less_equal, "geu": np.less}
 
-    def f(x, y):
-        with np.errstate(invalid="ignore"):
-            nan = (np.isnan(x) | np.isnan(y)) if is_f else False
-            base = cmp.rstrip("u") if is_f and cmp.endswith("u") and cmp not in ("num", "nan") else cmp
-            if base in ("eq",):
-                r = x == y
-            elif base == "ne":
-                r = x != y
-            elif base in ("lt", "lo"):
-                r = x < y
-            elif base in ("le", "ls"):
-                r = x <= y
-            elif base in ("gt", "hi"):
-                r = x > y
-            elif base in ("ge", "hs"):
-                r = x >= y
-            elif base == "num":
-                return ~nan
-            elif base == "nan":
-                return nan
-            else:
-                raise Unsupported(f"comparison .{cmp}")
-            if is_f:
-                if cmp.endswith("u"):
-                    return r | nan
-                return r & ~nan
-            return r
-    return f
+
+def _compare(cmp, t):
+    """setp's comparison as f(x, y) -> bool array. A comparison with NaN is false, so the ordered
+    float comparisons are numpy's (ne: lt or gt), and an unordered one (true on NaN) is the negation of
+    the opposite ordered one."""
+    is_f = t in FLOATS
+    if cmp == "ne":
+        return (lambda x, y: (x < y) | (x > y)) if is_f else np.not_equal
+    if cmp in _ORDERED:
+        return _ORDERED[cmp]
+    if not is_f:
+        raise Unsupported(f"comparison .{cmp}")
+    if cmp in _OPPOSITE:
+        opposite = _OPPOSITE[cmp]
+        return lambda x, y: ~opposite(x, y)
+    if cmp == "neu":
+        return np.not_equal
+    if cmp == "equ":
+        return lambda x, y: ~((x < y) | (x > y))
+    if cmp == "num":
+        return lambda x, y: ~(np.isnan(x) | np.isnan(y))
+    if cmp == "nan":
+        return lambda x, y: np.isnan(x) | np.isnan(y)
+    raise Unsupported(f"comparison .{cmp}")
 
 
 @builder("setp", "set")
@@ -996,7 +997,7 @@ def build_bar(prog, inst):
 
     def fn(st, sel):
         blocks = np.unique(st.blk[sel])
-        st.epoch[blocks] += 1
+        st.barrier(blocks)
         if red is not None:
             redop, d, p = red
             pv = np.asarray(p(st, sel), bool)
@@ -1014,6 +1015,8 @@ def build_bar(prog, inst):
 
 def _warp_sync_op(prog, inst, mask_reader, fn):
     def ready(st, sel):
+        if sel.size == st.n or st.whole_warps(sel):  # every lane of every warp is here
+            return sel, None
         need = np.asarray(mask_reader(st, sel)).astype(np.uint32) & st.warp_exists(sel)
         present = st.warp_present(sel)
         ok = (need & ~present) == 0
@@ -1041,28 +1044,27 @@ def build_shfl(prog, inst):
     c = reader(prog, inst.operands[3], "u32")
     mask = reader(prog, inst.operands[4], "b32")
     from grader.emulator.machine import EmulatorFault
+    # constant lane offset and clamp: each lane's source, once, for whole warps all shuffling
+    bi, ci = immediate(inst.operands[2], "u32"), immediate(inst.operands[3], "u32")
+    if bi is not None and ci is not None:
+        lane32 = np.arange(32, dtype=np.int64)
+        j32, p32 = _shfl_source(mode, lane32, np.int64(bi) & 31, np.int64(ci))
+        delta32, sources = j32 - lane32, {}  # per number of threads: each one's source minus itself
 
     def fn(st, sel):
+        if bi is not None and ci is not None and st.whole_warps(sel):
+            m = sel.size
+            if m not in sources:
+                sources[m] = np.tile(delta32, m // 32)
+            rsel = None if m == st.n else sel
+            vals = a_full(st, None)
+            d(st, rsel, np.asarray(vals)[sel + sources[m]] if np.ndim(vals) else vals)
+            if dp is not None:
+                dp(st, rsel, np.tile(p32, m // 32))
+            return
         lane = st.lane[sel].astype(np.int64)
-        bv = np.asarray(b(st, sel)).astype(np.int64) & 31
-        cv = np.asarray(c(st, sel)).astype(np.int64)
-        segmask = (cv >> 8) & 31
-        cval = cv & 31
-        maxlane = (lane & segmask) | (cval & ~segmask)
-        minlane = lane & segmask
-        if mode == "up":
-            j = lane - bv
-            pval = j >= maxlane
-        elif mode == "down":
-            j = lane + bv
-            pval = j <= maxlane
-        elif mode == "bfly":
-            j = lane ^ bv
-            pval = j <= maxlane
-        else:
-            j = minlane | (bv & ~segmask)
-            pval = j <= maxlane
-        j = np.where(pval, j, lane)
+        j, pval = _shfl_source(mode, lane, np.asarray(b(st, sel)).astype(np.int64) & 31,
+                               np.asarray(c(st, sel)).astype(np.int64))
         src = sel - lane + j
         st.mark[sel] = True
         ok = (src < st.n) & (src >= 0)
@@ -1081,6 +1083,28 @@ def build_shfl(prog, inst):
         if dp is not None:
             dp(st, sel, pval)
     return _warp_sync_op(prog, inst, mask, fn)
+
+
+def _shfl_source(mode, lane, bv, cv):
+    """(the lane each lane reads, whether it is in range: the predicate) of shfl.sync `mode` with
+    b = bv (lane offset, mask or index) and c = cv (clamp value and segment mask)."""
+    segmask = (cv >> 8) & 31
+    cval = cv & 31
+    maxlane = (lane & segmask) | (cval & ~segmask)
+    minlane = lane & segmask
+    if mode == "up":
+        j = lane - bv
+        pval = j >= maxlane
+    elif mode == "down":
+        j = lane + bv
+        pval = j <= maxlane
+    elif mode == "bfly":
+        j = lane ^ bv
+        pval = j <= maxlane
+    else:
+        j = minlane | (bv & ~segmask)
+        pval = j <= maxlane
+    return np.where(pval, j, lane), pval
 
 
 @builder("vote")

@@ -334,6 +334,7 @@ def launch(kernel: Kernel, grid, block, args, shared_mem: int = 0) -> Launch:
                             f"kernel.max_dynamic_shared_size_bytes to opt in, up to {MAX_SMEM})")
     params = prog.pack(args)
     run = Launch(grid, block, params, int(shared_mem), _checks_enabled(), {} if _stats_enabled() else None)
+    run.warps_per_pc = [0] * len(prog.code)
     if shared_mem and prog.dynamic_offset != prog.static_shared:
         pass  # dynamic shared memory starts at its aligned offset; the padding counts as static
     total = grid[0] * grid[1] * grid[2]

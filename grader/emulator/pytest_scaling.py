@@ -10,7 +10,7 @@ from grader import device
 from grader.emulator.scaling import runs_on_emulator
 
 NO_TIMING = ("timings are not emulated (COURSE_BACKEND=emulator): run the performance tests on a GPU; "
-             "grader.emulator.report shows the kernel's memory statistics instead")
+             "python -m grader.emulator.report dayNN shows the kernels' memory statistics instead")
 
 
 def _exercise_of(item, case):

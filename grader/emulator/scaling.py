@@ -2,8 +2,10 @@
 full, the large ones only when asked.
 
 The rule: a case's size is the product of its integer values above 1 (n, rows x d, m x n x k ...);
-cases up to LIMIT elements run; larger ones are skipped unless $COURSE_EMULATOR_FULL=1. Each exercise
-keeps at least its MIN_CASES smallest cases whatever their size.
+cases up to LIMIT run, or up to TENSOR_LIMIT for an exercise graded on the tensor cores (its technique
+requires HMMA: one mma.sync is 16x8x16 multiply-adds in one numpy operation, so a GEMM of 512^3 or an
+attention of 2 x 1000 x 1000 x 64 takes about a second); larger ones are skipped unless
+$COURSE_EMULATOR_FULL=1. Each exercise keeps at least its MIN_CASES smallest cases whatever their size.
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import math
 import os
 
 LIMIT = 1 << 21
+TENSOR_LIMIT = 1 << 27
 MIN_CASES = 2
 FULL_ENV = "COURSE_EMULATOR_FULL"
 
@@ -19,15 +22,21 @@ def case_size(case: dict) -> int:
     return math.prod(int(v) for v in case.values() if isinstance(v, int) and not isinstance(v, bool) and v > 1)
 
 
+def limit(ex) -> int:
+    """The largest case size of exercise `ex` that runs on the emulator."""
+    tensor = any(r.startswith("HMMA") for t in getattr(ex, "technique", ()) for r in t.require)
+    return TENSOR_LIMIT if tensor else LIMIT
+
+
 def runs_on_emulator(ex, case: dict) -> tuple[bool, str]:
     """(True, '') if `case` of exercise `ex` runs on the emulator, else (False, why)."""
     if os.environ.get(FULL_ENV) == "1":
         return True, ""
-    size = case_size(case)
-    if size <= LIMIT:
+    size, most = case_size(case), limit(ex)
+    if size <= most:
         return True, ""
     smallest = sorted(case_size(c) for c in ex.cases)[:MIN_CASES]
     if size <= smallest[-1]:
         return True, ""
-    return False, (f"too large for the emulator ({size:,} > {LIMIT:,} elements; the smaller cases of "
+    return False, (f"too large for the emulator ({size:,} > {most:,} elements; the smaller cases of "
                    f"{ex.key} ran). {FULL_ENV}=1 runs it anyway, slowly; a GPU runs every case.")
