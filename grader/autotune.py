@@ -74,6 +74,8 @@ def main(args) -> int:
         for cfg in candidates(227 * 1024, args.max_configs):
             print(f"{cfg.name:<28} {cfg.threads:4d} threads  {cfg.smem_bytes() // 1024:4d} KiB smem")
         return 0
+    if not device.current().timed:  # the emulator: nothing to time, so nothing to tune
+        raise device.NoTiming(f"autotune times each configuration on a CUDA GPU; {device.why_not_hardware()}")
     cp = device.require_gpu()
     props = device.properties()
     space = candidates(props["smem_per_block_optin"] or 48 * 1024, args.max_configs)

@@ -177,11 +177,10 @@ def memory_summary() -> str:
     request and wavefronts per shared request, each against its ideal (for cells that time on a GPU)."""
     from grader.emulator import report
 
-    rows, parts = report.memory_rows(), []
+    totals, parts = report.totals(), []
     for kind, unit in (("global", "sectors"), ("shared", "wavefronts")):
-        mine = [r for r in rows if r["kind"] == kind]
-        requests = sum(r["requests"] for r in mine)
-        if requests:
-            got, ideal = (sum(r[key] * r["requests"] for r in mine) / requests for key in ("per_request", "ideal"))
-            parts.append(f"{kind} {requests} requests, {got:.2f} {unit} each (ideal {ideal:.2f})")
+        t = totals[kind]
+        if t["requests"]:
+            parts.append(f"{kind} {t['requests']} requests, {t[unit] / t['requests']:.2f} {unit} each "
+                         f"(ideal {t['ideal'] / t['requests']:.2f})")
     return "; ".join(parts) or "no global or shared memory accesses"

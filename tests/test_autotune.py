@@ -99,3 +99,16 @@ def test_save_merges_per_gpu(tmp_path):
 
     data = json.loads(path.read_text())
     assert set(data["GPU A"]) == {"8x8x8", "16x16x16"} and set(data["GPU B"]) == {"8x8x8"}
+
+
+def test_cli_fails_fast_without_a_gpu(monkeypatch, capsys):
+    import time
+
+    from grader import device
+
+    monkeypatch.setenv(device.BACKEND_ENV, "emulator")
+    start = time.perf_counter()
+    assert cli.main(["autotune", "--shapes", "4096", "--max-configs", "1"]) == 2
+    err = capsys.readouterr().err
+    assert time.perf_counter() - start < 5 and err.count("\n") == 1, err
+    assert "autotune times each configuration on a CUDA GPU" in err and "emulator" in err
