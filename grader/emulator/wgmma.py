@@ -1,0 +1,315 @@
+"""Hopper warpgroup MMA: `wgmma.fence / commit_group / wait_group / mma_async` (m64nNk16, f32 += f16/bf16).
+
+A warpgroup is 4 consecutive warps of a block (warp index % 4 == 0 first); its 128 threads execute every
+`.sync.aligned` wgmma instruction together. A and B come from shared memory through 64-bit matrix
+descriptors (start address, leading / stride byte offsets, swizzle mode), A may come from registers.
+The products are exact in float64, summed over k, added to C and rounded once to float32 (as mma.sync).
+
+Asynchrony: an mma_async's accumulators are written when wgmma.wait_group retires its group. Until
+then its registers are *in flight*: an instruction that reads or writes them is an error naming both
+source lines. An mma_async whose accumulators were changed by ordinary instructions since wgmma last
+wrote them, with no wgmma.fence in between, is an error too.
+"""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from grader.emulator import values as V
+from grader.emulator.machine import WSYNC, EmulatorFault, Op
+from grader.emulator.operands import Unsupported, immediate, reader
+from grader.emulator.ops import builder
+
+SWIZZLE_BYTES = {0: 0, 1: 128, 2: 64, 3: 32}  # descriptor bits 62-63 -> swizzle width in bytes
+
+
+def decode_descriptor(d: int) -> dict:
+    """The fields of a wgmma matrix descriptor, in bytes (PTX ISA "Matrix Descriptor Format")."""
+    return {"start": (d & 0x3FFF) << 4, "lbo": ((d >> 16) & 0x3FFF) << 4, "sbo": ((d >> 32) & 0x3FFF) << 4,
+            "base": (d >> 49) & 7, "swizzle": SWIZZLE_BYTES[(d >> 62) & 3]}
+
+
+def operand_offsets(desc: dict, rows: int, k_major: bool) -> np.ndarray:
+    """[rows (M or N), 16 (K)] shared-memory byte addresses of a 16-bit operand in the canonical layout.
+
+    Core matrices are 8 rows of 16 bytes. K-major: without swizzle a core matrix is 128 contiguous bytes,
+    LBO steps to the next 8 k, SBO to the next 8 rows; with a W-byte swizzle a row is W bytes (both
+    k halves in it), SBO steps 8 rows. MN-major: without swizzle SBO steps 8 rows, LBO 8 k; with a W-byte
+    swizzle a k-row holds W/2 elements, LBO steps to the next W/2, SBO to the next 8 k.
+    The W-byte swizzle XORs address bits 4.. with bits 7.. (log2(W/16) of them)."""
+    r = np.arange(rows)[:, None]
+    k = np.arange(16)[None, :]
+    w, start, lbo, sbo = desc["swizzle"], desc["start"], desc["lbo"], desc["sbo"]
+    if k_major:
+        if w == 0:
+            a = (r // 8) * sbo + (r % 8) * 16 + (k // 8) * lbo + (k % 8) * 2
+        else:
+            a = (r // 8) * sbo + (r % 8) * w + k * 2
+    else:
+        if w == 0:
+            a = (r // 8) * sbo + (r % 8) * 2 + (k // 8) * lbo + (k % 8) * 16
+        else:
+            per = w // 2
+            a = (r // per) * lbo + (r % per) * 2 + (k // 8) * sbo + (k % 8) * w
+    a = start + a
+    if w:
+        a = a ^ (((a >> 7) & (w // 16 - 1)) << 4)
+    return a.astype(np.int64)
+
+
+class InFlight:
+    """A register written by an mma_async not yet retired by wgmma.wait_group: other instructions that
+    touch it (for threads whose value is in flight) fault."""
+
+    def __init__(self, real, n, issuer, name):
+        self.real, self.count, self.issuer, self.name = real, np.zeros(n, np.int64), issuer, name
+        self.future = real.copy()   # the value the latest mma_async will leave
+
+    def _fault(self, what):
+        f = sys._getframe(1)
+        while f is not None and f.f_code.co_name != "run_chunk":
+            f = f.f_back
+        op = f.f_locals.get("op") if f is not None else None
+        by = f"{op.where()} {what}" if op is not None else what
+        raise EmulatorFault(f"{by} {self.name}, an accumulator of {self.issuer.where()} still in flight: "
+                            f"wait for it first (wgmma.wait_group, i.e. warpgroup_wait<N>())")
+
+    def __getitem__(self, sel):
+        if self.count[sel].any():
+            self._fault("reads")
+        return self.real[sel]
+
+    def __setitem__(self, sel, v):
+        if self.count[sel].any():
+            self._fault("writes")
+        self.real[sel] = v
+
+    def __array__(self, dtype=None, copy=None):
+        if self.count.any():
+            self._fault("reads")
+        return self.real if dtype is None else self.real.astype(dtype)
+
+    def __getattr__(self, name):
+        if self.count.any():
+            self._fault("reads")
+        return getattr(self.real, name)
+
+
+class WgmmaState:
+    def __init__(self, n):
+        self.fenced = np.zeros(n, bool)     # wgmma.fence since the last wait_group
+        self.group = np.zeros(n, np.int64)  # committed groups per thread
+        self.pending = []                   # [threads, group ids, [(slot, values)]]
+        self.known = {}                     # slot -> the values wgmma last left there (all threads)
+
+
+def _state(st) -> WgmmaState:
+    s = getattr(st, "_wgmma", None)
+    if s is None:
+        s = st._wgmma = WgmmaState(st.n)
+    return s
+
+
+def _warpgroup(st, sel):
+    return st.blk[sel] * 64 + st.warp_in_block[sel] // 4
+
+
+def _ready(op):
+    def ready(st, sel):
+        wg = _warpgroup(st, sel)
+        keys, counts = np.unique(wg, return_counts=True)
+        full = counts == 128
+        if full.all():
+            return sel, None
+        for key in keys[~full]:
+            mine = _warpgroup(st, st.all) == key
+            if mine.sum() < 128 or st.exited[mine].any():
+                t = int(np.flatnonzero(mine)[0])
+                raise EmulatorFault(f"{op.where()} is a warpgroup instruction: all 128 threads of 4 "
+                                    f"consecutive warps must execute it together, but {st.who(t)}'s "
+                                    f"warpgroup has threads that exited or do not exist")
+        ok = np.isin(wg, keys[full])
+        return sel[ok], sel[~ok]
+    return ready
+
+
+def _sync_op(inst, fn):
+    op = Op(WSYNC, None, inst)
+    op.fn = lambda st, sel: fn(st, st.idx(sel))
+    op.ready = _ready(op)
+    return op
+
+
+@builder("wgmma")
+def build_wgmma(prog, inst):
+    parts = inst.parts
+    if "sync" not in parts or "aligned" not in parts:
+        raise Unsupported(f"{inst.opcode} (wgmma needs .sync.aligned)")
+    kind = parts[1]
+    if kind == "fence":
+        def fence(st, sel):
+            _state(st).fenced[sel] = True
+        return _sync_op(inst, fence)
+    if kind == "commit_group":
+        def commit(st, sel):
+            _state(st).group[sel] += 1
+        return _sync_op(inst, commit)
+    if kind == "wait_group":
+        keep = int(inst.operands[0], 0)
+
+        def wait(st, sel):
+            _retire(st, _state(st), sel, keep)
+        return _sync_op(inst, wait)
+    if kind == "mma_async":
+        return _build_mma(prog, inst)
+    raise Unsupported(inst.opcode)
+
+
+def _retire(st, s, sel, keep):
+    mark = np.zeros(st.n, bool)
+    mark[sel] = True
+    still = []
+    for thr, grp, writes in s.pending:
+        done = mark[thr] & (grp < s.group[thr] - keep)
+        for slot, vals in writes:
+            r = st.regs[slot]
+            if not isinstance(r, InFlight):
+                raise EmulatorFault(f"an instruction overwrote a wgmma accumulator before "
+                                    f"wgmma.wait_group retired it ({vals[1]})")
+            r.real[thr[done]] = vals[0][done]
+            r.count[thr[done]] -= 1
+            s.known[slot][thr[done]] = vals[0][done]
+            if not r.count.any():
+                st.regs[slot] = r.real
+        if not done.all():
+            nd = ~done
+            still.append((thr[nd], grp[nd], [(slot, (v[nd], w)) for slot, (v, w) in writes]))
+    s.pending = still
+    s.fenced[sel] = False
+
+
+def _fragment_d(n):
+    """[128 threads, n/2 registers] -> (row, col) of the m64nN f32 accumulator tile (PTX ISA figure
+    "WGMMA .m64nNk16 register fragment layout for accumulator matrix D")."""
+    t = np.arange(128)[:, None]
+    j = np.arange(n // 2)[None, :]
+    lane = t % 32
+    rows = 16 * (t // 32) + lane // 4 + 8 * ((j % 4) // 2)
+    cols = 8 * (j // 4) + 2 * (lane % 4) + j % 2
+    return rows, cols
+
+
+def _fragment_a():
+    """[128 threads, 4 registers, 2 halves] -> (row, col) of the 64x16 A tile held in registers."""
+    t = np.arange(128)[:, None, None]
+    i = np.arange(4)[None, :, None]
+    h = np.arange(2)[None, None, :]
+    lane = t % 32
+    return 16 * (t // 32) + lane // 4 + 8 * (i % 2), 2 * (lane % 4) + h + 8 * (i // 2)
+
+
+def _build_mma(prog, inst):
+    parts = inst.parts
+    shape = parts[4]
+    dtype_d, dtype_a, dtype_b = parts[5:8]
+    if not (shape.startswith("m64n") and shape.endswith("k16")) or dtype_d != "f32" \
+            or dtype_a not in ("f16", "bf16") or dtype_a != dtype_b:
+        raise Unsupported(f"{inst.opcode} (m64nNk16 with f32 += f16/bf16 only)")
+    n = int(shape[4:-3])
+    if n % 8 or not 8 <= n <= 256:
+        raise Unsupported(inst.opcode)
+    ops = [o.strip() for o in inst.operands]
+    dnames = [x.strip() for x in ops[0].strip("{}").split(",")]
+    if len(dnames) != n // 2:
+        raise Unsupported(f"{inst.opcode}: {len(dnames)} accumulators, expected {n // 2}")
+    dslots = [prog.reg(x)[0] for x in dnames]
+    a_regs = ops[1].startswith("{")
+    a_read = [reader(prog, x.strip(), "b32") for x in ops[1].strip("{}").split(",")] if a_regs \
+        else reader(prog, ops[1], "u64")
+    b_read = reader(prog, ops[2], "u64")
+    imm = [int(immediate(x, "s32")) for x in ops[4:]]
+    scale_a, scale_b = imm[0], imm[1]
+    trans_a, trans_b = (0, imm[2]) if a_regs else (imm[2], imm[3])
+    sd_imm = immediate(ops[3], "s32")
+    sd_read = None if sd_imm is not None else reader(prog, ops[3], "pred")
+    op = Op(WSYNC, None, inst)
+    op.ready = _ready(op)
+    d_rows, d_cols = _fragment_d(n)
+    a_rows, a_cols = _fragment_a()
+
+    def unpack(bits):
+        if dtype_a == "bf16":
+            return V.bf16_bits_to_f32(bits).astype(np.float64)
+        return bits.view(np.float16).astype(np.float64)
+
+    def uniform(st, sel, read, what):
+        v = np.asarray(read(st, sel)).astype(np.uint64).reshape(-1, 128)
+        if (v != v[:, :1]).any():
+            raise EmulatorFault(f"{op.where()}: the {what} descriptor differs between threads of a "
+                                f"warpgroup: it must be warpgroup-uniform")
+        return [int(x) for x in v[:, 0]]
+
+    def tile(st, sel, d, rows, k_major, what):
+        desc = decode_descriptor(d)
+        if desc["base"]:
+            raise EmulatorFault(f"{op.where()}: {what} descriptor has base offset {desc['base']}: not "
+                                f"emulated (align swizzled tiles to the swizzle pattern, 1024 bytes for 128B)")
+        a = operand_offsets(desc, rows, k_major)
+        if a.min() < 0 or a.max() + 2 > st.S or a.min() % 2:
+            raise EmulatorFault(f"{op.where()}: the {what} descriptor (start {desc['start']}, LBO "
+                                f"{desc['lbo']}, SBO {desc['sbo']}, swizzle {desc['swizzle'] or 'none'}) "
+                                f"reaches shared bytes {int(a.min())}..{int(a.max()) + 1}, outside the "
+                                f"block's {st.S} bytes")
+        base = int(st.shared_row[sel[0]])
+        return unpack(st.shared[base + a[..., None] + np.arange(2)].copy().view(np.uint16)[..., 0])
+
+    def fn(st, sel):
+        sel = st.idx(sel)
+        s = _state(st)
+        g = sel.size // 128
+        if a_regs:
+            regs = np.stack([np.asarray(f(st, sel)).astype(np.uint32) for f in a_read])  # [4, thread]
+            halves = np.ascontiguousarray(regs.T).reshape(g, 128, 4).view(np.uint16).reshape(g, 128, 4, 2)
+            A = np.empty((g, 64, 16))
+            A[:, a_rows, a_cols] = unpack(halves)
+        else:
+            A = np.stack([tile(st, sel[i * 128:(i + 1) * 128], d, 64, not trans_a, "A")
+                          for i, d in enumerate(uniform(st, sel, a_read, "A"))])
+        B = np.stack([tile(st, sel[i * 128:(i + 1) * 128], d, n, not trans_b, "B")
+                      for i, d in enumerate(uniform(st, sel, b_read, "B"))])
+        scale_d = np.ones(sel.size, bool) if sd_read is None and sd_imm else \
+            np.zeros(sel.size, bool) if sd_read is None else np.asarray(sd_read(st, sel)).astype(bool)
+        C = np.empty((len(dslots), sel.size), np.float32)
+        for j, slot in enumerate(dslots):
+            r = st.regs[slot]
+            if isinstance(r, InFlight):
+                C[j] = r.future[sel].view(np.float32)
+            else:
+                cur = st.zeros(slot) if r is None else r
+                vals = cur[sel].view(np.float32) if cur.dtype.itemsize == 4 else cur[sel]
+                changed = ~s.fenced[sel]
+                if slot in s.known:
+                    changed &= s.known[slot][sel].view(np.uint32) != vals.view(np.uint32)
+                if changed.any():
+                    raise EmulatorFault(f"{op.where()}: its accumulator {dnames[j]} was written by other "
+                                        f"instructions with no wgmma.fence (warpgroup_arrive()) before this "
+                                        f"mma_async, by {st.who(int(sel[np.flatnonzero(changed)[0]]))}")
+                C[j] = vals
+        Ct = np.zeros((g, 64, n))
+        Ct[:, d_rows, d_cols] = (C * scale_d).T.reshape(g, 128, -1)
+        D = np.einsum("gmk,gnk->gmn", A * scale_a, B * scale_b) + Ct
+        d = D[:, d_rows, d_cols].reshape(sel.size, -1).T.astype(np.float32)  # [register, thread]
+        writes = []
+        for j, slot in enumerate(dslots):
+            r = st.regs[slot]
+            if not isinstance(r, InFlight):
+                real = st.zeros(slot) if r is None else r
+                r = st.regs[slot] = InFlight(real, st.n, op, dnames[j])
+                s.known.setdefault(slot, np.zeros(st.n, real.dtype))
+            r.count[sel] += 1
+            r.future[sel] = d[j].view(r.real.dtype)
+            writes.append((slot, (d[j].view(r.real.dtype), op.where())))
+        s.pending.append((sel.copy(), s.group[sel].copy(), writes))
+    op.fn = fn
+    return op
