@@ -133,7 +133,7 @@ class Compiled:
     kernels: list[str] = field(default_factory=list)
 
 
-_REQUIRE_ARCH = re.compile(r"^\s*COURSE_REQUIRE_ARCH\((\d+)\)", re.M)
+_REQUIRE_ARCH = re.compile(r"^\s*COURSE_REQUIRE_ARCH(?:_SPECIFIC)?\((\d+)\)", re.M)
 
 
 def required_arch(path: str | os.PathLike) -> int | None:
@@ -141,6 +141,15 @@ def required_arch(path: str | os.PathLike) -> int | None:
     (course/common.cuh); None when it runs everywhere the course does."""
     found = [int(m) for m in _REQUIRE_ARCH.findall(read_source(path))]
     return max(found) if found else None
+
+
+_REQUIRE_SPECIFIC = re.compile(r"^\s*COURSE_REQUIRE_ARCH_SPECIFIC\((\d+)\)", re.M)
+
+
+def arch_specific(path: str | os.PathLike) -> bool:
+    """Whether a .cu file needs the architecture-specific target (sm_90a: wgmma, setmaxnreg), from its
+    COURSE_REQUIRE_ARCH_SPECIFIC(90) line (course/common.cuh)."""
+    return bool(_REQUIRE_SPECIFIC.search(read_source(path)))
 
 
 def arch_number(arch: str) -> int:

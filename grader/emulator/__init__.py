@@ -37,6 +37,8 @@ def load(path, options: tuple[str, ...] = ()) -> Module:
     needed = compiler.required_arch(path)
     if needed and compiler.arch_number(target) < needed:
         target = f"sm_{needed}"
+    if compiler.arch_specific(path) and not target.endswith("a"):
+        target += "a"
     compiled = compiler.compile_file(path, target, tuple(options))
     module = Module(compiled.ptx, str(path))
     module.code = Path(path).read_text()

@@ -381,6 +381,9 @@ def _deadlock(st: State, code, waiting) -> None:
             f"{total} threads of {st.who(t).split(' thread ')[0]}{where}. Every thread of the block must "
             f"reach the same __syncthreads() (a barrier inside a branch that not all threads take, or "
             f"after an early return, deadlocks or misbehaves on a GPU).")
+    if op.inst.parts[0] == "mbarrier":
+        from grader.emulator.async_copy import never_completed
+        raise EmulatorFault(never_completed(st, op, sel))
     raise EmulatorFault(
         f"warp-synchronous instruction {op.where()} waits for lanes that never arrive ({st.who(t)} and "
         f"{sel.size - 1} more threads wait): its member mask names lanes that exited or took another "

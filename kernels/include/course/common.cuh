@@ -24,6 +24,16 @@ using cuda::std::uint64_t;
 #endif
 #define COURSE_REQUIRE_ARCH(sm) \
   static_assert(COURSE_ARCH_NOW >= (sm), "this file needs sm_" #sm " or newer (see COURSE_REQUIRE_ARCH)")
+// COURSE_REQUIRE_ARCH_SPECIFIC(90): this file uses sm_90a-only instructions (wgmma, setmaxnreg); the
+// grader and the emulator compile it for sm_90a (NVRTC refuses them for plain sm_90).
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL) || !defined(__CUDA_ARCH__)
+#define COURSE_ARCH_FEAT_SM90 1
+#else
+#define COURSE_ARCH_FEAT_SM90 0
+#endif
+#define COURSE_REQUIRE_ARCH_SPECIFIC(sm) \
+  COURSE_REQUIRE_ARCH(sm);               \
+  static_assert(COURSE_ARCH_FEAT_SM##sm, "this file needs sm_" #sm "a (see COURSE_REQUIRE_ARCH_SPECIFIC)")
 
 namespace course {
 

@@ -1,0 +1,369 @@
+"""Hopper's asynchronous copies: mbarrier, cp.async.bulk (1-D and tensor, with tensor maps), setmaxnreg.
+
+- An mbarrier lives at a shared-memory address; its state (expected arrivals, pending arrivals,
+  transaction count, completed phases) is kept here per block, keyed by that address.
+  A phase completes when its pending arrivals and its transaction count are both zero.
+- A bulk copy into shared memory lands at once and completes its bytes on the mbarrier; until a
+  `try_wait`/`test_wait` of some thread of the block has observed that phase complete, reading the
+  bytes it wrote is an error naming the read and the copy (`BulkState.check_read`, called by
+  memops for every checked shared-memory read).
+- `mbarrier.try_wait` blocks until the phase completes (allowed by the PTX ISA: it returns true);
+  threads still waiting when nothing else can run are a deadlock, reported as
+  "mbarrier never completed: expected N bytes, got M".
+- Tensor maps: the 128-byte parameter `grader.tensor_map` encodes for the emulator (`tensor_maps.py`);
+  boxes are zero-filled out of bounds, 32/64/128-byte swizzles XOR the 16-byte chunk index (address
+  bits 4-6) with the 128-byte row index (bits 7-9) of the absolute shared address, as the hardware does.
+- Bulk stores (shared -> global) write at once; `cp.async.bulk.commit_group/wait_group` are no-ops.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from grader.emulator import memory, tensor_maps
+from grader.emulator.machine import NORMAL, WSYNC, EmulatorFault, Op
+from grader.emulator.memops import resolve
+from grader.emulator.ops import BUILDERS, builder
+from grader.emulator.operands import Unsupported, address, reader, writer
+
+_plain_cp = BUILDERS["cp"]
+
+
+class Barrier:
+    __slots__ = ("count", "pending", "tx", "phase", "expected", "got", "init_pc")
+
+    def __init__(self, count, pc):
+        self.count = self.pending = count
+        self.tx = self.expected = self.got = 0
+        self.phase = 0  # completed phases
+        self.init_pc = pc
+
+    def settle(self):
+        if self.pending == 0 and self.tx == 0:
+            self.phase += 1
+            self.pending = self.count
+            self.expected = self.got = 0
+
+
+class BulkState:
+    """Per chunk: the mbarriers (by absolute offset in `st.shared`) and the bytes of copies not yet observed."""
+
+    def __init__(self, st):
+        self.bars: dict[int, Barrier] = {}
+        self.flight = np.full(st.shared.size, -1, np.int32)  # per shared byte: the copy in flight, or -1
+        self.copies: list = []  # copy id -> (barrier offset, phase, op, byte offsets)
+
+    def check_read(self, st, op, t, byte0, size):
+        hit = self.flight[byte0]
+        if (hit >= 0).any():
+            i = int(np.flatnonzero(hit >= 0)[0])
+            key, phase, cop, _ = self.copies[int(hit[i])]
+            raise EmulatorFault(
+                f"read before the mbarrier wait: {op.where()} by {st.who(int(t[i]))} reads shared offset "
+                f"{int(byte0[i]) % st.Sp}, written by {cop.where()}, before any thread of its block observed "
+                f"phase {phase} of the mbarrier at shared offset {key % st.Sp} complete (wait with "
+                f"mbarrier.try_wait.parity first)")
+
+    def observe(self, key, done_phases):
+        for cid, (k, phase, _, offs) in enumerate(self.copies):
+            if k == key and phase < done_phases and offs is not None:
+                mine = self.flight[offs] == cid
+                self.flight[offs[mine]] = -1
+                self.copies[cid] = (k, phase, _, None)
+
+
+def bulk_state(st) -> BulkState:
+    if getattr(st, "bulk", None) is None:
+        st.bulk = BulkState(st)
+    return st.bulk
+
+
+def _shared_offsets(st, op, sel, addr_fn, rsel, size=8):
+    """Absolute offsets in st.shared of shared::cta (or generic) addresses, checked."""
+    a = np.asarray(addr_fn(st, rsel), np.uint64)
+    a = np.broadcast_to(a, sel.shape).copy()
+    gen = a >= np.uint64(memory.SHARED_WINDOW)
+    a[gen] -= np.uint64(memory.SHARED_WINDOW)
+    return resolve(st, op, sel, a, "shared", size, False)[0].off
+
+
+def _bar(st, op, key, sel_t):
+    b = bulk_state(st).bars.get(int(key))
+    if b is None:
+        raise EmulatorFault(f"{op.where()} by {st.who(int(sel_t))} uses the mbarrier at shared offset "
+                            f"{int(key) % st.Sp}, which was not initialised (mbarrier.init) or was invalidated")
+    return b
+
+
+# ---- mbarrier -----------------------------------------------------------------------------------
+
+@builder("mbarrier")
+def build_mbarrier(prog, inst):
+    parts = inst.parts
+    kind = parts[1]
+    ops = inst.operands
+    if kind == "init":
+        at, _ = address(prog, ops[0])
+        count = reader(prog, ops[1], "u32")
+
+        def fn(st, rsel):
+            sel = st.idx(rsel)
+            keys = _shared_offsets(st, op, sel, at, rsel)
+            cnt = np.broadcast_to(np.asarray(count(st, rsel)), sel.shape)
+            for k, c in zip(keys, cnt):
+                if not 1 <= int(c) < 1 << 20:
+                    raise EmulatorFault(f"{op.where()}: mbarrier count {int(c)} is not in 1..2^20-1")
+                bulk_state(st).bars[int(k)] = Barrier(int(c), op.pc)
+        op = Op(NORMAL, fn, inst)
+        return op
+    if kind == "inval":
+        at, _ = address(prog, ops[0])
+
+        def fn(st, rsel):
+            for k in _shared_offsets(st, op, st.idx(rsel), at, rsel):
+                bulk_state(st).bars.pop(int(k), None)
+        op = Op(NORMAL, fn, inst)
+        return op
+    if kind in ("arrive", "expect_tx", "arrive_drop"):
+        return _arrive(prog, inst)
+    if kind in ("try_wait", "test_wait"):
+        return _wait(prog, inst)
+    raise Unsupported(inst.opcode)
+
+
+def _arrive(prog, inst):
+    parts, ops = inst.parts, inst.operands
+    tx_only = parts[1] == "expect_tx"
+    with_tx = tx_only or "expect_tx" in parts
+    drop = parts[1] == "arrive_drop"
+    if "noComplete" in parts:
+        raise Unsupported(inst.opcode)
+    if tx_only:
+        dest, at_text, rest = None, ops[0], ops[1:]
+    else:
+        dest = None if ops[0].strip() == "_" else writer(prog, ops[0], "b64")
+        at_text, rest = ops[1], ops[2:]
+    at, _ = address(prog, at_text)
+    amount = reader(prog, rest[0], "u32") if rest else None  # tx bytes, or the arrival count
+
+    def fn(st, rsel):
+        sel = st.idx(rsel)
+        keys = _shared_offsets(st, op, sel, at, rsel)
+        n = np.broadcast_to(np.asarray(amount(st, rsel)) if amount else np.uint32(1), sel.shape)
+        state = np.zeros(sel.size, np.uint64)
+        for i, (k, v) in enumerate(zip(keys, n)):
+            b = _bar(st, op, k, sel[i])
+            state[i] = b.phase
+            if with_tx:
+                b.tx += int(v)
+                b.expected += int(v)
+            if not tx_only:
+                arrivals = 1 if with_tx or amount is None else int(v)
+                if arrivals > b.pending:
+                    raise EmulatorFault(f"{op.where()} by {st.who(int(sel[i]))}: {arrivals} arrivals on an "
+                                        f"mbarrier with {b.pending} pending in this phase (count {b.count})")
+                b.pending -= arrivals
+                if drop:
+                    b.count -= 1
+                b.settle()
+        if dest is not None:
+            dest(st, rsel, state)
+    op = Op(NORMAL, fn, inst)
+    return op
+
+
+def _wait(prog, inst):
+    parts, ops = inst.parts, inst.operands
+    parity = "parity" in parts
+    blocking = parts[1] == "try_wait"
+    d = writer(prog, ops[0], "pred")
+    at, _ = address(prog, ops[1])
+    token = reader(prog, ops[2], "u32" if parity else "b64")
+
+    def complete(st, rsel):
+        sel = st.idx(rsel)
+        keys = _shared_offsets(st, op, sel, at, rsel)
+        tok = np.broadcast_to(np.asarray(token(st, rsel)).astype(np.int64), sel.shape)
+        phases = np.array([_bar(st, op, k, sel[i]).phase for i, k in enumerate(keys)], np.int64)
+        # parity P: the phase of parity P completed when the current (incomplete) phase's parity is not P
+        done = (phases & 1) != (tok & 1) if parity else phases != tok
+        return keys, phases, done
+
+    def fn(st, rsel):
+        keys, phases, done = complete(st, rsel)
+        b = bulk_state(st)
+        for k, ph in set(zip(keys[done].tolist(), phases[done].tolist())):
+            b.observe(k, ph)
+        d(st, rsel, done)
+
+    if not blocking:
+        return Op(NORMAL, fn, inst)
+
+    def ready(st, sel):
+        _, _, done = complete(st, sel)
+        return sel[done], sel[~done]
+    op = Op(WSYNC, fn, inst, ready=ready)
+    return op
+
+
+def never_completed(st, op, sel) -> str:
+    """The deadlock message for threads stuck in mbarrier.try_wait."""
+    at, _ = address(st.prog, op.inst.operands[1])
+    key = int(_shared_offsets(st, op, sel[:1], at, sel[:1])[0])
+    b = _bar(st, op, key, sel[0])
+    why = []
+    if b.tx:
+        why.append(f"expected {b.expected} bytes (expect_tx), got {b.got} from bulk copies")
+    if b.pending:
+        why.append(f"{b.pending} of {b.count} arrivals missing")
+    return (f"mbarrier never completed: {op.where()} by {st.who(int(sel[0]))} and {sel.size - 1} more "
+            f"threads wait for phase {b.phase} of the mbarrier at shared offset {key % st.Sp}, which can never "
+            f"complete: {'; '.join(why)}")
+
+
+# ---- setmaxnreg ---------------------------------------------------------------------------------
+
+@builder("setmaxnreg")
+def build_setmaxnreg(prog, inst):
+    n = int(inst.operands[0], 0)
+    if n % 8 or not 24 <= n <= 256:
+        raise EmulatorFault(f"`{inst.text}` at {inst.loc}: the register count must be a multiple of 8 "
+                            f"in 24..256, not {n}")
+    return Op(NORMAL, lambda st, sel: None, inst)
+
+
+# ---- cp.async.bulk ------------------------------------------------------------------------------
+
+@builder("cp")
+def build_cp(prog, inst):
+    parts = inst.parts
+    if len(parts) < 3 or parts[2] != "bulk":
+        return _plain_cp(prog, inst)
+    if len(parts) > 3 and parts[3] in ("commit_group", "wait_group", "wait_group.read"):
+        return Op(NORMAL, lambda st, sel: None, inst)  # bulk stores complete at issue
+    if "prefetch" in parts:
+        return Op(NORMAL, lambda st, sel: None, inst)
+    tensor = len(parts) > 3 and parts[3] == "tensor"
+    to_shared = parts[5 if tensor else 3].startswith("shared")
+    if tensor:
+        return _tensor(prog, inst, to_shared)
+    if not to_shared or "mbarrier::complete_tx::bytes" not in parts:
+        raise Unsupported(inst.opcode)
+    return _bulk_1d(prog, inst)
+
+
+def _land(st, op, sel_t, bar_key, shared_offs, data):
+    """Write a copy's bytes at absolute shared offsets and complete them on its mbarrier."""
+    b = _bar(st, op, bar_key, sel_t)
+    bs = bulk_state(st)
+    st.shared[shared_offs] = data
+    if st.check and st.S:
+        st.sh_init[shared_offs] = True
+        st.sh_w[np.unique(shared_offs // 4)] = -1
+    bs.flight[shared_offs] = len(bs.copies)
+    bs.copies.append((int(bar_key), b.phase, op, shared_offs))
+    b.tx -= data.size
+    b.got += data.size
+    b.settle()
+
+
+def _bulk_1d(prog, inst):
+    dst, _ = address(prog, inst.operands[0])
+    src, _ = address(prog, inst.operands[1])
+    size = reader(prog, inst.operands[2], "u32")
+    bar, _ = address(prog, inst.operands[3])
+
+    def fn(st, rsel):
+        sel = st.idx(rsel)
+        n = np.broadcast_to(np.asarray(size(st, rsel)), sel.shape)
+        srcs = np.broadcast_to(np.asarray(src(st, rsel), np.uint64), sel.shape)
+        dsts = _shared_offsets(st, op, sel, dst, rsel, 16)
+        keys = _shared_offsets(st, op, sel, bar, rsel)
+        for i in range(sel.size):
+            nb = int(n[i])
+            if nb % 16 or int(srcs[i]) % 16:
+                raise EmulatorFault(f"{op.where()}: size {nb} and source address must be multiples of 16")
+            s = resolve(st, op, sel[i:i + 1], srcs[i:i + 1], "global", 1, False)[0]
+            if int(s.off[0]) + nb > s.arr.size:
+                raise EmulatorFault(f"out-of-bounds cp.async.bulk source: {op.where()} reads {nb} bytes")
+            resolve(st, op, sel[i:i + 1], np.uint64([int(dsts[i]) % st.Sp + nb - 16]), "shared", 16, True)
+            _land(st, op, sel[i], keys[i], int(dsts[i]) + np.arange(nb),
+                  s.arr[int(s.off[0]):int(s.off[0]) + nb].copy())
+    op = Op(NORMAL, fn, inst)
+    return op
+
+
+def _swizzle(offs, mode):
+    """Absolute shared byte offsets -> swizzled ones (mode: the swizzle span in bytes, 0 for none)."""
+    if not mode:
+        return offs
+    mask = {32: 1, 64: 3, 128: 7}[mode]
+    return offs ^ (((offs >> 7) & mask) << 4)
+
+
+def _tensor(prog, inst, to_shared):
+
+    rank = int(inst.parts[4][0])
+    ops = inst.operands
+    # [tensorMap, {c0, c1, ...}] — the operand list was split at commas, braces included
+    text = ", ".join(ops)
+    if to_shared:
+        dst_text, rest = ops[0], text[len(ops[0]) + 2:]
+    else:
+        rest = text
+    inner = rest[rest.index("[") + 1:rest.index("]")]
+    tmap_text, coords_text = inner.split(",", 1)
+    coords = [reader(prog, c.strip(" {}"), "s32") for c in coords_text.split(",")]
+    tmap, _ = address(prog, f"[{tmap_text.strip()}]")
+    after = [s.strip() for s in rest[rest.index("]") + 1:].split(",") if s.strip()]
+    if to_shared:
+        dst, _ = address(prog, dst_text)
+        bar, _ = address(prog, after[0])
+    else:
+        src_sh, _ = address(prog, after[0])
+    if len(coords) != rank:
+        raise Unsupported(inst.opcode)
+
+    def fn(st, rsel):
+        sel = st.idx(rsel)
+        maps = np.broadcast_to(np.asarray(tmap(st, rsel), np.uint64), sel.shape)
+        cs = [np.broadcast_to(np.asarray(c(st, rsel)).astype(np.int64), sel.shape) for c in coords]
+        sh = _shared_offsets(st, op, sel, dst if to_shared else src_sh, rsel, 16)
+        keys = _shared_offsets(st, op, sel, bar, rsel) if to_shared else None
+        for i in range(sel.size):
+            raw = _map_bytes(st, op, sel[i:i + 1], maps[i:i + 1])
+            try:
+                m = tensor_maps.decode(raw)
+            except ValueError as e:
+                raise EmulatorFault(f"{op.where()}: {e}") from None
+            if m.rank != rank:
+                raise EmulatorFault(f"{op.where()} is a {rank}-D copy, but its tensor map is {m.rank}-D")
+            start = [int(c[i]) for c in cs]
+            gidx, inside = m.box_elements(start)  # element offsets into the tensor, and which are in bounds
+            nbytes = gidx.size * m.elem
+            base = int(sh[i])
+            if (base % st.Sp) % 128:
+                raise EmulatorFault(f"{op.where()}: the shared-memory address must be 128-byte aligned "
+                                    f"(offset {base % st.Sp})")
+            resolve(st, op, sel[i:i + 1], np.uint64([base % st.Sp + nbytes - 16]), "shared", 16, True)
+            offs = _swizzle(base + np.arange(nbytes, dtype=np.int64), m.swizzle)
+            s = resolve(st, op, sel[i:i + 1], np.uint64([m.base]), "global", 1, False)[0]
+            byte_idx = (gidx[:, None] * m.elem + np.arange(m.elem)).ravel() + int(s.off[0])
+            ok = np.repeat(inside, m.elem)
+            if (byte_idx[ok] >= s.arr.size).any():
+                raise EmulatorFault(f"{op.where()}: the tensor map's tensor lies outside its allocation")
+            if to_shared:
+                data = np.where(ok, s.arr[np.where(ok, byte_idx, 0)], 0).astype(np.uint8)
+                _land(st, op, sel[i], keys[i], offs, data)
+            else:
+                s.arr[byte_idx[ok]] = st.shared[offs[ok]]
+    op = Op(NORMAL, fn, inst)
+    return op
+
+
+def _map_bytes(st, op, sel, addr):
+    """The 128 bytes of a tensor map: a kernel parameter (its param address) or in global memory."""
+    a = int(addr[0])
+    if a + 128 <= st.launch.params.size - 16:
+        return st.launch.params[a:a + 128].tobytes()
+    s = resolve(st, op, sel, addr, "global", 64, False)[0]
+    return s.arr[int(s.off[0]):int(s.off[0]) + 128].tobytes()

@@ -1,0 +1,120 @@
+"""The emulator's mbarrier and TMA (cp.async.bulk.tensor with tensor maps): tiles against numpy, swizzles,
+zero fill at the tensor's edge, and the planted mistakes it names (no wait, wrong expect_tx bytes)."""
+import numpy as np
+import pytest
+
+from grader import emulator, tensor_map
+from grader.emulator import tensor_maps
+from grader.emulator.backend import EmulatorBackend
+
+def _dev(a):
+    return EmulatorBackend().asarray(a)
+
+
+KERNEL = r"""
+#include <course/common.cuh>
+COURSE_REQUIRE_ARCH_SPECIFIC(90);
+struct alignas(64) TensorMap { unsigned long long v[16]; };
+
+// Loads the box at (row0, col0) with TMA, waits, and writes it back un-swizzled: out[r][c] of ROWS x COLS.
+extern "C" __global__ void load_tile(const __grid_constant__ TensorMap tmap, __half* out, int row0, int col0,
+                                     int swizzle, int expect) {
+  __shared__ alignas(1024) __half tile[ROWS * COLS];
+  __shared__ alignas(8) unsigned long long bar;
+  unsigned b = (unsigned)__cvta_generic_to_shared(&bar);
+  unsigned t = (unsigned)__cvta_generic_to_shared(tile);
+  if (threadIdx.x == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(b), "r"(1));
+    asm volatile("fence.mbarrier_init.release.cluster;");
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(b), "r"(expect));
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3}], [%4];" :: "r"(t), "l"(&tmap), "r"(col0), "r"(row0), "r"(b) : "memory");
+  }
+#ifndef NO_WAIT
+  asm volatile("{ .reg .pred p; W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1; @!p bra W; }"
+               :: "r"(b), "r"(0) : "memory");
+#endif
+  for (int i = threadIdx.x; i < ROWS * COLS; i += blockDim.x) {
+    int r = i / COLS, c = i % COLS;
+    int byte = r * COLS * 2 + c * 2;  // un-swizzle: XOR the 16-byte chunk with the 128-byte row
+    int mask = swizzle == 128 ? 7 : swizzle == 64 ? 3 : swizzle == 32 ? 1 : 0;
+    byte ^= ((byte >> 7) & mask) << 4;
+    out[i] = tile[byte / 2];
+  }
+}
+"""
+
+
+def _load(tmp_path, rows, cols, extra=()):
+    path = tmp_path / "tma.cu"
+    path.write_text(KERNEL.replace("__half", "unsigned short"))
+    return emulator.load(path, (f"-DROWS={rows}", f"-DCOLS={cols}") + tuple(extra))
+
+
+def _run(mod, a, box, swizzle, row0, col0, expect=None):
+    dev = _dev(a)
+    out = _dev(np.zeros(box, np.uint16))
+    tmap = tensor_maps.encode(dev.ptr, a.shape, a.strides, 2, box, swizzle)
+    nbytes = box[0] * box[1] * 2
+    mod.get_function("load_tile")((1,), (128,), (tmap, out, np.int32(row0), np.int32(col0), np.int32(swizzle),
+                                                  np.int32(nbytes if expect is None else expect)))
+    return out.get()
+
+
+def _reference(a, box, row0, col0):
+    ref = np.zeros(box, a.dtype)
+    r = a[max(row0, 0):row0 + box[0], max(col0, 0):col0 + box[1]]
+    ref[max(-row0, 0):max(-row0, 0) + r.shape[0], max(-col0, 0):max(-col0, 0) + r.shape[1]] = r
+    return ref
+
+
+@pytest.mark.parametrize("swizzle", [0, 32, 64, 128])
+def test_tile_swizzles_and_edges(tmp_path, swizzle):
+    rng = np.random.default_rng()
+    cols = swizzle // 2 if swizzle else 24
+    mod = _load(tmp_path, 16, cols)
+    a = rng.integers(1, 60000, (37, 72), dtype=np.uint16)  # awkward sizes: the last box crosses the edge
+    for row0, col0 in ((0, 0), (8, 16), (30, 72 - cols + 8), (-3, -8)):
+        np.testing.assert_array_equal(_run(mod, a, (16, cols), swizzle, row0, col0),
+                                      _reference(a, (16, cols), row0, col0))
+
+
+def test_128b_swizzle_lands_permuted(tmp_path):
+    """The raw shared layout is the hardware's: chunk index XOR row index (mod 8), by the kernel's
+    un-swizzle with swizzle=0 reading a 128B-swizzled tile (a wrong rule would read the tile back)."""
+    rng = np.random.default_rng()
+    a = rng.integers(1, 60000, (64, 64), dtype=np.uint16)
+    mod = _load(tmp_path, 64, 64)
+    dev, out = _dev(a), _dev(np.zeros((64, 64), np.uint16))
+    tmap = tensor_maps.encode(dev.ptr, a.shape, a.strides, 2, (64, 64), 128)
+    mod.get_function("load_tile")((1,), (128,), (tmap, out, np.int32(0), np.int32(0), np.int32(0),
+                                                  np.int32(8192)))
+    raw = out.get().reshape(64, 8, 8)
+    expect = a.reshape(64, 8, 8)[np.arange(64)[:, None], np.arange(8)[None, :] ^ (np.arange(64)[:, None] % 8)]
+    np.testing.assert_array_equal(raw, expect)
+
+
+def test_missing_wait_is_named(tmp_path):
+    mod = _load(tmp_path, 16, 24, ("-DNO_WAIT",))
+    a = np.ones((16, 24), np.uint16)
+    with pytest.raises(emulator.EmulatorFault, match=r"read before the mbarrier wait.*tma.cu:\d+"):
+        _run(mod, a, (16, 24), 0, 0, 0)
+
+
+@pytest.mark.parametrize("expect", [16 * 24 * 2 - 16, 16 * 24 * 2 + 16])
+def test_wrong_expect_tx_is_named(tmp_path, expect):
+    mod = _load(tmp_path, 16, 24)
+    a = np.ones((16, 24), np.uint16)
+    with pytest.raises(emulator.EmulatorFault,
+                       match=rf"mbarrier never completed.*expected {expect} bytes .*got {16 * 24 * 2}"):
+        _run(mod, a, (16, 24), 0, 0, 0, expect)
+
+
+def test_tensor_map_rejects_bad_boxes():
+    with pytest.raises(ValueError, match="swizzle span"):
+        tensor_map._check((64, 64), (128, 2), 2, (8, 128), 128)
+    with pytest.raises(ValueError, match="not one grader.tensor_map"):
+        tensor_maps.decode(bytes(128))
