@@ -283,7 +283,7 @@ def cmd_progress(args) -> int:
     from rich.cells import cell_len  # a Chinese character takes two columns
 
     from grader import hints, progress, stubs
-    from grader.notebook import language
+    from grader.language import language
 
     used, lang = hints.levels_used(), language()
     width = max(cell_len(days.title(d, lang)) for d in days.NAMES)

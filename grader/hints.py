@@ -148,7 +148,7 @@ def add_arguments(parser) -> None:
 
 
 def main(args) -> int:
-    from grader.notebook import language
+    from grader.language import language
 
     lang = args.lang or language()
     regions = hints(args.day, args.exercise, args.level, lang)

@@ -3,7 +3,7 @@ ceiling measured in the same run. Where nothing is timed (the PTX emulator), `em
 the emulator measures instead, per kernel version: global sectors per request and bytes moved per useful
 byte (coalescing), shared-memory wavefronts per request (bank conflicts), and the instruction mix.
 
-In the Chinese lessons (`grader.notebook.language()` is 'zh') the labels are translated (ZH_LABELS)
+In the Chinese lessons (`grader.language.language()` is 'zh') the labels are translated (ZH_LABELS)
 and matplotlib draws them with the CJK font of the `zh` extra (mplfonts' Noto Sans CJK SC); without
 that extra the labels stay in English rather than turn into empty boxes.
 """
@@ -106,7 +106,7 @@ def use_cjk_font() -> str | None:
 
 def label_language() -> str:
     """The plots' language: the lessons' one, except English where no CJK font can draw Chinese."""
-    from grader.notebook import language
+    from grader.language import language
 
     if language() == "zh":
         if use_cjk_font():

@@ -1,4 +1,4 @@
-"""Plots in the Chinese lessons: the language is picked in one place (grader.notebook.language), the
+"""Plots in the Chinese lessons: the language is picked in one place (grader.language), the
 labels are translated, and matplotlib draws them with a CJK font: no "Glyph ... missing" (tofu)."""
 import warnings
 
