@@ -35,8 +35,8 @@ from nbgrader.preprocessors import NbGraderPreprocessor as Preprocessor  # enabl
 from traitlets import Integer
 
 from grader import paths
+from grader.assignments import HIDDEN_BEGIN, HIDDEN_END, hidden_lines, solution_lines, split_assignment
 
-HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 CELL_TIMEOUT_S = 300          # a notebook cell (the kernels were graded already)
 NOTEBOOK_BUDGET_S = 1200      # all the cells of one notebook together
 
@@ -159,14 +159,12 @@ def _restore_gradebook(path: Path, snapshot: bytes) -> None:
 
 def _leaks(course_dir: Path, assignment: str, day: str) -> set[str]:
     """Lines a notebook must not print: the assignment's hidden tests and the day's solution code."""
-    from grader import nbgrader_course
-
     lines = set()
     source = course_dir / "source" / assignment / f"{day}.ipynb"
     if source.is_file():
-        lines |= {ln for ln in nbgrader_course._hidden_lines(source) if len(ln) >= 24}
+        lines |= {ln for ln in hidden_lines(source) if len(ln) >= 24}
     try:
-        lines |= {ln for ln in nbgrader_course._solution_lines(day) if len(ln) >= 24}
+        lines |= {ln for ln in solution_lines(day) if len(ln) >= 24}
     except (ValueError, FileNotFoundError):
         pass
     return lines
@@ -190,8 +188,6 @@ ROOT_ENV = "COURSE_NBGRADER_ROOT"  # set by the course's nbgrader_config.py
 
 def _ids(resources) -> tuple[str, str, str, Path]:
     """(assignment, day, student, course folder): the assignment is `dayNN` or `dayNN-zh`."""
-    from grader.nbgrader_course import split_assignment
-
     info = resources["nbgrader"]
     day, _ = split_assignment(info["assignment"])
     return info["assignment"], day, info["student"], Path(os.environ.get(ROOT_ENV, ".")).resolve()

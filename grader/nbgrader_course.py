@@ -23,8 +23,9 @@ from pathlib import Path
 import nbformat
 
 from grader import exercises, paths, stubs
-from grader.autograde import CELL_TIMEOUT_S, HIDDEN_BEGIN, HIDDEN_END, NOTEBOOK_BUDGET_S, is_autograded
-from grader.days import day_name
+from grader.assignments import (HIDDEN_BEGIN, HIDDEN_END, LANGS, assignment_name, cells, day_of, hidden_lines,
+                                solution_lines, split_assignment)
+from grader.autograde import CELL_TIMEOUT_S, NOTEBOOK_BUDGET_S, is_autograded
 
 COURSE_ID = "cuda-course"
 SOLUTION_BEGIN, SOLUTION_END = "### BEGIN SOLUTION", "### END SOLUTION"
@@ -37,30 +38,6 @@ class NbgraderError(RuntimeError):
 
 # ---- inputs -------------------------------------------------------------------------------------
 
-def _day(day) -> str:
-    d = day_name(day)  # ValueError for a day the course does not have
-    if not exercises.day_exercises(d):
-        ready = ", ".join(exercises.days_with_exercises())
-        raise ValueError(f"{d} has no exercises yet, so no assignment (days with exercises: {ready})")
-    return d
-
-
-LANGS = ("en", "zh")
-ZH_SUFFIX = "-zh"
-
-
-def split_assignment(name) -> tuple[str, str]:
-    """(day, language) of an assignment: 'day01' (English) -> ('day01', 'en'); 'day01-zh' (the Chinese
-    lesson, same exercises and hidden tests) -> ('day01', 'zh')."""
-    text = str(name).strip()
-    lang = "zh" if text.endswith(ZH_SUFFIX) else "en"
-    return _day(text.removesuffix(ZH_SUFFIX)), lang
-
-
-def assignment_name(day, lang: str = "en") -> str:
-    if lang not in LANGS:
-        raise ValueError(f"language {lang!r}: expected one of {', '.join(LANGS)}")
-    return _day(day) + ("" if lang == "en" else ZH_SUFFIX)
 
 
 def _assignment(name) -> str:
@@ -88,7 +65,7 @@ def _notebook(day: str, lang: str = "en") -> Path:
 def exercise_files(day) -> list[str]:
     """The .cu file names a day's submission holds, in teaching order (a file that holds several
     exercises, such as day 12's prefill and prefill_causal, once)."""
-    return list(dict.fromkeys(ex.source for ex in exercises.day_exercises(_day(day))))
+    return list(dict.fromkeys(ex.source for ex in exercises.day_exercises(day_of(day))))
 
 
 def _stub(day: str, filename: str) -> Path:
@@ -190,7 +167,7 @@ def build_course(course_dir, days=None, force: bool = False, lang: str = "en") -
     if lang not in (*LANGS, "both"):
         raise ValueError(f"lang {lang!r}: expected en, zh or both")
     days = default_days(lang) if days is None else days
-    days = [_day(d) for d in ((days,) if isinstance(days, (str, int)) else days)]
+    days = [day_of(d) for d in ((days,) if isinstance(days, (str, int)) else days)]
     if not days:
         raise ValueError("no days given to build")
     langs = LANGS if lang == "both" else (lang,)
@@ -214,44 +191,11 @@ def build_course(course_dir, days=None, force: bool = False, lang: str = "en") -
     return course_dir
 
 
-def _cells(notebook: Path) -> list:
-    return nbformat.read(notebook, as_version=4).cells
-
-
-def _hidden_lines(notebook: Path) -> set[str]:
-    """The lines between the hidden-test markers of a source notebook, stripped."""
-    found, inside = set(), False
-    for cell in _cells(notebook):
-        for line in cell.source.splitlines():
-            if HIDDEN_BEGIN in line:
-                inside = True
-            elif HIDDEN_END in line:
-                inside = False
-            elif inside and line.strip():
-                found.add(line.strip())
-    return found
-
-
-def _solution_lines(day: str) -> set[str]:
-    """Lines of the solutions' exercise regions that would give an answer away (long enough to mean
-    something, more than braces, not a preprocessor line such as `#pragma unroll`, and not a line the
-    course gives anyway outside the regions, such as a `__syncthreads();` it shares)."""
-    found, given = set(), set()
-    for solution in stubs.solutions(day):
-        text = solution.read_text()
-        lines = text.splitlines()
-        inside = set()
-        for region in stubs.regions(text, str(solution)):
-            inside |= set(range(region.start, region.end + 1))
-            found |= {s for line in region.code if len(s := line.strip()) >= 12
-                      and s.strip("{}();") != "" and not s.startswith("#")}
-        given |= {line.strip() for i, line in enumerate(lines) if i not in inside}
-    return found - given
 
 
 def _released_lines(path: Path) -> list[str]:
     if path.suffix == ".ipynb":
-        return [line.strip() for cell in _cells(path) for line in cell.source.splitlines()]
+        return [line.strip() for cell in cells(path) for line in cell.source.splitlines()]
     try:
         return [line.strip() for line in path.read_text().splitlines()]
     except UnicodeDecodeError:
@@ -272,7 +216,7 @@ def _model_answer_lines(notebook: Path) -> set[str]:
     """The lines of the model answers (between BEGIN and END SOLUTION) of a source notebook, stripped;
     only lines long enough to give something away."""
     found = set()
-    for cell in _answer_cells(_cells(notebook)):
+    for cell in _answer_cells(cells(notebook)):
         inside = False
         for line in cell.source.splitlines():
             if SOLUTION_BEGIN in line:
@@ -304,7 +248,7 @@ def _check_metadata(day: str, notebook: Path, source_notebook: Path) -> list[str
     if len(ids) != len(set(ids)):
         problems.append(f"{name}: duplicate grade ids {sorted(ids)}")
     if source_notebook.is_file():
-        expected = [c.metadata.nbgrader["grade_id"] for c in _grade_cells(_cells(source_notebook))]
+        expected = [c.metadata.nbgrader["grade_id"] for c in _grade_cells(cells(source_notebook))]
         if ids != expected:
             problems.append(f"{name}: grade cells {ids}, the source has {expected}")
     sources = "\n".join(c.source for c in _grade_cells(nb.cells))
@@ -330,9 +274,9 @@ def check_release(course_dir, assignment) -> list[str]:
     if not notebook.is_file():
         problems.append(f"the release has no {notebook.name}")
     source_nb = source / f"{day}.ipynb"
-    hidden = _hidden_lines(source_nb) if source_nb.is_file() else set()
+    hidden = hidden_lines(source_nb) if source_nb.is_file() else set()
     answers = _model_answer_lines(source_nb) if source_nb.is_file() else set()
-    solution = _solution_lines(day)
+    solution = solution_lines(day)
     for path in files:
         if path.suffix == ".ipynb":
             text = path.read_text()

@@ -174,9 +174,9 @@ def test_coalescing_and_bank_conflict_statistics():
 def test_statistics_of_an_instruction_in_a_loop_add_up(monkeypatch, at_once):
     """Statistics are counted in batches (when read, or when PENDING_LIMIT accesses wait): an
     instruction run 5 times by 2 warps counts 10 requests, the same counted at once or one by one."""
-    from grader.emulator import memops
+    from grader.emulator import memstats
     if not at_once:
-        monkeypatch.setattr(memops, "PENDING_LIMIT", 0)
+        monkeypatch.setattr(memstats, "PENDING_LIMIT", 0)
     x = np.arange(64 * 2, dtype=np.float32)
     body = """
     mov.u32 %r5, 0;

@@ -5,7 +5,7 @@ kernels run on the emulator, with day 1's lesson cut to its setup and one grade 
 import nbformat
 import pytest
 
-from grader import device, paths
+from grader import assignments, device, paths
 from grader import nbgrader_course as course
 
 DAYS_ZH = course.default_days("zh")  # every day with exercises and a Chinese lesson
@@ -36,8 +36,8 @@ def _points(notebook) -> float:
 def test_both_languages_grade_the_same(course_dir, day):
     english = paths.NOTEBOOKS / f"{day}.ipynb"
     assert course.max_score(course_dir, f"{day}-zh") == _points(english) > 0
-    hidden = course._hidden_lines(course_dir / "source" / f"{day}-zh" / f"{day}.ipynb")
-    assert hidden == course._hidden_lines(english) and hidden
+    hidden = assignments.hidden_lines(course_dir / "source" / f"{day}-zh" / f"{day}.ipynb")
+    assert hidden == assignments.hidden_lines(english) and hidden
 
 
 def test_assignment_names():

@@ -202,6 +202,7 @@ def _wait(prog, inst):
         _, _, done = complete(st, sel)
         return sel[done], sel[~done]
     op = Op(WSYNC, fn, inst, ready=ready)
+    op.stuck = never_completed
     return op
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from grader.emulator import memory
+from grader.emulator import memory, memstats
 from grader.emulator.operands import Unsupported
 
 NORMAL, BRA, EXIT, BAR, WSYNC = range(5)
@@ -29,13 +29,14 @@ class EmulatorFault(RuntimeError):
 
 
 class Op:
-    __slots__ = ("kind", "fn", "guard", "target", "inst", "ready", "pc", "elem_size")
+    __slots__ = ("kind", "fn", "guard", "target", "inst", "ready", "pc", "elem_size", "stuck")
 
     def __init__(self, kind, fn, inst, target=None, ready=None):
         self.kind, self.fn, self.inst, self.target, self.ready = kind, fn, inst, target, ready
         self.guard = None
         self.pc = 0
         self.elem_size = 0
+        self.stuck = None  # why threads waiting here can never go on (a deadlock message), if it knows
 
     def where(self) -> str:
         loc = f" at {self.inst.loc}" if self.inst.loc is not None else ""
@@ -122,12 +123,6 @@ class State:
         """These blocks passed a barrier: their shared-memory accesses start a new epoch."""
         self.epoch[blocks] += 1
         self.accessor = self.epoch[self.blk] * 64 + self.warp_in_block
-
-    def cp_state(self):
-        if self._cp is None:
-            from grader.emulator.memops import CpAsync
-            self._cp = CpAsync(self.n)
-        return self._cp
 
     def zeros(self, slot):
         return np.zeros(self.n, self.prog.reg_types[slot])
@@ -231,8 +226,7 @@ class Launch:
     def stats(self) -> dict | None:
         """Per memory instruction (pc, "global" | "shared"): its statistics; None when they are off."""
         if self.pending:
-            from grader.emulator import memops
-            memops.count_pending(self)
+            memstats.count_pending(self)
         return self.counts
 
 
@@ -381,9 +375,8 @@ def _deadlock(st: State, code, waiting) -> None:
             f"{total} threads of {st.who(t).split(' thread ')[0]}{where}. Every thread of the block must "
             f"reach the same __syncthreads() (a barrier inside a branch that not all threads take, or "
             f"after an early return, deadlocks or misbehaves on a GPU).")
-    if op.inst.parts[0] == "mbarrier":
-        from grader.emulator.async_copy import never_completed
-        raise EmulatorFault(never_completed(st, op, sel))
+    if op.stuck is not None:
+        raise EmulatorFault(op.stuck(st, op, sel))
     raise EmulatorFault(
         f"warp-synchronous instruction {op.where()} waits for lanes that never arrive ({st.who(t)} and "
         f"{sel.size - 1} more threads wait): its member mask names lanes that exited or took another "

@@ -1190,7 +1190,6 @@ BUILDERS.update({"ld": memops.build_ld, "ldu": memops.build_ld, "st": memops.bui
                  "cp": memops.build_cp, "ldmatrix": memops.build_ldmatrix,
                  "stmatrix": memops.build_stmatrix, "mma": memops.build_mma,
                  "call": memops.build_call})
-from grader.emulator import async_copy  # noqa: E402,F401  (registers mbarrier, cp.async.bulk, setmaxnreg)
 
 
 @builder("redux")
@@ -1216,4 +1215,3 @@ def build_redux(prog, inst):
         seg = ufunc.reduceat(acc, starts)
         d(st, sel, np.repeat(seg, np.diff(np.r_[starts, sel.size])).astype(dt))
     return _warp_sync_op(prog, inst, mask, fn)
-from grader.emulator import wgmma  # noqa: E402,F401  (registers the wgmma.* builders)
