@@ -107,7 +107,9 @@ class CupyBackend(Backend):
         cp = self.require_gpu()
         path = Path(path)
         source = compiler.read_source(path)
-        return _compile(cp, source, str(path), compiler.options(None, tuple(options)))
+        # wgmma, setmaxnreg: the architecture-specific target of this GPU (sm_90a on an H100)
+        arch = f"sm_{cp.cuda.Device().compute_capability}a" if compiler.arch_specific(path) else None
+        return _compile(cp, source, str(path), compiler.options(arch, tuple(options)))
 
     def load_source(self, code: str, name: str = "inline.cu", options: tuple[str, ...] = ()):
         cp = self.require_gpu()
