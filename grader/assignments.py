@@ -6,7 +6,7 @@ from pathlib import Path
 
 import nbformat
 
-from grader import exercises, stubs
+from grader import exercises, paths, stubs
 from grader.days import day_name
 
 HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
@@ -60,9 +60,11 @@ def hidden_lines(notebook: Path) -> set[str]:
 def solution_lines(day: str) -> set[str]:
     """Lines of the solutions' exercise regions that would give an answer away (long enough to mean
     something, more than braces, not a preprocessor line such as `#pragma unroll`, and not a line the
-    course gives anyway outside the regions, such as a `__syncthreads();` it shares)."""
+    course gives anyway: outside the regions, such as a `__syncthreads();` it shares, or in a demo the
+    lesson prints)."""
     found, given = set(), set()
-    for solution in stubs.solutions(day):
+    solutions = stubs.solutions(day)
+    for solution in solutions:
         text = solution.read_text()
         lines = text.splitlines()
         inside = set()
@@ -71,4 +73,6 @@ def solution_lines(day: str) -> set[str]:
             found |= {s for line in region.code if len(s := line.strip()) >= 12
                       and s.strip("{}();") != "" and not s.startswith("#")}
         given |= {line.strip() for i, line in enumerate(lines) if i not in inside}
+    for demo in set((paths.SOLUTIONS / day_name(day)).rglob("*.cu*")) - set(solutions):
+        given |= {line.strip() for line in demo.read_text().splitlines()}
     return found - given

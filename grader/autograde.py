@@ -22,6 +22,7 @@ grades were computed before the notebook ran, from a copy taken by the course.
 from __future__ import annotations
 
 import ast
+import json
 import os
 import sqlite3
 import sys
@@ -157,8 +158,16 @@ def _restore_gradebook(path: Path, snapshot: bytes) -> None:
         dst.close()
 
 
-def _leaks(course_dir: Path, assignment: str, day: str) -> set[str]:
-    """Lines a notebook must not print: the assignment's hidden tests and the day's solution code."""
+def _own_lines(folder: Path) -> set[str]:
+    """The lines of a student's submitted kernels, as submitted (read before the notebook runs)."""
+    return {ln.strip() for f in folder.glob("*.cu*") if f.is_file() and not f.is_symlink()
+            for ln in f.read_text(errors="replace").splitlines()}
+
+
+def _leaks(course_dir: Path, assignment: str, day: str, own: set[str]) -> set[str]:
+    """Lines a notebook must not print: the assignment's hidden tests and the day's solution code,
+    less the lines of the student's own kernels (a lesson may print the student's source, and a
+    student who wrote the solution's line has not been given it)."""
     lines = set()
     source = course_dir / "source" / assignment / f"{day}.ipynb"
     if source.is_file():
@@ -167,7 +176,13 @@ def _leaks(course_dir: Path, assignment: str, day: str) -> set[str]:
         lines |= {ln for ln in solution_lines(day) if len(ln) >= 24}
     except (ValueError, FileNotFoundError):
         pass
-    return lines
+    return lines - own
+
+
+def _leaked(leaks: set[str], printed: str) -> list[str]:
+    """The lines of `leaks` that `printed` shows, as they are or as JSON strings (a notebook file
+    printed raw escapes its quotes)."""
+    return [ln for ln in leaks if ln in printed or json.dumps(ln)[1:-1] in printed]
 
 
 def _output_text(output) -> str:
@@ -255,6 +270,7 @@ class GradeKernels(Preprocessor):
         gradebook = gradebook_path(self.config, course_dir)
         _RESULTS[(assignment, student)] = {
             "cells": cells,
+            "own": _own_lines(folder),
             "gradebook_path": gradebook,
             "gradebook": gradebook.read_bytes() if gradebook.is_file() else None,
             "files": _tree_state(_watched(course_dir), skip=_skipped(course_dir, student, assignment, gradebook)),
@@ -371,7 +387,7 @@ class ApplyKernelGrades(Preprocessor):
                             + (f" and {len(changed) - 5} more" if len(changed) > 5 else ""))
             self.log.error("%s/%s: the notebook changed course files, check them: %s", student, assignment, changed)
         printed = _printed(nb)
-        leaked = [ln for ln in _leaks(course_dir, assignment, day) if ln in printed]
+        leaked = _leaked(_leaks(course_dir, assignment, day, found["own"]), printed)
         if leaked:
             problems.append("the notebook printed hidden tests or solution code")
         return "; ".join(problems)
@@ -382,8 +398,8 @@ class HideHiddenTests(Preprocessor):
     hidden case, never the hidden code, inputs or seed; outputs that repeat hidden code are dropped."""
 
     def preprocess(self, nb, resources):
-        assignment, day, _, course_dir = _ids(resources)
-        leaks = _leaks(course_dir, assignment, day)
+        assignment, day, student, course_dir = _ids(resources)
+        leaks = _leaks(course_dir, assignment, day, _own_lines(course_dir / "submitted" / student / assignment))
         for cell in nb.cells:
             if is_autograded(cell) and HIDDEN_BEGIN in cell.source:
                 start = cell.source.index(HIDDEN_BEGIN)
@@ -393,7 +409,7 @@ class HideHiddenTests(Preprocessor):
             kept = []
             for o in cell.get("outputs", []):
                 text = _output_text(o)
-                if any(ln in text for ln in leaks):
+                if _leaked(leaks, text):
                     kept.append(NotebookNode(output_type="stream", name="stdout",
                                              text="[output removed: it repeated hidden tests or solution code]\n"))
                 else:

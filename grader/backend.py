@@ -70,6 +70,11 @@ class Backend(abc.ABC):
     def properties(self) -> dict: ...
 
     @abc.abstractmethod
+    def tensor_map(self, array, box: tuple[int, ...], swizzle: int, elem: int):
+        """The kernel argument of a tiled TMA tensor map over a row-major device array (checked by
+        grader.tensor_map): `box` and the array's shape outermost first, as numpy."""
+
+    @abc.abstractmethod
     def flush_l2(self) -> None:
         """Evict the L2 cache (before a timed run)."""
 

@@ -143,6 +143,31 @@ class CupyBackend(Backend):
                 "l2_bytes": p["l2CacheSize"], "memory_bytes": p["totalGlobalMem"],
                 "smem_per_block_optin": p.get("sharedMemPerBlockOptin", 0)}
 
+    def tensor_map(self, array, box: tuple[int, ...], swizzle: int, elem: int):
+        """cuTensorMapEncodeTiled (cuda.bindings); passed by value as a 64-byte-aligned 128-byte struct."""
+        from cuda.bindings import driver as drv
+
+        cp = self.require_gpu()
+        kind = "BFLOAT16" if "bfloat16" in str(array.dtype) else {2: "FLOAT16", 4: "FLOAT32"}[elem]
+        shape, strides = tuple(array.shape), tuple(int(s) for s in array.strides)
+        rank = len(shape)
+        err, tmap = drv.cuTensorMapEncodeTiled(
+            getattr(drv.CUtensorMapDataType, f"CU_TENSOR_MAP_DATA_TYPE_{kind}"), rank, int(array.data.ptr),
+            [drv.cuuint64_t(d) for d in shape[::-1]],
+            [drv.cuuint64_t(s) for s in strides[::-1][1:]],  # rank - 1 strides: the innermost is implied
+            [drv.cuuint32_t(b) for b in box[::-1]], [drv.cuuint32_t(1)] * rank,
+            drv.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+            getattr(drv.CUtensorMapSwizzle, f"CU_TENSOR_MAP_SWIZZLE_{swizzle}B" if swizzle else
+                    "CU_TENSOR_MAP_SWIZZLE_NONE"),
+            drv.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_NONE,
+            drv.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
+        if err != drv.CUresult.CUDA_SUCCESS:
+            raise ValueError(f"tensor_map: cuTensorMapEncodeTiled failed: {err}")
+        struct = cp.make_aligned_dtype(np.dtype([("v", np.uint64, (16,))]), alignment=64)
+        arg = np.zeros((), struct)
+        arg["v"] = np.array(tmap.opaque, np.uint64)
+        return arg[()]
+
     # ---- timing ---------------------------------------------------------------------------------
 
     @functools.cached_property

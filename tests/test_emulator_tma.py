@@ -113,6 +113,14 @@ def test_wrong_expect_tx_is_named(tmp_path, expect):
         _run(mod, a, (16, 24), 0, 0, 0, expect)
 
 
+def test_the_backend_encodes_the_tensor_map(tmp_path, monkeypatch):
+    """grader.tensor_map goes through the current backend: on the emulator, the course's own encoding."""
+    monkeypatch.setenv("COURSE_BACKEND", "emulator")
+    a = _dev(np.arange(64 * 64, dtype=np.float16).reshape(64, 64))
+    np.testing.assert_array_equal(tensor_map.tensor_map(a, (32, 64), 128),
+                                  tensor_maps.encode(a.ptr, (64, 64), a.strides, 2, (32, 64), 128))
+
+
 def test_tensor_map_rejects_bad_boxes():
     with pytest.raises(ValueError, match="swizzle span"):
         tensor_map._check((64, 64), (128, 2), 2, (8, 128), 128)

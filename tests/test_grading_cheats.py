@@ -73,6 +73,31 @@ def test_a_link_to_the_solution_is_refused(tmp_path):
     assert outcome.status == "failed" and "is a link" in outcome.message
 
 
+def test_printing_ones_own_kernel_is_no_leak(tmp_path):
+    """A lesson may print the student's source (sass.ptx_map does): the student's own lines and the
+    demos the lesson shows are not leaks; a solution line the student did not write still is."""
+    from grader.assignments import solution_lines
+    from grader.autograde import _leaks, _own_lines
+
+    assert "if (r < rows && c < cols) tile[ty + j][tx] = in[static_cast<int64_t>(r) * cols + c];" \
+        not in solution_lines("day04")  # also in demos/transpose_race.cu, which the lesson prints
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    (folder / "vector_add.cu").write_text(SOLUTION)
+    solution_only = {ln for ln in solution_lines(DAY) if len(ln) >= 24 and ln in SOLUTION}
+    assert solution_only and not _leaks(tmp_path, DAY, DAY, _own_lines(folder)) & solution_only
+    (folder / "vector_add.cu").write_text("// my own kernel\n")
+    assert _leaks(tmp_path, DAY, DAY, _own_lines(folder)) >= solution_only
+
+
+def test_a_notebook_printed_raw_still_shows_its_hidden_lines():
+    from grader.autograde import _leaked
+
+    hidden = 'nb.grade("day01", "vector_add", cases=[{"n": 70_001}])'
+    raw = json.dumps({"source": [hidden + "\n"]})  # open(source notebook).read(): quotes escaped
+    assert _leaked({hidden}, raw) == [hidden] and _leaked({hidden}, "nothing of it") == []
+
+
 def test_the_child_gets_copies_of_the_source_files_only(tmp_path):
     folder, dest = tmp_path / "submission", tmp_path / "child"
     folder.mkdir(), dest.mkdir()

@@ -64,7 +64,7 @@ def test_environment_matches_pyproject_in_names_and_versions():
         assert got == want, f"{name}: pyproject says {spec!r}, environment.yml {got!r}"
     known = {CONDA_NAME.get(n, n) for n in [*base, *cuda]} | CONDA_ONLY
     assert not set(conda) - known, f"environment.yml has packages pyproject.toml lacks: {set(conda) - known}"
-    assert not set(pip) - set(cuda), f"environment.yml's pip part has packages pyproject.toml lacks"
+    assert not set(pip) - set(cuda), "environment.yml's pip part has packages pyproject.toml lacks"
 
 
 def test_cuda12_extra_mirrors_cuda13():

@@ -8,8 +8,10 @@ import numpy as np
 
 from grader import bench, checks, device
 from grader.exercises import Exercise
-from grader.launchers.rope import (THETA, kernel_source, launch_rope, render_rope,  # noqa: F401 (see above)
-                                   rope_kernel, spec_name)
+from grader.launchers.rope import THETA, kernel_source, launch_rope, render_rope, rope_kernel, spec_name
+
+__all__ = ["EXERCISES", "MAX_POS", "THETA", "bench_rope", "check_rope", "check_rope_interleaved", "kernel_source",
+           "launch_rope", "render_rope", "rope_kernel", "rope_reference", "spec_name"]  # the launchers' too
 from grader.technique import Technique
 
 MAX_POS = 4096
