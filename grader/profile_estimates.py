@@ -7,9 +7,8 @@ the Nsight Compute table. Nothing here is measured on a GPU: no times, no stalls
 - occupancy on an H100, from the compiled sm_90 cubin's registers and shared memory (`grader.sass`) and
   the launch's block size, as the CUDA occupancy calculator computes it.
 
-`recording()` collects every launch made inside it with per-instruction counts. It wraps the
-emulator's `launch` and each instruction of the kernel for the launch's duration, so it is used in
-`grader.profile`'s child process only.
+`recording()` collects every launch made inside it with its per-instruction counts; it wraps the
+emulator's `launch`, so it is used in `grader.profile`'s child process only.
 """
 from __future__ import annotations
 
@@ -18,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from grader.emulator import machine, program, report
+from grader.emulator import program, report
 
 #: An H100 SM (sm_90), for the occupancy estimate.
 H100 = {"registers": 65536, "shared": 228 << 10, "reserved_shared": 1 << 10, "threads": 2048, "warps": 64,
@@ -40,36 +39,16 @@ class Record:
         self.kernel = self.launch.kernel
 
 
-def _counting(fn, pc: int, warps: np.ndarray):
-    def counted(st, sel):  # sel: the threads that execute it (sorted), None for all of the chunk
-        if sel is None:
-            warps[pc] += st.nwarps
-        elif sel.size:
-            w = st.wkey[sel]
-            warps[pc] += 1 + int(np.count_nonzero(w[1:] != w[:-1]))
-        return fn(st, sel)
-    return counted
-
-
 @contextlib.contextmanager
 def recording():
-    """A list that receives a Record for every kernel launched on the emulator inside the block."""
+    """A list that receives a Record for every kernel launched on the emulator inside the block (the
+    emulator counts each instruction's warp executions itself: `Launch.warps_per_pc`)."""
     records: list[Record] = []
     original = program.launch
 
     def launch(kernel, grid, block, args, shared_mem=0):
-        code = kernel.program.code
-        saved = [op.fn for op in code]
-        warps = np.zeros(len(code), np.int64)
-        for op in code:
-            if op.fn is not None and op.kind in (machine.NORMAL, machine.BAR, machine.WSYNC):
-                op.fn = _counting(op.fn, op.pc, warps)
-        try:
-            run = original(kernel, grid, block, args, shared_mem)
-        finally:
-            for op, fn in zip(code, saved):
-                op.fn = fn
-        records.append(Record(run, warps))
+        run = original(kernel, grid, block, args, shared_mem)
+        records.append(Record(run, np.asarray(run.warps_per_pc, np.int64)))
         return run
 
     program.launch = launch
