@@ -112,7 +112,8 @@ def test_second_build_pays_no_compile(templates, cache):
     second = jit.build("scale_f32", src, arch=ARCH, cache=cache)
     assert first.compiled and not second.compiled
     assert second.cubin == first.cubin and first.cubin[:4] == b"\x7fELF"
-    assert second.compile_seconds == 0 and second.seconds < first.compile_seconds / 5, \
+    # no compile is the guarantee; the time only shows it (loosely: a loaded 2-core CI machine stalls reads)
+    assert second.compile_seconds == 0 and second.seconds < first.compile_seconds, \
         (first.compile_seconds, second.seconds)
     meta = json.loads(first.entry.meta.read_text())
     assert meta["key"] == first.key and meta["arch"] == ARCH and f"-arch={ARCH}" in meta["options"]
