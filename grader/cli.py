@@ -122,11 +122,16 @@ def _targets(arg: str | None) -> list[Path]:
 def cmd_compile(args) -> int:
     files = _targets(args.target)
     archs = args.arch or list(compiler.ARCHS)
-    failed = 0
+    failed = skipped = 0
     for i, f in enumerate(files, 1):
         for arch in archs:
             start = time.perf_counter()
             rel = f.resolve().relative_to(paths.ROOT) if f.resolve().is_relative_to(paths.ROOT) else f
+            needed = compiler.required_arch(f)
+            if needed and compiler.arch_number(arch) < needed:  # COURSE_REQUIRE_ARCH: not for this GPU
+                skipped += 1
+                print(f"[{i}/{len(files)}] skip  {arch}  {rel}  (needs sm_{needed} or newer)", flush=True)
+                continue
             try:
                 c = compiler.compile_file(f, arch)
                 if not c.kernels:
@@ -136,7 +141,8 @@ def cmd_compile(args) -> int:
             except compiler.CompileError as e:
                 failed += 1
                 print(f"[{i}/{len(files)}] ERROR {arch}  {rel}\n{e.log}\n", flush=True)
-    print(f"{len(files) * len(archs) - failed} of {len(files) * len(archs)} compilations succeeded")
+    total = len(files) * len(archs) - skipped
+    print(f"{total - failed} of {total} compilations succeeded" + (f"; {skipped} skipped" if skipped else ""))
     return 1 if failed else 0
 
 

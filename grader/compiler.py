@@ -204,8 +204,11 @@ def nvrtc_compile(source: str, name: str, opts: tuple[str, ...]) -> tuple[str, b
 
 
 def compile_file(path: str | os.PathLike, arch: str = "sm_90", extra: tuple[str, ...] = ()) -> Compiled:
-    """Compile one .cu file (`read_source`) to PTX and a whole cubin with the course's options."""
+    """Compile one .cu file (`read_source`) to PTX and a whole cubin with the course's options. A file
+    with COURSE_REQUIRE_ARCH_SPECIFIC(90) asked for sm_90 compiles for sm_90a (wgmma, setmaxnreg)."""
     path = Path(path).resolve()
+    if arch_specific(path) and not arch.endswith("a") and arch_number(arch) == required_arch(path):
+        arch += "a"
     ptx, cubin, log = nvrtc_compile(read_source(path), str(path), options(arch, extra))
     return Compiled(path, arch, ptx, cubin, log, re.findall(r"\.entry\s+(\w+)", ptx))
 

@@ -57,12 +57,16 @@ class Course:
         if reason:
             pytest.skip(f"needs a CUDA GPU: {reason}. Compile and SASS checks still run "
                         f"without one (python -m grader compile {ex.day}).")
-        needed = compiler.required_arch(runner.source_of(ex, solutions=True))
+        source = runner.source_of(ex, solutions=True)
+        needed = compiler.required_arch(source)
         if needed and not device.emulated():
             have = device.properties()["sm"]
             if compiler.arch_number(have) < needed:
                 pytest.skip(f"{ex.key} needs sm_{needed} or newer; this GPU is {have} "
                             f"(COURSE_BACKEND=emulator runs it on the CPU)")
+            if compiler.arch_specific(source) and compiler.arch_number(have) != needed:
+                pytest.skip(f"{ex.key} needs an sm_{needed} GPU (sm_{needed}a instructions: wgmma, TMA); this "
+                            f"GPU is {have} (COURSE_BACKEND=emulator runs it on the CPU)")
         self.node.user_properties.append(("exercise", ex.key))
         self.node.user_properties.append(("source", str(runner.source_of(ex))))
 

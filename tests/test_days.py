@@ -32,18 +32,20 @@ def test_paths_names_days_through_the_table():
 
 
 def test_a_new_row_is_a_new_day_everywhere(monkeypatch, capsys):
-    """Day 15 added to the table only: it is a day to every command, with no exercises yet."""
-    table = (*days.TABLE, Day("day15", "Hopper: wgmma and TMA", "Hopper：wgmma 与 TMA"))
+    """A day added to the table only: it is a day to every command, with no exercises yet."""
+    n = len(days.TABLE) + 1
+    name = f"day{n:02d}"
+    table = (*days.TABLE, Day(name, "Blackwell: tcgen05 and TMEM", "Blackwell：tcgen05 与 TMEM"))
     monkeypatch.setattr(days, "TABLE", table)
     monkeypatch.setattr(days, "NAMES", tuple(d.name for d in table))
-    assert days.day_name(15) == "day15" and days.title("day15", "zh") == "Hopper：wgmma 与 TMA"
-    with pytest.raises(ValueError, match=r"expected day01 \.\. day15 \(or a number 1-15\)"):
-        days.day_name(16)
-    assert exercises.day_exercises("day15") == [] and "day15" not in exercises.days_with_exercises()
+    assert days.day_name(n) == name and days.title(name, "zh") == "Blackwell：tcgen05 与 TMEM"
+    with pytest.raises(ValueError, match=rf"expected day01 \.\. {name} \(or a number 1-{n}\)"):
+        days.day_name(n + 1)
+    assert exercises.day_exercises(name) == [] and name not in exercises.days_with_exercises()
     monkeypatch.setenv("COURSE_LANG", "en")
     assert cli.main(["progress"]) == 0
     last = capsys.readouterr().out.splitlines()[-1]
-    assert last.startswith("day15  Hopper: wgmma and TMA") and last.endswith("coming")
+    assert last.startswith(f"{name}  Blackwell: tcgen05 and TMEM") and last.endswith("coming")
 
 
 def test_progress_titles_follow_the_lessons_language(monkeypatch, capsys):

@@ -97,6 +97,19 @@ def test_128b_swizzle_lands_permuted(tmp_path):
     np.testing.assert_array_equal(raw, expect)
 
 
+def test_every_block_swizzles_its_own_shared_addresses(tmp_path):
+    """The swizzle follows each block's own shared addresses (the hardware's), not where the emulator
+    keeps that block's shared memory: four blocks load the same 128B-swizzled box."""
+    rng = np.random.default_rng()
+    a = rng.integers(1, 60000, (64, 64), dtype=np.uint16)
+    mod = _load(tmp_path, 64, 64)
+    dev, out = _dev(a), _dev(np.zeros((64, 64), np.uint16))
+    tmap = tensor_maps.encode(dev.ptr, a.shape, a.strides, 2, (64, 64), 128)
+    mod.get_function("load_tile")((4,), (128,), (tmap, out, np.int32(0), np.int32(0), np.int32(128),
+                                                  np.int32(8192)))
+    np.testing.assert_array_equal(out.get(), a)
+
+
 def test_missing_wait_is_named(tmp_path):
     mod = _load(tmp_path, 16, 24, ("-DNO_WAIT",))
     a = np.ones((16, 24), np.uint16)

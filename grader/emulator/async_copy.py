@@ -342,11 +342,12 @@ def _tensor(prog, inst, to_shared):
             gidx, inside = m.box_elements(start)  # element offsets into the tensor, and which are in bounds
             nbytes = gidx.size * m.elem
             base = int(sh[i])
-            if (base % st.Sp) % 128:
+            rel = base % st.Sp  # the block's own shared address: what the hardware's swizzle follows
+            if rel % 128:
                 raise EmulatorFault(f"{op.where()}: the shared-memory address must be 128-byte aligned "
-                                    f"(offset {base % st.Sp})")
-            resolve(st, op, sel[i:i + 1], np.uint64([base % st.Sp + nbytes - 16]), "shared", 16, True)
-            offs = _swizzle(base + np.arange(nbytes, dtype=np.int64), m.swizzle)
+                                    f"(offset {rel})")
+            resolve(st, op, sel[i:i + 1], np.uint64([rel + nbytes - 16]), "shared", 16, True)
+            offs = (base - rel) + _swizzle(rel + np.arange(nbytes, dtype=np.int64), m.swizzle)
             s = resolve(st, op, sel[i:i + 1], np.uint64([m.base]), "global", 1, False)[0]
             byte_idx = (gidx[:, None] * m.elem + np.arange(m.elem)).ravel() + int(s.off[0])
             ok = np.repeat(inside, m.elem)
