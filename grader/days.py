@@ -37,6 +37,8 @@ TABLE = (
     Day("day12", "prefill attention: FlashAttention-2 with mma.sync", "预填充注意力：基于 mma.sync 的 FlashAttention-2"),
     Day("day13", "the JIT system: templates and a compile cache", "JIT 系统：模板与编译缓存"),
     Day("day14", "framework integration and the capstone", "框架集成与综合项目"),
+    Day("day15", "Hopper GEMM: wgmma, TMA, mbarrier and warp specialization (sm_90a)",
+        "Hopper GEMM：wgmma、TMA、mbarrier 与线程束专用化 (sm_90a)"),
 )
 NAMES = tuple(d.name for d in TABLE)
 _DAY = re.compile(r"^(?:day)?0*(\d{1,2})$")

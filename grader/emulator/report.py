@@ -23,9 +23,9 @@ from grader.emulator import program, scaling
 
 #: The families of the instruction mix, in the order charts show them, with the SASS each becomes (what
 #: `python -m grader sass` counts). cp.async's commit and wait groups are barriers (LDGDEPBAR, DEPBAR).
-SASS = {"mma": "HMMA", "ldmatrix": "LDSM", "cp.async": "LDGSTS", "shfl": "SHFL", "ld.global": "LDG",
-        "st.global": "STG", "ld.shared": "LDS", "st.shared": "STS", "atom": "ATOM, RED", "bar": "BAR, DEPBAR",
-        "other": "other"}
+SASS = {"mma": "HMMA", "wgmma": "HGMMA", "ldmatrix": "LDSM", "cp.async": "LDGSTS", "tma": "UTMALDG, UTMASTG",
+        "shfl": "SHFL", "ld.global": "LDG", "st.global": "STG", "ld.shared": "LDS", "st.shared": "STS",
+        "atom": "ATOM, RED", "bar": "BAR, DEPBAR", "mbarrier": "SYNCS", "other": "other"}
 _WAITS = {"commit_group", "wait_group", "wait_all", "mbarrier"}
 
 
@@ -42,6 +42,12 @@ def family(opcode: str, spaces=()) -> str:
     head, *rest = opcode.split(".")
     if head == "mma" or opcode.startswith("wmma.mma"):
         return "mma"
+    if opcode.startswith("wgmma.mma_async"):
+        return "wgmma"
+    if head == "mbarrier":
+        return "mbarrier"
+    if head == "cp" and "bulk" in rest:
+        return "tma"
     if head == "cp" and "async" in rest:
         return "bar" if _WAITS.intersection(rest) else "cp.async"
     if head in ("ldmatrix", "shfl"):

@@ -1,0 +1,36 @@
+"""Day 15 self-check (Hopper, sm_90a). Your kernels: `pytest days/day15`; the course's: `pytest days/day15 --solutions`.
+
+How to read the output:
+- On a GPU that is not an sm_90 (Hopper) one the checks skip with that sentence; without a GPU the
+  emulator runs them, and names a missing wgmma.fence, an accumulator read before wgmma.wait_group, a
+  descriptor whose swizzle disagrees with the layout it reads, a box read before the mbarrier wait, or
+  an expect_tx byte count that never completes, each with your source line.
+- wgmma_tile compares D = A @ B^T + D with float64 numpy by the norm of the error, allowing fp32
+  accumulation error that grows with K (grader/exercises/day09.py: accumulate_tolerance). A wrong
+  swizzle or descriptor gives errors of order 1; "elements are NaN" means outputs never written.
+- tma_copy compares every 16-bit pattern exactly, at sizes whose last boxes cross the matrix's edge
+  (33 x 72, 129 x 1000): the TMA unit fills the outside with zeros, your stores must stop at the edge.
+- The technique is checked on the SASS for sm_90a: HGMMA for wgmma_tile; UTMALDG and SYNCS (the
+  mbarrier) and no LDG for tma_copy.
+The checks themselves are in grader/exercises/day15.py.
+"""
+import pytest
+
+from grader.exercises import case_id, day15
+
+WGMMA_TILE, TMA_COPY = day15.EXERCISES
+
+
+@pytest.mark.parametrize("case", WGMMA_TILE.cases, ids=case_id)
+def test_wgmma_tile(course, case):
+    course.check(WGMMA_TILE, case)
+
+
+@pytest.mark.parametrize("case", TMA_COPY.cases, ids=case_id)
+def test_tma_copy(course, case):
+    course.check(TMA_COPY, case)
+
+
+@pytest.mark.perf
+def test_tma_copy_bandwidth(course):
+    course.bench(TMA_COPY)
