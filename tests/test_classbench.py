@@ -1,0 +1,49 @@
+"""`python -m grader.classbench`: the synthetic class is the mix it claims, and bad requests are one line.
+(The timed comparison itself grades whole notebooks: it runs on a GPU machine, not in CI.)"""
+import pytest
+
+from grader import classbench, paths
+from grader import nbgrader_course as course
+
+DAY = "day01"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--students", "0"], "at least 1"), (["--gpus", "0"], "at least 1"),
+    (["--days", "day99"], "unknown day"), (["--days", "day99x"], "unknown day")])
+def test_bad_requests_are_one_line(tmp_path, capsys, args, message):
+    assert classbench.main([str(tmp_path / "out"), *args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1, err
+
+
+def test_a_folder_with_files_is_refused(tmp_path, capsys):
+    (tmp_path / "keep.txt").write_text("mine")
+    assert classbench.main([str(tmp_path)]) == 2
+    assert "is not empty" in capsys.readouterr().err
+
+
+def test_the_class_is_the_mix(tmp_path):
+    pairs = classbench.build(tmp_path / "course", [DAY], 6)
+    assert pairs == [(f"s{i:03d}", DAY) for i in range(6)]
+    names = course.exercise_files(DAY)
+    release = tmp_path / "course" / "release" / DAY
+
+    def handed_in(student):
+        folder = tmp_path / "course" / "submitted" / student / DAY
+        return {n: (folder / n).read_text() for n in names}
+
+    solution = {n: (paths.SOLUTIONS / DAY / n).read_text() for n in names}
+    stub = {n: (release / n).read_text() for n in names}
+    for i, kind in enumerate(classbench.MIX):
+        got = handed_in(f"s{i:03d}")
+        solved = {n for n in names if got[n] == solution[n]}
+        stubs = {n for n in names if got[n] == stub[n]}
+        if kind == "solution":
+            assert solved == set(names)
+        elif kind == "stub":
+            assert stubs == set(names)
+        elif kind == "half":
+            assert solved == set(names[: len(names) // 2]) and stubs == set(names[len(names) // 2:])
+        else:
+            assert got[names[0]].startswith(classbench.BROKEN) and solved == set(names[1:])
