@@ -44,7 +44,10 @@ def setup(day) -> None:
     p = device.properties()
     where = {ex.name: str(source(d, ex.name)) for ex in exercises.day_exercises(d)}
     if device.why_not_hardware():
-        print(f"{d} on the {p['name']} for {p['sm']}: kernels run on the CPU, slowly; large arrays "
+        from grader import emulator
+
+        built = ", ".join(sorted({emulator.target(path) for path in where.values()})) or p["sm"]
+        print(f"{d} on the {p['name']} for {built}: kernels run on the CPU, slowly; large arrays "
               f"are made smaller (nb.size) and nothing is timed (memory statistics instead).")
     else:
         print(f"{d} on {p['name']} ({p['sm']}, {p['sms']} SMs, L2 {p['l2_bytes'] >> 20} MiB)")
