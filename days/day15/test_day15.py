@@ -10,15 +10,20 @@ How to read the output:
   swizzle or descriptor gives errors of order 1; "elements are NaN" means outputs never written.
 - tma_copy compares every 16-bit pattern exactly, at sizes whose last boxes cross the matrix's edge
   (33 x 72, 129 x 1000): the TMA unit fills the outside with zeros, your stores must stop at the edge.
+- gemm_wgmma computes C = A @ B^T (B [N, K]: a linear layer's weight) at sizes that are not multiples of
+  its 128 x 128 tile (1 x 8 x 8, 129 x 136 x 200), with fp32 accumulation checked as on day 10; a
+  producer that reuses a stage before the consumers released it, or a consumer that waits on the wrong
+  phase, shows up as wrong values or as an mbarrier the emulator names as never completing.
 - The technique is checked on the SASS for sm_90a: HGMMA for wgmma_tile; UTMALDG and SYNCS (the
-  mbarrier) and no LDG for tma_copy.
+  mbarrier) and no LDG for tma_copy; for gemm_wgmma HGMMA, UTMALDG, SYNCS and USETMAXREG, no LDG or
+  HMMA, no spills.
 The checks themselves are in grader/exercises/day15.py.
 """
 import pytest
 
 from grader.exercises import case_id, day15
 
-WGMMA_TILE, TMA_COPY = day15.EXERCISES
+WGMMA_TILE, TMA_COPY, GEMM = day15.EXERCISES
 
 
 @pytest.mark.parametrize("case", WGMMA_TILE.cases, ids=case_id)
@@ -31,6 +36,16 @@ def test_tma_copy(course, case):
     course.check(TMA_COPY, case)
 
 
+@pytest.mark.parametrize("case", GEMM.cases, ids=case_id)
+def test_gemm_wgmma(course, case):
+    course.check(GEMM, case)
+
+
 @pytest.mark.perf
 def test_tma_copy_bandwidth(course):
     course.bench(TMA_COPY)
+
+
+@pytest.mark.perf
+def test_gemm_wgmma_throughput(course):
+    course.bench(GEMM)

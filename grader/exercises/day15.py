@@ -76,6 +76,66 @@ def bench_tma_copy(modules: dict, quick: bool = False) -> bench.Report:
     return bench.bandwidth_sweep(report, modules, make, list(sizes), [4 * n * n for n in sizes], xs=list(sizes))
 
 
+# ---- exercise 3: the warp-specialised GEMM: c = a @ b^T --------------------------------------------
+
+GEMM_TILE, GEMM_BK, GEMM_STAGES, GEMM_THREADS = 128, 64, 4, 384  # gemm_wgmma.cu's BM = BN, BK, STAGES, threads
+GEMM_SMEM = GEMM_STAGES * 2 * GEMM_TILE * GEMM_BK * 2 + 2 * GEMM_STAGES * 8 + 1024  # + alignment slack
+
+
+def gemm_launch(module, a, b, c, m: int, n: int, k: int, dtype: str, *, sync: bool = True) -> None:
+    """c [m, n] = a [m, k] @ b [n, k]^T with gemm_wgmma (device arrays of `dtype`)."""
+    if k % 8:
+        raise ValueError(f"k={k}: a TMA tensor's rows must be multiples of 16 bytes (k % 8 == 0)")
+    kernel = module.get_function(f"gemm_wgmma_{SUFFIX[dtype]}")
+    kernel.max_dynamic_shared_size_bytes = GEMM_SMEM  # above 48 KiB a kernel must opt in
+    box = (GEMM_TILE, GEMM_BK)
+    args = (tensor_map.tensor_map(_as_16bit(a), box, 128), tensor_map.tensor_map(_as_16bit(b), box, 128), c,
+            np.int32(m), np.int32(n), np.int32(k))
+    grid = (-(-n // GEMM_TILE), -(-m // GEMM_TILE))
+    if sync:
+        device.launch(kernel, grid, (GEMM_THREADS,), args, shared_mem=GEMM_SMEM,
+                      what=f"gemm_wgmma_{SUFFIX[dtype]} (M={m}, N={n}, K={k})")
+    else:
+        kernel(grid, (GEMM_THREADS,), args, shared_mem=GEMM_SMEM)
+
+
+def _as_16bit(x):
+    """A bfloat16 device array is kept as its uint16 bits: its tensor map is encoded as fp16 (the TMA
+    unit copies bytes; only their size matters to it)."""
+    return x.view(np.float16) if x.dtype == np.uint16 else x
+
+
+def check_gemm_wgmma(module, seed: int, m: int, n: int, k: int, dtype: str) -> None:
+    _dtype_ok(dtype)
+    rng = np.random.default_rng(seed)
+    a, b = _normal(rng, (m, k), dtype), _normal(rng, (n, k), dtype)
+    c = device.empty((m, n), dtype)
+    gemm_launch(module, device.asarray(a), device.asarray(b), c, m, n, k, dtype)
+    expected = a.astype(np.float64) @ b.astype(np.float64).T
+    checks.assert_close(device.to_host(c, dtype), expected, dt=dtype, tol=accumulate_tolerance(k, dtype),
+                        name=f"gemm_wgmma_{SUFFIX[dtype]} C = A @ B^T (M={m}, N={n}, K={k})", seed=seed)
+
+
+def bench_gemm_wgmma(modules: dict, quick: bool = False) -> bench.Report:
+    """TFLOP/s of gemm_wgmma (fp16) against cuBLAS on the same product (`cupy.matmul(a, b.T)`), square."""
+    cp = device.require_gpu()
+    sizes = (4096, 8192) if quick else (2048, 4096, 8192)
+    report = bench.Report("Hopper GEMM c = a @ b^T, fp16 (fp32 accumulate), square", "M = N = K", "TFLOP/s")
+    ceiling = []
+    for n in sizes:
+        a, b = device.random((n, n), "float16", seed=1), device.random((n, n), "float16", seed=2)
+        c = cp.empty((n, n), dtype=np.float16)
+        for label, module in modules.items():
+            gemm_launch(module, a, b, c, n, n, n, "float16")
+            run = (lambda mod: lambda: gemm_launch(mod, a, b, c, n, n, n, "float16", sync=False))(module)
+            report.series.setdefault(label, []).append(bench.measure(label, run, size=n, flops=2.0 * n ** 3,
+                                                                     repeat=10))
+        ceiling.append(bench.measure("cuBLAS (ceiling)", lambda: cp.matmul(a, b.T, out=c), size=n,
+                                     flops=2.0 * n ** 3, repeat=10))
+    report.ceiling = ceiling
+    return report
+
+
 # ---- the technique of each exercise (grader/technique.py, SASS of sm_90a) -------------------------
 
 _ASM = r"\b(asm|__asm__)\s*(volatile|__volatile__)?\s*\(\s*\""
@@ -91,9 +151,18 @@ TMA_TECHNIQUE = Technique(
     source_require=((_ASM + r"mbarrier\.init", "`mbarrier.init`"),
                     (_ASM + r"mbarrier\.arrive\.expect_tx", "`mbarrier.arrive.expect_tx` with the box's bytes")))
 
+GEMM_TECHNIQUE = Technique(
+    why="producer and consumer warpgroups: TMA loads (UTMALDG) into mbarrier stages (SYNCS), wgmma (HGMMA), "
+        "registers moved by setmaxnreg (USETMAXREG)",
+    require=(r"HGMMA", r"UTMALDG", r"SYNCS", r"USETMAXREG"), forbid=(r"LDG", r"HMMA"), no_spills=True)
+
 TILE_CASES = tuple({"count": c, "k": k, "dtype": dt} for dt in SUFFIX for c, k in ((1, 64), (3, 192)))
 COPY_CASES = ({"rows": 1, "cols": 8}, {"rows": 64, "cols": 64}, {"rows": 33, "cols": 72},
               {"rows": 100, "cols": 200}, {"rows": 129, "cols": 1000}, {"rows": 4096, "cols": 4104})
+
+GEMM_CASES = tuple({"m": m, "n": n, "k": k, "dtype": dt} for dt in SUFFIX
+                   for m, n, k in ((1, 8, 8), (128, 128, 64), (129, 136, 200), (64, 8, 584), (256, 384, 512),
+                                   (4096, 4096, 4096)))
 
 EXERCISES = (
     Exercise("day15", "wgmma_tile", "wgmma_tile.cu",
@@ -101,4 +170,7 @@ EXERCISES = (
              check_wgmma_tile, TILE_CASES, technique=(WGMMA_TECHNIQUE,)),
     Exercise("day15", "tma_copy", "tma_copy.cu", "TMA and an mbarrier: a matrix copied box by box",
              check_tma_copy, COPY_CASES, bench=bench_tma_copy, technique=(TMA_TECHNIQUE,)),
+    Exercise("day15", "gemm_wgmma", "gemm_wgmma.cu",
+             "the warp-specialised GEMM: a TMA producer, a ring of mbarrier stages, wgmma consumers",
+             check_gemm_wgmma, GEMM_CASES, bench=bench_gemm_wgmma, technique=(GEMM_TECHNIQUE,)),
 )

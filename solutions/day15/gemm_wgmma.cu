@@ -1,0 +1,121 @@
+// Day 15, exercise 3: the warp-specialised Hopper GEMM: TMA loads into a ring of stages, wgmma on them.
+//
+//   c = a @ b^T   a: [m, k], b: [n, k] (the layout of a linear layer's weight), c: [m, n], all row-major;
+//                 T = half or __nv_bfloat16 in and out, accumulated in float; k a multiple of 8
+//
+// One block of three warpgroups (384 threads) per 128 x 128 tile of c: grid = (ceil(n / 128), ceil(m / 128)).
+// Warpgroup 0 is the PRODUCER: one of its threads keeps STAGES slices in flight, each the 128 x 64 boxes of
+// a and of b for one 64-wide step of k, loaded by TMA into shared memory (the 128-byte swizzle) and counted
+// on that stage's FULL mbarrier. Warpgroups 1 and 2 are the CONSUMERS, rows 0-63 and 64-127 of the tile:
+// they wait on FULL, issue four wgmma m64n128k16 on the stage's descriptors, and once the tensor cores are
+// done with the stage, arrive on its EMPTY mbarrier so the producer may load the stage again.
+// The phases: the s-th stage is used for slices s, s + STAGES, s + 2 STAGES, ...; slice i waits for
+// completion number i / STAGES of its stage's barrier, whose parity is (i / STAGES) % 2.
+#include <course/hopper/tma.cuh>
+#include <course/hopper/wgmma.cuh>
+COURSE_REQUIRE_ARCH_SPECIFIC(90);
+
+namespace {
+
+using namespace course::hopper;
+
+constexpr int BM = 128, BN = 128, BK = 64;  // the tile of c, and k per stage (64 elements = 128 bytes)
+constexpr int STAGES = 4;
+constexpr int CONSUMERS = 2;                 // warpgroups that compute, 64 rows of the tile each
+constexpr uint32_t STAGE_BYTES = (BM + BN) * BK * 2;
+
+template <typename T>
+struct Shared {
+  T a[STAGES][BM * BK];  // each 16 KB, 1024-byte aligned: the swizzle atom
+  T b[STAGES][BN * BK];
+  uint64_t full[STAGES], empty[STAGES];
+};
+
+template <typename T>
+__device__ void gemm(const TensorMap* tma_a, const TensorMap* tma_b, T* __restrict__ c, int m, int n, int k) {
+  extern __shared__ __align__(1024) unsigned char raw[];
+  Shared<T>& s = *reinterpret_cast<Shared<T>*>(raw + ((1024 - smem_address(raw) % 1024) % 1024));
+  const int warpgroup = threadIdx.x / 128, tid = threadIdx.x % 128;
+  const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN, slices = (k + BK - 1) / BK;
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < STAGES; i++) {
+      mbarrier_init(&s.full[i], 1);           // the producer's arrive (with the bytes)
+      mbarrier_init(&s.empty[i], CONSUMERS);  // one arrive per consumer warpgroup
+    }
+    fence_mbarrier_init();
+  }
+  __syncthreads();
+
+  if (warpgroup == 0) {  // the producer
+    setmaxnreg_dec<40>();
+    if (tid == 0) {
+      for (int i = 0; i < slices; i++) {
+        const int stage = i % STAGES;
+        // BEGIN EXERCISE
+        // HINT: before reusing a stage (i >= STAGES) wait until the consumers emptied it: completion
+        // HINT: number i / STAGES - 1 of empty[stage]; then arrive on full[stage] announcing STAGE_BYTES and
+        // HINT: issue the two TMA loads of slice i (coordinates innermost first: k, then the row).
+        // HINT2: if (i >= STAGES) mbarrier_wait(&s.empty[stage], ((i / STAGES) - 1) & 1);
+        // HINT3: tma_load_2d(s.a[stage], tma_a, &s.full[stage], i * BK, m0);  (b: s.b[stage], tma_b, ..., n0)
+        // STUB: (void)stage;
+        if (i >= STAGES) mbarrier_wait(&s.empty[stage], ((i / STAGES) - 1) & 1);
+        mbarrier_arrive_expect_tx(&s.full[stage], STAGE_BYTES);
+        tma_load_2d(s.a[stage], tma_a, &s.full[stage], i * BK, m0);
+        tma_load_2d(s.b[stage], tma_b, &s.full[stage], i * BK, n0);
+        // END EXERCISE
+      }
+    }
+    return;
+  }
+
+  setmaxnreg_inc<232>();  // the consumers
+  const int rows = (warpgroup - 1) * 64;  // this warpgroup's rows of the tile
+  float acc[64];
+#pragma unroll
+  for (int j = 0; j < 64; j++) acc[j] = 0.f;
+  for (int i = 0; i < slices; i++) {
+    const int stage = i % STAGES;
+    // BEGIN EXERCISE
+    // HINT: wait for slice i on full[stage] (parity (i / STAGES) % 2); wgmma_fence(); four
+    // HINT: wgmma_m64n128k16 (k16 step q: 32 q bytes into each row of both tiles; this warpgroup's A rows
+    // HINT: start `rows` rows, rows * 128 bytes, into the a tile); wgmma_commit(); wgmma_wait<0>();
+    // HINT: then one thread of the warpgroup arrives on empty[stage].
+    // HINT2: const uint32_t a0 = smem_address(s.a[stage]) + rows * 128, b0 = smem_address(s.b[stage]);
+    // HINT3: wgmma_m64n128k16<T>(acc, make_descriptor(a0 + 32 * q), make_descriptor(b0 + 32 * q));
+    // STUB: (void)stage;
+    mbarrier_wait(&s.full[stage], (i / STAGES) & 1);
+    const uint32_t a0 = smem_address(s.a[stage]) + rows * 128, b0 = smem_address(s.b[stage]);
+    wgmma_fence();
+#pragma unroll
+    for (int q = 0; q < BK / 16; q++) wgmma_m64n128k16<T>(acc, make_descriptor(a0 + 32 * q), make_descriptor(b0 + 32 * q));
+    wgmma_commit();
+    wgmma_wait<0>();
+    if (tid == 0) mbarrier_arrive(&s.empty[stage]);
+    // END EXERCISE
+  }
+  // The epilogue: accumulator j of this thread is row 16 * warp + lane / 4 + 8 * ((j % 4) / 2), column
+  // 8 * (j / 4) + 2 * (lane % 4) + j % 2 of the warpgroup's 64 x 128 block; stores guarded at the edge.
+  const int warp = tid / 32, lane = tid % 32;
+#pragma unroll
+  for (int j = 0; j < 64; j += 2) {
+    const int row = m0 + rows + 16 * warp + lane / 4 + 8 * ((j % 4) / 2);
+    const int col = n0 + 8 * (j / 4) + 2 * (lane % 4);
+    if (row >= m) continue;
+    T* out = c + static_cast<int64_t>(row) * n + col;
+    if (col < n) out[0] = course::from_float<T>(acc[j]);
+    if (col + 1 < n) out[1] = course::from_float<T>(acc[j + 1]);
+  }
+}
+
+}  // namespace
+
+extern "C" __global__ void __launch_bounds__(384, 1) gemm_wgmma_f16(const __grid_constant__ TensorMap tma_a,
+                                                                    const __grid_constant__ TensorMap tma_b,
+                                                                    half* c, int m, int n, int k) {
+  gemm(&tma_a, &tma_b, c, m, n, k);
+}
+extern "C" __global__ void __launch_bounds__(384, 1) gemm_wgmma_bf16(const __grid_constant__ TensorMap tma_a,
+                                                                     const __grid_constant__ TensorMap tma_b,
+                                                                     __nv_bfloat16* c, int m, int n, int k) {
+  gemm(&tma_a, &tma_b, c, m, n, k);
+}

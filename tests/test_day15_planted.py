@@ -1,0 +1,78 @@
+"""Day 15: planted wrong kernels, each derived from the solution by one targeted change, must fail with a
+message a student understands; the solutions pass. The mistakes of Hopper code: a descriptor whose swizzle
+disagrees with the stores, a missing fence.proxy.async, a box read before the mbarrier wait, the wrong
+expect_tx bytes, a stage reused before the consumers released it, a wait on the wrong phase, and the
+technique skipped (mma.sync instead of wgmma, plain loads instead of TMA)."""
+import pytest
+
+from grader.paths import SOLUTIONS
+
+DAY = SOLUTIONS / "day15"
+
+
+def solution(name: str) -> str:
+    return (DAY / name).read_text()
+
+
+def plant(text: str, old: str, new: str) -> str:
+    assert old in text, f"the planted change no longer applies: {old!r}"
+    return text.replace(old, new)
+
+
+@pytest.mark.parametrize("name", ["wgmma_tile", "tma_copy", "gemm_wgmma"])
+def test_solutions_pass(planted, name):
+    assert planted("day15", name, solution(f"{name}.cu")) is None
+
+
+def test_a_descriptor_without_the_swizzle_reads_the_wrong_elements(planted):
+    text = plant(solution("wgmma_tile.cu"), "| (1ull << 62);\n  // END EXERCISE", ";\n  // END EXERCISE")
+    msg = planted("day15", "wgmma_tile", text)
+    assert msg and "wgmma_tile" in msg, msg
+
+
+def test_stores_without_the_proxy_fence_are_named(planted):
+    text = plant(solution("wgmma_tile.cu"), '    asm volatile("fence.proxy.async.shared::cta;\\n" ::: "memory");\n', "")
+    msg = planted("day15", "wgmma_tile", text)
+    assert msg and "fence.proxy.async" in msg, msg
+
+
+def test_a_box_read_before_the_wait_is_named(planted):
+    start = solution("tma_copy.cu").index('  asm volatile(\n      "{\\n.reg .pred p;\\nWAIT:')
+    end = solution("tma_copy.cu").index("  // END EXERCISE", start)
+    text = solution("tma_copy.cu")[:start] + solution("tma_copy.cu")[end:]
+    msg = planted("day15", "tma_copy", text)
+    assert msg and "before" in msg and "mbarrier" in msg, msg
+
+
+def test_the_wrong_expect_tx_bytes_never_complete(planted):
+    text = plant(solution("tma_copy.cu"), '"r"(smem_bar), "r"(BOX_BYTES)', '"r"(smem_bar), "r"(BOX_BYTES / 2)')
+    msg = planted("day15", "tma_copy", text)
+    assert msg and "mbarrier" in msg, msg
+
+
+def test_tma_copy_with_plain_loads_fails_on_the_technique(planted):
+    start = solution("tma_copy.cu").index("  if (threadIdx.x == 0) {\n    asm volatile(\"mbarrier.init")
+    end = solution("tma_copy.cu").index("  // END EXERCISE", start)
+    plain = ("  for (int i = threadIdx.x; i < BOX * BOX; i += blockDim.x) {\n"
+             "    const int r = i / BOX, c = i % BOX, row = row0 + r, col = col0 + c;\n"
+             "    tile[swizzled_offset(r, c) / 2] = 0;  // no global pointer to read from: the box is not loaded\n"
+             "  }\n  __syncthreads();\n  (void)smem_tile; (void)smem_bar;\n")
+    text = solution("tma_copy.cu")[:start] + plain + solution("tma_copy.cu")[end:]
+    msg = planted("day15", "tma_copy", text)
+    assert msg and "UTMALDG" in msg, msg
+
+
+def test_a_stage_reused_before_it_was_emptied_is_caught(planted):
+    """The producer overwrites a stage the consumers may still be reading: wrong results on the cases
+    whose K needs more slices than there are stages (the emulator runs the producer ahead)."""
+    text = plant(solution("gemm_wgmma.cu"),
+                 "        if (i >= STAGES) mbarrier_wait(&s.empty[stage], ((i / STAGES) - 1) & 1);\n", "")
+    msg = planted("day15", "gemm_wgmma", text)
+    assert msg and "gemm_wgmma" in msg, msg
+
+
+def test_a_consumer_waiting_on_the_wrong_phase_is_caught(planted):
+    text = plant(solution("gemm_wgmma.cu"), "mbarrier_wait(&s.full[stage], (i / STAGES) & 1);",
+                 "mbarrier_wait(&s.full[stage], 0);")
+    msg = planted("day15", "gemm_wgmma", text)
+    assert msg and "gemm_wgmma" in msg, msg
