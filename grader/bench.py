@@ -71,6 +71,20 @@ def measure(label: str, fn, *, size: int, nbytes: int = 0, flops: float = 0.0,
     return Measurement(label, size, statistics.median(runs), nbytes, flops, runs)
 
 
+def measure_interleaved(fns: dict, *, size: int, nbytes: int = 0, flops: float = 0.0, rounds: int = 5,
+                        repeat: int = 4) -> dict[str, Measurement]:
+    """`measure` for several launches `{label: fn}` timed in turns, `rounds` times `repeat` runs each:
+    a clock that drifts with power and heat (an H100 running GEMMs loses ~10% within seconds) falls on
+    every kernel alike, so their ratios hold. The median of each label's runs."""
+    if not timed():
+        return {label: measure(label, fn, size=size, nbytes=nbytes, flops=flops) for label, fn in fns.items()}
+    runs = {label: [] for label in fns}
+    for r in range(rounds):
+        for label, fn in fns.items():
+            runs[label] += time_ms(fn, warmup=0 if r else 3, repeat=repeat)
+    return {label: Measurement(label, size, statistics.median(ts), nbytes, flops, ts) for label, ts in runs.items()}
+
+
 def _untimed(label: str, size: int, nbytes: int = 0, flops: float = 0.0) -> Measurement:
     return Measurement(f"{label}, {NOT_TIMED}", size, float("nan"), nbytes, flops, timed=False)
 

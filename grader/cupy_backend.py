@@ -148,7 +148,7 @@ class CupyBackend(Backend):
         from cuda.bindings import driver as drv
 
         cp = self.require_gpu()
-        kind = "BFLOAT16" if "bfloat16" in str(array.dtype) else {2: "FLOAT16", 4: "FLOAT32"}[elem]
+        kind = "BFLOAT16" if "bfloat16" in str(array.dtype) else {1: "UINT8", 2: "FLOAT16", 4: "FLOAT32"}[elem]
         shape, strides = tuple(array.shape), tuple(int(s) for s in array.strides)
         rank = len(shape)
         err, tmap = drv.cuTensorMapEncodeTiled(

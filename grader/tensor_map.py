@@ -14,7 +14,7 @@ import numpy as np
 from grader import device
 
 SWIZZLES = (0, 32, 64, 128)
-_DTYPES = {np.dtype(np.float16): 2, np.dtype(np.float32): 4}
+_DTYPES = {np.dtype(np.uint8): 1, np.dtype(np.float16): 2, np.dtype(np.float32): 4}  # uint8: FP8 bits
 
 
 def _elem_size(dtype) -> int:
@@ -23,7 +23,7 @@ def _elem_size(dtype) -> int:
         return _DTYPES[dt]
     if "bfloat16" in str(dt):
         return 2
-    raise ValueError(f"tensor_map: dtype {dt} (use float16, bfloat16 or float32)")
+    raise ValueError(f"tensor_map: dtype {dt} (use uint8 (FP8 bits), float16, bfloat16 or float32)")
 
 
 def _check(shape, strides, elem, box, swizzle):

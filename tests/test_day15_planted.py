@@ -2,7 +2,9 @@
 message a student understands; the solutions pass. The mistakes of Hopper code: a descriptor whose swizzle
 disagrees with the stores, a missing fence.proxy.async, a box read before the mbarrier wait, the wrong
 expect_tx bytes, a stage reused before the consumers released it, a wait on the wrong phase, and the
-technique skipped (mma.sync instead of wgmma, plain loads instead of TMA)."""
+technique skipped (mma.sync instead of wgmma, plain loads instead of TMA); in the persistent GEMM, a tile
+order that is not grouped, a store buffer written before the previous TMA store read it, a ring restarted
+at every tile, an epilogue that stores nothing, and no wgmma group left in flight."""
 import pytest
 
 from grader.paths import SOLUTIONS
@@ -19,7 +21,7 @@ def plant(text: str, old: str, new: str) -> str:
     return text.replace(old, new)
 
 
-@pytest.mark.parametrize("name", ["wgmma_tile", "tma_copy", "gemm_wgmma"])
+@pytest.mark.parametrize("name", ["wgmma_tile", "tma_copy", "gemm_wgmma", "gemm_persistent"])
 def test_solutions_pass(planted, name):
     assert planted("day15", name, solution(f"{name}.cu")) is None
 
@@ -76,3 +78,41 @@ def test_a_consumer_waiting_on_the_wrong_phase_is_caught(planted):
                  "mbarrier_wait(&s.full[stage], 0);")
     msg = planted("day15", "gemm_wgmma", text)
     assert msg and "gemm_wgmma" in msg, msg
+
+
+def test_a_tile_order_that_is_not_grouped_is_named(planted):
+    text = plant(solution("gemm_persistent.cu"), "  tm = first + r % rows;\n  tn = r / rows;\n",
+                 "  tm = t / tiles_n;\n  tn = t % tiles_n;\n  (void)first; (void)rows; (void)r;\n")
+    msg = planted("day15", "gemm_persistent", text)
+    assert msg and "tile_of(" in msg and "grouped order" in msg, msg
+
+
+def test_a_store_buffer_written_before_the_store_read_it_is_named(planted):
+    text = plant(solution("gemm_persistent.cu"), "    if (tid == 0) bulk_wait_group_read<0>();\n    named_barrier_sync",
+                 "    named_barrier_sync")
+    msg = planted("day15", "gemm_persistent", text)
+    assert msg and "while a TMA store still reads it" in msg, msg
+
+
+def test_a_ring_restarted_at_every_tile_is_caught(planted):
+    """The consumers start each tile at stage 0, phase 0, while the producer carries on around the ring."""
+    text = plant(solution("gemm_persistent.cu"), "    int previous = -1;", "    stage = 0, phase = 0;\n    int previous = -1;")
+    msg = planted("day15", "gemm_persistent", text)
+    assert msg and "gemm_persistent" in msg, msg
+
+
+def test_an_epilogue_that_stores_nothing_is_caught(planted):
+    start = solution("gemm_persistent.cu").index("    if (tid == 0) bulk_wait_group_read<0>();\n    named_barrier_sync")
+    end = solution("gemm_persistent.cu").index("    // END EXERCISE", start)
+    plain = "    (void)cs; (void)tma_c; (void)warp; (void)lane;\n"  # c is written only by the TMA store
+    text = solution("gemm_persistent.cu")[:start] + plain + solution("gemm_persistent.cu")[end:]
+    msg = planted("day15", "gemm_persistent", text)
+    assert msg and "gemm_persistent" in msg, msg
+
+
+def test_no_wgmma_group_in_flight_fails_on_the_technique(planted):
+    text = plant(solution("gemm_persistent.cu"),
+                 "      wgmma_wait<1>();\n      if (previous >= 0 && tid == 0) mbarrier_arrive(&s.empty[previous]);\n      previous = stage;\n",
+                 "      wgmma_wait<0>();\n      if (tid == 0) mbarrier_arrive(&s.empty[stage]);\n")
+    msg = planted("day15", "gemm_persistent", text)
+    assert msg and "0x1" in msg, msg

@@ -139,3 +139,76 @@ def test_tensor_map_rejects_bad_boxes():
         tensor_map._check((64, 64), (128, 2), 2, (8, 128), 128)
     with pytest.raises(ValueError, match="not one grader.tensor_map"):
         tensor_maps.decode(bytes(128))
+
+
+STORE_KERNEL = r"""
+#include <course/hopper/tma.cuh>
+COURSE_REQUIRE_ARCH_SPECIFIC(90);
+using namespace course::hopper;
+
+// Two rounds: each fills the 64 x 64 box (128-byte swizzle) with round * 100000 + element index (mod 2^16),
+// then thread 0 stores it with TMA at column 64 * round of out [64, 128].
+extern "C" __global__ void store_tiles(const __grid_constant__ TensorMap tmap) {
+  __shared__ alignas(1024) unsigned short tile[64 * 64];
+  for (int round = 0; round < 2; round++) {
+#ifndef NO_WAIT
+    if (threadIdx.x == 0) bulk_wait_group_read<0>();
+#endif
+    __syncthreads();
+    for (int i = threadIdx.x; i < 64 * 64; i += blockDim.x) {
+      int byte = i * 2;
+      byte ^= ((byte >> 7) & 7) << 4;
+      tile[byte / 2] = (unsigned short)(round * 100000 + i);
+    }
+    fence_proxy_async();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      tma_store_2d(&tmap, tile, 64 * round, 0);
+      bulk_commit_group();
+    }
+  }
+  if (threadIdx.x == 0) bulk_wait_group_read<0>();
+}
+
+// Warpgroups 0 and 1 each meet at their own named barrier (1 and 2), warpgroup 1 after warpgroup 0 wrote
+// flag: out[i] = the flag each thread saw.
+extern "C" __global__ void named(int* out) {
+  __shared__ int flag[2];
+  const int wg = threadIdx.x / 128;
+  if (threadIdx.x % 128 == 0) flag[wg] = wg + 1;
+  named_barrier_sync(1 + wg, 128);
+  out[threadIdx.x] = flag[wg];
+}
+"""
+
+
+def _store_module(tmp_path, extra=()):
+    path = tmp_path / "store.cu"
+    path.write_text(STORE_KERNEL)
+    return emulator.load(path, tuple(extra))
+
+
+def test_tma_store_writes_the_unswizzled_box(tmp_path):
+    mod = _store_module(tmp_path)
+    out = _dev(np.zeros((64, 128), np.uint16))
+    tmap = tensor_maps.encode(out.ptr, (64, 128), (256, 2), 2, (64, 64), 128)
+    mod.get_function("store_tiles")((1,), (128,), (tmap,))
+    i = np.arange(64 * 64).reshape(64, 64)
+    expected = np.concatenate([i, 100000 + i], axis=1).astype(np.uint16)
+    np.testing.assert_array_equal(out.get(), expected)
+
+
+def test_a_buffer_written_while_a_tma_store_reads_it_is_named(tmp_path):
+    mod = _store_module(tmp_path, ("-DNO_WAIT",))
+    out = _dev(np.zeros((64, 128), np.uint16))
+    tmap = tensor_maps.encode(out.ptr, (64, 128), (256, 2), 2, (64, 64), 128)
+    with pytest.raises(emulator.EmulatorFault, match=r"while a TMA store still reads it.*store.cu:\d+"):
+        mod.get_function("store_tiles")((1,), (128,), (tmap,))
+
+
+def test_named_barriers_meet_per_id(tmp_path):
+    """Two warpgroups at bar.sync 1, 128 and bar.sync 2, 128: each waits for its own 128 threads only."""
+    mod = _store_module(tmp_path)
+    out = _dev(np.zeros(256, np.int32))
+    mod.get_function("named")((1,), (256,), (out,))
+    np.testing.assert_array_equal(out.get(), np.repeat([1, 2], 128))

@@ -14,16 +14,21 @@ How to read the output:
   its 128 x 128 tile (1 x 8 x 8, 129 x 136 x 200), with fp32 accumulation checked as on day 10; a
   producer that reuses a stage before the consumers released it, or a consumer that waits on the wrong
   phase, shows up as wrong values or as an mbarrier the emulator names as never completing.
+- gemm_persistent checks its tile order alone first (tile_of: every tile once, in grouped order, the
+  first wrong tile named), then C = A @ B^T as gemm_wgmma, with grids smaller than the tile count, so
+  each block takes several tiles: a ring phase not carried from tile to tile, or a store buffer written
+  again before the previous tile's TMA store read it, shows up as wrong values.
 - The technique is checked on the SASS for sm_90a: HGMMA for wgmma_tile; UTMALDG and SYNCS (the
   mbarrier) and no LDG for tma_copy; for gemm_wgmma HGMMA, UTMALDG, SYNCS and USETMAXREG, no LDG or
-  HMMA, no spills.
+  HMMA, no spills; for gemm_persistent also UTMASTG (c stored by TMA, no STG) and
+  WARPGROUP.DEPBAR.LE gsb0, 0x1 (one wgmma group in flight).
 The checks themselves are in grader/exercises/day15.py.
 """
 import pytest
 
 from grader.exercises import case_id, day15
 
-WGMMA_TILE, TMA_COPY, GEMM = day15.EXERCISES
+WGMMA_TILE, TMA_COPY, GEMM, PERSISTENT = day15.EXERCISES
 
 
 @pytest.mark.parametrize("case", WGMMA_TILE.cases, ids=case_id)
@@ -41,6 +46,11 @@ def test_gemm_wgmma(course, case):
     course.check(GEMM, case)
 
 
+@pytest.mark.parametrize("case", PERSISTENT.cases, ids=case_id)
+def test_gemm_persistent(course, case):
+    course.check(PERSISTENT, case)
+
+
 @pytest.mark.perf
 def test_tma_copy_bandwidth(course):
     course.bench(TMA_COPY)
@@ -49,3 +59,8 @@ def test_tma_copy_bandwidth(course):
 @pytest.mark.perf
 def test_gemm_wgmma_throughput(course):
     course.bench(GEMM)
+
+
+@pytest.mark.perf
+def test_gemm_persistent_throughput(course):
+    course.bench(PERSISTENT)

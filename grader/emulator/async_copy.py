@@ -13,7 +13,10 @@
 - Tensor maps: the 128-byte parameter `grader.tensor_map` encodes for the emulator (`tensor_maps.py`);
   boxes are zero-filled out of bounds, 32/64/128-byte swizzles XOR the 16-byte chunk index (address
   bits 4-6) with the 128-byte row index (bits 7-9) of the absolute shared address, as the hardware does.
-- Bulk stores (shared -> global) write at once; `cp.async.bulk.commit_group/wait_group` are no-ops.
+- Bulk stores (shared -> global) write at once, but their source bytes count as being read until the
+  issuing thread's `cp.async.bulk.wait_group.read N` (or `wait_group N`) has retired their group
+  (`commit_group` closes one): a shared-memory write to them before that is an error naming the write
+  and the store (`BulkState.check_write`, called by memops for every checked shared-memory write).
 """
 from __future__ import annotations
 
@@ -51,6 +54,41 @@ class BulkState:
         self.bars: dict[int, Barrier] = {}
         self.flight = np.full(st.shared.size, -1, np.int32)  # per shared byte: the copy in flight, or -1
         self.copies: list = []  # copy id -> (barrier offset, phase, op, byte offsets)
+        self.reading = np.full(st.shared.size, -1, np.int32)  # per shared byte: the bulk store reading it
+        self.stores: list = []  # store id -> (thread, op)
+        self.open: dict[int, list[int]] = {}  # thread -> its stores since its last commit_group
+        self.groups: dict[int, list[list[int]]] = {}  # thread -> its committed groups, oldest first
+
+    def store(self, thread: int, op, offs) -> None:
+        sid = len(self.stores)
+        self.stores.append((thread, op))
+        self.reading[offs] = sid
+        self.open.setdefault(thread, []).append(sid)
+
+    def commit(self, threads) -> None:
+        for t in threads:
+            self.groups.setdefault(int(t), []).append(self.open.pop(int(t), []))
+
+    def wait_read(self, threads, pending: int) -> None:
+        """Each thread's committed groups beyond the newest `pending` have read their bytes."""
+        for t in threads:
+            groups = self.groups.get(int(t), [])
+            while len(groups) > pending:
+                done = groups.pop(0)
+                if done:
+                    hit = np.isin(self.reading, done)
+                    self.reading[hit] = -1
+
+    def check_write(self, st, op, t, byte0):
+        hit = self.reading[byte0]
+        if (hit >= 0).any():
+            i = int(np.flatnonzero(hit >= 0)[0])
+            thread, sop = self.stores[int(hit[i])]
+            raise EmulatorFault(
+                f"shared memory written while a TMA store still reads it: {op.where()} by {st.who(int(t[i]))} "
+                f"writes shared offset {int(byte0[i]) % st.Sp}, the source of the bulk store at {sop.where()} "
+                f"by {st.who(thread)}, whose group that thread has not yet waited for (cp.async.bulk.commit_group, "
+                f"then cp.async.bulk.wait_group.read before the buffer is written again)")
 
     def check_read(self, st, op, t, byte0, size):
         hit = self.flight[byte0]
@@ -239,8 +277,15 @@ def build_cp(prog, inst):
     parts = inst.parts
     if len(parts) < 3 or parts[2] != "bulk":
         return _plain_cp(prog, inst)
-    if len(parts) > 3 and parts[3] in ("commit_group", "wait_group", "wait_group.read"):
-        return Op(NORMAL, lambda st, sel: None, inst)  # bulk stores complete at issue
+    if len(parts) > 3 and parts[3] == "commit_group":
+        return Op(NORMAL, lambda st, sel: bulk_state(st).commit(st.idx(sel)), inst)
+    if len(parts) > 3 and parts[3] == "wait_group":  # .read or not: the stores' bytes were written at issue
+        pending = reader(prog, inst.operands[0], "u32")
+
+        def wait(st, sel):
+            n = int(np.asarray(pending(st, sel)).ravel()[0])
+            bulk_state(st).wait_read(st.idx(sel), n)
+        return Op(NORMAL, wait, inst)
     if "prefetch" in parts:
         return Op(NORMAL, lambda st, sel: None, inst)
     tensor = len(parts) > 3 and parts[3] == "tensor"
@@ -358,6 +403,7 @@ def _tensor(prog, inst, to_shared):
                 _land(st, op, sel[i], keys[i], offs, data)
             else:
                 s.arr[byte_idx[ok]] = st.shared[offs[ok]]
+                bulk_state(st).store(int(sel[i]), op, offs)
     op = Op(NORMAL, fn, inst)
     return op
 

@@ -199,8 +199,11 @@ def _check_shared(st, op, sel, seg, size, write, synced=False):
     nwords = max(1, size // 4)
     unit = byte0 // 4 if nwords == 1 else byte0 // size  # the word, or the n-aligned group of words
     word = unit if nwords == 1 else (_WORD_ROWS[nwords] + unit * nwords).ravel()
-    if not write and getattr(st, "bulk", None) is not None:  # bytes of a bulk copy not yet waited for
-        st.bulk.check_read(st, op, t, byte0, size)
+    if getattr(st, "bulk", None) is not None:  # bytes of a bulk copy (or store) not yet waited for
+        if write:
+            st.bulk.check_write(st, op, t, byte0)
+        else:
+            st.bulk.check_read(st, op, t, byte0, size)
     if not write:  # the per-byte init flags, checked a word (or half word) at a time
         if size >= 4:
             init = st.sh_init.view(np.uint32)[word] == _INIT_WORD

@@ -986,13 +986,19 @@ def build_bar(prog, inst):
         p = reader(prog, inst.operands[-1], "pred")
         red = (redop, d, p)
 
+    # a named barrier (bar.sync id, count): threads meet per (block, id), 16 barriers per block
+    ident = reader(prog, inst.operands[0], "u32") if count is not None else None
+
     def ready(st, sel):
         blk = st.blk[sel]
-        arrived = np.bincount(blk, minlength=st.nblk)
+        key = blk.astype(np.int64)
+        if ident is not None:
+            key = key * 16 + np.broadcast_to(np.asarray(ident(st, sel)).astype(np.int64) % 16, sel.shape)
+        arrived = np.bincount(key, minlength=st.nblk * 16 if ident is not None else st.nblk)
         # every thread of the block must arrive: one that exited never will (undefined in CUDA,
         # reported here as a barrier reached by part of the block)
         need = st.bthreads if count is None else int(np.asarray(count(st, sel[:1])).ravel()[0])
-        done = arrived[blk] >= need
+        done = arrived[key] >= need
         return sel[done], sel[~done]
 
     def fn(st, sel):

@@ -1,4 +1,5 @@
-"""Hopper warpgroup MMA: `wgmma.fence / commit_group / wait_group / mma_async` (m64nNk16, f32 += f16/bf16).
+"""Hopper warpgroup MMA: `wgmma.fence / commit_group / wait_group / mma_async` (m64nNk16, f32 += f16/bf16;
+m64nNk32, f32 += e4m3/e5m2, both operands K-major from shared memory).
 
 A warpgroup is 4 consecutive warps of a block (warp index % 4 == 0 first); its 128 threads execute every
 `.sync.aligned` wgmma instruction together. A and B come from shared memory through 64-bit matrix
@@ -30,22 +31,23 @@ def decode_descriptor(d: int) -> dict:
             "base": (d >> 49) & 7, "swizzle": SWIZZLE_BYTES[(d >> 62) & 3]}
 
 
-def operand_offsets(desc: dict, rows: int, k_major: bool) -> np.ndarray:
-    """[rows (M or N), 16 (K)] shared-memory byte addresses of a 16-bit operand in the canonical layout.
+def operand_offsets(desc: dict, rows: int, k_major: bool, elem: int = 2) -> np.ndarray:
+    """[rows (M or N), 32 / elem (K)] shared-memory byte addresses of an operand of `elem`-byte elements
+    (2: f16/bf16, k16; 1: e4m3/e5m2, k32, K-major only) in the canonical layout.
 
     Core matrices are 8 rows of 16 bytes. K-major: without swizzle a core matrix is 128 contiguous bytes,
-    LBO steps to the next 8 k, SBO to the next 8 rows; with a W-byte swizzle a row is W bytes (both
-    k halves in it), SBO steps 8 rows. MN-major: without swizzle SBO steps 8 rows, LBO 8 k; with a W-byte
-    swizzle a k-row holds W/2 elements, LBO steps to the next W/2, SBO to the next 8 k.
+    LBO steps to the next 16 bytes of k, SBO to the next 8 rows; with a W-byte swizzle a row is W bytes
+    (the whole k step in it), SBO steps 8 rows. MN-major (16-bit): without swizzle SBO steps 8 rows, LBO
+    8 k; with a W-byte swizzle a k-row holds W/2 elements, LBO steps to the next W/2, SBO to the next 8 k.
     The W-byte swizzle XORs address bits 4.. with bits 7.. (log2(W/16) of them)."""
     r = np.arange(rows)[:, None]
-    k = np.arange(16)[None, :]
+    k = np.arange(32 // elem)[None, :]
     w, start, lbo, sbo = desc["swizzle"], desc["start"], desc["lbo"], desc["sbo"]
     if k_major:
         if w == 0:
-            a = (r // 8) * sbo + (r % 8) * 16 + (k // 8) * lbo + (k % 8) * 2
+            a = (r // 8) * sbo + (r % 8) * 16 + (k * elem // 16) * lbo + (k * elem % 16)
         else:
-            a = (r // 8) * sbo + (r % 8) * w + k * 2
+            a = (r // 8) * sbo + (r % 8) * w + k * elem
     else:
         if w == 0:
             a = (r // 8) * sbo + (r % 8) * 2 + (k // 8) * lbo + (k % 8) * 16
@@ -213,9 +215,11 @@ def _build_mma(prog, inst):
     parts = inst.parts
     shape = parts[4]
     dtype_d, dtype_a, dtype_b = parts[5:8]
-    if not (shape.startswith("m64n") and shape.endswith("k16")) or dtype_d != "f32" \
-            or dtype_a not in ("f16", "bf16") or dtype_a != dtype_b:
-        raise Unsupported(f"{inst.opcode} (m64nNk16 with f32 += f16/bf16 only)")
+    fp8 = dtype_a in V.FP8 and dtype_b in V.FP8
+    if not (shape.startswith("m64n") and shape.endswith("k32" if fp8 else "k16")) or dtype_d != "f32" \
+            or not (fp8 or dtype_a in ("f16", "bf16") and dtype_a == dtype_b):
+        raise Unsupported(f"{inst.opcode} (m64nNk16 with f32 += f16/bf16, m64nNk32 with f32 += e4m3/e5m2 only)")
+    elem = 1 if fp8 else 2
     n = int(shape[4:-3])
     if n % 8 or not 8 <= n <= 256:
         raise Unsupported(inst.opcode)
@@ -225,12 +229,14 @@ def _build_mma(prog, inst):
         raise Unsupported(f"{inst.opcode}: {len(dnames)} accumulators, expected {n // 2}")
     dslots = [prog.reg(x)[0] for x in dnames]
     a_regs = ops[1].startswith("{")
+    if a_regs and fp8:
+        raise Unsupported(f"{inst.opcode} with A in registers")
     a_read = [reader(prog, x.strip(), "b32") for x in ops[1].strip("{}").split(",")] if a_regs \
         else reader(prog, ops[1], "u64")
     b_read = reader(prog, ops[2], "u64")
     imm = [int(immediate(x, "s32")) for x in ops[4:]]
     scale_a, scale_b = imm[0], imm[1]
-    trans_a, trans_b = (0, imm[2]) if a_regs else (imm[2], imm[3])
+    trans_a, trans_b = (0, 0) if fp8 else (0, imm[2]) if a_regs else (imm[2], imm[3])  # FP8: K-major only
     sd_imm = immediate(ops[3], "s32")
     sd_read = None if sd_imm is not None else reader(prog, ops[3], "pred")
     op = Op(WSYNC, None, inst)
@@ -238,8 +244,10 @@ def _build_mma(prog, inst):
     d_rows, d_cols = _fragment_d(n)
     a_rows, a_cols = _fragment_a()
 
-    def unpack(bits):
-        if dtype_a == "bf16":
+    def unpack(bits, dtype=dtype_a):
+        if fp8:
+            return V.fp8_bits_to_f64(bits, dtype)
+        if dtype == "bf16":
             return V.bf16_bits_to_f32(bits).astype(np.float64)
         return bits.view(np.float16).astype(np.float64)
 
@@ -255,13 +263,15 @@ def _build_mma(prog, inst):
         if desc["base"]:
             raise EmulatorFault(f"{op.where()}: {what} descriptor has base offset {desc['base']}: not "
                                 f"emulated (align swizzled tiles to the swizzle pattern, 1024 bytes for 128B)")
-        a = operand_offsets(desc, rows, k_major)
-        if a.min() < 0 or a.max() + 2 > st.S or a.min() % 2:
+        a = operand_offsets(desc, rows, k_major, elem)
+        if a.min() < 0 or a.max() + elem > st.S or a.min() % elem:
             raise EmulatorFault(f"{op.where()}: the {what} descriptor (start {desc['start']}, LBO "
                                 f"{desc['lbo']}, SBO {desc['sbo']}, swizzle {desc['swizzle'] or 'none'}) "
                                 f"reaches shared bytes {int(a.min())}..{int(a.max()) + 1}, outside the "
                                 f"block's {st.S} bytes")
         base = int(st.shared_row[sel[0]])
+        if fp8:
+            return unpack(st.shared[base + a], dtype_a if what == "A" else dtype_b)
         return unpack(st.shared[base + a[..., None] + np.arange(2)].copy().view(np.uint16)[..., 0])
 
     def fn(st, sel):

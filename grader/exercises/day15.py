@@ -82,21 +82,32 @@ GEMM_TILE, GEMM_BK, GEMM_STAGES, GEMM_THREADS = 128, 64, 4, 384  # gemm_wgmma.cu
 GEMM_SMEM = GEMM_STAGES * 2 * GEMM_TILE * GEMM_BK * 2 + 2 * GEMM_STAGES * 8 + 1024  # + alignment slack
 
 
-def gemm_launch(module, a, b, c, m: int, n: int, k: int, dtype: str, *, sync: bool = True) -> None:
-    """c [m, n] = a [m, k] @ b [n, k]^T with gemm_wgmma (device arrays of `dtype`)."""
+def gemm_prepare(module, a, b, c, m: int, n: int, k: int, dtype: str):
+    """The launch of gemm_wgmma computing c [m, n] = a [m, k] @ b [n, k]^T (device arrays of `dtype`), its
+    tensor maps built once: `run()` enqueues it, `run(sync=True)` waits and names a fault."""
     if k % 8:
         raise ValueError(f"k={k}: a TMA tensor's rows must be multiples of 16 bytes (k % 8 == 0)")
-    kernel = module.get_function(f"gemm_wgmma_{SUFFIX[dtype]}")
-    kernel.max_dynamic_shared_size_bytes = GEMM_SMEM  # above 48 KiB a kernel must opt in
+    name = f"gemm_wgmma_{SUFFIX[dtype]}"
     box = (GEMM_TILE, GEMM_BK)
     args = (tensor_map.tensor_map(_as_16bit(a), box, 128), tensor_map.tensor_map(_as_16bit(b), box, 128), c,
             np.int32(m), np.int32(n), np.int32(k))
     grid = (-(-n // GEMM_TILE), -(-m // GEMM_TILE))
-    if sync:
-        device.launch(kernel, grid, (GEMM_THREADS,), args, shared_mem=GEMM_SMEM,
-                      what=f"gemm_wgmma_{SUFFIX[dtype]} (M={m}, N={n}, K={k})")
-    else:
-        kernel(grid, (GEMM_THREADS,), args, shared_mem=GEMM_SMEM)
+    return _launcher(module, name, grid, args, GEMM_SMEM, f"{name} (M={m}, N={n}, K={k})", (a, b, c))
+
+
+def _launcher(module, name: str, grid, args, smem: int, what: str, arrays: tuple):
+    """`run` for the kernel; it holds `arrays`, which the tensor maps in `args` point into (a tensor map
+    is bytes: it does not keep its array alive)."""
+    kernel = module.get_function(name)
+    kernel.max_dynamic_shared_size_bytes = smem  # above 48 KiB a kernel must opt in
+
+    def run(sync: bool = False):
+        assert arrays
+        if sync:
+            device.launch(kernel, grid, (GEMM_THREADS,), args, shared_mem=smem, what=what)
+        else:  # timed: launches queue up
+            kernel(grid, (GEMM_THREADS,), args, shared_mem=smem)
+    return run
 
 
 def _as_16bit(x):
@@ -105,35 +116,100 @@ def _as_16bit(x):
     return x.view(np.float16) if x.dtype == np.uint16 else x
 
 
-def check_gemm_wgmma(module, seed: int, m: int, n: int, k: int, dtype: str) -> None:
+def _check_gemm(prepare, name: str, seed: int, m: int, n: int, k: int, dtype: str) -> None:
     _dtype_ok(dtype)
     rng = np.random.default_rng(seed)
     a, b = _normal(rng, (m, k), dtype), _normal(rng, (n, k), dtype)
     c = device.empty((m, n), dtype)
-    gemm_launch(module, device.asarray(a), device.asarray(b), c, m, n, k, dtype)
+    prepare(device.asarray(a), device.asarray(b), c, m, n, k, dtype)(sync=True)
     expected = a.astype(np.float64) @ b.astype(np.float64).T
     checks.assert_close(device.to_host(c, dtype), expected, dt=dtype, tol=accumulate_tolerance(k, dtype),
-                        name=f"gemm_wgmma_{SUFFIX[dtype]} C = A @ B^T (M={m}, N={n}, K={k})", seed=seed)
+                        name=f"{name}_{SUFFIX[dtype]} C = A @ B^T (M={m}, N={n}, K={k})", seed=seed)
 
 
-def bench_gemm_wgmma(modules: dict, quick: bool = False) -> bench.Report:
-    """TFLOP/s of gemm_wgmma (fp16) against cuBLAS on the same product (`cupy.matmul(a, b.T)`), square."""
+def check_gemm_wgmma(module, seed: int, m: int, n: int, k: int, dtype: str) -> None:
+    _check_gemm(lambda *args: gemm_prepare(module, *args), "gemm_wgmma", seed, m, n, k, dtype)
+
+
+def _bench_gemm(modules: dict, prepare, title: str, quick: bool) -> bench.Report:
+    """TFLOP/s of `prepare`'s kernel (fp16) against cuBLAS on the same product (`cupy.matmul(a, b.T)`),
+    square sizes, each kernel and cuBLAS timed in turns (`bench.measure_interleaved`)."""
     cp = device.require_gpu()
     sizes = (4096, 8192) if quick else (2048, 4096, 8192)
-    report = bench.Report("Hopper GEMM c = a @ b^T, fp16 (fp32 accumulate), square", "M = N = K", "TFLOP/s")
-    ceiling = []
+    report = bench.Report(title, "M = N = K", "TFLOP/s")
     for n in sizes:
         a, b = device.random((n, n), "float16", seed=1), device.random((n, n), "float16", seed=2)
         c = cp.empty((n, n), dtype=np.float16)
-        for label, module in modules.items():
-            gemm_launch(module, a, b, c, n, n, n, "float16")
-            run = (lambda mod: lambda: gemm_launch(mod, a, b, c, n, n, n, "float16", sync=False))(module)
-            report.series.setdefault(label, []).append(bench.measure(label, run, size=n, flops=2.0 * n ** 3,
-                                                                     repeat=10))
-        ceiling.append(bench.measure("cuBLAS (ceiling)", lambda: cp.matmul(a, b.T, out=c), size=n,
-                                     flops=2.0 * n ** 3, repeat=10))
-    report.ceiling = ceiling
+        runs = {label: prepare(module, a, b, c, n, n, n, "float16") for label, module in modules.items()}
+        for run in runs.values():
+            run(sync=True)  # a fault is named before anything is timed
+        runs["cuBLAS (ceiling)"] = lambda: cp.matmul(a, b.T, out=c)
+        found = bench.measure_interleaved(runs, size=n, flops=2.0 * n ** 3)
+        for label in modules:
+            report.series.setdefault(label, []).append(found[label])
+        report.ceiling.append(found["cuBLAS (ceiling)"])
     return report
+
+
+def bench_gemm_wgmma(modules: dict, quick: bool = False) -> bench.Report:
+    return _bench_gemm(modules, gemm_prepare, "Hopper GEMM c = a @ b^T, fp16 (fp32 accumulate), one block per "
+                       "128 x 128 tile", quick)
+
+
+# ---- exercise 4: the persistent GEMM: grouped tile order, one wgmma group in flight, TMA stores ------
+
+PERSISTENT_STAGES, PERSISTENT_GROUP = 5, 8  # gemm_persistent.cu's STAGES and GROUP
+PERSISTENT_SMEM = (PERSISTENT_STAGES * 2 * GEMM_TILE * GEMM_BK * 2 + 2 * 64 * GEMM_TILE * 2
+                   + 2 * PERSISTENT_STAGES * 8 + 1024)
+
+
+def persistent_prepare(module, a, b, c, m: int, n: int, k: int, dtype: str):
+    """The launch of gemm_persistent (one block per SM, at most one per tile) computing c = a @ b^T."""
+    if k % 8 or n % 8:
+        raise ValueError(f"k={k}, n={n}: a TMA tensor's rows must be multiples of 16 bytes (k and n % 8 == 0)")
+    name = f"gemm_persistent_{SUFFIX[dtype]}"
+    box = (GEMM_TILE, GEMM_BK)
+    args = (tensor_map.tensor_map(_as_16bit(a), box, 128), tensor_map.tensor_map(_as_16bit(b), box, 128),
+            tensor_map.tensor_map(_as_16bit(c), (64, 64), 128), np.int32(m), np.int32(n), np.int32(k))
+    tiles = -(-m // GEMM_TILE) * -(-n // GEMM_TILE)
+    blocks = min(tiles, max(3, device.properties()["sms"]))  # the emulator's one SM: 3 blocks still take turns
+    return _launcher(module, name, (blocks,), args, PERSISTENT_SMEM, f"{name} (M={m}, N={n}, K={k}, {blocks} blocks)",
+                     (a, b, c))
+
+
+def grouped_order(tiles_m: int, tiles_n: int) -> np.ndarray:
+    """[t] -> (tile-row, tile-column) of the t-th tile in grouped order (PERSISTENT_GROUP tile-rows at a time)."""
+    t = np.arange(tiles_m * tiles_n)
+    per_group = PERSISTENT_GROUP * tiles_n
+    first = t // per_group * PERSISTENT_GROUP
+    rows = np.minimum(PERSISTENT_GROUP, tiles_m - first)
+    r = t % per_group
+    return np.stack([first + r % rows, r // rows], axis=1)
+
+
+def check_gemm_persistent(module, seed: int, m: int, n: int, k: int, dtype: str) -> None:
+    _check_tile_order(module, -(-m // GEMM_TILE), -(-n // GEMM_TILE))
+    _check_gemm(lambda *args: persistent_prepare(module, *args), "gemm_persistent", seed, m, n, k, dtype)
+
+
+def _check_tile_order(module, tiles_m: int, tiles_n: int) -> None:
+    """tile_of, alone: every tile once, in grouped order."""
+    count = tiles_m * tiles_n
+    out = device.asarray(np.full(2 * count, -1, np.int32))
+    device.launch(module.get_function("gemm_persistent_tile_order"), (-(-count // 128),), (128,),
+                  (out, np.int32(tiles_m), np.int32(tiles_n)), what="gemm_persistent_tile_order")
+    got, expected = device.to_host(out).reshape(count, 2), grouped_order(tiles_m, tiles_n)
+    wrong = np.flatnonzero((got != expected).any(axis=1))
+    if wrong.size:
+        t = int(wrong[0])
+        raise AssertionError(f"tile_of({t}) with {tiles_m} x {tiles_n} tiles gave (tm, tn) = {tuple(map(int, got[t]))}, "
+                             f"expected {tuple(map(int, expected[t]))} (grouped order, GROUP = {PERSISTENT_GROUP} "
+                             f"tile-rows); {wrong.size} of {count} tiles differ")
+
+
+def bench_gemm_persistent(modules: dict, quick: bool = False) -> bench.Report:
+    return _bench_gemm(modules, persistent_prepare, "Persistent Hopper GEMM c = a @ b^T, fp16 (fp32 accumulate), "
+                       "grouped tiles, TMA-store epilogue", quick)
 
 
 # ---- the technique of each exercise (grader/technique.py, SASS of sm_90a) -------------------------
@@ -160,9 +236,20 @@ TILE_CASES = tuple({"count": c, "k": k, "dtype": dt} for dt in SUFFIX for c, k i
 COPY_CASES = ({"rows": 1, "cols": 8}, {"rows": 64, "cols": 64}, {"rows": 33, "cols": 72},
               {"rows": 100, "cols": 200}, {"rows": 129, "cols": 1000}, {"rows": 4096, "cols": 4104})
 
+PERSISTENT_TECHNIQUE = Technique(
+    why="a persistent warp-specialised GEMM: TMA loads (UTMALDG) and TMA stores of c (UTMASTG), one wgmma "
+        "group kept in flight (WARPGROUP.DEPBAR.LE gsb0, 0x1), no plain global stores",
+    require=(r"HGMMA", r"UTMALDG", r"UTMASTG", r"SYNCS", r"USETMAXREG"), forbid=(r"LDG", r"HMMA", r"STG"),
+    no_spills=True, kernels=("gemm_persistent_f16", "gemm_persistent_bf16"),
+    require_lines=((r"WARPGROUP\.DEPBAR\.LE\s+gsb0,\s*0x1", "wgmma_wait<1>: one wgmma group left in flight"),))
+
 GEMM_CASES = tuple({"m": m, "n": n, "k": k, "dtype": dt} for dt in SUFFIX
                    for m, n, k in ((1, 8, 8), (128, 128, 64), (129, 136, 200), (64, 8, 584), (256, 384, 512),
                                    (4096, 4096, 4096)))
+
+PERSISTENT_CASES = tuple({"m": m, "n": n, "k": k, "dtype": dt} for dt in SUFFIX
+                         for m, n, k in ((1, 8, 8), (129, 136, 200), (200, 1032, 584), (1100, 264, 72),
+                                         (4096, 4096, 4096)))
 
 EXERCISES = (
     Exercise("day15", "wgmma_tile", "wgmma_tile.cu",
@@ -173,4 +260,7 @@ EXERCISES = (
     Exercise("day15", "gemm_wgmma", "gemm_wgmma.cu",
              "the warp-specialised GEMM: a TMA producer, a ring of mbarrier stages, wgmma consumers",
              check_gemm_wgmma, GEMM_CASES, bench=bench_gemm_wgmma, technique=(GEMM_TECHNIQUE,)),
+    Exercise("day15", "gemm_persistent", "gemm_persistent.cu",
+             "the persistent GEMM: grouped tile order, one wgmma group in flight, TMA stores of c",
+             check_gemm_persistent, PERSISTENT_CASES, bench=bench_gemm_persistent, technique=(PERSISTENT_TECHNIQUE,)),
 )

@@ -63,5 +63,27 @@ COURSE_INLINE void tma_load_2d(void* dst, const TensorMap* map, uint64_t* bar, i
 // Ordinary shared-memory stores become visible to the async proxy (TMA, wgmma) after this.
 COURSE_INLINE void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 
+// One thread: the box of `map` at (c0 innermost, c1) written from shared memory at `src` (a TMA store:
+// the parts of the box outside the tensor are not written). Asynchronous: it joins the thread's open
+// bulk group, which bulk_commit_group() closes.
+COURSE_INLINE void tma_store_2d(const TensorMap* map, const void* src, int c0, int c1) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(map), "r"(c0),
+               "r"(c1), "r"(smem_address(src))
+               : "memory");
+}
+COURSE_INLINE void bulk_commit_group() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+// Wait until at most N of this thread's committed bulk groups still read their shared memory (the
+// buffer of the others may be written again; their global writes may still be under way).
+template <int N>
+COURSE_INLINE void bulk_wait_group_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+
+// A barrier for `threads` threads (a multiple of 32) of the block, `id` 1-15 (0 is __syncthreads'):
+// one warpgroup synchronises without the others.
+COURSE_INLINE void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
 }  // namespace hopper
 }  // namespace course

@@ -39,33 +39,65 @@ COURSE_INLINE void setmaxnreg_inc() {
 template <typename T> constexpr bool IS_F16 = false;
 template <> constexpr bool IS_F16<half> = true;
 
-// d (64 floats per thread) += A (64 x 16) @ B (128 x 16)^T, A and B from descriptors; fp16 or bf16 in.
-template <typename T>
-COURSE_INLINE void wgmma_m64n128k16(float (&d)[64], uint64_t desc_a, uint64_t desc_b) {
-#define COURSE_WGMMA_N128(type) \
-  asm volatile( \
-      "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n" \
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32." type "." type " {" \
+// The accumulator operands of a wgmma, eight at a time.
+#define COURSE_D8(i)                                                                                           \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), \
+      "+f"(d[i + 7])
+
+// d (N / 2 floats per thread) += A (64 x 16) @ B (N x 16)^T, A and B from descriptors; fp16 or bf16 in.
+// N = 128 or 256 (the B tile's rows; m64n256k16 is the widest wgmma, 128 accumulators per thread).
+template <int N, typename T>
+COURSE_INLINE void wgmma_m64k16(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b) {
+  static_assert(N == 128 || N == 256, "wgmma_m64k16: N is 128 or 256");
+#define COURSE_WGMMA(shape, type, regs, descs, ...)                                         \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned." shape \
+               ".f32." type "." type " {" regs "}, " descs ", p, 1, 1, 0, 0;\n}\n"                   \
+               : __VA_ARGS__                                                               \
+               : "l"(desc_a), "l"(desc_b))
+#define COURSE_REGS_64                                                                    \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define COURSE_REGS_128 \
       "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
       "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
       "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
-      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63" \
-      "}, %64, %65, p, 1, 1, 0, 0;\n}\n" \
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
-        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
-        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
-        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
-        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
-        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
-        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
-        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]) \
-      : "l"(desc_a), "l"(desc_b))
-  if constexpr (IS_F16<T>) {
-    COURSE_WGMMA_N128("f16");
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
+      "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+      "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
+      "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
+      "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+  if constexpr (N == 128 && IS_F16<T>) {
+    COURSE_WGMMA("m64n128k16", "f16", COURSE_REGS_64, "%64, %65",
+                 COURSE_D8(0), COURSE_D8(8), COURSE_D8(16), COURSE_D8(24),
+                 COURSE_D8(32), COURSE_D8(40), COURSE_D8(48), COURSE_D8(56));
+  } else if constexpr (N == 128) {
+    COURSE_WGMMA("m64n128k16", "bf16", COURSE_REGS_64, "%64, %65",
+                 COURSE_D8(0), COURSE_D8(8), COURSE_D8(16), COURSE_D8(24),
+                 COURSE_D8(32), COURSE_D8(40), COURSE_D8(48), COURSE_D8(56));
+  } else if constexpr (IS_F16<T>) {
+    COURSE_WGMMA("m64n256k16", "f16", COURSE_REGS_128, "%128, %129",
+                 COURSE_D8(0), COURSE_D8(8), COURSE_D8(16), COURSE_D8(24),
+                 COURSE_D8(32), COURSE_D8(40), COURSE_D8(48), COURSE_D8(56),
+                 COURSE_D8(64), COURSE_D8(72), COURSE_D8(80), COURSE_D8(88),
+                 COURSE_D8(96), COURSE_D8(104), COURSE_D8(112), COURSE_D8(120));
   } else {
-    COURSE_WGMMA_N128("bf16");
+    COURSE_WGMMA("m64n256k16", "bf16", COURSE_REGS_128, "%128, %129",
+                 COURSE_D8(0), COURSE_D8(8), COURSE_D8(16), COURSE_D8(24),
+                 COURSE_D8(32), COURSE_D8(40), COURSE_D8(48), COURSE_D8(56),
+                 COURSE_D8(64), COURSE_D8(72), COURSE_D8(80), COURSE_D8(88),
+                 COURSE_D8(96), COURSE_D8(104), COURSE_D8(112), COURSE_D8(120));
   }
-#undef COURSE_WGMMA_N128
+#undef COURSE_REGS_128
+#undef COURSE_REGS_64
+#undef COURSE_WGMMA
+}
+
+// The 64 x 128 form, as exercise 1 writes it by hand.
+template <typename T>
+COURSE_INLINE void wgmma_m64n128k16(float (&d)[64], uint64_t desc_a, uint64_t desc_b) {
+  wgmma_m64k16<128, T>(d, desc_a, desc_b);
 }
 
 }  // namespace hopper

@@ -1,0 +1,153 @@
+// Your exercise file. Generated from solutions/day15/gemm_persistent.cu by `python -m grader stubs`;
+// edit freely: regenerating never overwrites a file you changed.
+// stub-sha256: 769ec52bbd1acb83
+// Day 15, exercise 4: the persistent GEMM, c = a @ b^T, whose epilogue overlaps the next tile's mainloop.
+//
+//   a: [m, k], b: [n, k] (a linear layer's weight), c: [m, n], all row-major; T = half or __nv_bfloat16 in
+//   and out, accumulated in float; k and n multiples of 8 (a TMA tensor's rows are multiples of 16 bytes)
+//
+// Exercise 3's kernel, one block per 128 x 128 tile, leaves the tensor cores idle while it fills its ring
+// and while its 256 consumer threads store their accumulators with ordinary stores; all blocks of a wave
+// store at the same moment. This kernel launches one block per SM (grid = number of SMs) and each block
+// walks the tiles blockIdx.x, blockIdx.x + gridDim.x, ...:
+//   - the PRODUCER (warpgroup 0) runs on into the next tile's slices while the consumers finish a tile:
+//     the ring's stage and phase carry on from tile to tile;
+//   - the tiles are visited in GROUPs of 8 tile-rows, column by column (grouped order): the blocks busy at
+//     one moment share rows of a and columns of b, so those are read from DRAM once and then from L2;
+//   - the CONSUMERS (warpgroups 1 and 2, 64 rows of the tile each) keep one wgmma group in flight: they
+//     release stage i - 1 when wgmma_wait<1>() says its products are done, while slice i computes;
+//   - the epilogue writes the accumulators, as T, into a shared-memory copy of the consumer's 64 x 128
+//     block (two 64 x 64 boxes in the 128-byte swizzle: no bank conflicts), and one thread hands the two
+//     boxes to the TMA unit (cp.async.bulk.tensor ... global.shared::cta): the consumer goes back to the
+//     tensor cores while the copy engine writes c, stopping at the matrix's edge by itself.
+#include <course/hopper/tma.cuh>
+#include <course/hopper/wgmma.cuh>
+COURSE_REQUIRE_ARCH_SPECIFIC(90);
+
+namespace {
+
+using namespace course::hopper;
+
+constexpr int BM = 128, BN = 128, BK = 64;  // the tile of c, and k per stage (64 elements = 128 bytes)
+constexpr int STAGES = 5;
+constexpr int CONSUMERS = 2;                // warpgroups that compute, 64 rows of the tile each
+constexpr int GROUP = 8;                    // tile-rows visited together (grouped order)
+constexpr uint32_t STAGE_BYTES = (BM + BN) * BK * 2;
+
+template <typename T>
+struct Shared {
+  T a[STAGES][BM * BK];  // each 16 KB, 1024-byte aligned: the swizzle atom
+  T b[STAGES][BN * BK];
+  T c[CONSUMERS][64 * BN];  // each consumer's block of c: two 64 x 64 boxes (8 KB each), 128-byte swizzle
+  uint64_t full[STAGES], empty[STAGES];
+};
+
+// The tile (row tm, column tn of the grid of tiles) that the block works on t-th: tiles numbered in
+// grouped order, GROUP tile-rows at a time (fewer in the last group), down each column of the group.
+__device__ __forceinline__ void tile_of(int t, int tiles_m, int tiles_n, int& tm, int& tn) {
+  // TODO: your code here.
+  //   Hint: a group holds GROUP * tiles_n tiles; the group's first tile-row is group * GROUP and it has
+  //   Hint: min(GROUP, tiles_m - first) rows; inside the group, consecutive t go down a column first.
+  tm = t / tiles_n; tn = t % tiles_n;  // row-major order: correct, but not grouped
+}
+
+// The byte offset of element (row, col) of a consumer's 64 x 128 block in shared memory: box col / 64,
+// row of 128 bytes, its 16-byte chunk XOR-ed with row % 8 (the 128-byte swizzle the tensor map of c names).
+__device__ __forceinline__ uint32_t c_offset(int row, int col) {
+  return (col / 64) * 64 * 128 + row * 128 + ((((col % 64) / 8) ^ (row % 8)) * 16) + (col % 8) * 2;
+}
+
+template <typename T>
+__device__ void gemm(const TensorMap* tma_a, const TensorMap* tma_b, const TensorMap* tma_c, int m, int n, int k) {
+  extern __shared__ __align__(1024) unsigned char raw[];
+  Shared<T>& s = *reinterpret_cast<Shared<T>*>(raw + ((1024 - smem_address(raw) % 1024) % 1024));
+  const int warpgroup = threadIdx.x / 128, tid = threadIdx.x % 128;
+  const int tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN, tiles = tiles_m * tiles_n;
+  const int slices = (k + BK - 1) / BK;
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < STAGES; i++) {
+      mbarrier_init(&s.full[i], 1);
+      mbarrier_init(&s.empty[i], CONSUMERS);
+    }
+    fence_mbarrier_init();
+  }
+  __syncthreads();
+
+  if (warpgroup == 0) {  // the producer: one thread, every tile of this block, the ring carried across tiles
+    setmaxnreg_dec<40>();
+    if (tid == 0) {
+      int stage = 0, phase = 0, loaded = 0;
+      for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+        int tm, tn;
+        tile_of(t, tiles_m, tiles_n, tm, tn);
+        for (int i = 0; i < slices; i++, loaded++) {
+          if (loaded >= STAGES) mbarrier_wait(&s.empty[stage], phase ^ 1);  // emptied STAGES slices ago
+          mbarrier_arrive_expect_tx(&s.full[stage], STAGE_BYTES);
+          tma_load_2d(s.a[stage], tma_a, &s.full[stage], i * BK, tm * BM);
+          tma_load_2d(s.b[stage], tma_b, &s.full[stage], i * BK, tn * BN);
+          if (++stage == STAGES) stage = 0, phase ^= 1;
+        }
+      }
+    }
+    return;
+  }
+
+  setmaxnreg_inc<232>();  // the consumers
+  const int rows = (warpgroup - 1) * 64, warp = tid / 32, lane = tid % 32;
+  T* cs = s.c[warpgroup - 1];
+  int stage = 0, phase = 0;
+  for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+    int tm, tn;
+    tile_of(t, tiles_m, tiles_n, tm, tn);
+    float acc[64];
+#pragma unroll
+    for (int j = 0; j < 64; j++) acc[j] = 0.f;
+    int previous = -1;  // the stage whose wgmma group may still be in flight
+    for (int i = 0; i < slices; i++) {
+      mbarrier_wait(&s.full[stage], phase);
+      const uint32_t a0 = smem_address(s.a[stage]) + rows * 128, b0 = smem_address(s.b[stage]);
+      wgmma_fence();
+#pragma unroll
+      for (int q = 0; q < BK / 16; q++) wgmma_m64n128k16<T>(acc, make_descriptor(a0 + 32 * q), make_descriptor(b0 + 32 * q));
+      wgmma_commit();
+      // TODO: your code here.
+      //   Hint: keep this slice's group in flight: wait until at most one group is pending (the previous
+      //   Hint: slice's is then done), and let one thread release the previous stage to the producer.
+      wgmma_wait<0>();  // correct, but the tensor cores wait for every slice before the next
+      if (threadIdx.x % 128 == 0) mbarrier_arrive(&s.empty[stage]);
+      if (++stage == STAGES) stage = 0, phase ^= 1;
+    }
+    wgmma_wait<0>();
+    if (previous >= 0 && tid == 0) mbarrier_arrive(&s.empty[previous]);  // the last slice's stage
+
+    // The epilogue. Accumulator j of this thread is row 16 * warp + lane / 4 + 8 * ((j % 4) / 2), column
+    // 8 * (j / 4) + 2 * (lane % 4) + j % 2 of the warpgroup's 64 x 128 block.
+    // TODO: your code here.
+    //   Hint: (1) the thread that issued the previous tile's store waits until it has read `cs`; the
+    //   Hint: warpgroup meets at named barrier `warpgroup` (128 threads). (2) Every thread writes its pairs
+    //   Hint: acc[j], acc[j + 1] as two T at c_offset(row, col). (3) fence.proxy.async, so the TMA unit sees
+    //   Hint: the stores; meet again. (4) One thread stores the two 64 x 64 boxes at (column n0 + 64 q, row m0)
+    //   Hint: and commits the bulk group.
+    (void)cs; (void)tma_c; (void)warp; (void)lane;
+  }
+  if (tid == 0) bulk_wait_group_read<0>();  // shared memory stays alive until the last store has read it
+}
+
+}  // namespace
+
+// The tile order alone, for the self-check: out[2 t], out[2 t + 1] = tile_of(t) for t < tiles_m * tiles_n.
+extern "C" __global__ void gemm_persistent_tile_order(int* out, int tiles_m, int tiles_n) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < tiles_m * tiles_n) tile_of(t, tiles_m, tiles_n, out[2 * t], out[2 * t + 1]);
+}
+
+extern "C" __global__ void __launch_bounds__(384, 1)
+    gemm_persistent_f16(const __grid_constant__ TensorMap tma_a, const __grid_constant__ TensorMap tma_b,
+                        const __grid_constant__ TensorMap tma_c, int m, int n, int k) {
+  gemm<half>(&tma_a, &tma_b, &tma_c, m, n, k);
+}
+extern "C" __global__ void __launch_bounds__(384, 1)
+    gemm_persistent_bf16(const __grid_constant__ TensorMap tma_a, const __grid_constant__ TensorMap tma_b,
+                         const __grid_constant__ TensorMap tma_c, int m, int n, int k) {
+  gemm<__nv_bfloat16>(&tma_a, &tma_b, &tma_c, m, n, k);
+}
