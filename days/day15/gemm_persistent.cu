@@ -1,10 +1,12 @@
 // Your exercise file. Generated from solutions/day15/gemm_persistent.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 769ec52bbd1acb83
-// Day 15, exercise 4: the persistent GEMM, c = a @ b^T, whose epilogue overlaps the next tile's mainloop.
+// stub-sha256: 0ab442ac2ce17fb6
+// Day 15, exercises 4 and 5: the persistent GEMM, c = scale * a @ b^T, whose epilogue overlaps the next
+// tile's mainloop; in fp16 / bf16 (exercise 4) and in FP8 e4m3 with per-tensor scales (exercise 5).
 //
-//   a: [m, k], b: [n, k] (a linear layer's weight), c: [m, n], all row-major; T = half or __nv_bfloat16 in
-//   and out, accumulated in float; k and n multiples of 8 (a TMA tensor's rows are multiples of 16 bytes)
+//   a: [m, k], b: [n, k] (a linear layer's weight), c: [m, n], all row-major, accumulated in float;
+//   T = half or __nv_bfloat16 in and out (scale 1), or e4m3 in (uint8_t bits) and __nv_bfloat16 out, scale
+//   = scale_a * scale_b; k and n such that rows are multiples of 16 bytes (TMA)
 //
 // Exercise 3's kernel, one block per 128 x 128 tile, leaves the tensor cores idle while it fills its ring
 // and while its 256 consumer threads store their accumulators with ordinary stores; all blocks of a wave
@@ -20,6 +22,9 @@
 //     block (two 64 x 64 boxes in the 128-byte swizzle: no bank conflicts), and one thread hands the two
 //     boxes to the TMA unit (cp.async.bulk.tensor ... global.shared::cta): the consumer goes back to the
 //     tensor cores while the copy engine writes c, stopping at the matrix's edge by itself.
+// FP8 (exercise 5): a stage still holds 128-byte rows, now of 128 e4m3 values: BK = 128, and each wgmma
+// (m64n128k32 e4m3) takes 32 of them, the same 32 bytes per step as 16-bit k16. The scales are applied
+// once, to the fp32 accumulator, in the epilogue.
 #include <course/hopper/tma.cuh>
 #include <course/hopper/wgmma.cuh>
 COURSE_REQUIRE_ARCH_SPECIFIC(90);
@@ -28,17 +33,24 @@ namespace {
 
 using namespace course::hopper;
 
-constexpr int BM = 128, BN = 128, BK = 64;  // the tile of c, and k per stage (64 elements = 128 bytes)
+constexpr int BM = 128, BN = 128;          // the tile of c
+constexpr int ROW_BYTES = 128;             // k per stage: 128 bytes of each row (64 16-bit or 128 FP8 values)
 constexpr int STAGES = 5;
 constexpr int CONSUMERS = 2;                // warpgroups that compute, 64 rows of the tile each
 constexpr int GROUP = 8;                    // tile-rows visited together (grouped order)
-constexpr uint32_t STAGE_BYTES = (BM + BN) * BK * 2;
+constexpr uint32_t STAGE_BYTES = (BM + BN) * ROW_BYTES;
+
+template <typename T> constexpr bool IS_FP8 = false;  // e4m3 values are passed as their bits, uint8_t
+template <> constexpr bool IS_FP8<uint8_t> = true;
+template <typename T> struct OutOf { using type = T; };  // c's element type: T, or bf16 for FP8 inputs
+template <> struct OutOf<uint8_t> { using type = __nv_bfloat16; };
+template <typename T> using Out = typename OutOf<T>::type;
 
 template <typename T>
 struct Shared {
-  T a[STAGES][BM * BK];  // each 16 KB, 1024-byte aligned: the swizzle atom
-  T b[STAGES][BN * BK];
-  T c[CONSUMERS][64 * BN];  // each consumer's block of c: two 64 x 64 boxes (8 KB each), 128-byte swizzle
+  uint8_t a[STAGES][BM * ROW_BYTES];  // each 16 KB, 1024-byte aligned: the swizzle atom
+  uint8_t b[STAGES][BN * ROW_BYTES];
+  Out<T> c[CONSUMERS][64 * BN];       // each consumer's block of c: two 64 x 64 boxes (8 KB each), 128-byte swizzle
   uint64_t full[STAGES], empty[STAGES];
 };
 
@@ -57,8 +69,19 @@ __device__ __forceinline__ uint32_t c_offset(int row, int col) {
   return (col / 64) * 64 * 128 + row * 128 + ((((col % 64) / 8) ^ (row % 8)) * 16) + (col % 8) * 2;
 }
 
+// One k step of the product: 32 bytes along both tiles' rows (descriptors `da`, `db`).
 template <typename T>
-__device__ void gemm(const TensorMap* tma_a, const TensorMap* tma_b, const TensorMap* tma_c, int m, int n, int k) {
+__device__ __forceinline__ void mma_step(float (&acc)[64], uint64_t da, uint64_t db) {
+  // TODO: your code here.
+  //   Hint: 32 bytes are k16 of 16-bit values (wgmma_m64n128k16<T>) and k32 of e4m3 values
+  //   Hint: (wgmma_m64n128k32_e4m3: course/hopper/wgmma.cuh); choose at compile time with IS_FP8<T>.
+  wgmma_m64n128k16<T>(acc, da, db);  // 16-bit only: e4m3 bytes would be read as bf16
+}
+
+template <typename T>
+__device__ void gemm(const TensorMap* tma_a, const TensorMap* tma_b, const TensorMap* tma_c, int m, int n, int k,
+                     float scale) {
+  constexpr int BK = ROW_BYTES / sizeof(T);  // k per stage, in elements
   extern __shared__ __align__(1024) unsigned char raw[];
   Shared<T>& s = *reinterpret_cast<Shared<T>*>(raw + ((1024 - smem_address(raw) % 1024) % 1024));
   const int warpgroup = threadIdx.x / 128, tid = threadIdx.x % 128;
@@ -94,7 +117,7 @@ __device__ void gemm(const TensorMap* tma_a, const TensorMap* tma_b, const Tenso
 
   setmaxnreg_inc<232>();  // the consumers
   const int rows = (warpgroup - 1) * 64, warp = tid / 32, lane = tid % 32;
-  T* cs = s.c[warpgroup - 1];
+  Out<T>* cs = s.c[warpgroup - 1];
   int stage = 0, phase = 0;
   for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
     int tm, tn;
@@ -108,7 +131,7 @@ __device__ void gemm(const TensorMap* tma_a, const TensorMap* tma_b, const Tenso
       const uint32_t a0 = smem_address(s.a[stage]) + rows * 128, b0 = smem_address(s.b[stage]);
       wgmma_fence();
 #pragma unroll
-      for (int q = 0; q < BK / 16; q++) wgmma_m64n128k16<T>(acc, make_descriptor(a0 + 32 * q), make_descriptor(b0 + 32 * q));
+      for (int q = 0; q < ROW_BYTES / 32; q++) mma_step<T>(acc, make_descriptor(a0 + 32 * q), make_descriptor(b0 + 32 * q));
       wgmma_commit();
       // TODO: your code here.
       //   Hint: keep this slice's group in flight: wait until at most one group is pending (the previous
@@ -125,7 +148,7 @@ __device__ void gemm(const TensorMap* tma_a, const TensorMap* tma_b, const Tenso
     // TODO: your code here.
     //   Hint: (1) the thread that issued the previous tile's store waits until it has read `cs`; the
     //   Hint: warpgroup meets at named barrier `warpgroup` (128 threads). (2) Every thread writes its pairs
-    //   Hint: acc[j], acc[j + 1] as two T at c_offset(row, col). (3) fence.proxy.async, so the TMA unit sees
+    //   Hint: scale * acc[j], scale * acc[j + 1] as two Out<T> at c_offset(row, col). (3) fence.proxy.async, so the TMA unit sees
     //   Hint: the stores; meet again. (4) One thread stores the two 64 x 64 boxes at (column n0 + 64 q, row m0)
     //   Hint: and commits the bulk group.
     (void)cs; (void)tma_c; (void)warp; (void)lane;
@@ -144,10 +167,16 @@ extern "C" __global__ void gemm_persistent_tile_order(int* out, int tiles_m, int
 extern "C" __global__ void __launch_bounds__(384, 1)
     gemm_persistent_f16(const __grid_constant__ TensorMap tma_a, const __grid_constant__ TensorMap tma_b,
                         const __grid_constant__ TensorMap tma_c, int m, int n, int k) {
-  gemm<half>(&tma_a, &tma_b, &tma_c, m, n, k);
+  gemm<half>(&tma_a, &tma_b, &tma_c, m, n, k, 1.f);
 }
 extern "C" __global__ void __launch_bounds__(384, 1)
     gemm_persistent_bf16(const __grid_constant__ TensorMap tma_a, const __grid_constant__ TensorMap tma_b,
                          const __grid_constant__ TensorMap tma_c, int m, int n, int k) {
-  gemm<__nv_bfloat16>(&tma_a, &tma_b, &tma_c, m, n, k);
+  gemm<__nv_bfloat16>(&tma_a, &tma_b, &tma_c, m, n, k, 1.f);
+}
+// c (bf16) = scale * a @ b^T of e4m3 a and b (their bits as uint8), scale = scale_a * scale_b.
+extern "C" __global__ void __launch_bounds__(384, 1)
+    gemm_persistent_e4m3(const __grid_constant__ TensorMap tma_a, const __grid_constant__ TensorMap tma_b,
+                         const __grid_constant__ TensorMap tma_c, int m, int n, int k, float scale) {
+  gemm<uint8_t>(&tma_a, &tma_b, &tma_c, m, n, k, scale);
 }

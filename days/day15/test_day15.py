@@ -18,17 +18,19 @@ How to read the output:
   first wrong tile named), then C = A @ B^T as gemm_wgmma, with grids smaller than the tile count, so
   each block takes several tiles: a ring phase not carried from tile to tile, or a store buffer written
   again before the previous tile's TMA store read it, shows up as wrong values.
+- gemm_fp8 runs the same kernel on e4m3 inputs (day 10's per-tensor quantisation) with bf16 output,
+  against the float64 product of the dequantised inputs: fp32 accumulation and one bf16 rounding.
 - The technique is checked on the SASS for sm_90a: HGMMA for wgmma_tile; UTMALDG and SYNCS (the
   mbarrier) and no LDG for tma_copy; for gemm_wgmma HGMMA, UTMALDG, SYNCS and USETMAXREG, no LDG or
   HMMA, no spills; for gemm_persistent also UTMASTG (c stored by TMA, no STG) and
-  WARPGROUP.DEPBAR.LE gsb0, 0x1 (one wgmma group in flight).
+  WARPGROUP.DEPBAR.LE gsb0, 0x1 (one wgmma group in flight); for gemm_fp8 QGMMA.64x128x32 E4M3.
 The checks themselves are in grader/exercises/day15.py.
 """
 import pytest
 
 from grader.exercises import case_id, day15
 
-WGMMA_TILE, TMA_COPY, GEMM, PERSISTENT = day15.EXERCISES
+WGMMA_TILE, TMA_COPY, GEMM, PERSISTENT, FP8 = day15.EXERCISES
 
 
 @pytest.mark.parametrize("case", WGMMA_TILE.cases, ids=case_id)
@@ -51,6 +53,11 @@ def test_gemm_persistent(course, case):
     course.check(PERSISTENT, case)
 
 
+@pytest.mark.parametrize("case", FP8.cases, ids=case_id)
+def test_gemm_fp8(course, case):
+    course.check(FP8, case)
+
+
 @pytest.mark.perf
 def test_tma_copy_bandwidth(course):
     course.bench(TMA_COPY)
@@ -64,3 +71,8 @@ def test_gemm_wgmma_throughput(course):
 @pytest.mark.perf
 def test_gemm_persistent_throughput(course):
     course.bench(PERSISTENT)
+
+
+@pytest.mark.perf
+def test_gemm_fp8_throughput(course):
+    course.bench(FP8)

@@ -3,7 +3,7 @@ full, the large ones only when asked.
 
 The rule: a case's size is the product of its integer values above 1 (n, rows x d, m x n x k ...);
 cases up to LIMIT run, or up to TENSOR_LIMIT for an exercise graded on the tensor cores (its technique
-requires HMMA or HGMMA: one mma.sync is 16x8x16 multiply-adds in one numpy operation, a wgmma 64xNx16, so a GEMM of 512^3 or an
+requires HMMA, HGMMA or QGMMA: one mma.sync is 16x8x16 multiply-adds in one numpy operation, a wgmma 64xNx16, so a GEMM of 512^3 or an
 attention of 2 x 1000 x 1000 x 64 takes about a second); larger ones are skipped unless
 $COURSE_EMULATOR_FULL=1. Each exercise keeps at least its MIN_CASES smallest cases whatever their size.
 """
@@ -24,7 +24,7 @@ def case_size(case: dict) -> int:
 
 def limit(ex) -> int:
     """The largest case size of exercise `ex` that runs on the emulator."""
-    tensor = any(r.startswith(("HMMA", "HGMMA")) for t in getattr(ex, "technique", ()) for r in t.require)
+    tensor = any(r.startswith(("HMMA", "HGMMA", "QGMMA")) for t in getattr(ex, "technique", ()) for r in t.require)
     return TENSOR_LIMIT if tensor else LIMIT
 
 

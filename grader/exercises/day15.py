@@ -11,6 +11,7 @@ import numpy as np
 from grader import bench, checks, device, tensor_map
 from grader.exercises import Exercise
 from grader.exercises.day09 import SUFFIX, _dtype_ok, _normal, accumulate_tolerance
+from grader.exercises.day10 import dequantize_e4m3, quantize_e4m3
 from grader.technique import Technique
 
 # ---- exercise 1: one warpgroup, one 64 x 64 tile, wgmma from swizzled shared memory ---------------
@@ -89,7 +90,7 @@ def gemm_prepare(module, a, b, c, m: int, n: int, k: int, dtype: str):
         raise ValueError(f"k={k}: a TMA tensor's rows must be multiples of 16 bytes (k % 8 == 0)")
     name = f"gemm_wgmma_{SUFFIX[dtype]}"
     box = (GEMM_TILE, GEMM_BK)
-    args = (tensor_map.tensor_map(_as_16bit(a), box, 128), tensor_map.tensor_map(_as_16bit(b), box, 128), c,
+    args = (tensor_map.tensor_map(_as_bits(a), box, 128), tensor_map.tensor_map(_as_bits(b), box, 128), c,
             np.int32(m), np.int32(n), np.int32(k))
     grid = (-(-n // GEMM_TILE), -(-m // GEMM_TILE))
     return _launcher(module, name, grid, args, GEMM_SMEM, f"{name} (M={m}, N={n}, K={k})", (a, b, c))
@@ -110,9 +111,9 @@ def _launcher(module, name: str, grid, args, smem: int, what: str, arrays: tuple
     return run
 
 
-def _as_16bit(x):
+def _as_bits(x):
     """A bfloat16 device array is kept as its uint16 bits: its tensor map is encoded as fp16 (the TMA
-    unit copies bytes; only their size matters to it)."""
+    unit copies bytes; only their size matters to it). FP8 arrays are uint8 already."""
     return x.view(np.float16) if x.dtype == np.uint16 else x
 
 
@@ -163,14 +164,19 @@ PERSISTENT_SMEM = (PERSISTENT_STAGES * 2 * GEMM_TILE * GEMM_BK * 2 + 2 * 64 * GE
                    + 2 * PERSISTENT_STAGES * 8 + 1024)
 
 
-def persistent_prepare(module, a, b, c, m: int, n: int, k: int, dtype: str):
-    """The launch of gemm_persistent (one block per SM, at most one per tile) computing c = a @ b^T."""
-    if k % 8 or n % 8:
-        raise ValueError(f"k={k}, n={n}: a TMA tensor's rows must be multiples of 16 bytes (k and n % 8 == 0)")
-    name = f"gemm_persistent_{SUFFIX[dtype]}"
-    box = (GEMM_TILE, GEMM_BK)
-    args = (tensor_map.tensor_map(_as_16bit(a), box, 128), tensor_map.tensor_map(_as_16bit(b), box, 128),
-            tensor_map.tensor_map(_as_16bit(c), (64, 64), 128), np.int32(m), np.int32(n), np.int32(k))
+def persistent_prepare(module, a, b, c, m: int, n: int, k: int, dtype: str, scale: float = 1.0):
+    """The launch of gemm_persistent (one block per SM, at most one per tile) computing c = scale * a @ b^T:
+    dtype float16 or bfloat16 (c the same, scale 1), or e4m3 (a, b: uint8 bits; c: bfloat16 bits)."""
+    elem = 1 if dtype == "e4m3" else 2
+    if (k * elem) % 16 or n % 8:
+        raise ValueError(f"k={k}, n={n}: a TMA tensor's rows must be multiples of 16 bytes "
+                         f"(k % {16 // elem} == 0, n % 8 == 0)")
+    name = f"gemm_persistent_{FP8_SUFFIX if dtype == 'e4m3' else SUFFIX[dtype]}"
+    box = (GEMM_TILE, 128 // elem)  # 128-byte rows: 64 16-bit or 128 FP8 values of k per stage
+    args = (tensor_map.tensor_map(_as_bits(a), box, 128), tensor_map.tensor_map(_as_bits(b), box, 128),
+            tensor_map.tensor_map(_as_bits(c), (64, 64), 128), np.int32(m), np.int32(n), np.int32(k))
+    if dtype == "e4m3":
+        args += (np.float32(scale),)
     tiles = -(-m // GEMM_TILE) * -(-n // GEMM_TILE)
     blocks = min(tiles, max(3, device.properties()["sms"]))  # the emulator's one SM: 3 blocks still take turns
     return _launcher(module, name, (blocks,), args, PERSISTENT_SMEM, f"{name} (M={m}, N={n}, K={k}, {blocks} blocks)",
@@ -212,6 +218,67 @@ def bench_gemm_persistent(modules: dict, quick: bool = False) -> bench.Report:
                        "grouped tiles, TMA-store epilogue", quick)
 
 
+# ---- exercise 5: the same kernel on FP8 (e4m3) with per-tensor scales -------------------------------
+
+FP8_SUFFIX = "e4m3"
+
+
+def check_gemm_fp8(module, seed: int, m: int, n: int, k: int) -> None:
+    """c (bf16) = scale_a scale_b a @ b^T of e4m3 a [m, k] and b [n, k] against the float64 product of the
+    dequantised inputs (day 10's quantisation): e4m3 products are exact, so fp32 accumulation and one
+    bf16 rounding is all the error allowed; a scale left out or applied twice is off by a factor."""
+    _check_tile_order(module, -(-m // GEMM_TILE), -(-n // GEMM_TILE))
+    rng = np.random.default_rng(seed)
+    (qa, sa), (qb, sb) = quantize_e4m3(rng.standard_normal((m, k))), quantize_e4m3(rng.standard_normal((n, k)))
+    expected = dequantize_e4m3(qa, sa) @ dequantize_e4m3(qb, sb).T
+    c = device.empty((m, n), "bfloat16")
+    persistent_prepare(module, device.asarray(qa), device.asarray(qb), c, m, n, k, "e4m3", sa * sb)(sync=True)
+    checks.assert_close(device.to_host(c, "bfloat16"), expected, dt="bfloat16", tol=accumulate_tolerance(k, "bfloat16"),
+                        name=f"gemm_persistent_e4m3 C = scale A @ B^T (M={m}, N={n}, K={k}, scales {sa:.3g}, {sb:.3g})",
+                        seed=seed)
+
+
+def bench_gemm_fp8(modules: dict, quick: bool = False) -> bench.Report:
+    """TFLOP/s of gemm_persistent_e4m3 against torch._scaled_mm (e4m3 in, bf16 out) on the same bytes, the
+    two timed in turns; without torch, said so and cuBLAS fp16 stands in."""
+    cp = device.require_gpu()
+    sizes = (4096, 8192) if quick else (2048, 4096, 8192)
+    report = bench.Report("Persistent Hopper GEMM, FP8 e4m3 in (fp32 accumulate), bf16 out, square", "M = N = K",
+                          "TFLOP/s")
+    for n in sizes:
+        rng = cp.random.default_rng(n)
+        qa, qb = (rng.integers(0, 256, (n, n), dtype=np.uint8) & 0xF7 for _ in range(2))  # no NaN bytes
+        c = device.empty((n, n), "bfloat16")
+        runs = {label: persistent_prepare(module, qa, qb, c, n, n, n, "e4m3") for label, module in modules.items()}
+        for run in runs.values():
+            run(sync=True)
+        ceiling_label, runs[ceiling_label] = _scaled_mm(qa, qb, c, n)
+        found = bench.measure_interleaved(runs, size=n, flops=2.0 * n ** 3)
+        for label in modules:
+            report.series.setdefault(label, []).append(found[label])
+        report.ceiling.append(found[ceiling_label])
+        report.ceiling_name = ceiling_label.replace(" (ceiling)", "")
+    return report
+
+
+def _scaled_mm(qa, qb, c, n: int):
+    """(label, launch) of torch._scaled_mm (cuBLASLt's FP8 GEMM) on the bytes of qa, qb into c (bf16),
+    through DLPack; without torch or its FP8 GEMM, cuBLAS fp16 at the same size."""
+    try:
+        import torch
+
+        ta, tb = (torch.from_dlpack(x).view(torch.float8_e4m3fn) for x in (qa, qb))
+        one = torch.ones((), device=ta.device)
+        tc = torch.from_dlpack(c).view(torch.bfloat16)
+        run = lambda: torch._scaled_mm(ta, tb.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16, out=tc)  # noqa: E731
+        run()
+        return "torch._scaled_mm e4m3 (ceiling)", run
+    except (ImportError, RuntimeError, AttributeError, TypeError):
+        cp = device.require_gpu()
+        a, b, out = (cp.ones((n, n), dtype=np.float16) for _ in range(3))
+        return "cuBLAS fp16, torch._scaled_mm unavailable (ceiling)", lambda: cp.matmul(a, b.T, out=out)
+
+
 # ---- the technique of each exercise (grader/technique.py, SASS of sm_90a) -------------------------
 
 _ASM = r"\b(asm|__asm__)\s*(volatile|__volatile__)?\s*\(\s*\""
@@ -242,6 +309,10 @@ PERSISTENT_TECHNIQUE = Technique(
     require=(r"HGMMA", r"UTMALDG", r"UTMASTG", r"SYNCS", r"USETMAXREG"), forbid=(r"LDG", r"HMMA", r"STG"),
     no_spills=True, kernels=("gemm_persistent_f16", "gemm_persistent_bf16"),
     require_lines=((r"WARPGROUP\.DEPBAR\.LE\s+gsb0,\s*0x1", "wgmma_wait<1>: one wgmma group left in flight"),))
+FP8_TECHNIQUE = Technique(
+    why="FP8 warpgroup MMA: wgmma m64n128k32 on e4m3 (QGMMA ... E4M3.E4M3), TMA in and out",
+    require=(r"QGMMA\.64x128x32\.F32\.E4M3\.E4M3", r"UTMALDG", r"UTMASTG"), forbid=(r"HGMMA", r"LDG", r"STG"),
+    no_spills=True, kernels=("gemm_persistent_e4m3",))
 
 GEMM_CASES = tuple({"m": m, "n": n, "k": k, "dtype": dt} for dt in SUFFIX
                    for m, n, k in ((1, 8, 8), (128, 128, 64), (129, 136, 200), (64, 8, 584), (256, 384, 512),
@@ -250,6 +321,9 @@ GEMM_CASES = tuple({"m": m, "n": n, "k": k, "dtype": dt} for dt in SUFFIX
 PERSISTENT_CASES = tuple({"m": m, "n": n, "k": k, "dtype": dt} for dt in SUFFIX
                          for m, n, k in ((1, 8, 8), (129, 136, 200), (200, 1032, 584), (1100, 264, 72),
                                          (4096, 4096, 4096)))
+
+FP8_CASES = ({"m": 1, "n": 8, "k": 16}, {"m": 129, "n": 136, "k": 400}, {"m": 200, "n": 264, "k": 1040},
+             {"m": 4096, "n": 4096, "k": 4096})
 
 EXERCISES = (
     Exercise("day15", "wgmma_tile", "wgmma_tile.cu",
@@ -262,5 +336,9 @@ EXERCISES = (
              check_gemm_wgmma, GEMM_CASES, bench=bench_gemm_wgmma, technique=(GEMM_TECHNIQUE,)),
     Exercise("day15", "gemm_persistent", "gemm_persistent.cu",
              "the persistent GEMM: grouped tile order, one wgmma group in flight, TMA stores of c",
-             check_gemm_persistent, PERSISTENT_CASES, bench=bench_gemm_persistent, technique=(PERSISTENT_TECHNIQUE,)),
+             check_gemm_persistent, PERSISTENT_CASES, bench=bench_gemm_persistent, target=0.90,
+             technique=(PERSISTENT_TECHNIQUE,)),
+    Exercise("day15", "gemm_fp8", "gemm_persistent.cu",
+             "the persistent GEMM on FP8: e4m3 in, wgmma k32, per-tensor scales, bf16 out",
+             check_gemm_fp8, FP8_CASES, bench=bench_gemm_fp8, target=0.80, technique=(FP8_TECHNIQUE,)),
 )

@@ -1,4 +1,5 @@
-// course/hopper/wgmma.cuh: warpgroup MMA (day 15, sm_90a): descriptors, ordering, m64n128k16.
+// course/hopper/wgmma.cuh: warpgroup MMA (day 15, sm_90a): descriptors, ordering, m64n128k16 and
+// m64n256k16 (fp16, bf16), m64n128k32 (FP8 e4m3).
 //
 // What day 15's wgmma_tile.cu writes by hand, as helpers for the GEMM. A warpgroup (4 consecutive warps,
 // the first a multiple of 4) issues wgmma.mma_async together: D (64 x N, fp32, in registers) += A (64 x 16)
@@ -44,55 +45,57 @@ template <> constexpr bool IS_F16<half> = true;
   "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), \
       "+f"(d[i + 7])
 
+// One wgmma.mma_async: D (the register list `regs`) += A @ B^T from the descriptors `descs`, scale-d true,
+// A and B not negated; `trans` is ", 0, 0" (K-major A and B) for 16-bit inputs and empty for FP8.
+#define COURSE_WGMMA(shape, types, regs, descs, trans, ...)                                             \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned." shape ".f32" types \
+               " {" regs "}, " descs ", p, 1, 1" trans ";\n}\n"                                          \
+               : __VA_ARGS__                                                                          \
+               : "l"(desc_a), "l"(desc_b))
+#define COURSE_REGS_64                                                                    \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                 \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "       \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "       \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define COURSE_REGS_128                                                                          \
+  COURSE_REGS_64 ", "                                                                             \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "              \
+  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "              \
+  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "   \
+  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+#define COURSE_D64 COURSE_D8(0), COURSE_D8(8), COURSE_D8(16), COURSE_D8(24), \
+                   COURSE_D8(32), COURSE_D8(40), COURSE_D8(48), COURSE_D8(56)
+#define COURSE_D128 COURSE_D64, COURSE_D8(64), COURSE_D8(72), COURSE_D8(80), COURSE_D8(88), \
+                    COURSE_D8(96), COURSE_D8(104), COURSE_D8(112), COURSE_D8(120)
+
 // d (N / 2 floats per thread) += A (64 x 16) @ B (N x 16)^T, A and B from descriptors; fp16 or bf16 in.
 // N = 128 or 256 (the B tile's rows; m64n256k16 is the widest wgmma, 128 accumulators per thread).
 template <int N, typename T>
 COURSE_INLINE void wgmma_m64k16(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b) {
   static_assert(N == 128 || N == 256, "wgmma_m64k16: N is 128 or 256");
-#define COURSE_WGMMA(shape, type, regs, descs, ...)                                         \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned." shape \
-               ".f32." type "." type " {" regs "}, " descs ", p, 1, 1, 0, 0;\n}\n"                   \
-               : __VA_ARGS__                                                               \
-               : "l"(desc_a), "l"(desc_b))
-#define COURSE_REGS_64                                                                    \
-  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
-      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
-      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
-      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-#define COURSE_REGS_128 \
-      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
-      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
-      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
-      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
-      "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
-      "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
-      "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
-      "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
   if constexpr (N == 128 && IS_F16<T>) {
-    COURSE_WGMMA("m64n128k16", "f16", COURSE_REGS_64, "%64, %65",
-                 COURSE_D8(0), COURSE_D8(8), COURSE_D8(16), COURSE_D8(24),
-                 COURSE_D8(32), COURSE_D8(40), COURSE_D8(48), COURSE_D8(56));
+    COURSE_WGMMA("m64n128k16", ".f16.f16", COURSE_REGS_64, "%64, %65", ", 0, 0", COURSE_D64);
   } else if constexpr (N == 128) {
-    COURSE_WGMMA("m64n128k16", "bf16", COURSE_REGS_64, "%64, %65",
-                 COURSE_D8(0), COURSE_D8(8), COURSE_D8(16), COURSE_D8(24),
-                 COURSE_D8(32), COURSE_D8(40), COURSE_D8(48), COURSE_D8(56));
+    COURSE_WGMMA("m64n128k16", ".bf16.bf16", COURSE_REGS_64, "%64, %65", ", 0, 0", COURSE_D64);
   } else if constexpr (IS_F16<T>) {
-    COURSE_WGMMA("m64n256k16", "f16", COURSE_REGS_128, "%128, %129",
-                 COURSE_D8(0), COURSE_D8(8), COURSE_D8(16), COURSE_D8(24),
-                 COURSE_D8(32), COURSE_D8(40), COURSE_D8(48), COURSE_D8(56),
-                 COURSE_D8(64), COURSE_D8(72), COURSE_D8(80), COURSE_D8(88),
-                 COURSE_D8(96), COURSE_D8(104), COURSE_D8(112), COURSE_D8(120));
+    COURSE_WGMMA("m64n256k16", ".f16.f16", COURSE_REGS_128, "%128, %129", ", 0, 0", COURSE_D128);
   } else {
-    COURSE_WGMMA("m64n256k16", "bf16", COURSE_REGS_128, "%128, %129",
-                 COURSE_D8(0), COURSE_D8(8), COURSE_D8(16), COURSE_D8(24),
-                 COURSE_D8(32), COURSE_D8(40), COURSE_D8(48), COURSE_D8(56),
-                 COURSE_D8(64), COURSE_D8(72), COURSE_D8(80), COURSE_D8(88),
-                 COURSE_D8(96), COURSE_D8(104), COURSE_D8(112), COURSE_D8(120));
+    COURSE_WGMMA("m64n256k16", ".bf16.bf16", COURSE_REGS_128, "%128, %129", ", 0, 0", COURSE_D128);
   }
+}
+
+// d (64 floats per thread) += A (64 x 32) @ B (128 x 32)^T of e4m3 (FP8) values, from descriptors. FP8
+// wgmma reads K-major tiles only: a 128-byte swizzled row holds 128 values, a k32 step is 32 bytes.
+COURSE_INLINE void wgmma_m64n128k32_e4m3(float (&d)[64], uint64_t desc_a, uint64_t desc_b) {
+  COURSE_WGMMA("m64n128k32", ".e4m3.e4m3", COURSE_REGS_64, "%64, %65", "", COURSE_D64);
+}
+
+#undef COURSE_D128
+#undef COURSE_D64
 #undef COURSE_REGS_128
 #undef COURSE_REGS_64
 #undef COURSE_WGMMA
-}
+#undef COURSE_D8
 
 // The 64 x 128 form, as exercise 1 writes it by hand.
 template <typename T>
