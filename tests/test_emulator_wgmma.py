@@ -157,3 +157,85 @@ def test_a_descriptor_with_the_wrong_swizzle_gives_a_wrong_result(monkeypatch):
 def test_a_missing_fence_before_mma_async_is_named(monkeypatch):
     with pytest.raises(EmulatorFault, match=r"(?s)wgmma.cu:\d+.*no wgmma.fence"):
         run(monkeypatch, 8, no_fence=True)
+
+
+MN_SOURCE = r"""
+#include <cuda_fp16.h>
+// D (64 x 128) = A (64 x K, K-major) @ B^T with B (128 x K) stored MN-major: K rows of 128 elements, as
+// two 64-column blocks in the 128-byte swizzle (block nb at nb * K * 128 bytes); trans-b = 1.
+#define N 128
+#define K @K@
+__device__ unsigned swz(unsigned base, unsigned off) {
+    unsigned a = base + off;
+    return (a ^ (((a >> 7) & 7) << 4)) - base;
+}
+__device__ unsigned long long desc(unsigned addr, unsigned lbo, unsigned sbo) {
+    return (unsigned long long)((addr & 0x3FFFF) >> 4) | ((unsigned long long)(lbo >> 4) << 16) |
+           ((unsigned long long)(sbo >> 4) << 32) | (1ull << 62);
+}
+extern "C" __global__ void wg_mn(const __half* a, const __half* b, float* d) {
+    __shared__ __align__(1024) __half sa[64 * 64];
+    __shared__ __align__(1024) __half sb[N * K];
+    int t = threadIdx.x, warp = t / 32, lane = t % 32;
+    unsigned ba = (unsigned)__cvta_generic_to_shared(sa), bb = (unsigned)__cvta_generic_to_shared(sb);
+    for (int i = t; i < 64 * K; i += 128) {
+        int r = i / K, c = i % K;
+        sa[swz(ba, (r / 8) * 1024 + (r % 8) * 128 + c * 2) / 2] = a[i];
+    }
+    for (int i = t; i < N * K; i += 128) {  // b[n][k] -> block n / 64, k-row k, column n % 64
+        int k = i / N, n = i % N;
+        sb[swz(bb, (n / 64) * K * 128 + k * 128 + (n % 64) * 2) / 2] = b[n * K + k];
+    }
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    __syncthreads();
+    float acc[64];
+    for (int j = 0; j < 64; j++) acc[j] = 0.f;
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+    for (int kk = 0; kk < K / 16; kk++) {
+        unsigned long long da = desc(ba + 32 * kk, 16, 1024);
+        unsigned long long db = desc(bb + 16 * 128 * kk, @LBO@, @SBO@);
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {@ACC@}, %64, %65, p, 1, 1, 0, 1;\n}\n"
+                     : @OUTS@ : "l"(da), "l"(db));
+    }
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    for (int j = 0; j < 64; j++) {
+        int row = 16 * warp + lane / 4 + 8 * ((j % 4) / 2), col = 8 * (j / 4) + 2 * (lane % 4) + j % 2;
+        d[row * N + col] = acc[j];
+    }
+}
+"""
+MN_LAYOUTS = {"lbo_blocks": (K * 128, 1024), "lbo_8k": (1024, K * 128)}  # (LBO, SBO) in the B descriptor
+
+
+def mn_source(layout: str) -> str:
+    lbo, sbo = MN_LAYOUTS[layout]
+    return (MN_SOURCE.replace("@K@", str(K)).replace("@LBO@", str(lbo)).replace("@SBO@", str(sbo))
+            .replace("@ACC@", ", ".join(f"%{j}" for j in range(64)))
+            .replace("@OUTS@", ", ".join(f'"+f"(acc[{j}])' for j in range(64))))
+
+
+def mn_inputs():
+    rng = np.random.default_rng()
+    a = rng.standard_normal((64, K)).astype(np.float16)
+    b = rng.standard_normal((128, K)).astype(np.float16)
+    return a, b, a.astype(np.float64) @ b.astype(np.float64).T
+
+
+def test_mma_async_with_b_mn_major(monkeypatch):
+    """B MN-major (trans-b = 1), 128-byte swizzle, two 64-column blocks: LBO steps from one block of 64
+    columns to the next, SBO from one 8-row group of k to the next (checked on the H100 by
+    test_hopper_gpu.py, which runs the same source)."""
+    monkeypatch.setenv(emulator.ARCH_ENV, "sm_90a")
+    a, b, want = mn_inputs()
+    got = {}
+    for layout in MN_LAYOUTS:
+        mod = emulator.load_source(mn_source(layout), "wgmma_mn.cu")
+        d = emulator.DeviceArray.from_host(np.zeros((64, 128), np.float32))
+        mod.get_function("wg_mn")((1,), (128,), (emulator.DeviceArray.from_host(a.view(np.uint16)),
+                                                 emulator.DeviceArray.from_host(b.view(np.uint16)), d))
+        got[layout] = d.get()
+    np.testing.assert_allclose(got["lbo_blocks"], want, rtol=1e-5, atol=1e-5)
+    assert not np.allclose(got["lbo_8k"], want, rtol=1e-3, atol=1e-3)

@@ -6,7 +6,7 @@ import pytest
 
 from grader import device, tensor_map
 from test_emulator_tma import KERNEL as TMA_KERNEL, _reference
-from test_emulator_wgmma import K, source as wgmma_source
+from test_emulator_wgmma import K, MN_LAYOUTS, mn_inputs, mn_source, source as wgmma_source
 
 pytestmark = pytest.mark.gpu
 HEADER = "#include <course/common.cuh>\nCOURSE_REQUIRE_ARCH_SPECIFIC(90);\n"
@@ -63,3 +63,20 @@ def test_tma_tiles_swizzles_and_edges(tmp_path, swizzle):
                                                       np.int32(swizzle), np.int32(16 * cols * 2)))
         device.synchronize()
         np.testing.assert_array_equal(device.to_host(out), _reference(bits, (16, cols), row0, col0))
+
+
+def test_wgmma_b_mn_major_descriptor(tmp_path):
+    """The emulator's reading of an MN-major B descriptor (128-byte swizzle): LBO from one 64-column block
+    to the next, SBO from one 8-row group of k to the next. Both readings run; the hardware must agree
+    with the emulator's and not with the other."""
+    a, b, want = mn_inputs()
+    close = {}
+    for layout in MN_LAYOUTS:
+        path = tmp_path / f"mn_{layout}.cu"
+        path.write_text(HEADER + mn_source(layout))
+        mod = device.load(path)
+        d = device.asarray(np.zeros((64, 128), np.float32))
+        mod.get_function("wg_mn")((1,), (128,), (device.asarray(a.view(np.uint16)), device.asarray(b.view(np.uint16)), d))
+        device.synchronize()
+        close[layout] = bool(np.allclose(device.to_host(d), want, rtol=1e-5, atol=1e-5))
+    assert close == {"lbo_blocks": True, "lbo_8k": False}, close
