@@ -170,6 +170,28 @@ extern "C" __global__ void store_tiles(const __grid_constant__ TensorMap tmap) {
   if (threadIdx.x == 0) bulk_wait_group_read<0>();
 }
 
+// Ping-pong: warpgroup 0 writes turn[i] then passes the turn (bar.arrive 2, 256); warpgroup 1 waits for it
+// (bar.sync 2, 256), reads it, writes its own and passes back (bar.arrive 1); out[i] = what warpgroup 1 saw.
+extern "C" __global__ void ping_pong(int* out, int rounds) {
+  __shared__ int turn[8];
+  const int wg = threadIdx.x / 128;
+  for (int i = 0; i < rounds; i++) {
+    if (wg == 0) {
+#ifndef NO_FIRST_TURN
+      if (i > 0) named_barrier_sync(1, 256);
+#else
+      named_barrier_sync(1, 256);
+#endif
+      if (threadIdx.x == 0) turn[i] = 100 + i;
+      asm volatile("bar.arrive 2, 256;\n" ::: "memory");
+    } else {
+      named_barrier_sync(2, 256);
+      if (threadIdx.x == 128) out[i] = turn[i];
+      if (i + 1 < rounds) asm volatile("bar.arrive 1, 256;\n" ::: "memory");
+    }
+  }
+}
+
 // Warpgroups 0 and 1 each meet at their own named barrier (1 and 2), warpgroup 1 after warpgroup 0 wrote
 // flag: out[i] = the flag each thread saw.
 extern "C" __global__ void named(int* out) {
@@ -212,3 +234,18 @@ def test_named_barriers_meet_per_id(tmp_path):
     out = _dev(np.zeros(256, np.int32))
     mod.get_function("named")((1,), (256,), (out,))
     np.testing.assert_array_equal(out.get(), np.repeat([1, 2], 128))
+
+
+def test_bar_arrive_hands_the_turn_over(tmp_path):
+    """bar.arrive counts toward the other side's bar.sync without waiting: warpgroup 1 sees each value
+    warpgroup 0 wrote before passing the turn (FA3's ping-pong between consumer warpgroups)."""
+    mod = _store_module(tmp_path)
+    out = _dev(np.zeros(8, np.int32))
+    mod.get_function("ping_pong")((2,), (256,), (out, np.int32(5)))
+    np.testing.assert_array_equal(out.get()[:5], 100 + np.arange(5))
+
+
+def test_a_turn_never_given_is_named(tmp_path):
+    mod = _store_module(tmp_path, ("-DNO_FIRST_TURN",))
+    with pytest.raises(emulator.EmulatorFault, match=r"named barrier [12] never completes.*store.cu:\d+.*0 more passed it"):
+        mod.get_function("ping_pong")((1,), (256,), (_dev(np.zeros(8, np.int32)), np.int32(3)))

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from grader import device, tensor_map
-from test_emulator_tma import KERNEL as TMA_KERNEL, _reference
+from test_emulator_tma import KERNEL as TMA_KERNEL, STORE_KERNEL, _reference
 from test_emulator_wgmma import K, MN_LAYOUTS, mn_inputs, mn_source, source as wgmma_source
 
 pytestmark = pytest.mark.gpu
@@ -80,3 +80,19 @@ def test_wgmma_b_mn_major_descriptor(tmp_path):
         device.synchronize()
         close[layout] = bool(np.allclose(device.to_host(d), want, rtol=1e-5, atol=1e-5))
     assert close == {"lbo_blocks": True, "lbo_8k": False}, close
+
+
+def test_bar_arrive_ping_pong_and_tma_store(tmp_path):
+    """The emulator's bar.arrive / named bar.sync hand-over and its TMA store, on the hardware."""
+    path = tmp_path / "store.cu"
+    path.write_text(STORE_KERNEL)
+    mod = device.load(path)
+    out = device.asarray(np.zeros(8, np.int32))
+    mod.get_function("ping_pong")((2,), (256,), (out, np.int32(5)))
+    device.synchronize()
+    np.testing.assert_array_equal(device.to_host(out)[:5], 100 + np.arange(5))
+    c = device.asarray(np.zeros((64, 128), np.uint16).view(np.float16))
+    mod.get_function("store_tiles")((1,), (128,), (tensor_map.tensor_map(c, (64, 64), 128),))
+    device.synchronize()
+    i = np.arange(64 * 64).reshape(64, 64)
+    np.testing.assert_array_equal(device.to_host(c).view(np.uint16), np.concatenate([i, 100000 + i], axis=1).astype(np.uint16))

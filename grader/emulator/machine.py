@@ -357,7 +357,7 @@ def _deadlock(st: State, code, waiting) -> None:
     op = code[pc]
     t = int(sel[0])
     blk = st.blk[t]
-    if op.kind == BAR:
+    if op.kind == BAR and op.stuck is None:
         in_blk = (st.blk == blk)
         arrived = int(np.count_nonzero(st.blk[sel] == blk))
         total = int(np.count_nonzero(in_blk))

@@ -973,8 +973,10 @@ def build_bar(prog, inst):
     kind = parts[1] if len(parts) > 1 else "sync"
     if kind in ("aligned",):
         kind = "sync"
+    if kind == "arrive" and len(inst.operands) == 2:
+        return _bar_arrive(prog, inst)
     if kind not in ("sync", "red") and not (parts[0] == "barrier" and "sync" in parts):
-        raise Unsupported(f"{inst.opcode} (only bar.sync / barrier.sync / bar.red)")
+        raise Unsupported(f"{inst.opcode} (only bar.sync / barrier.sync / bar.red / bar.arrive id, count)")
     if len(inst.operands) > 1 and kind == "sync":
         count = reader(prog, inst.operands[1], "u32")
     else:
@@ -995,6 +997,8 @@ def build_bar(prog, inst):
         if ident is not None:
             key = key * 16 + np.broadcast_to(np.asarray(ident(st, sel)).astype(np.int64) % 16, sel.shape)
         arrived = np.bincount(key, minlength=st.nblk * 16 if ident is not None else st.nblk)
+        if ident is not None:
+            arrived = arrived + _named_credits(st)  # threads that passed it with bar.arrive
         # every thread of the block must arrive: one that exited never will (undefined in CUDA,
         # reported here as a barrier reached by part of the block)
         need = st.bthreads if count is None else int(np.asarray(count(st, sel[:1])).ravel()[0])
@@ -1004,6 +1008,13 @@ def build_bar(prog, inst):
     def fn(st, sel):
         blocks = np.unique(st.blk[sel])
         st.barrier(blocks)
+        if ident is not None:  # the arrivals this completion used up
+            key = st.blk[sel].astype(np.int64) * 16 + np.broadcast_to(
+                np.asarray(ident(st, sel)).astype(np.int64) % 16, sel.shape)
+            need = int(np.asarray(count(st, sel[:1])).ravel()[0])
+            keys, here = np.unique(key, return_counts=True)
+            credits = _named_credits(st)
+            credits[keys] = np.maximum(credits[keys] - (need - here), 0)
         if red is not None:
             redop, d, p = red
             pv = np.asarray(p(st, sel), bool)
@@ -1016,7 +1027,41 @@ def build_bar(prog, inst):
                 d(st, sel, cnt[blk] == tot[blk])
             else:
                 d(st, sel, cnt[blk] > 0)
-    return Op(BAR, fn, inst, ready=ready)
+    op = Op(BAR, fn, inst, ready=ready)
+    if ident is not None:
+        def stuck(st, op, sel):
+            t = int(sel[0])
+            bar = int(np.asarray(ident(st, sel[:1])).ravel()[0]) % 16
+            need = int(np.asarray(count(st, sel[:1])).ravel()[0])
+            credits = int(_named_credits(st)[int(st.blk[t]) * 16 + bar])
+            ids = np.broadcast_to(np.asarray(ident(st, sel)).astype(np.int64) % 16, sel.shape)
+            here = int(np.count_nonzero((st.blk[sel] == st.blk[t]) & (ids == bar)))
+            return (f"named barrier {bar} never completes: {op.where()} waits for {need} threads; {here} "
+                    f"wait there ({st.who(t)} first) and {credits} more passed it with bar.arrive. Every "
+                    f"bar.sync {bar}, {need} needs {need} threads between its own and the other side's bar.arrive "
+                    f"(a ping-pong whose first turn is never given away deadlocks so).")
+        op.stuck = stuck
+    return op
+
+
+def _named_credits(st) -> np.ndarray:
+    """Per (block, barrier id): threads that arrived with bar.arrive and were not yet used by a bar.sync."""
+    if getattr(st, "named_credits", None) is None:
+        st.named_credits = np.zeros(st.nblk * 16, np.int64)
+    return st.named_credits
+
+
+def _bar_arrive(prog, inst):
+    """bar.arrive id, count: count this thread in named barrier `id` without waiting (the producer side of
+    a producer/consumer pair; bar.sync id, count on the other side completes once `count` threads came)."""
+    ident = reader(prog, inst.operands[0], "u32")
+
+    def fn(st, sel):
+        sel = st.idx(sel)
+        key = st.blk[sel].astype(np.int64) * 16 + np.broadcast_to(
+            np.asarray(ident(st, sel)).astype(np.int64) % 16, sel.shape)
+        np.add.at(_named_credits(st), key, 1)
+    return _normal(fn, inst)
 
 
 def _warp_sync_op(prog, inst, mask_reader, fn):
