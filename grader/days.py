@@ -39,6 +39,8 @@ TABLE = (
     Day("day14", "framework integration and the capstone", "框架集成与综合项目"),
     Day("day15", "Hopper GEMM: wgmma, TMA, mbarrier and warp specialization (sm_90a)",
         "Hopper GEMM：wgmma、TMA、mbarrier 与线程束专用化 (sm_90a)"),
+    Day("day16", "Hopper attention: FlashAttention-3-style prefill with wgmma, TMA and ping-pong (sm_90a)",
+        "Hopper 注意力：基于 wgmma、TMA 与乒乓调度的 FlashAttention-3 式预填充 (sm_90a)"),
 )
 NAMES = tuple(d.name for d in TABLE)
 _DAY = re.compile(r"^(?:day)?0*(\d{1,2})$")

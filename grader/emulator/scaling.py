@@ -5,7 +5,8 @@ The rule: a case's size is the product of its integer values above 1 (n, rows x 
 cases up to LIMIT run, or up to TENSOR_LIMIT for an exercise graded on the tensor cores (its technique
 requires HMMA, HGMMA or QGMMA: one mma.sync is 16x8x16 multiply-adds in one numpy operation, a wgmma 64xNx16, so a GEMM of 512^3 or an
 attention of 2 x 1000 x 1000 x 64 takes about a second); larger ones are skipped unless
-$COURSE_EMULATOR_FULL=1. Each exercise keeps at least its MIN_CASES smallest cases whatever their size.
+$COURSE_EMULATOR_FULL=1. Each exercise keeps at least its MIN_CASES smallest cases whatever their size. An
+exercise whose work is not the product of its sizes (attention: heads x seq^2 x d) says so with `cost`.
 """
 from __future__ import annotations
 
@@ -32,10 +33,11 @@ def runs_on_emulator(ex, case: dict) -> tuple[bool, str]:
     """(True, '') if `case` of exercise `ex` runs on the emulator, else (False, why)."""
     if os.environ.get(FULL_ENV) == "1":
         return True, ""
-    size, most = case_size(case), limit(ex)
+    size = ex.cost(case) if getattr(ex, "cost", None) else case_size(case)
+    most = limit(ex)
     if size <= most:
         return True, ""
-    smallest = sorted(case_size(c) for c in ex.cases)[:MIN_CASES]
+    smallest = sorted(ex.cost(c) if getattr(ex, "cost", None) else case_size(c) for c in ex.cases)[:MIN_CASES]
     if size <= smallest[-1]:
         return True, ""
     return False, (f"too large for the emulator ({size:,} > {most:,} elements; the smaller cases of "

@@ -29,6 +29,7 @@ class Exercise:
     bench: Callable | None = None
     target: float | None = None   # the solution's ratio to its ceiling, at the largest benchmark size
     technique: tuple = ()  # grader.technique.Technique: what the kernel's SASS must show
+    cost: Callable | None = None  # a case's work on the emulator, where not the product of its sizes
 
     @property
     def key(self) -> str:

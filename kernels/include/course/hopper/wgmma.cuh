@@ -45,13 +45,17 @@ template <> constexpr bool IS_F16<half> = true;
   "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), \
       "+f"(d[i + 7])
 
-// One wgmma.mma_async: D (the register list `regs`) += A @ B^T from the descriptors `descs`, scale-d true,
-// A and B not negated; `trans` is ", 0, 0" (K-major A and B) for 16-bit inputs and empty for FP8.
-#define COURSE_WGMMA(shape, types, regs, descs, trans, ...)                                             \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned." shape ".f32" types \
-               " {" regs "}, " descs ", p, 1, 1" trans ";\n}\n"                                          \
+// One wgmma.mma_async: D (the register list `regs`) = (accumulate ? D : 0) + A @ B^T from the descriptors
+// `descs` (scale-d, the operand `pred`: the first step of a fresh product needs no zeroed registers), A
+// and B not negated; `trans` is ", 0, 0" (K-major A and B) for 16-bit inputs and empty for FP8.
+#define COURSE_WGMMA(shape, types, regs, descs, pred, trans, ...)                                       \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " pred ", 0;\nwgmma.mma_async.sync.aligned." shape  \
+               ".f32" types " {" regs "}, " descs ", p, 1, 1" trans ";\n}\n"                               \
                : __VA_ARGS__                                                                          \
-               : "l"(desc_a), "l"(desc_b))
+               : "l"(desc_a), "l"(desc_b), "r"(accumulate))
+#define COURSE_REGS_32                                                                    \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                 \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
 #define COURSE_REGS_64                                                                    \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                 \
   "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "       \
@@ -63,35 +67,69 @@ template <> constexpr bool IS_F16<half> = true;
   "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "              \
   "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "   \
   "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+#define COURSE_D32 COURSE_D8(0), COURSE_D8(8), COURSE_D8(16), COURSE_D8(24)
 #define COURSE_D64 COURSE_D8(0), COURSE_D8(8), COURSE_D8(16), COURSE_D8(24), \
                    COURSE_D8(32), COURSE_D8(40), COURSE_D8(48), COURSE_D8(56)
 #define COURSE_D128 COURSE_D64, COURSE_D8(64), COURSE_D8(72), COURSE_D8(80), COURSE_D8(88), \
                     COURSE_D8(96), COURSE_D8(104), COURSE_D8(112), COURSE_D8(120)
 
-// d (N / 2 floats per thread) += A (64 x 16) @ B (N x 16)^T, A and B from descriptors; fp16 or bf16 in.
-// N = 128 or 256 (the B tile's rows; m64n256k16 is the widest wgmma, 128 accumulators per thread).
+// d (N / 2 floats per thread) = (accumulate ? d : 0) + A (64 x 16) @ B (N x 16)^T, A and B from descriptors;
+// fp16 or bf16 in. N = 128 or 256 (the B tile's rows; m64n256k16 is the widest wgmma, 128 accumulators per
+// thread).
 template <int N, typename T>
-COURSE_INLINE void wgmma_m64k16(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b) {
+COURSE_INLINE void wgmma_m64k16(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b, int accumulate = 1) {
   static_assert(N == 128 || N == 256, "wgmma_m64k16: N is 128 or 256");
   if constexpr (N == 128 && IS_F16<T>) {
-    COURSE_WGMMA("m64n128k16", ".f16.f16", COURSE_REGS_64, "%64, %65", ", 0, 0", COURSE_D64);
+    COURSE_WGMMA("m64n128k16", ".f16.f16", COURSE_REGS_64, "%64, %65", "%66", ", 0, 0", COURSE_D64);
   } else if constexpr (N == 128) {
-    COURSE_WGMMA("m64n128k16", ".bf16.bf16", COURSE_REGS_64, "%64, %65", ", 0, 0", COURSE_D64);
+    COURSE_WGMMA("m64n128k16", ".bf16.bf16", COURSE_REGS_64, "%64, %65", "%66", ", 0, 0", COURSE_D64);
   } else if constexpr (IS_F16<T>) {
-    COURSE_WGMMA("m64n256k16", ".f16.f16", COURSE_REGS_128, "%128, %129", ", 0, 0", COURSE_D128);
+    COURSE_WGMMA("m64n256k16", ".f16.f16", COURSE_REGS_128, "%128, %129", "%130", ", 0, 0", COURSE_D128);
   } else {
-    COURSE_WGMMA("m64n256k16", ".bf16.bf16", COURSE_REGS_128, "%128, %129", ", 0, 0", COURSE_D128);
+    COURSE_WGMMA("m64n256k16", ".bf16.bf16", COURSE_REGS_128, "%128, %129", "%130", ", 0, 0", COURSE_D128);
   }
+}
+
+// The descriptor of an MN-major B tile (its rows run along N: V [kv][d] for O += P V) in the 128-byte
+// swizzle: 64-element column blocks `lbo` bytes apart (leading offset), 8-row groups of k 1024 bytes apart
+// (stride offset). A k16 step adds 16 rows, 2048 bytes, to `addr`.
+COURSE_INLINE uint64_t make_descriptor_mn(uint32_t addr, uint32_t lbo) {
+  return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)(lbo >> 4) << 16) | ((uint64_t)(1024 >> 4) << 32) |
+         (1ull << 62);
+}
+
+// d (N / 2 floats) += A (64 x 16, from registers: a[i] = two T of the A fragment, as mma.sync's
+// m16n8k16 A per warp) @ B (16 x N, MN-major: trans-b = 1) from a descriptor; N = 64 or 128.
+template <int N, typename T>
+COURSE_INLINE void wgmma_m64k16_rs(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t desc_b) {
+  static_assert(N == 64 || N == 128, "wgmma_m64k16_rs: N is 64 or 128");
+#define COURSE_WGMMA_RS(shape, types, regs, aregs, desc, ...)                                         \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned." shape ".f32" types \
+               " {" regs "}, {" aregs "}, " desc ", p, 1, 1, 1;\n}\n"                                     \
+               : __VA_ARGS__                                                                         \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b))
+  if constexpr (N == 128 && IS_F16<T>) {
+    COURSE_WGMMA_RS("m64n128k16", ".f16.f16", COURSE_REGS_64, "%64, %65, %66, %67", "%68", COURSE_D64);
+  } else if constexpr (N == 128) {
+    COURSE_WGMMA_RS("m64n128k16", ".bf16.bf16", COURSE_REGS_64, "%64, %65, %66, %67", "%68", COURSE_D64);
+  } else if constexpr (IS_F16<T>) {
+    COURSE_WGMMA_RS("m64n64k16", ".f16.f16", COURSE_REGS_32, "%32, %33, %34, %35", "%36", COURSE_D32);
+  } else {
+    COURSE_WGMMA_RS("m64n64k16", ".bf16.bf16", COURSE_REGS_32, "%32, %33, %34, %35", "%36", COURSE_D32);
+  }
+#undef COURSE_WGMMA_RS
 }
 
 // d (64 floats per thread) += A (64 x 32) @ B (128 x 32)^T of e4m3 (FP8) values, from descriptors. FP8
 // wgmma reads K-major tiles only: a 128-byte swizzled row holds 128 values, a k32 step is 32 bytes.
-COURSE_INLINE void wgmma_m64n128k32_e4m3(float (&d)[64], uint64_t desc_a, uint64_t desc_b) {
-  COURSE_WGMMA("m64n128k32", ".e4m3.e4m3", COURSE_REGS_64, "%64, %65", "", COURSE_D64);
+COURSE_INLINE void wgmma_m64n128k32_e4m3(float (&d)[64], uint64_t desc_a, uint64_t desc_b, int accumulate = 1) {
+  COURSE_WGMMA("m64n128k32", ".e4m3.e4m3", COURSE_REGS_64, "%64, %65", "%66", "", COURSE_D64);
 }
 
 #undef COURSE_D128
 #undef COURSE_D64
+#undef COURSE_D32
+#undef COURSE_REGS_32
 #undef COURSE_REGS_128
 #undef COURSE_REGS_64
 #undef COURSE_WGMMA
@@ -99,8 +137,8 @@ COURSE_INLINE void wgmma_m64n128k32_e4m3(float (&d)[64], uint64_t desc_a, uint64
 
 // The 64 x 128 form, as exercise 1 writes it by hand.
 template <typename T>
-COURSE_INLINE void wgmma_m64n128k16(float (&d)[64], uint64_t desc_a, uint64_t desc_b) {
-  wgmma_m64k16<128, T>(d, desc_a, desc_b);
+COURSE_INLINE void wgmma_m64n128k16(float (&d)[64], uint64_t desc_a, uint64_t desc_b, int accumulate = 1) {
+  wgmma_m64k16<128, T>(d, desc_a, desc_b, accumulate);
 }
 
 }  // namespace hopper

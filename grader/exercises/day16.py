@@ -1,0 +1,157 @@
+"""Day 16 (Hopper, sm_90a): FlashAttention-3-style prefill: TMA, wgmma for S = Q K^T and O += P V (P from
+registers, V MN-major), the online softmax overlapped with the GEMMs inside a warpgroup and across two.
+
+The kernels compile for sm_90a only: on another GPU the checks skip with that reason, and without a GPU
+the emulator runs them (wgmma, TMA, mbarrier, bar.arrive). References and FLOP counts are day 12's.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from grader import bench, checks, device, tensor_map
+from grader.exercises import Exercise
+from grader.exercises.day12 import (BENCH_DIM, DTYPE, HEADS, attention_flops, attention_reference, bench_shapes,
+                                    sdpa_ceiling)
+from grader.technique import Technique
+
+BM, BN, STAGES, THREADS = 128, 128, 3, 384  # attention_wgmma.cu's query tile, key tile, stages, threads
+HEAD_DIMS = (64, 128)
+
+
+def shared_bytes(head_dim: int) -> int:
+    """Q tile, STAGES K and V tiles, barriers, 1024 bytes of alignment slack."""
+    return BM * head_dim * 2 + STAGES * 2 * BN * head_dim * 2 + 8 * (1 + 2 * STAGES) + 1024
+
+
+def prepare(module, q, k, v, out, heads: int, seq: int, head_dim: int, causal: bool):
+    """The launch of attention_wgmma on device arrays q, k, v, out [heads, seq, head_dim] (fp16), its tensor
+    maps built once: `run()` enqueues it, `run(sync=True)` waits and names a fault."""
+    if head_dim not in HEAD_DIMS:
+        raise ValueError(f"head_dim={head_dim}: attention_wgmma is built for {HEAD_DIMS}")
+    if seq < 1 or heads < 1:
+        raise ValueError(f"heads={heads}, seq={seq}: both must be >= 1")
+    name = f"attention_wgmma_d{head_dim}{'_causal' if causal else ''}"
+    kernel = module.get_function(name)
+    smem = shared_bytes(head_dim)
+    kernel.max_dynamic_shared_size_bytes = smem
+    maps = [tensor_map.tensor_map(x.reshape(heads * seq, head_dim), (BM, 64), 128) for x in (q, k, v)]
+    args = (*maps, out, np.int32(seq), np.float32(math.log2(math.e) / math.sqrt(head_dim)))
+    grid = (-(-seq // BM), heads)
+    arrays = (q, k, v, out)  # the tensor maps point into them: keep them alive with the launch
+
+    def run(sync: bool = False):
+        assert arrays
+        if sync:
+            device.launch(kernel, grid, (THREADS,), args, shared_mem=smem,
+                          what=f"{name} (heads={heads}, seq={seq})")
+        else:
+            kernel(grid, (THREADS,), args, shared_mem=smem)
+    return run
+
+
+def check_attention(module, seed: int, heads: int, seq: int, head_dim: int, causal: bool) -> None:
+    rng = np.random.default_rng(seed)
+    dt = device.dtype(DTYPE)
+    q, k, v = (rng.standard_normal((heads, seq, head_dim)).astype(dt) for _ in range(3))
+    out = device.empty((heads, seq, head_dim), DTYPE)
+    prepare(module, *(device.asarray(x) for x in (q, k, v)), out, heads, seq, head_dim, causal)(sync=True)
+    mask = "causal" if causal else "no mask"
+    checks.assert_close(device.to_host(out), attention_reference(q, k, v, causal), dt=DTYPE, seed=seed,
+                        name=f"attention_wgmma_d{head_dim} out (heads={heads}, seq={seq}, {mask})")
+
+
+def _sdpa_backends(q, k, v, batch: int, seq: int, causal: bool) -> dict:
+    """{label: launch} of torch's SDPA on the same arrays (DLPack, no copy): its default choice and each
+    backend this torch has (flash, cuDNN, memory-efficient); {} without torch."""
+    try:
+        import torch
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+    except ImportError:
+        return {}
+    tq, tk, tv = (torch.from_dlpack(x).view(batch, HEADS, seq, BENCH_DIM) for x in (q, k, v))
+    f = torch.nn.functional.scaled_dot_product_attention
+    runs = {"torch SDPA default": lambda: f(tq, tk, tv, is_causal=causal)}
+    for label, backend in (("flash", SDPBackend.FLASH_ATTENTION), ("cuDNN", SDPBackend.CUDNN_ATTENTION),
+                           ("efficient", SDPBackend.EFFICIENT_ATTENTION)):
+        def run(backend=backend):
+            with sdpa_kernel(backend):
+                f(tq, tk, tv, is_causal=causal)
+        try:
+            run()
+        except RuntimeError:  # not built for this GPU or these shapes
+            continue
+        runs[f"torch SDPA {label}"] = run
+    return runs
+
+
+def _bench(modules: dict, causal: bool, quick: bool) -> bench.Report:
+    """TFLOP/s against the best of torch's SDPA backends (each named in the notes), same inputs, timed in
+    turns with the kernels; without torch, day 12's flash anchor."""
+    device.require_gpu()
+    mask = "causal" if causal else "non-causal"
+    report = bench.Report(f"attention_wgmma, fp16 {mask}, {HEADS} heads, d {BENCH_DIM}, batch x seq = 16384",
+                          "sequence length (q_len = kv_len)", "TFLOP/s")
+    for batch, seq in bench_shapes(quick):
+        heads = batch * HEADS
+        q, k, v = (device.random((heads, seq, BENCH_DIM), DTYPE, seed=i) for i in range(3))
+        out = device.empty((heads, seq, BENCH_DIM), DTYPE)
+        flops = attention_flops(heads, seq, seq, BENCH_DIM, causal)
+        runs = {label: prepare(m, q, k, v, out, heads, seq, BENCH_DIM, causal) for label, m in modules.items()}
+        for run in runs.values():
+            run(sync=True)
+        torch_runs = _sdpa_backends(q, k, v, batch, seq, causal)
+        found = bench.measure_interleaved({**runs, **torch_runs}, size=seq, flops=flops)
+        for label in modules:
+            report.series.setdefault(label, []).append(found[label])
+        if torch_runs:
+            best = max(torch_runs, key=lambda label: found[label].tflops)
+            report.ceiling.append(found[best])
+            report.notes.append(f"seq {seq}: " + ", ".join(f"{label} {found[label].tflops:.0f}" for label in torch_runs)
+                                + f" TFLOP/s; the ceiling is {best}")
+        else:
+            report.ceiling.append(sdpa_ceiling(q, k, v, batch, HEADS, seq, BENCH_DIM, causal, flops))
+        del q, k, v, out
+    report.ceiling_name = "the best torch SDPA backend"
+    return report
+
+
+def bench_attention(modules: dict, quick: bool = False) -> bench.Report:
+    return _bench(modules, False, quick)
+
+
+def bench_attention_causal(modules: dict, quick: bool = False) -> bench.Report:
+    return _bench(modules, True, quick)
+
+
+def _technique(kernels: tuple[str, ...]) -> Technique:
+    return Technique(
+        why="wgmma for both products (HGMMA, P from registers), TMA loads (UTMALDG) on mbarriers, the softmax "
+            "on the SFU (MUFU.EX2), one wgmma group left in flight while it runs (WARPGROUP.DEPBAR.LE gsb0, 0x1), "
+            "and warpgroups taking turns (BAR.ARV)",
+        require=(r"HGMMA", r"UTMALDG", r"SYNCS", r"MUFU\.EX2", r"BAR\.ARV"), forbid=(r"LDG", r"HMMA"),
+        no_spills=True, kernels=kernels,
+        require_lines=((r"WARPGROUP\.DEPBAR\.LE\s+gsb0,\s*0x1", "wgmma_wait<1>: P V left in flight during the softmax"),))
+
+
+def emulator_cost(case: dict) -> int:
+    """The work of a case: every query meets every key (half of them, causal), d multiply-adds each."""
+    return case["heads"] * case["seq"] ** 2 * case["head_dim"] // (2 if case["causal"] else 1)
+
+
+def _cases(causal: bool) -> tuple[dict, ...]:
+    rows = ((1, 1, 64), (3, 200, 64), (2, 129, 128), (1, 520, 128), (2, 1000, 64), (2, 4096, 128))
+    return tuple({"heads": h, "seq": s, "head_dim": d, "causal": causal} for h, s, d in rows)
+
+
+EXERCISES = (
+    Exercise("day16", "attention_wgmma", "attention_wgmma.cu",
+             "FlashAttention-3-style prefill: wgmma, TMA, online softmax overlapped (intra- and inter-warpgroup)",
+             check_attention, _cases(False), bench=bench_attention, target=0.85, cost=emulator_cost,
+             technique=(_technique(("attention_wgmma_d64", "attention_wgmma_d128")),)),
+    Exercise("day16", "attention_wgmma_causal", "attention_wgmma.cu",
+             "the same, causal: tiles past the diagonal skipped, the diagonal tile masked",
+             check_attention, _cases(True), bench=bench_attention_causal, target=0.85, cost=emulator_cost,
+             technique=(_technique(("attention_wgmma_d64_causal", "attention_wgmma_d128_causal")),)),
+)

@@ -1,0 +1,232 @@
+// Day 16: FlashAttention-3-style prefill on Hopper: TMA loads, wgmma for S = Q K^T and O += P V, the softmax
+// of one warpgroup overlapped with the GEMMs of the other (ping-pong).
+//
+//   o = softmax(q k^T / sqrt(D)) v per head (causal: query i sees keys 0..i); q, k, v, o: [heads, s, D]
+//   row-major fp16, D = 64 or 128, passed to TMA as [heads * s, D] (the rows of a tile that lie past the
+//   head's end belong to the next head or are zero: they are masked, never stored)
+//
+// One block of three warpgroups per 128 queries of one head: grid = (ceil(s / 128), heads).
+// Warpgroup 0, the PRODUCER: one thread loads the Q tile once, then the K and V tiles (128 keys each) into
+// a ring of STAGES stages (full / empty mbarriers, as day 15's GEMM).
+// Warpgroups 1 and 2, the CONSUMERS, 64 queries each, keep the online softmax of day 12 in registers:
+//   S_j = Q K_j^T     wgmma m64n128k16 from shared memory (K-major Q and K, 128-byte swizzle);
+//   P_j = exp2(S_j * scale * log2 e - m), rescaling O and l when the running max m grows;
+//   O  += P_j V_j     wgmma m64nDk16 with A = P_j from registers (the S accumulators, packed two per
+//                     register, are exactly the A fragment) and B = V_j MN-major (trans-b: V is [key][d]).
+// Two overlaps hide the softmax: in each warpgroup, S_{j+1} and P_j V_j are issued together and the softmax
+// of S_{j+1} runs while P_j V_j is still on the tensor cores (wgmma_wait<1>); across the two warpgroups,
+// named barriers make them take turns issuing GEMMs, so one's softmax runs while the other's GEMMs do.
+#include <course/hopper/tma.cuh>
+#include <course/hopper/wgmma.cuh>
+#include <course/math.cuh>
+#include <course/mma.cuh>
+COURSE_REQUIRE_ARCH_SPECIFIC(90);
+
+namespace {
+
+using namespace course::hopper;
+using course::math::inf;
+using course::math::ptx_exp2;
+
+constexpr int BM = 128, BN = 128, STAGES = 3;  // queries per block, keys per tile, K/V stages
+
+template <int D>
+struct Shared {
+  half q[BM * D];  // D / 64 column blocks of BM x 64 (128-byte rows, 128-byte swizzle)
+  half k[STAGES][BN * D];
+  half v[STAGES][BN * D];
+  uint64_t q_full, full[STAGES], empty[STAGES];
+};
+
+template <int D, bool CAUSAL>
+__device__ void attention(const TensorMap* tq, const TensorMap* tk, const TensorMap* tv, half* __restrict__ o,
+                          int s, float scale_log2) {
+  extern __shared__ __align__(1024) unsigned char raw[];
+  Shared<D>& sh = *reinterpret_cast<Shared<D>*>(raw + ((1024 - smem_address(raw) % 1024) % 1024));
+  const int warpgroup = threadIdx.x / 128, tid = threadIdx.x % 128;
+  const int mt = CAUSAL ? gridDim.x - 1 - blockIdx.x : blockIdx.x;  // causal: the longest rows first
+  const int m0 = mt * BM, row0 = blockIdx.y * s;  // the tile's first query; the head's first row
+  const int tiles = ((CAUSAL ? min(s, m0 + BM) : s) + BN - 1) / BN;
+  if (threadIdx.x == 0) {
+    mbarrier_init(&sh.q_full, 1);
+    for (int i = 0; i < STAGES; i++) {
+      mbarrier_init(&sh.full[i], 1);
+      mbarrier_init(&sh.empty[i], 2);
+    }
+    fence_mbarrier_init();
+  }
+  __syncthreads();
+
+  if (warpgroup == 0) {  // the producer
+    setmaxnreg_dec<40>();
+    if (tid == 0) {
+      mbarrier_arrive_expect_tx(&sh.q_full, BM * D * 2);
+      for (int cb = 0; cb < D / 64; cb++) tma_load_2d(sh.q + cb * BM * 64, tq, &sh.q_full, 64 * cb, row0 + m0);
+      for (int j = 0; j < tiles; j++) {
+        const int stage = j % STAGES;
+        if (j >= STAGES) mbarrier_wait(&sh.empty[stage], ((j / STAGES) - 1) & 1);
+        mbarrier_arrive_expect_tx(&sh.full[stage], 2 * BN * D * 2);
+        for (int cb = 0; cb < D / 64; cb++) {
+          tma_load_2d(sh.k[stage] + cb * BN * 64, tk, &sh.full[stage], 64 * cb, row0 + j * BN);
+          tma_load_2d(sh.v[stage] + cb * BN * 64, tv, &sh.full[stage], 64 * cb, row0 + j * BN);
+        }
+      }
+    }
+    return;
+  }
+
+  setmaxnreg_inc<232>();  // the consumers
+  const int rows = (warpgroup - 1) * 64, warp = tid / 32, lane = tid % 32;
+  const int r_lo = m0 + rows + 16 * warp + lane / 4;  // this thread's queries: r_lo (h = 0), r_lo + 8 (h = 1)
+  const uint32_t q0 = smem_address(sh.q) + rows * 128;
+  float acc_s[64], acc_o[D / 2];  // S: accumulator i at row 8 h, h = (i % 4) / 2, column 8 (i / 4) + 2 (lane % 4) + i % 2
+  uint32_t p[BN / 16][4], p_next[BN / 16][4];  // P as the A fragments of BN / 16 k16 steps
+  float m_run[2] = {-inf, -inf}, l_run[2] = {0.f, 0.f}, corr[2];
+#pragma unroll
+  for (int i = 0; i < D / 2; i++) acc_o[i] = 0.f;
+
+  auto issue_s = [&](int j) {  // S_j = Q K_j^T, one committed group
+    const int stage = j % STAGES;
+    mbarrier_wait(&sh.full[stage], (j / STAGES) & 1);
+    const uint32_t k0 = smem_address(sh.k[stage]);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < D / 16; kk++) {  // column block kk / 4, 32 bytes per k16 step inside it; the first
+      wgmma_m64n128k16<half>(acc_s, make_descriptor(q0 + (kk / 4) * BM * 128 + 32 * (kk % 4)),  // overwrites
+                             make_descriptor(k0 + (kk / 4) * BN * 128 + 32 * (kk % 4)), kk > 0);
+    }
+    wgmma_commit();
+  };
+  auto issue_pv = [&](int j, const uint32_t (&pp)[BN / 16][4]) {  // O += P_j V_j, one committed group
+    const uint32_t v0 = smem_address(sh.v[j % STAGES]);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; kk++) wgmma_m64k16_rs<D, half>(acc_o, pp[kk], make_descriptor_mn(v0 + kk * 2048, BN * 128));
+    wgmma_commit();
+  };
+  // The online softmax of S_j into pp: mask, row max (4 threads share a row), corr = 2^(m_old - m_new),
+  // P = 2^(S scale log2e - m_new) packed as fp16 pairs, l = l corr + row sum of P.
+  auto softmax = [&](int j, uint32_t (&pp)[BN / 16][4]) {
+    const int n0 = j * BN;
+    if (n0 + BN > s || (CAUSAL && n0 + BN > m0 + rows + 16 * warp)) {  // a tile that crosses an edge
+#pragma unroll
+      for (int i = 0; i < 64; i++) {
+        const int col = n0 + 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+        if (col >= s || (CAUSAL && col > r_lo + 8 * ((i % 4) / 2))) acc_s[i] = -inf;
+      }
+    }
+    // BEGIN EXERCISE
+    // HINT: per row h: the max of its 32 values here, then of the 4 threads of the quad (shfl_xor 1, 2);
+    // HINT: m_new = max(m_run, max * scale_log2); base = m_new, or 0 while the row saw only -inf;
+    // HINT: corr[h] = 2^(m_run - base); P = 2^(S * scale_log2 - base) (one FFMA and ptx_exp2), summed;
+    // HINT: accumulator pair (i, i + 1) -> pp[(i / 4) / 2][2 * ((i / 4) % 2) + h]; l = l * corr + sum.
+    // HINT2: pp[...] = course::mma::pack2<half>(e0, e1);  fmaf(acc_s[i], scale_log2, -base[h])
+    // STUB: corr[0] = corr[1] = 1.f; (void)pp; (void)scale_log2;
+    float mx[2] = {-inf, -inf}, sum[2] = {0.f, 0.f}, base[2];
+#pragma unroll
+    for (int i = 0; i < 64; i++) mx[(i % 4) / 2] = fmaxf(mx[(i % 4) / 2], acc_s[i]);
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+      mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 1));
+      mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 2));
+      const float m_new = fmaxf(m_run[h], mx[h] * scale_log2);
+      base[h] = m_new == -inf ? 0.f : m_new;
+      corr[h] = ptx_exp2(m_run[h] - base[h]);
+      m_run[h] = m_new;
+    }
+#pragma unroll
+    for (int i = 0; i < 64; i += 2) {
+      const int h = (i % 4) / 2;
+      const float e0 = ptx_exp2(fmaf(acc_s[i], scale_log2, -base[h]));
+      const float e1 = ptx_exp2(fmaf(acc_s[i + 1], scale_log2, -base[h]));
+      sum[h] += e0 + e1;
+      pp[(i / 4) / 2][2 * ((i / 4) % 2) + h] = course::mma::pack2<half>(e0, e1);
+    }
+#pragma unroll
+    for (int h = 0; h < 2; h++) l_run[h] = l_run[h] * corr[h] + sum[h];
+    // END EXERCISE
+  };
+  // Ping-pong: named barriers 8 and 9 (256 threads: this warpgroup's bar.sync and the other's bar.arrive).
+  const int mine = warpgroup == 1 ? 8 : 9, other = warpgroup == 1 ? 9 : 8;
+  auto my_turn = [&]() { named_barrier_sync(mine, 256); };
+  auto pass_turn = [&]() { asm volatile("bar.arrive %0, 256;\n" ::"r"(other) : "memory"); };
+
+  // BEGIN EXERCISE
+  // HINT: the schedule. Warpgroup 2 first gives warpgroup 1 its turn (bar.arrive 8, 256). Each GEMM issue
+  // HINT: is wrapped in my_turn() ... pass_turn(). Prologue: S_0, wait, softmax(0, p). Step j (while
+  // HINT: j + 1 < tiles): issue S_{j+1} and P_j V_j in one turn; wgmma_wait<1>() (S_{j+1} done, P_j V_j may
+  // HINT: run on); softmax(j + 1, into the other P buffer); wgmma_wait<0>(); release stage j (one thread);
+  // HINT: O *= corr. The last P V in a turn of its own; warpgroup 1 passes one last turn to warpgroup 2.
+  // HINT2: unroll by two so that P buffers alternate (p, p_next) without copies: step(j, p, p_next);
+  // HINT2: step(j + 1, p_next, p); the loop ends with one or two tiles left.
+  // HINT3: for (i < D / 2) acc_o[i] *= corr[(i % 4) / 2];   (accumulator i of O is on row h = (i % 4) / 2)
+  // STUB: (void)my_turn; (void)pass_turn; (void)p_next;  // one warpgroup at a time, no overlap: correct, slow
+  // STUB: for (int j = 0; j < tiles; j++) {
+  // STUB:   issue_s(j); wgmma_wait<0>(); softmax(j, p);
+  // STUB:   for (int i = 0; i < D / 2; i++) acc_o[i] = acc_o[i] * corr[(i % 4) / 2];
+  // STUB:   issue_pv(j, p); wgmma_wait<0>(); if (tid == 0) mbarrier_arrive(&sh.empty[j % STAGES]);
+  // STUB: }
+  auto step = [&](int j, uint32_t (&pc)[BN / 16][4], uint32_t (&pn)[BN / 16][4]) {
+    my_turn();
+    issue_s(j + 1);
+    issue_pv(j, pc);
+    pass_turn();
+    wgmma_wait<1>();
+    softmax(j + 1, pn);
+    wgmma_wait<0>();
+    if (tid == 0) mbarrier_arrive(&sh.empty[j % STAGES]);
+#pragma unroll
+    for (int i = 0; i < D / 2; i++) acc_o[i] *= corr[(i % 4) / 2];
+  };
+  if (warpgroup == 2) asm volatile("bar.arrive 8, 256;\n" ::: "memory");
+  my_turn();
+  issue_s(0);
+  pass_turn();
+  wgmma_wait<0>();
+  softmax(0, p);
+  int j = 0;
+  for (; j + 2 < tiles; j += 2) {
+    step(j, p, p_next);
+    step(j + 1, p_next, p);
+  }
+  if (j + 1 < tiles) {
+    step(j, p, p_next);
+    my_turn();
+    issue_pv(j + 1, p_next);
+  } else {
+    my_turn();
+    issue_pv(j, p);
+  }
+  if (warpgroup == 1) pass_turn();
+  wgmma_wait<0>();
+  if (tid == 0) mbarrier_arrive(&sh.empty[(tiles - 1) % STAGES]);
+  // END EXERCISE
+
+  // The epilogue: l summed over the quad, O / l stored as fp16 pairs; rows past the sequence skipped.
+#pragma unroll
+  for (int h = 0; h != 2; h++) {
+    l_run[h] += __shfl_xor_sync(0xffffffff, l_run[h], 1);
+    l_run[h] += __shfl_xor_sync(0xffffffff, l_run[h], 2);
+  }
+#pragma unroll
+  for (int i = 0; i < D / 2; i += 2) {
+    const int h = (i % 4) / 2, row = r_lo + 8 * h, col = 8 * (i / 4) + 2 * (lane % 4);
+    if (row >= s) continue;
+    const float inv = 1.f / l_run[h];
+    *reinterpret_cast<uint32_t*>(o + static_cast<int64_t>(row0 + row) * D + col) =
+        course::mma::pack2<half>(acc_o[i] * inv, acc_o[i + 1] * inv);
+  }
+}
+
+}  // namespace
+
+#define COURSE_ATTENTION(name, D, CAUSAL)                                                              \
+  extern "C" __global__ void __launch_bounds__(384, 1)                                                 \
+      name(const __grid_constant__ TensorMap tq, const __grid_constant__ TensorMap tk,                 \
+           const __grid_constant__ TensorMap tv, half* o, int s, float scale_log2) {                   \
+    attention<D, CAUSAL>(&tq, &tk, &tv, o, s, scale_log2);                                             \
+  }
+COURSE_ATTENTION(attention_wgmma_d64, 64, false)
+COURSE_ATTENTION(attention_wgmma_d64_causal, 64, true)
+COURSE_ATTENTION(attention_wgmma_d128, 128, false)
+COURSE_ATTENTION(attention_wgmma_d128_causal, 128, true)
