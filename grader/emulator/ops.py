@@ -995,7 +995,7 @@ def build_bar(prog, inst):
         blk = st.blk[sel]
         key = blk.astype(np.int64)
         if ident is not None:
-            key = key * 16 + np.broadcast_to(np.asarray(ident(st, sel)).astype(np.int64) % 16, sel.shape)
+            key = _named_key(st, sel, ident)
         arrived = np.bincount(key, minlength=st.nblk * 16 if ident is not None else st.nblk)
         if ident is not None:
             arrived = arrived + _named_credits(st)  # threads that passed it with bar.arrive
@@ -1009,8 +1009,7 @@ def build_bar(prog, inst):
         blocks = np.unique(st.blk[sel])
         st.barrier(blocks)
         if ident is not None:  # the arrivals this completion used up
-            key = st.blk[sel].astype(np.int64) * 16 + np.broadcast_to(
-                np.asarray(ident(st, sel)).astype(np.int64) % 16, sel.shape)
+            key = _named_key(st, sel, ident)
             need = int(np.asarray(count(st, sel[:1])).ravel()[0])
             keys, here = np.unique(key, return_counts=True)
             credits = _named_credits(st)
@@ -1031,17 +1030,23 @@ def build_bar(prog, inst):
     if ident is not None:
         def stuck(st, op, sel):
             t = int(sel[0])
-            bar = int(np.asarray(ident(st, sel[:1])).ravel()[0]) % 16
+            keys = _named_key(st, sel, ident)
+            bar = int(keys[0]) % 16
             need = int(np.asarray(count(st, sel[:1])).ravel()[0])
-            credits = int(_named_credits(st)[int(st.blk[t]) * 16 + bar])
-            ids = np.broadcast_to(np.asarray(ident(st, sel)).astype(np.int64) % 16, sel.shape)
-            here = int(np.count_nonzero((st.blk[sel] == st.blk[t]) & (ids == bar)))
+            credits = int(_named_credits(st)[keys[0]])
+            here = int(np.count_nonzero(keys == keys[0]))
             return (f"named barrier {bar} never completes: {op.where()} waits for {need} threads; {here} "
                     f"wait there ({st.who(t)} first) and {credits} more passed it with bar.arrive. Every "
                     f"bar.sync {bar}, {need} needs {need} threads between its own and the other side's bar.arrive "
                     f"(a ping-pong whose first turn is never given away deadlocks so).")
         op.stuck = stuck
     return op
+
+
+def _named_key(st, sel, ident) -> np.ndarray:
+    """Per thread of `sel`: block * 16 + the named barrier's id (`ident` reads it)."""
+    ids = np.broadcast_to(np.asarray(ident(st, sel)).astype(np.int64) % 16, sel.shape)
+    return st.blk[sel].astype(np.int64) * 16 + ids
 
 
 def _named_credits(st) -> np.ndarray:
@@ -1057,10 +1062,7 @@ def _bar_arrive(prog, inst):
     ident = reader(prog, inst.operands[0], "u32")
 
     def fn(st, sel):
-        sel = st.idx(sel)
-        key = st.blk[sel].astype(np.int64) * 16 + np.broadcast_to(
-            np.asarray(ident(st, sel)).astype(np.int64) % 16, sel.shape)
-        np.add.at(_named_credits(st), key, 1)
+        np.add.at(_named_credits(st), _named_key(st, st.idx(sel), ident), 1)
     return _normal(fn, inst)
 
 

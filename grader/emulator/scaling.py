@@ -23,6 +23,11 @@ def case_size(case: dict) -> int:
     return math.prod(int(v) for v in case.values() if isinstance(v, int) and not isinstance(v, bool) and v > 1)
 
 
+def work(ex, case: dict) -> int:
+    """A case's size on the emulator: the exercise's own `cost` where it states one, else `case_size`."""
+    return ex.cost(case) if getattr(ex, "cost", None) else case_size(case)
+
+
 def limit(ex) -> int:
     """The largest case size of exercise `ex` that runs on the emulator."""
     tensor = any(r.startswith(("HMMA", "HGMMA", "QGMMA")) for t in getattr(ex, "technique", ()) for r in t.require)
@@ -33,11 +38,10 @@ def runs_on_emulator(ex, case: dict) -> tuple[bool, str]:
     """(True, '') if `case` of exercise `ex` runs on the emulator, else (False, why)."""
     if os.environ.get(FULL_ENV) == "1":
         return True, ""
-    size = ex.cost(case) if getattr(ex, "cost", None) else case_size(case)
-    most = limit(ex)
+    size, most = work(ex, case), limit(ex)
     if size <= most:
         return True, ""
-    smallest = sorted(ex.cost(c) if getattr(ex, "cost", None) else case_size(c) for c in ex.cases)[:MIN_CASES]
+    smallest = sorted(work(ex, c) for c in ex.cases)[:MIN_CASES]
     if size <= smallest[-1]:
         return True, ""
     return False, (f"too large for the emulator ({size:,} > {most:,} elements; the smaller cases of "

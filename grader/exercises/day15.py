@@ -93,21 +93,23 @@ def gemm_prepare(module, a, b, c, m: int, n: int, k: int, dtype: str):
     args = (tensor_map.tensor_map(_as_bits(a), box, 128), tensor_map.tensor_map(_as_bits(b), box, 128), c,
             np.int32(m), np.int32(n), np.int32(k))
     grid = (-(-n // GEMM_TILE), -(-m // GEMM_TILE))
-    return _launcher(module, name, grid, args, GEMM_SMEM, f"{name} (M={m}, N={n}, K={k})", (a, b, c))
+    return prepared_launch(module, name, grid, GEMM_THREADS, args, GEMM_SMEM, f"{name} (M={m}, N={n}, K={k})",
+                           (a, b, c))
 
 
-def _launcher(module, name: str, grid, args, smem: int, what: str, arrays: tuple):
-    """`run` for the kernel; it holds `arrays`, which the tensor maps in `args` point into (a tensor map
-    is bytes: it does not keep its array alive)."""
+def prepared_launch(module, name: str, grid, threads: int, args, smem: int, what: str, arrays: tuple):
+    """`run()` enqueues kernel `name` with `args` (built once), `run(sync=True)` waits and names a fault as
+    `what`; it holds `arrays`, which the tensor maps in `args` point into (a tensor map is bytes: it does
+    not keep its array alive). Day 16 launches its attention the same way."""
     kernel = module.get_function(name)
     kernel.max_dynamic_shared_size_bytes = smem  # above 48 KiB a kernel must opt in
 
     def run(sync: bool = False):
         assert arrays
         if sync:
-            device.launch(kernel, grid, (GEMM_THREADS,), args, shared_mem=smem, what=what)
+            device.launch(kernel, grid, (threads,), args, shared_mem=smem, what=what)
         else:  # timed: launches queue up
-            kernel(grid, (GEMM_THREADS,), args, shared_mem=smem)
+            kernel(grid, (threads,), args, shared_mem=smem)
     return run
 
 
@@ -132,29 +134,41 @@ def check_gemm_wgmma(module, seed: int, m: int, n: int, k: int, dtype: str) -> N
     _check_gemm(lambda *args: gemm_prepare(module, *args), "gemm_wgmma", seed, m, n, k, dtype)
 
 
-def _bench_gemm(modules: dict, prepare, title: str, quick: bool) -> bench.Report:
-    """TFLOP/s of `prepare`'s kernel (fp16) against cuBLAS on the same product (`cupy.matmul(a, b.T)`),
-    square sizes, each kernel and cuBLAS timed in turns (`bench.measure_interleaved`)."""
-    cp = device.require_gpu()
+def _bench_gemm(modules: dict, title: str, quick: bool, setup) -> bench.Report:
+    """TFLOP/s of each module's kernel against its ceiling on the same product, square sizes, kernels and
+    ceiling timed in turns (`bench.measure_interleaved`). `setup(n)` makes the inputs of size n and returns
+    (module -> its prepared launch, (the ceiling's label, its launch))."""
+    device.require_gpu()
     sizes = (4096, 8192) if quick else (2048, 4096, 8192)
     report = bench.Report(title, "M = N = K", "TFLOP/s")
     for n in sizes:
-        a, b = device.random((n, n), "float16", seed=1), device.random((n, n), "float16", seed=2)
-        c = cp.empty((n, n), dtype=np.float16)
-        runs = {label: prepare(module, a, b, c, n, n, n, "float16") for label, module in modules.items()}
+        launch, (ceiling_label, ceiling) = setup(n)
+        runs = {label: launch(module) for label, module in modules.items()}
         for run in runs.values():
             run(sync=True)  # a fault is named before anything is timed
-        runs["cuBLAS (ceiling)"] = lambda: cp.matmul(a, b.T, out=c)
+        runs[ceiling_label] = ceiling
         found = bench.measure_interleaved(runs, size=n, flops=2.0 * n ** 3)
         for label in modules:
             report.series.setdefault(label, []).append(found[label])
-        report.ceiling.append(found["cuBLAS (ceiling)"])
+        report.ceiling.append(found[ceiling_label])
+        report.ceiling_name = ceiling_label.replace(" (ceiling)", "")
     return report
 
 
+def _fp16_setup(prepare):
+    """`setup` for `_bench_gemm`: fp16 a, b [n, n] and `prepare`'s kernel, against cuBLAS (`cupy.matmul(a, b.T)`)."""
+    def setup(n: int):
+        cp = device.require_gpu()
+        a, b = device.random((n, n), "float16", seed=1), device.random((n, n), "float16", seed=2)
+        c = cp.empty((n, n), dtype=np.float16)
+        return (lambda module: prepare(module, a, b, c, n, n, n, "float16"),
+                ("cuBLAS (ceiling)", lambda: cp.matmul(a, b.T, out=c)))
+    return setup
+
+
 def bench_gemm_wgmma(modules: dict, quick: bool = False) -> bench.Report:
-    return _bench_gemm(modules, gemm_prepare, "Hopper GEMM c = a @ b^T, fp16 (fp32 accumulate), one block per "
-                       "128 x 128 tile", quick)
+    return _bench_gemm(modules, "Hopper GEMM c = a @ b^T, fp16 (fp32 accumulate), one block per 128 x 128 tile",
+                       quick, _fp16_setup(gemm_prepare))
 
 
 # ---- exercise 4: the persistent GEMM: grouped tile order, one wgmma group in flight, TMA stores ------
@@ -179,8 +193,8 @@ def persistent_prepare(module, a, b, c, m: int, n: int, k: int, dtype: str, scal
         args += (np.float32(scale),)
     tiles = -(-m // GEMM_TILE) * -(-n // GEMM_TILE)
     blocks = min(tiles, max(3, device.properties()["sms"]))  # the emulator's one SM: 3 blocks still take turns
-    return _launcher(module, name, (blocks,), args, PERSISTENT_SMEM, f"{name} (M={m}, N={n}, K={k}, {blocks} blocks)",
-                     (a, b, c))
+    return prepared_launch(module, name, (blocks,), GEMM_THREADS, args, PERSISTENT_SMEM,
+                           f"{name} (M={m}, N={n}, K={k}, {blocks} blocks)", (a, b, c))
 
 
 def grouped_order(tiles_m: int, tiles_n: int) -> np.ndarray:
@@ -214,8 +228,8 @@ def _check_tile_order(module, tiles_m: int, tiles_n: int) -> None:
 
 
 def bench_gemm_persistent(modules: dict, quick: bool = False) -> bench.Report:
-    return _bench_gemm(modules, persistent_prepare, "Persistent Hopper GEMM c = a @ b^T, fp16 (fp32 accumulate), "
-                       "grouped tiles, TMA-store epilogue", quick)
+    return _bench_gemm(modules, "Persistent Hopper GEMM c = a @ b^T, fp16 (fp32 accumulate), grouped tiles, "
+                       "TMA-store epilogue", quick, _fp16_setup(persistent_prepare))
 
 
 # ---- exercise 5: the same kernel on FP8 (e4m3) with per-tensor scales -------------------------------
@@ -241,24 +255,14 @@ def check_gemm_fp8(module, seed: int, m: int, n: int, k: int) -> None:
 def bench_gemm_fp8(modules: dict, quick: bool = False) -> bench.Report:
     """TFLOP/s of gemm_persistent_e4m3 against torch._scaled_mm (e4m3 in, bf16 out) on the same bytes, the
     two timed in turns; without torch, said so and cuBLAS fp16 stands in."""
-    cp = device.require_gpu()
-    sizes = (4096, 8192) if quick else (2048, 4096, 8192)
-    report = bench.Report("Persistent Hopper GEMM, FP8 e4m3 in (fp32 accumulate), bf16 out, square", "M = N = K",
-                          "TFLOP/s")
-    for n in sizes:
-        rng = cp.random.default_rng(n)
+    def setup(n: int):
+        rng = device.require_gpu().random.default_rng(n)
         qa, qb = (rng.integers(0, 256, (n, n), dtype=np.uint8) & 0xF7 for _ in range(2))  # no NaN bytes
         c = device.empty((n, n), "bfloat16")
-        runs = {label: persistent_prepare(module, qa, qb, c, n, n, n, "e4m3") for label, module in modules.items()}
-        for run in runs.values():
-            run(sync=True)
-        ceiling_label, runs[ceiling_label] = _scaled_mm(qa, qb, c, n)
-        found = bench.measure_interleaved(runs, size=n, flops=2.0 * n ** 3)
-        for label in modules:
-            report.series.setdefault(label, []).append(found[label])
-        report.ceiling.append(found[ceiling_label])
-        report.ceiling_name = ceiling_label.replace(" (ceiling)", "")
-    return report
+        return lambda module: persistent_prepare(module, qa, qb, c, n, n, n, "e4m3"), _scaled_mm(qa, qb, c, n)
+
+    return _bench_gemm(modules, "Persistent Hopper GEMM, FP8 e4m3 in (fp32 accumulate), bf16 out, square", quick,
+                       setup)
 
 
 def _scaled_mm(qa, qb, c, n: int):

@@ -14,6 +14,7 @@ from grader import bench, checks, device, tensor_map
 from grader.exercises import Exercise
 from grader.exercises.day12 import (BENCH_DIM, DTYPE, HEADS, attention_flops, attention_reference, bench_shapes,
                                     sdpa_ceiling)
+from grader.exercises.day15 import prepared_launch
 from grader.technique import Technique
 
 BM, BN, STAGES, THREADS = 128, 128, 3, 384  # attention_wgmma.cu's query tile, key tile, stages, threads
@@ -33,22 +34,10 @@ def prepare(module, q, k, v, out, heads: int, seq: int, head_dim: int, causal: b
     if seq < 1 or heads < 1:
         raise ValueError(f"heads={heads}, seq={seq}: both must be >= 1")
     name = f"attention_wgmma_d{head_dim}{'_causal' if causal else ''}"
-    kernel = module.get_function(name)
-    smem = shared_bytes(head_dim)
-    kernel.max_dynamic_shared_size_bytes = smem
     maps = [tensor_map.tensor_map(x.reshape(heads * seq, head_dim), (BM, 64), 128) for x in (q, k, v)]
     args = (*maps, out, np.int32(seq), np.float32(math.log2(math.e) / math.sqrt(head_dim)))
-    grid = (-(-seq // BM), heads)
-    arrays = (q, k, v, out)  # the tensor maps point into them: keep them alive with the launch
-
-    def run(sync: bool = False):
-        assert arrays
-        if sync:
-            device.launch(kernel, grid, (THREADS,), args, shared_mem=smem,
-                          what=f"{name} (heads={heads}, seq={seq})")
-        else:
-            kernel(grid, (THREADS,), args, shared_mem=smem)
-    return run
+    return prepared_launch(module, name, (-(-seq // BM), heads), THREADS, args, shared_bytes(head_dim),
+                           f"{name} (heads={heads}, seq={seq})", (q, k, v, out))
 
 
 def check_attention(module, seed: int, heads: int, seq: int, head_dim: int, causal: bool) -> None:

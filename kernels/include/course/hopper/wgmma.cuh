@@ -14,10 +14,12 @@ namespace course {
 namespace hopper {
 
 // The descriptor of a K-major 128-byte-swizzled tile at shared address `addr`: start >> 4 (bits 0-13),
-// leading offset 1 (unused by this layout), stride offset 1024 >> 4 (8-row groups, bits 32-45), swizzle
-// mode 1 = 128 bytes (bits 62-63). A k16 step inside the tile adds 32 bytes to `addr`.
-COURSE_INLINE uint64_t make_descriptor(uint32_t addr) {
-  return (uint64_t)((addr & 0x3FFFF) >> 4) | (1ull << 16) | ((uint64_t)(1024 >> 4) << 32) | (1ull << 62);
+// leading offset `lbo` >> 4 (bits 16-29; unused by this layout, 16 by convention), stride offset 1024 >> 4
+// (8-row groups, bits 32-45), swizzle mode 1 = 128 bytes (bits 62-63). A k16 step inside the tile adds 32
+// bytes to `addr`.
+COURSE_INLINE uint64_t make_descriptor(uint32_t addr, uint32_t lbo = 16) {
+  return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)(lbo >> 4) << 16) | ((uint64_t)(1024 >> 4) << 32) |
+         (1ull << 62);
 }
 
 COURSE_INLINE void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
@@ -91,12 +93,9 @@ COURSE_INLINE void wgmma_m64k16(float (&d)[N / 2], uint64_t desc_a, uint64_t des
 }
 
 // The descriptor of an MN-major B tile (its rows run along N: V [kv][d] for O += P V) in the 128-byte
-// swizzle: 64-element column blocks `lbo` bytes apart (leading offset), 8-row groups of k 1024 bytes apart
-// (stride offset). A k16 step adds 16 rows, 2048 bytes, to `addr`.
-COURSE_INLINE uint64_t make_descriptor_mn(uint32_t addr, uint32_t lbo) {
-  return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)(lbo >> 4) << 16) | ((uint64_t)(1024 >> 4) << 32) |
-         (1ull << 62);
-}
+// swizzle: the same fields, with 64-element column blocks `lbo` bytes apart (the leading offset) and 8-row
+// groups of k 1024 bytes apart. A k16 step adds 16 rows, 2048 bytes, to `addr`.
+COURSE_INLINE uint64_t make_descriptor_mn(uint32_t addr, uint32_t lbo) { return make_descriptor(addr, lbo); }
 
 // d (N / 2 floats) += A (64 x 16, from registers: a[i] = two T of the A fragment, as mma.sync's
 // m16n8k16 A per warp) @ B (16 x N, MN-major: trans-b = 1) from a descriptor; N = 64 or 128.
