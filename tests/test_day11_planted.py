@@ -87,3 +87,23 @@ def test_page_walk_ignoring_last_page_len_fails(planted):
                    "const int kv_len = num_pages * page_size;")
     msg = planted("day11", "decode_paged", text, cases=SMALL_PAGED)
     assert msg and "decode_paged" in msg, msg
+
+
+SEGMENTED_PAGED = [{"batch": 2, "kv_len": 5001, "page_size": 2, "num_qo_heads": 2, "num_kv_heads": 1, "chunks": 2}]
+
+
+def test_page_table_indexed_by_the_request_page_fails(planted):
+    """The staged table holds pages p0 .. p0 + TABLE_PAGES of the request: indexing it by the request's
+    page number is right only in the first segment of the first chunk."""
+    text = _derive("decode_paged.cu", "static_cast<int64_t>(table[p - p0])", "static_cast<int64_t>(table[p % TABLE_PAGES])")
+    msg = planted("day11", "decode_paged", text, cases=SEGMENTED_PAGED)
+    assert msg and "decode_paged" in msg, msg
+
+
+def test_page_table_for_the_first_segment_only_fails(planted):
+    """Staging the table once, before the loop, leaves a chunk of more than TABLE_PAGES pages reading
+    a table of the wrong pages."""
+    text = _derive("decode_paged.cu", "const int pages_here = (seg_end - 1) / page_size - p0 + 1;",
+                   "const int pages_here = seg == begin ? (seg_end - 1) / page_size - p0 + 1 : 0;")
+    msg = planted("day11", "decode_paged", text, cases=SEGMENTED_PAGED)
+    assert msg and "decode_paged" in msg, msg

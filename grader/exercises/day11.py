@@ -281,9 +281,10 @@ def kv_bytes(batch: int, kv_len: int, num_kv_heads: int) -> int:
 
 def bench_decode_attention(modules: dict, quick: bool = False) -> bench.Report:
     """GB/s on KV bytes against kv_len at batch 64, 32 query heads, 8 KV heads (the target is read
-    at kv_len 4096), under the copy of the same bytes."""
+    at kv_len 8192: 2 GiB of KV; a launch's ramp-up and tail, ~2% of 4096's 0.38 ms, halve), under the
+    copy of the same bytes."""
     device.require_gpu()
-    lens = (1024, 4096) if quick else (256, 512, 1024, 2048, 4096)
+    lens = (1024, 8192) if quick else (256, 512, 1024, 2048, 4096, 8192)
     sizes = [kv_bytes(BENCH_BATCH, n, BENCH_KV_HEADS) for n in lens]
     report = bench.Report(f"decode attention, batch {BENCH_BATCH}, heads {BENCH_QO_HEADS}/{BENCH_KV_HEADS}, "
                           f"d {HEAD_DIM}", "KV bytes read", "GB/s")
@@ -452,10 +453,11 @@ SPLIT_LEN, SPLIT_PAGE = 32768, 16
 
 
 def bench_decode_paged(modules: dict, quick: bool = False) -> bench.Report:
-    """Small batches of long requests (kv_len 32768, page size 16, heads 32/8): one chunk per
-    request against split-KV (plan_chunks), GB/s on KV bytes against the batch size."""
+    """Batches of long requests (kv_len 32768, page size 16, pages in random order, heads 32/8): one
+    chunk per request against split-KV (plan_chunks), GB/s on KV bytes against the batch size (the
+    target is read at batch 32, where both fill the GPU)."""
     device.require_gpu()
-    batches = (1, 4, 16) if quick else (1, 2, 4, 8, 16, 32)
+    batches = (1, 8, 32) if quick else (1, 2, 4, 8, 16, 32)
     sms = device.properties()["sms"]
     sizes = [kv_bytes(b, SPLIT_LEN, BENCH_KV_HEADS) for b in batches]
     report = bench.Report(f"paged decode, kv_len {SPLIT_LEN}, page {SPLIT_PAGE}, heads "
@@ -507,6 +509,10 @@ PAGED_CASES = ({"batch": 1, "kv_len": 1, "page_size": 1, "num_qo_heads": 4, "num
                {"batch": 5, "kv_len": 33, "page_size": 16, "num_qo_heads": 4, "num_kv_heads": 4, "chunks": 1},
                {"batch": 7, "kv_len": 1000, "page_size": 16, "num_qo_heads": 32, "num_kv_heads": 8, "chunks": 1},
                {"batch": 4, "kv_len": 777, "page_size": 1, "num_qo_heads": 16, "num_kv_heads": 2, "chunks": 3},
+               # a chunk longer than the block's page table (TABLE_PAGES = 1024): several segments, the
+               # second chunk starting mid-page
+               {"batch": 1, "kv_len": 3000, "page_size": 1, "num_qo_heads": 4, "num_kv_heads": 1, "chunks": 1},
+               {"batch": 2, "kv_len": 5001, "page_size": 2, "num_qo_heads": 2, "num_kv_heads": 1, "chunks": 2},
                {"batch": 2, "kv_len": 5000, "page_size": 16, "num_qo_heads": 32, "num_kv_heads": 8, "chunks": 7},
                {"batch": 3, "kv_len": 20000, "page_size": 16, "num_qo_heads": 6, "num_kv_heads": 1, "chunks": 40})
 
@@ -541,8 +547,8 @@ EXERCISES = (
              check_decode_warp, WARP_CASES, technique=TECH_WARP),
     Exercise("day11", "decode_attention", "decode_attention.cu",
              "decode attention over a contiguous KV cache, GQA, online softmax, cp.async pipeline",
-             check_decode_attention, DECODE_CASES, bench=bench_decode_attention, target=0.80,
+             check_decode_attention, DECODE_CASES, bench=bench_decode_attention, target=0.95,
              technique=TECH_DECODE),
     Exercise("day11", "decode_paged", "decode_paged.cu", "paged KV cache (page table) and split-KV",
-             check_decode_paged, PAGED_CASES, bench=bench_decode_paged, technique=TECH_PAGED),
+             check_decode_paged, PAGED_CASES, bench=bench_decode_paged, target=0.88, technique=TECH_PAGED),
 )
