@@ -83,3 +83,60 @@ def test_causal_mask_aligned_to_the_start_fails_when_the_cache_is_longer(planted
     assert planted("day12", "prefill_causal", text, cases=SQUARE) is None
     msg = planted("day12", "prefill_causal", text, cases=EXTENDED_CACHE)
     assert msg and "prefill_d64" in msg and "q_len=17, kv_len=150, causal" in msg, msg
+
+
+def _batch(batch, qo_len, kv_len, hq, hkv, head_dim, causal):
+    return {"batch": batch, "qo_len": qo_len, "kv_len": kv_len, "num_qo_heads": hq, "num_kv_heads": hkv,
+            "head_dim": head_dim, "causal": causal}
+
+
+# Ragged requests (no query, one query, queries without keys), GQA group 4, packed rows past one tile.
+RAGGED_GQA = [_batch(4, 17, 40, 8, 2, 64, True)]
+MHA = [_batch(4, 17, 40, 2, 2, 64, True)]
+
+
+def test_batch_prefill_solution_passes(planted):
+    assert planted("day12", "batch_prefill", (DAY12 / "batch_prefill.cu").read_text(), cases=RAGGED_GQA) is None
+
+
+def test_batch_mask_by_packed_row_instead_of_query_fails_with_gqa(planted):
+    """The diagonal taken at the packed row p instead of its query p / group: right for MHA only."""
+    text = _derive("batch_prefill.cu", "const int query = group.div(p_row + mma::frag_c_row(lane, i));",
+                   "const int query = p_row + mma::frag_c_row(lane, i);")
+    assert planted("day12", "batch_prefill", text, cases=MHA) is None
+    msg = planted("day12", "batch_prefill", text, cases=RAGGED_GQA)
+    assert msg and "batch_prefill" in msg and "heads 8/2" in msg, msg
+
+
+def test_batch_rows_packed_head_major_fail(planted):
+    """Packed row p read as head p / qo_len, query p % qo_len (heads outermost): the rows of one tile
+    then belong to other queries than the mask and the output assume."""
+    text = _derive("batch_prefill.cu", "    const int i = group.div(p);\n    return",
+                   "    const int i = p % max(qo_len, 1);\n    return")
+    text = text.replace("kv_head * group.d + p - i * group.d)", "kv_head * group.d + p / max(qo_len, 1))")
+    msg = planted("day12", "batch_prefill", text, cases=RAGGED_GQA)
+    assert msg and "batch_prefill" in msg, msg
+
+
+def test_batch_lse_in_natural_log_fails(planted):
+    """lse = (m + log2 d) * ln 2: the natural log-sum-exp where the course's merge expects base 2."""
+    text = _derive("batch_prefill.cu", "st.d > 0.f ? st.m + math::ptx_log2(st.d) : -math::inf",
+                   "st.d > 0.f ? (st.m + math::ptx_log2(st.d)) * math::loge2 : -math::inf")
+    msg = planted("day12", "batch_prefill", text, cases=RAGGED_GQA)
+    assert msg and "batch_prefill lse2" in msg, msg
+
+
+def test_batch_lse_of_an_empty_row_must_be_minus_inf(planted):
+    """A row that sees no key (the test's third request has queries and no keys) must say so: lse2 =
+    -inf, the empty state that weighs nothing in a merge; 0 would weigh as much as a real row."""
+    text = _derive("batch_prefill.cu", "st.d > 0.f ? st.m + math::ptx_log2(st.d) : -math::inf",
+                   "st.d > 0.f ? st.m + math::ptx_log2(st.d) : 0.f")
+    msg = planted("day12", "batch_prefill", text, cases=RAGGED_GQA)
+    assert msg and "lse2" in msg and "-inf" in msg, msg
+
+
+def test_ex4_with_the_course_steps_fails_the_technique(planted):
+    text = _derive("attention_prefill.cu", "#include <course/attention/prefill.cuh>\n",
+                   "#include <course/attention/prefill_steps.cuh>\n")
+    msg = planted("day12", "prefill", text, cases=SEVERAL_TILES)
+    assert msg and "prefill_steps.cuh" in msg and "technique" in msg, msg

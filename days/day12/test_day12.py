@@ -15,6 +15,9 @@ How to read the output:
   causal, query i sees key j iff j <= i + kv_len - q_len (the mask aligned to the END of the KV).
   Lengths such as 1, 31, 33, 1000 are not multiples of any tile; a case that fails only there points
   at the zero-fill of partial tiles or at the mask of the last tile.
+- batch_prefill draws ragged requests (from batch 3: one with no query, one with a single query) with
+  GQA groups of 1 to 8 heads and checks o and the base-2 log-sum-exp lse2 (relative 1e-4; a row that
+  sees no key must have o = 0 and lse2 = -inf exactly).
 - The perf tests (16 heads, d 128, batch x seq = 16384 tokens, fp16) print a table: TFLOP/s of your
   kernel at each sequence length, its % of torch's flash SDPA timed in the same run on the same data,
   and that ceiling. The target (60%, the pipelined kernel only) is read at B4 H16 S4096 D128. Without
@@ -26,7 +29,7 @@ import pytest
 
 from grader.exercises import case_id, day12
 
-SCALAR, QK_TILE, MMA, MMA_CAUSAL, PREFILL, PREFILL_CAUSAL = day12.EXERCISES
+SCALAR, QK_TILE, MMA, MMA_CAUSAL, PREFILL, PREFILL_CAUSAL, BATCH_PREFILL = day12.EXERCISES
 
 
 @pytest.mark.parametrize("case", SCALAR.cases, ids=case_id)
@@ -59,6 +62,11 @@ def test_prefill_causal(course, case):
     course.check(PREFILL_CAUSAL, case)
 
 
+@pytest.mark.parametrize("case", BATCH_PREFILL.cases, ids=case_id)
+def test_batch_prefill(course, case):
+    course.check(BATCH_PREFILL, case)
+
+
 @pytest.mark.perf
 def test_prefill_throughput(course):
     course.bench(PREFILL)
@@ -67,3 +75,8 @@ def test_prefill_throughput(course):
 @pytest.mark.perf
 def test_prefill_causal_throughput(course):
     course.bench(PREFILL_CAUSAL)
+
+
+@pytest.mark.perf
+def test_batch_prefill_throughput(course):
+    course.bench(BATCH_PREFILL)

@@ -63,7 +63,7 @@ def merge_reference(v: np.ndarray, lse2: np.ndarray):
     return o, lse
 
 
-def _assert_lse(got, expected, *, name: str, seed: int) -> None:
+def assert_lse(got, expected, *, name: str, seed: int) -> None:
     """lse2 within LSE_TOL; an empty row must be exactly -inf."""
     got, expected = np.asarray(got, np.float64), np.asarray(expected, np.float64)
     empty = np.isneginf(expected)
@@ -221,7 +221,7 @@ def check_merge_states(module, seed: int, rows: int, num_states: int) -> None:
     o_ref, lse_ref = merge_reference(v, lse2)
     where = f"(rows={rows}, num_states={num_states})"
     checks.assert_close(device.to_host(o), o_ref, dt="float16", name=f"merge_states o {where}", seed=seed)
-    _assert_lse(device.to_host(lse_out), lse_ref, name=f"merge_states lse2 {where}", seed=seed)
+    assert_lse(device.to_host(lse_out), lse_ref, name=f"merge_states lse2 {where}", seed=seed)
 
 
 # ---- exercise 3: one warp, one head ----------------------------------------------------------------
@@ -445,7 +445,7 @@ def check_decode_paged(module, seed: int, batch: int, kv_len: int, page_size: in
     where = (f"(batch={batch}, kv_len<={kv_len}, page_size={page_size}, heads {num_qo_heads}/"
              f"{num_kv_heads}, chunks={chunks})")
     _assert_o(device.to_host(o), o_ref, name=f"decode_paged o {where}", seed=seed)
-    _assert_lse(device.to_host(lse2).ravel(), (lse_ref * LOG2E).ravel(), name=f"decode_paged lse2 {where}",
+    assert_lse(device.to_host(lse2).ravel(), (lse_ref * LOG2E).ravel(), name=f"decode_paged lse2 {where}",
                 seed=seed)
 
 

@@ -3,7 +3,8 @@
 The steps, each graded: attention_scalar (the online softmax, one thread per query), qk_tile (one
 warp's tile of scores q k^T on the tensor cores), attention_mma (the whole FlashAttention-2 warp: the
 online softmax in registers, p reused as an A fragment; graded without a mask, then causal), prefill
-and prefill_causal (the same warp steps fed by a cp.async pipeline).
+and prefill_causal (the same warp steps fed by a cp.async pipeline), batch_prefill (ragged requests,
+GQA rows packed per KV head, the log-sum-exp beside o: FlashInfer's batch prefill).
 
 Every attention kernel of the day computes, per head h (batch and heads folded into one axis, fp16):
 
@@ -22,6 +23,8 @@ import numpy as np
 
 from grader import bench, checks, device, runner
 from grader.exercises import Exercise
+from grader.exercises.day11 import assert_lse
+from grader.launchers.decode import LOG2E
 from grader.technique import Technique
 
 HEAD_DIMS = (64, 128)
@@ -72,12 +75,12 @@ def validate(q_len: int, kv_len: int, head_dim: int, causal: bool) -> None:
 _GEOMETRY: dict[int, tuple] = {}  # id(module) -> (module, geometry): asked once per compiled module
 
 
-def _prefill_geometry(module) -> dict[int, tuple[int, int, int]]:
-    """Per head dim (BLOCK_M, threads, dynamic shared bytes), as the file's `prefill_config` states."""
+def _prefill_geometry(module, config: str = "prefill_config") -> dict[int, tuple[int, int, int]]:
+    """Per head dim (BLOCK_M, threads, dynamic shared bytes), as the file's `config` kernel states."""
     if id(module) not in _GEOMETRY:
         cp = device.require_gpu()
         out = cp.zeros(6, dtype=np.int32)
-        device.launch(module.get_function("prefill_config"), (1,), (1,), (out,), what="prefill_config")
+        device.launch(module.get_function(config), (1,), (1,), (out,), what=config)
         v = [int(x) for x in device.to_host(out)]
         _GEOMETRY[id(module)] = (module, {64: tuple(v[0:3]), 128: tuple(v[3:6])})
     return _GEOMETRY[id(module)][1]
@@ -252,6 +255,169 @@ def bench_prefill_causal(modules: dict, quick: bool = False) -> bench.Report:
     return _bench("prefill", modules, True, quick)
 
 
+# ---- exercise 5: batch prefill, GQA, LSE ---------------------------------------------------------
+
+def ragged_requests(rng, batch: int, qo_len: int, kv_len: int) -> tuple[np.ndarray, np.ndarray]:
+    """(qo_indptr, kv_indptr), int32, of `batch` requests with up to qo_len queries and kv_len keys:
+    the last request has both maxima; with 3 or more, the first has no query and the second one; with
+    4 or more, the third has queries but no key (its rows: o = 0, lse2 = -inf)."""
+    qo = rng.integers(0, qo_len + 1, batch)
+    kv = rng.integers(0, kv_len + 1, batch)
+    qo[-1], kv[-1] = qo_len, kv_len
+    if batch >= 3:
+        qo[0], qo[1] = 0, 1
+    if batch >= 4:
+        qo[2], kv[2] = max(1, qo_len // 2), 0
+    return (np.concatenate([[0], np.cumsum(qo)]).astype(np.int32),
+            np.concatenate([[0], np.cumsum(kv)]).astype(np.int32))
+
+
+def batch_reference(q, k, v, qo_indptr, kv_indptr, causal: bool) -> tuple[np.ndarray, np.ndarray]:
+    """float64 (o [total_q, Hq, D], lse2 [total_q, Hq]) of ragged GQA attention: query head h reads KV
+    head h // (Hq / Hkv); with causal, query i of a request sees key j iff j <= i + kv_len - qo_len.
+    A row that sees no key: o = 0, lse2 = -inf."""
+    total_q, hq, d = q.shape
+    group = hq // k.shape[1]
+    o = np.zeros((total_q, hq, d))
+    lse2 = np.full((total_q, hq), -np.inf)
+    for b in range(len(qo_indptr) - 1):
+        qs, qe, ks, ke = int(qo_indptr[b]), int(qo_indptr[b + 1]), int(kv_indptr[b]), int(kv_indptr[b + 1])
+        if qe == qs or ke == ks:
+            continue
+        qb = q[qs:qe].astype(np.float64).transpose(1, 0, 2)                         # [Hq, n, D]
+        kb, vb = (np.repeat(x[ks:ke].astype(np.float64).transpose(1, 0, 2), group, axis=0) for x in (k, v))
+        s = qb @ kb.transpose(0, 2, 1) / math.sqrt(d)
+        seen = visible_keys(qe - qs, ke - ks, causal)
+        s[:, np.arange(ke - ks)[None, :] >= seen[:, None]] = -np.inf
+        m = s.max(axis=-1, keepdims=True)
+        p = np.exp(s - np.where(np.isfinite(m), m, 0.0))
+        den = p.sum(axis=-1)
+        o[qs:qe] = (p @ vb / np.where(den > 0, den, 1.0)[..., None]).transpose(1, 0, 2)
+        with np.errstate(divide="ignore"):
+            lse2[qs:qe] = np.where(den > 0, (m[..., 0] + np.log(den)) * LOG2E, -np.inf).T
+    return o, lse2
+
+
+def batch_prefill_tiles(module, qo_indptr, num_qo_heads: int, num_kv_heads: int, head_dim: int) -> int:
+    """The grid's x: the most BLOCK_M tiles of packed (query, head) rows any request needs."""
+    block_m = _prefill_geometry(module, "batch_prefill_config")[head_dim][0]
+    longest = int(np.diff(np.asarray(qo_indptr)).max(initial=0))
+    return max(1, -(-longest * (num_qo_heads // num_kv_heads) // block_m))
+
+
+def launch_batch_prefill(module, q, k, v, o, lse2, qo_indptr, kv_indptr, tiles: int, causal: bool,
+                         sync: bool = True) -> None:
+    """Launch batch_prefill_d{D} on device arrays (indptrs on the device too): grid (tiles, Hkv, batch)."""
+    _, num_qo_heads, head_dim = q.shape
+    num_kv_heads = k.shape[1]
+    _, threads, smem = _prefill_geometry(module, "batch_prefill_config")[head_dim]
+    kernel = module.get_function(f"batch_prefill_d{head_dim}")
+    if smem > 48 * 1024:
+        kernel.max_dynamic_shared_size_bytes = smem
+    grid = (tiles, num_kv_heads, qo_indptr.shape[0] - 1)
+    args = (q, k, v, o, lse2, qo_indptr, kv_indptr, np.int32(num_qo_heads), np.int32(num_kv_heads),
+            np.int32(causal), np.float32(1.0 / math.sqrt(head_dim)))
+    if sync:
+        device.launch(kernel, grid, (threads,), args, shared_mem=smem, what=f"batch_prefill_d{head_dim}")
+    else:
+        kernel(grid, (threads,), args, shared_mem=smem)
+
+
+def batch_prefill(module, q, k, v, qo_indptr, kv_indptr, causal: bool):
+    """Ragged GQA prefill: q [total_q, Hq, D], k, v [total_kv, Hkv, D] fp16 device arrays; qo_indptr,
+    kv_indptr [batch + 1] int32 numpy arrays. Returns (o fp16 like q, lse2 float32 [total_q, Hq])."""
+    total_q, hq, d = q.shape
+    hkv = k.shape[1]
+    if d not in HEAD_DIMS or k.shape[2] != d or v.shape != k.shape:
+        raise ValueError(f"q {q.shape}, k {k.shape}, v {v.shape}: head_dim must be one of {HEAD_DIMS}, "
+                         f"k and v alike")
+    if hkv < 1 or hq % hkv:
+        raise ValueError(f"num_qo_heads={hq} must be a multiple of num_kv_heads={hkv}")
+    for name, ptr, total in (("qo_indptr", qo_indptr, total_q), ("kv_indptr", kv_indptr, k.shape[0])):
+        ptr = np.asarray(ptr)
+        if ptr.dtype != np.int32 or ptr.ndim != 1 or ptr[0] != 0 or ptr[-1] != total or (np.diff(ptr) < 0).any():
+            raise ValueError(f"{name} must be int32, ascending from 0 to {total}; got {ptr.dtype} {ptr}")
+    if len(qo_indptr) != len(kv_indptr):
+        raise ValueError(f"qo_indptr ({len(qo_indptr)}) and kv_indptr ({len(kv_indptr)}) must have batch + 1 entries")
+    o, lse2 = device.empty(q.shape, DTYPE), device.empty((total_q, hq), "float32")
+    tiles = batch_prefill_tiles(module, qo_indptr, hq, hkv, d)
+    launch_batch_prefill(module, q, k, v, o, lse2, device.asarray(np.asarray(qo_indptr)),
+                         device.asarray(np.asarray(kv_indptr)), tiles, causal)
+    return o, lse2
+
+
+def check_batch_prefill(module, seed: int, batch: int, qo_len: int, kv_len: int, num_qo_heads: int,
+                        num_kv_heads: int, head_dim: int, causal: bool) -> None:
+    """Ragged requests (an empty one, a one-token one, the rest random), GQA, o and lse2 against float64."""
+    rng = np.random.default_rng(seed)
+    qo_indptr, kv_indptr = ragged_requests(rng, batch, qo_len, kv_len)
+    dt = device.dtype(DTYPE)
+    q = rng.standard_normal((int(qo_indptr[-1]), num_qo_heads, head_dim)).astype(dt)
+    k, v = (rng.standard_normal((int(kv_indptr[-1]), num_kv_heads, head_dim)).astype(dt) for _ in range(2))
+    o, lse2 = batch_prefill(module, device.asarray(q), device.asarray(k), device.asarray(v), qo_indptr, kv_indptr,
+                            causal)
+    o_ref, lse_ref = batch_reference(q, k, v, qo_indptr, kv_indptr, causal)
+    where = (f"(batch={batch}, qo_len<={qo_len}, kv_len<={kv_len}, heads {num_qo_heads}/{num_kv_heads}, "
+             f"d={head_dim}, {'causal' if causal else 'no mask'})")
+    checks.assert_close(device.to_host(o), o_ref, dt=DTYPE, seed=seed, name=f"batch_prefill o {where}")
+    assert_lse(device.to_host(lse2).ravel(), lse_ref.ravel(), name=f"batch_prefill lse2 {where}", seed=seed)
+
+
+def batch_prefill_cost(case: dict) -> int:
+    """The work of a case: queries x keys x query heads x d (the emulator's measure)."""
+    return case["batch"] * case["qo_len"] * case["kv_len"] * case["num_qo_heads"] * case["head_dim"]
+
+
+GQA_HEADS = (32, 8)  # the benchmark's query and KV heads (Llama-3 8B); MHA: 32 / 32
+
+
+def bench_batch_prefill(modules: dict, quick: bool = False, repeat: int = 20) -> bench.Report:
+    """TFLOP/s of the batch prefill, GQA (32/8 heads) against MHA (32/32), equal requests of seq tokens
+    (batch x seq = 16384), causal, d 128, against torch's flash SDPA on the MHA shape (same flops)."""
+    device.require_gpu()
+    hq, hkv = GQA_HEADS
+    report = bench.Report(f"batch prefill, fp16 causal, {hq} query heads, d {BENCH_DIM}, batch x seq = 16384",
+                          "sequence length (qo_len = kv_len)", "TFLOP/s")
+    for label in modules:
+        report.series[f"{label}, GQA {hq}/{hkv}"], report.series[f"{label}, MHA {hq}/{hq}"] = [], []
+    for batch, seq in bench_shapes(quick):
+        indptr = np.arange(0, batch * seq + 1, seq, dtype=np.int32)
+        ptr = device.asarray(indptr)
+        q = device.random((batch * seq, hq, BENCH_DIM), DTYPE, seed=0)
+        o, lse2 = device.empty(q.shape, DTYPE), device.empty((batch * seq, hq), "float32")
+        flops = attention_flops(batch * hq, seq, seq, BENCH_DIM, True)
+        for heads in (hkv, hq):
+            k, v = (device.random((batch * seq, heads, BENCH_DIM), DTYPE, seed=i) for i in (1, 2))
+            for label, module in modules.items():
+                tiles = batch_prefill_tiles(module, indptr, hq, heads, BENCH_DIM)
+                name = f"{label}, {'GQA' if heads < hq else 'MHA'} {hq}/{heads}"
+                report.series[name].append(bench.measure(
+                    name, lambda m=module, k=k, v=v, t=tiles: launch_batch_prefill(
+                        m, q, k, v, o, lse2, ptr, ptr, t, True, sync=False), size=seq, flops=flops, repeat=repeat))
+        qt, kt, vt = (x.reshape(batch, seq, hq, BENCH_DIM) for x in (q, k, v))
+        report.ceiling.append(_sdpa_nhd(qt, kt, vt, seq, flops, repeat))
+        del q, k, v, o, lse2
+    report.ceiling_name = report.ceiling[-1].label
+    return report
+
+
+def _sdpa_nhd(q, k, v, seq: int, flops: float, repeat: int) -> bench.Measurement:
+    """torch's flash SDPA (causal) on [batch, seq, heads, d] cupy arrays, viewed as [batch, heads, seq, d]
+    without a copy; without torch, the H100 anchor of platform-notes."""
+    found = _torch_sdpa()
+    if found is not None:
+        torch, flash_only = found
+        tq, tk, tv = (torch.from_dlpack(x).transpose(1, 2) for x in (q, k, v))
+        f = torch.nn.functional.scaled_dot_product_attention
+        try:
+            with flash_only():
+                return bench.measure("torch flash SDPA (ceiling)", lambda: f(tq, tk, tv, is_causal=True),
+                                     size=seq, flops=flops, repeat=repeat)
+        except RuntimeError:
+            pass
+    return bench.Measurement(ANCHOR_LABEL, seq, flops / (TORCH_ANCHOR_TFLOPS[True] * 1e12) * 1e3, flops=flops)
+
+
 # ---- the progression, and what each knob of the pipelined kernel is worth ------------------------
 
 # (warps, stages, BLOCK_N): other settings of attention_prefill.cu's compile-time knobs (-D options)
@@ -322,17 +488,37 @@ CAUSAL = _cases((1, 1, 1, 128, True), (2, 33, 33, 64, True), (2, 1, 513, 128, Tr
                 (4, 257, 257, 128, True), (2, 1000, 1000, 64, True), (2, 1000, 1000, 128, True),
                 (4, 2048, 2048, 128, True))
 
-def _tensor_cores(kernels: tuple[str, ...], *extra: str, why: str) -> Technique:
-    return Technique(why=why, require=(r"HMMA", r"LDSM") + extra, no_spills=True, kernels=kernels)
+# (batch, qo_len, kv_len, num_qo_heads, num_kv_heads, head_dim, causal): the maxima of ragged requests
+# (an empty request and a one-token one from batch 3 on); groups of 1, 4, 6 (no power of two) and 8;
+# packed rows past one tile (17 x 4 > 64); queries longer than their keys; one large case last.
+BATCH_CASES = tuple({"batch": b, "qo_len": q, "kv_len": kv, "num_qo_heads": hq, "num_kv_heads": hkv,
+                     "head_dim": d, "causal": c}
+                    for b, q, kv, hq, hkv, d, c in ((1, 1, 1, 1, 1, 64, False), (1, 1, 1, 4, 1, 128, True),
+                                                     (3, 31, 33, 8, 2, 64, True), (4, 33, 100, 4, 4, 128, False),
+                                                     (3, 17, 300, 32, 8, 64, True), (5, 100, 150, 6, 1, 128, True),
+                                                     (2, 200, 65, 8, 8, 64, False), (4, 257, 513, 8, 1, 128, True),
+                                                     (4, 1000, 1000, 32, 8, 128, True)))
+
+
+# Exercises 3 and 4 write the warp's steps themselves; prefill_steps.cuh holds the course's copies for 5.
+_OWN_STEPS = ((r"prefill_steps\.cuh", "the course's warp steps (attention/prefill_steps.cuh): write them yourself"),)
+
+
+def _tensor_cores(kernels: tuple[str, ...], *extra: str, why: str, source_forbid=()) -> Technique:
+    return Technique(why=why, require=(r"HMMA", r"LDSM") + extra, no_spills=True, kernels=kernels,
+                     source_forbid=source_forbid)
 
 
 QK_TECHNIQUE = _tensor_cores(("qk_tile_d64", "qk_tile_d128"),
                              why="mma.sync on the tensor cores fed by ldmatrix")
 MMA_TECHNIQUE = _tensor_cores(("attention_mma_d64", "attention_mma_d128"), r"SHFL", r"MUFU\.EX2",
                               why="FlashAttention-2 on mma.sync: ldmatrix fragments, the online softmax "
-                                  "in registers with quad shuffles, exp2 on the SFU")
+                                  "in registers with quad shuffles, exp2 on the SFU", source_forbid=_OWN_STEPS)
 PREFILL_TECHNIQUE = _tensor_cores(("prefill_d64", "prefill_d128"), r"LDGSTS", r"SHFL", r"MUFU\.EX2",
-                                  why="FlashAttention-2 on mma.sync fed by a cp.async pipeline")
+                                  why="FlashAttention-2 on mma.sync fed by a cp.async pipeline",
+                                  source_forbid=_OWN_STEPS)
+BATCH_TECHNIQUE = _tensor_cores(("batch_prefill_d64", "batch_prefill_d128"), r"LDGSTS", r"MUFU\.LG2",
+                                why="GQA rows packed onto the tensor cores, with the log-sum-exp")
 
 EXERCISES = (
     Exercise("day12", "attention_scalar", "attention_scalar.cu",
@@ -355,4 +541,8 @@ EXERCISES = (
     Exercise("day12", "prefill_causal", "attention_prefill.cu",
              "pipelined prefill attention (cp.async stages), causal mask aligned to the end of the KV",
              check_prefill, CAUSAL, bench=bench_prefill_causal, target=0.60, technique=(PREFILL_TECHNIQUE,)),
+    Exercise("day12", "batch_prefill", "batch_prefill.cu",
+             "batch prefill over ragged requests: GQA rows packed per KV head, causal per request, the LSE",
+             check_batch_prefill, BATCH_CASES, bench=bench_batch_prefill, cost=batch_prefill_cost,
+             technique=(BATCH_TECHNIQUE,)),
 )

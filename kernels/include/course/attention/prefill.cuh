@@ -57,10 +57,11 @@ struct Traits {
 
 // ---- global -> shared memory ------------------------------------------------------------------
 
-// Copy ROWS x HEAD_DIM halves (row-major, contiguous) into a padded shared tile, 16 bytes per
-// cp.async; rows >= rows_valid are not read and are filled with zeros (the edge of the sequence).
-template <int ROWS, int HEAD_DIM, int THREADS>
-COURSE_INLINE void load_tile_async(half* smem, const half* gmem, int rows_valid) {
+// Copy ROWS rows of HEAD_DIM halves into a padded shared tile, 16 bytes per cp.async; row r comes from
+// row_ptr(r), any address (a strided or gathered row); rows >= rows_valid are not read (row_ptr may
+// point anywhere for them) and are filled with zeros (the edge of the sequence).
+template <int ROWS, int HEAD_DIM, int THREADS, typename RowPtr>
+COURSE_INLINE void load_rows_async(half* smem, RowPtr row_ptr, int rows_valid) {
   constexpr int CHUNKS = HEAD_DIM / 8;  // 16-byte chunks per row
   static_assert(ROWS * CHUNKS % THREADS == 0, "every thread copies the same number of chunks");
 #pragma unroll
@@ -68,8 +69,14 @@ COURSE_INLINE void load_tile_async(half* smem, const half* gmem, int rows_valid)
     const int c = i * THREADS + threadIdx.x;
     const int row = c / CHUNKS, col = (c % CHUNKS) * 8;
     cp_async::load_128b<cp_async::SharedMemFillMode::kFillZero>(
-        smem + row * (HEAD_DIM + SMEM_PAD) + col, gmem + row * HEAD_DIM + col, row < rows_valid);
+        smem + row * (HEAD_DIM + SMEM_PAD) + col, row_ptr(row) + col, row < rows_valid);
   }
+}
+
+// The same for ROWS x HEAD_DIM halves, row-major and contiguous at gmem.
+template <int ROWS, int HEAD_DIM, int THREADS>
+COURSE_INLINE void load_tile_async(half* smem, const half* gmem, int rows_valid) {
+  load_rows_async<ROWS, HEAD_DIM, THREADS>(smem, [=](int row) { return gmem + row * HEAD_DIM; }, rows_valid);
 }
 
 // The same through registers: an ordinary 16-byte load and store per chunk (zeros past rows_valid).

@@ -1,0 +1,176 @@
+// Your exercise file. Generated from solutions/day12/batch_prefill.cu by `python -m grader stubs`;
+// edit freely: regenerating never overwrites a file you changed.
+// stub-sha256: bc5fe4fd3bb39293
+// Day 12, exercise 5: batch prefill with grouped-query attention (GQA) and the log-sum-exp (LSE).
+//
+//   q, o: [total_q, num_qo_heads, head_dim]    k, v: [total_kv, num_kv_heads, head_dim]   fp16 (NHD)
+//   lse2: [total_q, num_qo_heads] float        qo_indptr, kv_indptr: [batch + 1] int32
+//
+// Modelled on FlashInfer's BatchPrefillWithRaggedKVCacheKernel. A batch of requests of different
+// lengths is packed without padding ("ragged"): request b owns query tokens qo_indptr[b] ..
+// qo_indptr[b + 1] and KV tokens kv_indptr[b] .. kv_indptr[b + 1]; either may be empty. With causal,
+// query i of a request sees key j of the same request iff j <= i + kv_len - qo_len (the mask aligned
+// to the END of the request's KV, as in exercise 4).
+//
+// GQA: group = num_qo_heads / num_kv_heads query heads share one KV head. One block serves ONE KV head
+// of one request, and its BLOCK_M tile rows are (query, head) pairs of the group, packed as FlashInfer
+// packs them: packed row p is query p / group of query head kv_head * group + p % group. Every K/V
+// tile in shared memory then serves all `group` heads. For a request of few queries (an append of a
+// few tokens, a decode step) that is `group` times less K/V traffic than one block per query head,
+// whose tiles would be mostly empty rows; for a long prompt the traffic is the same (a tile holds
+// BLOCK_M / group queries), and the `group` heads reading one K/V tile at once share it in L2.
+// grid = (max over requests of ceil(qo_len * group / BLOCK_M), num_kv_heads, batch); a block past its
+// request's rows returns at once.
+//
+// LSE: beside o, each row's log-sum-exp of its scaled scores, in base 2 (lse2 = m + log2(d), m in
+// the log2 domain, as day 11): two partial results over disjoint keys (a shared prefix and each
+// request's suffix, or split-KV chunks) merge exactly with day 11's merge_states. A row that sees no
+// key has o = 0 and lse2 = -inf (the empty state).
+//
+// The warp's steps are the course's copies of exercises 3 and 4 (attention/prefill_steps.cuh); the
+// pipeline below is exercise 4's. Yours: the packing, the mask of packed rows, the LSE.
+#include <course/attention/prefill_steps.cuh>
+#include <course/fastdiv.cuh>
+
+#ifndef PREFILL_WARPS
+#define PREFILL_WARPS 4  // warps per block (16 packed rows each)
+#endif
+#ifndef PREFILL_STAGES
+#define PREFILL_STAGES 2  // K/V tiles in flight (>= 2)
+#endif
+#ifndef PREFILL_BLOCK_N
+#define PREFILL_BLOCK_N 64  // keys per K/V tile
+#endif
+
+namespace {
+
+using namespace course;
+using namespace course::prefill;
+
+template <int HEAD_DIM>
+using Config = Traits<HEAD_DIM, PREFILL_WARPS, PREFILL_BLOCK_N, PREFILL_STAGES>;
+
+// Set to -inf the scores this lane holds that its row may not see: keys at or past kv_len, and with
+// CAUSAL keys past the diagonal of the row's QUERY. p_row: the packed row of fragment row 0 of this
+// warp (query p_row / group); kv0: the key index of column 0 of the tile; causal_offset = kv_len - qo_len.
+template <typename Tr, bool CAUSAL>
+__device__ __forceinline__ void mask_packed(float (&s)[Tr::S_N8][4], int p_row, const uint_fastdiv& group,
+                                            int kv0, int kv_len, int causal_offset, int lane) {
+  // TODO: your code here.
+  //   Hint: Exercise 3's mask_scores, with one change: a fragment row is a packed row p, whose query is
+  //   Hint: p / group (the `group` heads of one query share its diagonal). group.div(p) divides fast.
+}
+
+// o / d and lse2 = m + log2(d) of this warp's rows: fragment row lane / 4 + 8 r is packed row
+// p = p_row + lane / 4 + 8 r, stored (if p < packed_len) at element offset row_offset(p) of o (its
+// HEAD_DIM halves) and at row_offset(p) / HEAD_DIM of lse2. A row that saw no key: o = 0, lse2 = -inf.
+template <typename Tr, typename RowOffset>
+__device__ __forceinline__ void finalize_with_lse(SoftmaxState<Tr>& state, half* out, float* lse2, int p_row,
+                                                  int packed_len, RowOffset row_offset, int lane) {
+  // TODO: your code here.
+  //   Hint: Exercise 4's finalize_and_store, plus one number per row: d is this lane's partial sum until
+  //   Hint: the quad's 4 are added (steps::quad_sum); m is already the row's max, in the log2 domain. The
+  //   Hint: row's lse2 is m + log2(d) (math::ptx_log2), or -inf when d = 0; lane % 4 == 0 writes it.
+}
+
+template <typename Tr, bool CAUSAL>
+__device__ void batch_prefill(const half* __restrict__ q, const half* __restrict__ k, const half* __restrict__ v,
+                              half* __restrict__ o, float* __restrict__ lse2, const int* __restrict__ qo_indptr,
+                              const int* __restrict__ kv_indptr, int num_qo_heads, int num_kv_heads,
+                              float sm_scale) {
+  extern __shared__ uint4 smem_raw[];  // uint4: 16-byte aligned, as cp.async and ldmatrix need
+  half* q_smem = reinterpret_cast<half*>(smem_raw);
+  half* kv_smem = q_smem + Tr::Q_TILE;  // stage s: K at 2 s KV_TILE, V right after it
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int b = blockIdx.z, kv_head = blockIdx.y;
+  const uint_fastdiv group(num_qo_heads / num_kv_heads);
+
+  // TODO: your code here.
+  //   Hint: 1. This request: its queries qo_start = qo_indptr[b] .. + qo_len and keys kv_start ..
+  //   Hint:    + kv_len; its packed rows packed_len = qo_len * group. Tiles of BLOCK_M packed rows: with
+  //   Hint:    CAUSAL take them last first (tile = tiles - 1 - blockIdx.x, as exercise 4 does); a block
+  //   Hint:    with blockIdx.x >= tiles has nothing to do: return (before any barrier). p0 = tile * BLOCK_M.
+  //   Hint: 2. qo_row(p): the element offset of packed row p in q (and o): token qo_start + p / group,
+  //   Hint:    head kv_head * group + p % group, in [total_q, num_qo_heads, HEAD_DIM]. kv_row(t): key t of
+  //   Hint:    this request and KV head in [total_kv, num_kv_heads, HEAD_DIM]. Both in int64_t.
+  //   Hint: 3. The queries of the tile, q_first = p0 / group .. q_last = (last valid packed row) / group:
+  //   Hint:    the keys they may see and the first tile needing a mask come from prefill.cuh's
+  //   Hint:    visible_kv / first_masked_tile, with q0 = q_first, block_m = q_last - q_first + 1.
+  const int qo_len = 0, kv_len = 0, packed_len = 0, p0 = 0, kv_end = 0, mask_from = 0;
+  auto qo_row = [=](int p) -> int64_t { return 0; };
+  auto kv_row = [=](int t) -> int64_t { return 0; };
+  return;
+
+  // Exercise 4's pipeline over the K/V tiles [0, kv_end), on the packed rows.
+  const int num_tiles = ceil_div(kv_end, Tr::BLOCK_N);
+  const float scale_log2 = sm_scale * math::log2e;
+  auto load_kv = [&](int t, int stage) {
+    half* k_dst = kv_smem + 2 * stage * Tr::KV_TILE;
+    const int key0 = t * Tr::BLOCK_N, rows = kv_len - key0;
+    load_rows_async<Tr::BLOCK_N, Tr::HEAD_DIM, Tr::THREADS>(k_dst, [=](int r) { return k + kv_row(key0 + r); }, rows);
+    load_rows_async<Tr::BLOCK_N, Tr::HEAD_DIM, Tr::THREADS>(k_dst + Tr::KV_TILE,
+                                                            [=](int r) { return v + kv_row(key0 + r); }, rows);
+  };
+  uint32_t q_frag[Tr::D_K16][4];
+  float s[Tr::S_N8][4];
+  uint32_t p_frag[Tr::S_K16][4];
+  SoftmaxState<Tr> state;
+  state.init();
+
+  load_rows_async<Tr::BLOCK_M, Tr::HEAD_DIM, Tr::THREADS>(q_smem, [=](int r) { return q + qo_row(p0 + r); },
+                                                          packed_len - p0);
+#pragma unroll
+  for (int t = 0; t < Tr::STAGES - 1; ++t) {
+    if (t < num_tiles) load_kv(t, t);
+    cp_async::commit_group();
+  }
+  cp_async::wait_group<Tr::STAGES - 2>();
+  __syncthreads();
+  steps::load_q_fragments<Tr>(q_frag, q_smem, warp, lane);
+  for (int j = 0; j < num_tiles; ++j) {
+    cp_async::wait_group<Tr::STAGES - 2>();
+    __syncthreads();
+    const int next = j + Tr::STAGES - 1;
+    if (next < num_tiles) load_kv(next, next % Tr::STAGES);
+    cp_async::commit_group();
+    const half* k_smem = kv_smem + 2 * (j % Tr::STAGES) * Tr::KV_TILE;
+    steps::compute_qk<Tr>(s, q_frag, k_smem, lane);
+    if (j >= mask_from) mask_packed<Tr, CAUSAL>(s, p0 + 16 * warp, group, j * Tr::BLOCK_N, kv_len, kv_len - qo_len, lane);
+    steps::online_softmax<Tr>(state, s, scale_log2);
+    steps::to_a_fragments<Tr>(p_frag, s);
+    steps::compute_pv<Tr>(state, p_frag, k_smem + Tr::KV_TILE, lane);
+  }
+  cp_async::wait_all();
+  finalize_with_lse<Tr>(state, o, lse2, p0 + 16 * warp, packed_len, qo_row, lane);
+}
+
+template <typename Tr>
+__device__ void batch_prefill_dispatch(const half* q, const half* k, const half* v, half* o, float* lse2,
+                                       const int* qo_indptr, const int* kv_indptr, int num_qo_heads,
+                                       int num_kv_heads, int causal, float sm_scale) {
+  if (causal) {
+    batch_prefill<Tr, true>(q, k, v, o, lse2, qo_indptr, kv_indptr, num_qo_heads, num_kv_heads, sm_scale);
+  } else {
+    batch_prefill<Tr, false>(q, k, v, o, lse2, qo_indptr, kv_indptr, num_qo_heads, num_kv_heads, sm_scale);
+  }
+}
+
+}  // namespace
+
+#define BATCH_PREFILL_KERNEL(D)                                                                         \
+  extern "C" __global__ void __launch_bounds__(Config<D>::THREADS)                                     \
+  batch_prefill_d##D(const half* q, const half* k, const half* v, half* o, float* lse2,                \
+                     const int* qo_indptr, const int* kv_indptr, int num_qo_heads, int num_kv_heads,   \
+                     int causal, float sm_scale) {                                                     \
+    batch_prefill_dispatch<Config<D>>(q, k, v, o, lse2, qo_indptr, kv_indptr, num_qo_heads,             \
+                                      num_kv_heads, causal, sm_scale);                                  \
+  }
+BATCH_PREFILL_KERNEL(64)
+BATCH_PREFILL_KERNEL(128)
+
+// The launch geometry, for the grader: per head dim (64, then 128) BLOCK_M, threads, shared bytes.
+extern "C" __global__ void batch_prefill_config(int* out) {
+  const int values[6] = {Config<64>::BLOCK_M, Config<64>::THREADS, Config<64>::SMEM_BYTES,
+                         Config<128>::BLOCK_M, Config<128>::THREADS, Config<128>::SMEM_BYTES};
+  for (int i = 0; i < 6; ++i) out[i] = values[i];
+}
