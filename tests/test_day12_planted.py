@@ -140,3 +140,26 @@ def test_ex4_with_the_course_steps_fails_the_technique(planted):
                    "#include <course/attention/prefill_steps.cuh>\n")
     msg = planted("day12", "prefill", text, cases=SEVERAL_TILES)
     assert msg and "prefill_steps.cuh" in msg and "technique" in msg, msg
+
+
+PAGED = [{**RAGGED_GQA[0], "page_size": 5}]
+
+
+def test_batch_prefill_paged_solution_passes(planted):
+    assert planted("day12", "batch_prefill_paged", (DAY12 / "batch_prefill.cu").read_text(), cases=PAGED) is None
+
+
+def test_paged_length_counting_the_last_page_as_full_fails(planted):
+    """Every page taken as full: the last page's unused slots (NaN in the test's pool) are attended."""
+    text = _derive("batch_prefill.cu", "len = num_pages > 0 ? (num_pages - 1) * page_size + kv_last_page_len[b] : 0;",
+                   "len = num_pages * page_size;")
+    msg = planted("day12", "batch_prefill_paged", text, cases=PAGED)
+    assert msg and "batch_prefill_paged" in msg, msg
+
+
+def test_paged_rows_read_as_if_the_pages_were_in_order_fail(planted):
+    """Key t taken from the request's first page onwards, as if its pages were contiguous in the pool."""
+    text = _derive("batch_prefill.cu", "return ((static_cast<int64_t>(pages[p]) * page.d + slot) * num_kv_heads",
+                   "return ((static_cast<int64_t>(pages[0]) * page.d + t) * num_kv_heads")
+    msg = planted("day12", "batch_prefill_paged", text, cases=PAGED)
+    assert msg and "batch_prefill_paged" in msg, msg

@@ -121,7 +121,7 @@ def test_cases_fit_the_kernels():
             assert {c["head_dim"] for c in ex.cases} == set(day12.HEAD_DIMS)
             continue
         for case in ex.cases:
-            if ex.name == "batch_prefill":  # ragged: any lengths, heads in whole groups
+            if ex.name.startswith("batch_prefill"):  # ragged: any lengths, heads in whole groups
                 assert case["num_qo_heads"] % case["num_kv_heads"] == 0, case
             else:
                 day12.validate(case["q_len"], case["kv_len"], case["head_dim"], case["causal"])

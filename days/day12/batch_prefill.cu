@@ -1,10 +1,13 @@
 // Your exercise file. Generated from solutions/day12/batch_prefill.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: bc5fe4fd3bb39293
-// Day 12, exercise 5: batch prefill with grouped-query attention (GQA) and the log-sum-exp (LSE).
+// stub-sha256: e09b5df5a41e8355
+// Day 12, exercises 5 and 6: batch prefill with grouped-query attention (GQA) and the log-sum-exp
+// (LSE), over a ragged KV (exercise 5) and over a paged KV cache (exercise 6).
 //
 //   q, o: [total_q, num_qo_heads, head_dim]    k, v: [total_kv, num_kv_heads, head_dim]   fp16 (NHD)
 //   lse2: [total_q, num_qo_heads] float        qo_indptr, kv_indptr: [batch + 1] int32
+//   paged (exercise 6): k_pages, v_pages [num_pages, page_size, num_kv_heads, head_dim], and day 11's
+//   page table: kv_indptr [batch + 1] (in pages), kv_indices, kv_last_page_len [batch]
 //
 // Modelled on FlashInfer's BatchPrefillWithRaggedKVCacheKernel. A batch of requests of different
 // lengths is packed without padding ("ragged"): request b owns query tokens qo_indptr[b] ..
@@ -28,7 +31,8 @@
 // key has o = 0 and lse2 = -inf (the empty state).
 //
 // The warp's steps are the course's copies of exercises 3 and 4 (attention/prefill_steps.cuh); the
-// pipeline below is exercise 4's. Yours: the packing, the mask of packed rows, the LSE.
+// pipeline below is exercise 4's. Yours: where a request's keys are (RaggedKv; PagedKv in exercise 6),
+// the packing, the mask of packed rows, the LSE.
 #include <course/attention/prefill_steps.cuh>
 #include <course/fastdiv.cuh>
 
@@ -49,6 +53,51 @@ using namespace course::prefill;
 
 template <int HEAD_DIM>
 using Config = Traits<HEAD_DIM, PREFILL_WARPS, PREFILL_BLOCK_N, PREFILL_STAGES>;
+
+// ---- where request b's keys are, for one KV head: their number `len` and row(t), the element offset
+// of key t's row in k (and v). One kernel body serves both layouts. -------------------------------
+
+// Exercise 5: k, v [total_kv, num_kv_heads, HEAD_DIM]; request b's keys are kv_indptr[b] .. kv_indptr[b + 1].
+template <int HEAD_DIM>
+struct RaggedKv {
+  int len;
+  int64_t first_row;  // element offset of key 0's row
+  int64_t stride;     // elements from one key's row to the next
+  __device__ RaggedKv(const int* kv_indptr, int b, int num_kv_heads, int kv_head) {
+    // TODO: your code here.
+    //   Hint: The keys of request b are tokens kv_indptr[b] .. kv_indptr[b + 1] of k; this KV head's row of
+    //   Hint: token j is at (j * num_kv_heads + kv_head) * HEAD_DIM. In int64_t.
+    len = 0, first_row = 0, stride = 0;
+  }
+  __device__ __forceinline__ int64_t row(int t) const { return first_row + t * stride; }
+};
+
+// Exercise 6: k, v [num_pages, page_size, num_kv_heads, HEAD_DIM] through day 11's page table: request b
+// owns pages kv_indices[kv_indptr[b] .. kv_indptr[b + 1]), all full but the last (kv_last_page_len[b]
+// tokens); key t is in page kv_indices[kv_indptr[b] + t / page_size], slot t % page_size.
+template <int HEAD_DIM>
+struct PagedKv {
+  int len;
+  const int* pages;   // this request's page numbers
+  uint_fastdiv page;  // the page size, as a fast divisor (day 11)
+  int num_kv_heads, kv_head;
+  __device__ PagedKv(const int* kv_indptr, const int* kv_indices, const int* kv_last_page_len, int page_size,
+                     int b, int num_kv_heads_, int kv_head_)
+      : page(page_size), num_kv_heads(num_kv_heads_), kv_head(kv_head_) {
+    // TODO: your code here.
+    //   Hint: Day 11's decode_paged, for one request: its pages start at kv_indices + kv_indptr[b]; its
+    //   Hint: length counts every page but the last as full: (num_pages - 1) * page_size +
+    //   Hint: kv_last_page_len[b], or 0 when it has no page.
+    len = 0, pages = kv_indices;
+  }
+  __device__ __forceinline__ int64_t row(int t) const {
+    // TODO: your code here.
+    //   Hint: page.divmod(t, p, slot) gives the request's page p and the slot in it; the page's number is
+    //   Hint: pages[p]; its slot's row for this KV head: ((pages[p] * page_size + slot) * num_kv_heads +
+    //   Hint: kv_head) * HEAD_DIM, in int64_t (page.d is the page size).
+    return 0;
+  }
+};
 
 // Set to -inf the scores this lane holds that its row may not see: keys at or past kv_len, and with
 // CAUSAL keys past the diagonal of the row's QUERY. p_row: the packed row of fragment row 0 of this
@@ -73,11 +122,10 @@ __device__ __forceinline__ void finalize_with_lse(SoftmaxState<Tr>& state, half*
   //   Hint: row's lse2 is m + log2(d) (math::ptx_log2), or -inf when d = 0; lane % 4 == 0 writes it.
 }
 
-template <typename Tr, bool CAUSAL>
+template <typename Tr, bool CAUSAL, typename Kv>
 __device__ void batch_prefill(const half* __restrict__ q, const half* __restrict__ k, const half* __restrict__ v,
                               half* __restrict__ o, float* __restrict__ lse2, const int* __restrict__ qo_indptr,
-                              const int* __restrict__ kv_indptr, int num_qo_heads, int num_kv_heads,
-                              float sm_scale) {
+                              const Kv kv, int num_qo_heads, int num_kv_heads, float sm_scale) {
   extern __shared__ uint4 smem_raw[];  // uint4: 16-byte aligned, as cp.async and ldmatrix need
   half* q_smem = reinterpret_cast<half*>(smem_raw);
   half* kv_smem = q_smem + Tr::Q_TILE;  // stage s: K at 2 s KV_TILE, V right after it
@@ -86,19 +134,17 @@ __device__ void batch_prefill(const half* __restrict__ q, const half* __restrict
   const uint_fastdiv group(num_qo_heads / num_kv_heads);
 
   // TODO: your code here.
-  //   Hint: 1. This request: its queries qo_start = qo_indptr[b] .. + qo_len and keys kv_start ..
-  //   Hint:    + kv_len; its packed rows packed_len = qo_len * group. Tiles of BLOCK_M packed rows: with
+  //   Hint: 1. This request: its queries qo_start = qo_indptr[b] .. + qo_len (its keys: kv.len of them,
+  //   Hint:    key t at kv.row(t)); packed rows packed_len = qo_len * group. Tiles of BLOCK_M packed rows: with
   //   Hint:    CAUSAL take them last first (tile = tiles - 1 - blockIdx.x, as exercise 4 does); a block
   //   Hint:    with blockIdx.x >= tiles has nothing to do: return (before any barrier). p0 = tile * BLOCK_M.
   //   Hint: 2. qo_row(p): the element offset of packed row p in q (and o): token qo_start + p / group,
-  //   Hint:    head kv_head * group + p % group, in [total_q, num_qo_heads, HEAD_DIM]. kv_row(t): key t of
-  //   Hint:    this request and KV head in [total_kv, num_kv_heads, HEAD_DIM]. Both in int64_t.
+  //   Hint:    head kv_head * group + p % group, in [total_q, num_qo_heads, HEAD_DIM], in int64_t.
   //   Hint: 3. The queries of the tile, q_first = p0 / group .. q_last = (last valid packed row) / group:
   //   Hint:    the keys they may see and the first tile needing a mask come from prefill.cuh's
   //   Hint:    visible_kv / first_masked_tile, with q0 = q_first, block_m = q_last - q_first + 1.
   const int qo_len = 0, kv_len = 0, packed_len = 0, p0 = 0, kv_end = 0, mask_from = 0;
   auto qo_row = [=](int p) -> int64_t { return 0; };
-  auto kv_row = [=](int t) -> int64_t { return 0; };
   return;
 
   // Exercise 4's pipeline over the K/V tiles [0, kv_end), on the packed rows.
@@ -107,9 +153,9 @@ __device__ void batch_prefill(const half* __restrict__ q, const half* __restrict
   auto load_kv = [&](int t, int stage) {
     half* k_dst = kv_smem + 2 * stage * Tr::KV_TILE;
     const int key0 = t * Tr::BLOCK_N, rows = kv_len - key0;
-    load_rows_async<Tr::BLOCK_N, Tr::HEAD_DIM, Tr::THREADS>(k_dst, [=](int r) { return k + kv_row(key0 + r); }, rows);
+    load_rows_async<Tr::BLOCK_N, Tr::HEAD_DIM, Tr::THREADS>(k_dst, [=](int r) { return k + kv.row(key0 + r); }, rows);
     load_rows_async<Tr::BLOCK_N, Tr::HEAD_DIM, Tr::THREADS>(k_dst + Tr::KV_TILE,
-                                                            [=](int r) { return v + kv_row(key0 + r); }, rows);
+                                                            [=](int r) { return v + kv.row(key0 + r); }, rows);
   };
   uint32_t q_frag[Tr::D_K16][4];
   float s[Tr::S_N8][4];
@@ -144,29 +190,41 @@ __device__ void batch_prefill(const half* __restrict__ q, const half* __restrict
   finalize_with_lse<Tr>(state, o, lse2, p0 + 16 * warp, packed_len, qo_row, lane);
 }
 
-template <typename Tr>
+template <typename Tr, typename Kv>
 __device__ void batch_prefill_dispatch(const half* q, const half* k, const half* v, half* o, float* lse2,
-                                       const int* qo_indptr, const int* kv_indptr, int num_qo_heads,
-                                       int num_kv_heads, int causal, float sm_scale) {
+                                       const int* qo_indptr, const Kv kv, int num_qo_heads, int num_kv_heads,
+                                       int causal, float sm_scale) {
   if (causal) {
-    batch_prefill<Tr, true>(q, k, v, o, lse2, qo_indptr, kv_indptr, num_qo_heads, num_kv_heads, sm_scale);
+    batch_prefill<Tr, true>(q, k, v, o, lse2, qo_indptr, kv, num_qo_heads, num_kv_heads, sm_scale);
   } else {
-    batch_prefill<Tr, false>(q, k, v, o, lse2, qo_indptr, kv_indptr, num_qo_heads, num_kv_heads, sm_scale);
+    batch_prefill<Tr, false>(q, k, v, o, lse2, qo_indptr, kv, num_qo_heads, num_kv_heads, sm_scale);
   }
 }
 
 }  // namespace
 
-#define BATCH_PREFILL_KERNEL(D)                                                                         \
+// grid = (tiles, num_kv_heads, batch) for both: blockIdx.z is the request, blockIdx.y the KV head.
+#define BATCH_PREFILL_KERNELS(D)                                                                        \
   extern "C" __global__ void __launch_bounds__(Config<D>::THREADS)                                     \
   batch_prefill_d##D(const half* q, const half* k, const half* v, half* o, float* lse2,                \
                      const int* qo_indptr, const int* kv_indptr, int num_qo_heads, int num_kv_heads,   \
                      int causal, float sm_scale) {                                                     \
-    batch_prefill_dispatch<Config<D>>(q, k, v, o, lse2, qo_indptr, kv_indptr, num_qo_heads,             \
+    const RaggedKv<D> kv(kv_indptr, blockIdx.z, num_kv_heads, blockIdx.y);                             \
+    batch_prefill_dispatch<Config<D>>(q, k, v, o, lse2, qo_indptr, kv, num_qo_heads, num_kv_heads,     \
+                                      causal, sm_scale);                                                \
+  }                                                                                                     \
+  extern "C" __global__ void __launch_bounds__(Config<D>::THREADS)                                     \
+  batch_prefill_paged_d##D(const half* q, const half* k_pages, const half* v_pages, half* o, float* lse2, \
+                           const int* qo_indptr, const int* kv_indptr, const int* kv_indices,          \
+                           const int* kv_last_page_len, int page_size, int num_qo_heads,               \
+                           int num_kv_heads, int causal, float sm_scale) {                             \
+    const PagedKv<D> kv(kv_indptr, kv_indices, kv_last_page_len, page_size, blockIdx.z, num_kv_heads,   \
+                        blockIdx.y);                                                                    \
+    batch_prefill_dispatch<Config<D>>(q, k_pages, v_pages, o, lse2, qo_indptr, kv, num_qo_heads,       \
                                       num_kv_heads, causal, sm_scale);                                  \
   }
-BATCH_PREFILL_KERNEL(64)
-BATCH_PREFILL_KERNEL(128)
+BATCH_PREFILL_KERNELS(64)
+BATCH_PREFILL_KERNELS(128)
 
 // The launch geometry, for the grader: per head dim (64, then 128) BLOCK_M, threads, shared bytes.
 extern "C" __global__ void batch_prefill_config(int* out) {

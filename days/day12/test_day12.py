@@ -17,7 +17,8 @@ How to read the output:
   at the zero-fill of partial tiles or at the mask of the last tile.
 - batch_prefill draws ragged requests (from batch 3: one with no query, one with a single query) with
   GQA groups of 1 to 8 heads and checks o and the base-2 log-sum-exp lse2 (relative 1e-4; a row that
-  sees no key must have o = 0 and lse2 = -inf exactly).
+  sees no key must have o = 0 and lse2 = -inf exactly); batch_prefill_paged the same requests with their
+  keys in randomly placed pages of 1, 5 or 16 tokens (every slot no request owns is NaN).
 - The perf tests (16 heads, d 128, batch x seq = 16384 tokens, fp16) print a table: TFLOP/s of your
   kernel at each sequence length, its % of torch's flash SDPA timed in the same run on the same data,
   and that ceiling. The target (60%, the pipelined kernel only) is read at B4 H16 S4096 D128. Without
@@ -29,7 +30,7 @@ import pytest
 
 from grader.exercises import case_id, day12
 
-SCALAR, QK_TILE, MMA, MMA_CAUSAL, PREFILL, PREFILL_CAUSAL, BATCH_PREFILL = day12.EXERCISES
+SCALAR, QK_TILE, MMA, MMA_CAUSAL, PREFILL, PREFILL_CAUSAL, BATCH_PREFILL, BATCH_PAGED = day12.EXERCISES
 
 
 @pytest.mark.parametrize("case", SCALAR.cases, ids=case_id)
@@ -65,6 +66,11 @@ def test_prefill_causal(course, case):
 @pytest.mark.parametrize("case", BATCH_PREFILL.cases, ids=case_id)
 def test_batch_prefill(course, case):
     course.check(BATCH_PREFILL, case)
+
+
+@pytest.mark.parametrize("case", BATCH_PAGED.cases, ids=case_id)
+def test_batch_prefill_paged(course, case):
+    course.check(BATCH_PAGED, case)
 
 
 @pytest.mark.perf

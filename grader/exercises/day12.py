@@ -4,7 +4,8 @@ The steps, each graded: attention_scalar (the online softmax, one thread per que
 warp's tile of scores q k^T on the tensor cores), attention_mma (the whole FlashAttention-2 warp: the
 online softmax in registers, p reused as an A fragment; graded without a mask, then causal), prefill
 and prefill_causal (the same warp steps fed by a cp.async pipeline), batch_prefill (ragged requests,
-GQA rows packed per KV head, the log-sum-exp beside o: FlashInfer's batch prefill).
+GQA rows packed per KV head, the log-sum-exp beside o: FlashInfer's batch prefill) and
+batch_prefill_paged (the same over day 11's paged KV cache).
 
 Every attention kernel of the day computes, per head h (batch and heads folded into one axis, fp16):
 
@@ -23,7 +24,7 @@ import numpy as np
 
 from grader import bench, checks, device, runner
 from grader.exercises import Exercise
-from grader.exercises.day11 import assert_lse
+from grader.exercises.day11 import assert_lse, page_table, paged_pool
 from grader.launchers.decode import LOG2E
 from grader.technique import Technique
 
@@ -317,8 +318,29 @@ def launch_batch_prefill(module, q, k, v, o, lse2, qo_indptr, kv_indptr, tiles: 
     grid = (tiles, num_kv_heads, qo_indptr.shape[0] - 1)
     args = (q, k, v, o, lse2, qo_indptr, kv_indptr, np.int32(num_qo_heads), np.int32(num_kv_heads),
             np.int32(causal), np.float32(1.0 / math.sqrt(head_dim)))
+    _launch(kernel, grid, threads, args, smem, sync)
+
+
+def launch_batch_prefill_paged(module, q, k_pages, v_pages, o, lse2, qo_indptr, kv_indptr, kv_indices,
+                               kv_last_page_len, tiles: int, causal: bool, sync: bool = True) -> None:
+    """Launch batch_prefill_paged_d{D} on device arrays: k_pages, v_pages [pool, page_size, Hkv, D] and
+    day 11's page table (kv_indptr in pages, kv_indices, kv_last_page_len)."""
+    _, num_qo_heads, head_dim = q.shape
+    _, page_size, num_kv_heads, _ = k_pages.shape
+    _, threads, smem = _prefill_geometry(module, "batch_prefill_config")[head_dim]
+    kernel = module.get_function(f"batch_prefill_paged_d{head_dim}")
+    if smem > 48 * 1024:
+        kernel.max_dynamic_shared_size_bytes = smem
+    grid = (tiles, num_kv_heads, qo_indptr.shape[0] - 1)
+    args = (q, k_pages, v_pages, o, lse2, qo_indptr, kv_indptr, kv_indices, kv_last_page_len,
+            np.int32(page_size), np.int32(num_qo_heads), np.int32(num_kv_heads), np.int32(causal),
+            np.float32(1.0 / math.sqrt(head_dim)))
+    _launch(kernel, grid, threads, args, smem, sync)
+
+
+def _launch(kernel, grid, threads: int, args, smem: int, sync: bool) -> None:
     if sync:
-        device.launch(kernel, grid, (threads,), args, shared_mem=smem, what=f"batch_prefill_d{head_dim}")
+        device.launch(kernel, grid, (threads,), args, shared_mem=smem, what=kernel.name)
     else:
         kernel(grid, (threads,), args, shared_mem=smem)
 
@@ -350,10 +372,7 @@ def check_batch_prefill(module, seed: int, batch: int, qo_len: int, kv_len: int,
                         num_kv_heads: int, head_dim: int, causal: bool) -> None:
     """Ragged requests (an empty one, a one-token one, the rest random), GQA, o and lse2 against float64."""
     rng = np.random.default_rng(seed)
-    qo_indptr, kv_indptr = ragged_requests(rng, batch, qo_len, kv_len)
-    dt = device.dtype(DTYPE)
-    q = rng.standard_normal((int(qo_indptr[-1]), num_qo_heads, head_dim)).astype(dt)
-    k, v = (rng.standard_normal((int(kv_indptr[-1]), num_kv_heads, head_dim)).astype(dt) for _ in range(2))
+    q, k, v, qo_indptr, kv_indptr = _ragged_inputs(rng, batch, qo_len, kv_len, num_qo_heads, num_kv_heads, head_dim)
     o, lse2 = batch_prefill(module, device.asarray(q), device.asarray(k), device.asarray(v), qo_indptr, kv_indptr,
                             causal)
     o_ref, lse_ref = batch_reference(q, k, v, qo_indptr, kv_indptr, causal)
@@ -361,6 +380,58 @@ def check_batch_prefill(module, seed: int, batch: int, qo_len: int, kv_len: int,
              f"d={head_dim}, {'causal' if causal else 'no mask'})")
     checks.assert_close(device.to_host(o), o_ref, dt=DTYPE, seed=seed, name=f"batch_prefill o {where}")
     assert_lse(device.to_host(lse2).ravel(), lse_ref.ravel(), name=f"batch_prefill lse2 {where}", seed=seed)
+
+
+def _ragged_inputs(rng, batch, qo_len, kv_len, num_qo_heads, num_kv_heads, head_dim):
+    qo_indptr, kv_indptr = ragged_requests(rng, batch, qo_len, kv_len)
+    dt = device.dtype(DTYPE)
+    q = rng.standard_normal((int(qo_indptr[-1]), num_qo_heads, head_dim)).astype(dt)
+    k, v = (rng.standard_normal((int(kv_indptr[-1]), num_kv_heads, head_dim)).astype(dt) for _ in range(2))
+    return q, k, v, qo_indptr, kv_indptr
+
+
+def batch_prefill_paged(module, q, k_pages, v_pages, qo_indptr, kv_indptr, kv_indices, kv_last_page_len,
+                        causal: bool):
+    """GQA prefill over a paged KV cache: q [total_q, Hq, D] and k_pages, v_pages [pool, page_size, Hkv, D]
+    fp16 device arrays; qo_indptr [batch + 1] and day 11's page table (kv_indptr [batch + 1] in pages,
+    kv_indices, kv_last_page_len [batch]) int32 numpy arrays. Returns (o fp16 like q, lse2 float32)."""
+    total_q, hq, d = q.shape
+    if k_pages.ndim != 4 or k_pages.shape[3] != d or v_pages.shape != k_pages.shape or d not in HEAD_DIMS:
+        raise ValueError(f"q {q.shape}, k_pages {k_pages.shape}, v_pages {v_pages.shape}: pools "
+                         f"[pages, page_size, Hkv, D] alike, D one of {HEAD_DIMS}")
+    hkv = k_pages.shape[2]
+    if hq % hkv:
+        raise ValueError(f"num_qo_heads={hq} must be a multiple of num_kv_heads={hkv}")
+    tables = [np.asarray(a) for a in (qo_indptr, kv_indptr, kv_indices, kv_last_page_len)]
+    if any(a.dtype != np.int32 for a in tables) or len(tables[0]) != len(tables[1]) or len(tables[3]) != len(tables[0]) - 1:
+        raise ValueError("qo_indptr, kv_indptr ([batch + 1]), kv_indices and kv_last_page_len ([batch]) must be int32")
+    o, lse2 = device.empty(q.shape, DTYPE), device.empty((total_q, hq), "float32")
+    tiles = batch_prefill_tiles(module, tables[0], hq, hkv, d)
+    launch_batch_prefill_paged(module, q, k_pages, v_pages, o, lse2, *(device.asarray(a) for a in tables),
+                               tiles, causal)
+    return o, lse2
+
+
+def check_batch_prefill_paged(module, seed: int, batch: int, qo_len: int, kv_len: int, num_qo_heads: int,
+                              num_kv_heads: int, head_dim: int, causal: bool, page_size: int) -> None:
+    """The ragged requests of check_batch_prefill, their keys in randomly placed pages (day 11's page table;
+    every slot no request owns is NaN), o and lse2 against float64."""
+    rng = np.random.default_rng(seed)
+    q, k, v, qo_indptr, kv_indptr = _ragged_inputs(rng, batch, qo_len, kv_len, num_qo_heads, num_kv_heads, head_dim)
+    lengths = [int(n) for n in np.diff(kv_indptr)]
+    page_indptr, indices, last, pool = page_table(rng, lengths, page_size)
+    padded = [np.zeros((batch, max(lengths), num_kv_heads, head_dim), k.dtype) for _ in range(2)]
+    for b, n in enumerate(lengths):
+        for x, pad in zip((k, v), padded):
+            pad[b, :n] = x[kv_indptr[b]:kv_indptr[b + 1]]
+    k_pages, v_pages = (paged_pool(pad, lengths, page_indptr, indices, page_size, pool) for pad in padded)
+    o, lse2 = batch_prefill_paged(module, device.asarray(q), device.asarray(k_pages), device.asarray(v_pages),
+                                  qo_indptr, page_indptr, indices, last, causal)
+    o_ref, lse_ref = batch_reference(q, k, v, qo_indptr, kv_indptr, causal)
+    where = (f"(batch={batch}, qo_len<={qo_len}, kv_len<={kv_len}, page_size={page_size}, heads "
+             f"{num_qo_heads}/{num_kv_heads}, d={head_dim}, {'causal' if causal else 'no mask'})")
+    checks.assert_close(device.to_host(o), o_ref, dt=DTYPE, seed=seed, name=f"batch_prefill_paged o {where}")
+    assert_lse(device.to_host(lse2).ravel(), lse_ref.ravel(), name=f"batch_prefill_paged lse2 {where}", seed=seed)
 
 
 def batch_prefill_cost(case: dict) -> int:
@@ -498,6 +569,8 @@ BATCH_CASES = tuple({"batch": b, "qo_len": q, "kv_len": kv, "num_qo_heads": hq, 
                                                      (3, 17, 300, 32, 8, 64, True), (5, 100, 150, 6, 1, 128, True),
                                                      (2, 200, 65, 8, 8, 64, False), (4, 257, 513, 8, 1, 128, True),
                                                      (4, 1000, 1000, 32, 8, 128, True)))
+# The same shapes in pages of 1, 16 and 5 tokens (a page size that divides nothing).
+PAGED_CASES = tuple({**c, "page_size": p} for c, p in zip(BATCH_CASES, (1, 16, 5, 16, 1, 16, 5, 16, 16)))
 
 
 # Exercises 3 and 4 write the warp's steps themselves; prefill_steps.cuh holds the course's copies for 5.
@@ -519,6 +592,8 @@ PREFILL_TECHNIQUE = _tensor_cores(("prefill_d64", "prefill_d128"), r"LDGSTS", r"
                                   source_forbid=_OWN_STEPS)
 BATCH_TECHNIQUE = _tensor_cores(("batch_prefill_d64", "batch_prefill_d128"), r"LDGSTS", r"MUFU\.LG2",
                                 why="GQA rows packed onto the tensor cores, with the log-sum-exp")
+PAGED_TECHNIQUE = _tensor_cores(("batch_prefill_paged_d64", "batch_prefill_paged_d128"), r"LDGSTS", r"MUFU\.LG2",
+                                why="the packed GQA prefill reading K and V through a page table")
 
 EXERCISES = (
     Exercise("day12", "attention_scalar", "attention_scalar.cu",
@@ -545,4 +620,7 @@ EXERCISES = (
              "batch prefill over ragged requests: GQA rows packed per KV head, causal per request, the LSE",
              check_batch_prefill, BATCH_CASES, bench=bench_batch_prefill, cost=batch_prefill_cost,
              technique=(BATCH_TECHNIQUE,)),
+    Exercise("day12", "batch_prefill_paged", "batch_prefill.cu",
+             "the same batch prefill over a paged KV cache (day 11's page table, a fast division by the page size)",
+             check_batch_prefill_paged, PAGED_CASES, cost=batch_prefill_cost, technique=(PAGED_TECHNIQUE,)),
 )

@@ -16,10 +16,18 @@ namespace course {
 struct uint_fastdiv {
   uint32_t d, m, s;
 
-  // Once per kernel (a 64-bit division): the magic number of a divisor 1 <= d <= 2^31.
+  // Once per kernel: the magic number of a divisor 1 <= d <= 2^31. m - 1 = 2^32 (2^s - d) / d is long
+  // division, one bit a step, in 32-bit registers (r = 2^s - d < d); a 64-bit `/` would be a call to a
+  // library routine, across which the caller's live registers spill to the stack.
   __device__ explicit uint_fastdiv(uint32_t divisor) : d(divisor), m(0), s(0) {
     while ((1u << s) < d) ++s;
-    m = static_cast<uint32_t>((((uint64_t{1} << s) - d) << 32) / d + 1);
+    uint32_t r = (1u << s) - d;
+    for (int bit = 0; bit < 32; ++bit) {
+      r <<= 1;
+      m <<= 1;
+      if (r >= d) r -= d, m |= 1;
+    }
+    m += 1;
   }
 
   // n / d, for 0 <= n < 2^31.

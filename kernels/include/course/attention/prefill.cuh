@@ -58,8 +58,8 @@ struct Traits {
 // ---- global -> shared memory ------------------------------------------------------------------
 
 // Copy ROWS rows of HEAD_DIM halves into a padded shared tile, 16 bytes per cp.async; row r comes from
-// row_ptr(r), any address (a strided or gathered row); rows >= rows_valid are not read (row_ptr may
-// point anywhere for them) and are filled with zeros (the edge of the sequence).
+// row_ptr(r), any address (a strided or gathered row, found through a page table...); rows >= rows_valid
+// (>= 1) are not read, nor asked of row_ptr, and are filled with zeros (the edge of the sequence).
 template <int ROWS, int HEAD_DIM, int THREADS, typename RowPtr>
 COURSE_INLINE void load_rows_async(half* smem, RowPtr row_ptr, int rows_valid) {
   constexpr int CHUNKS = HEAD_DIM / 8;  // 16-byte chunks per row
@@ -68,8 +68,9 @@ COURSE_INLINE void load_rows_async(half* smem, RowPtr row_ptr, int rows_valid) {
   for (int i = 0; i < ROWS * CHUNKS / THREADS; ++i) {
     const int c = i * THREADS + threadIdx.x;
     const int row = c / CHUNKS, col = (c % CHUNKS) * 8;
+    const bool valid = row < rows_valid;  // a missing row still needs an address: the last real one
     cp_async::load_128b<cp_async::SharedMemFillMode::kFillZero>(
-        smem + row * (HEAD_DIM + SMEM_PAD) + col, row_ptr(row) + col, row < rows_valid);
+        smem + row * (HEAD_DIM + SMEM_PAD) + col, row_ptr(valid ? row : rows_valid - 1) + col, valid);
   }
 }
 
