@@ -1,6 +1,8 @@
 """Day 12 without a GPU: the solutions' SASS uses the tensor cores (HMMA) fed by ldmatrix (LDSM), the
 solutions pass their own technique checks, the pipelined kernel copies with cp.async (LDGSTS) and the
 synchronous one does not, no kernel spills; and the numpy reference and the shape checks are right."""
+import re
+
 import numpy as np
 import pytest
 
@@ -127,3 +129,21 @@ def test_cases_fit_the_kernels():
                 day12.validate(case["q_len"], case["kv_len"], case["head_dim"], case["causal"])
         assert {c["head_dim"] for c in ex.cases} == set(day12.HEAD_DIMS), ex.name
     assert all(c["causal"] for c in day12.CAUSAL) and not any(c["causal"] for c in day12.NON_CAUSAL)
+
+
+@pytest.mark.parametrize("change,says", [
+    ({"qo_indptr": np.array([0, 2], np.int64)}, "qo_indptr must be int32"),
+    ({"kv_indptr": np.array([0, 5], np.int32)}, "kv_indptr must be int32, ascending from 0 to 4"),
+    ({"kv_indptr": np.array([0, 4, 4], np.int32)}, "must have batch + 1 entries"),
+    ({"q": (2, 3, 64)}, "num_qo_heads=3 must be a multiple of num_kv_heads=2"),
+    ({"q": (2, 4, 96), "k": (4, 2, 96)}, "head_dim must be one of (64, 128)"),
+])
+def test_batch_prefill_says_what_is_wrong(change, says):
+    """Bad arguments: one ValueError naming the argument, before anything is launched."""
+    args = {"q": (2, 4, 64), "k": (4, 2, 64), "qo_indptr": np.array([0, 2], np.int32),
+            "kv_indptr": np.array([0, 4], np.int32)}
+    args.update(change)
+    q, k = (np.zeros(args[n], np.float16) for n in ("q", "k"))
+    with pytest.raises(ValueError, match=re.escape(says)) as e:
+        day12.batch_prefill(None, q, k, k, args["qo_indptr"], args["kv_indptr"], causal=True)
+    assert "\n" not in str(e.value)
