@@ -26,6 +26,8 @@ from grader import bench, checks, device, runner
 from grader.exercises import Exercise
 from grader.exercises.day11 import assert_lse, page_table, paged_pool
 from grader.launchers.decode import LOG2E
+from grader.launchers.prefill import (batch_prefill_tiles, launch_batch_prefill, launch_batch_prefill_paged,
+                                     prefill_geometry, validate_ragged)
 from grader.technique import Technique
 
 HEAD_DIMS = (64, 128)
@@ -73,26 +75,12 @@ def validate(q_len: int, kv_len: int, head_dim: int, causal: bool) -> None:
 
 # ---- the three kernel families and how they are launched ----------------------------------------
 
-_GEOMETRY: dict[int, tuple] = {}  # id(module) -> (module, geometry): asked once per compiled module
-
-
-def _prefill_geometry(module, config: str = "prefill_config") -> dict[int, tuple[int, int, int]]:
-    """Per head dim (BLOCK_M, threads, dynamic shared bytes), as the file's `config` kernel states."""
-    if id(module) not in _GEOMETRY:
-        cp = device.require_gpu()
-        out = cp.zeros(6, dtype=np.int32)
-        device.launch(module.get_function(config), (1,), (1,), (out,), what=config)
-        v = [int(x) for x in device.to_host(out)]
-        _GEOMETRY[id(module)] = (module, {64: tuple(v[0:3]), 128: tuple(v[3:6])})
-    return _GEOMETRY[id(module)][1]
-
-
 def _geometry(family: str, module, head_dim: int) -> tuple[int, int, int]:
     if family == "attention_scalar":
         return 64, 64, 0
     if family == "attention_mma":
         return 64, 128, 0
-    return _prefill_geometry(module)[head_dim]
+    return prefill_geometry(module)[head_dim]
 
 
 def attention_launch(family: str, module, q, k, v, out, heads: int, q_len: int, kv_len: int,
@@ -273,10 +261,13 @@ def ragged_requests(rng, batch: int, qo_len: int, kv_len: int) -> tuple[np.ndarr
             np.concatenate([[0], np.cumsum(kv)]).astype(np.int32))
 
 
-def batch_reference(q, k, v, qo_indptr, kv_indptr, causal: bool) -> tuple[np.ndarray, np.ndarray]:
+def batch_reference(q, k, v, qo_indptr, kv_indptr, causal: bool, logits=None,
+                    visible=None) -> tuple[np.ndarray, np.ndarray]:
     """float64 (o [total_q, Hq, D], lse2 [total_q, Hq]) of ragged GQA attention: query head h reads KV
     head h // (Hq / Hkv); with causal, query i of a request sees key j iff j <= i + kv_len - qo_len.
-    A row that sees no key: o = 0, lse2 = -inf."""
+    A row that sees no key: o = 0, lse2 = -inf. An attention variant (day 13) in numpy: logits(x, q_pos,
+    key, head) maps the scaled logits x [Hq, n, m] (q_pos [1, n, 1] the queries' positions in the KV,
+    key [1, 1, m], head [Hq, 1, 1]); visible(q_pos, key, head) False hides a key."""
     total_q, hq, d = q.shape
     group = hq // k.shape[1]
     o = np.zeros((total_q, hq, d))
@@ -288,6 +279,12 @@ def batch_reference(q, k, v, qo_indptr, kv_indptr, causal: bool) -> tuple[np.nda
         qb = q[qs:qe].astype(np.float64).transpose(1, 0, 2)                         # [Hq, n, D]
         kb, vb = (np.repeat(x[ks:ke].astype(np.float64).transpose(1, 0, 2), group, axis=0) for x in (k, v))
         s = qb @ kb.transpose(0, 2, 1) / math.sqrt(d)
+        q_pos = (np.arange(qe - qs) + (ke - ks) - (qe - qs))[None, :, None]
+        key, head = np.arange(ke - ks)[None, None, :], np.arange(hq)[:, None, None]
+        if logits is not None:
+            s = logits(s, q_pos, key, head)
+        if visible is not None:
+            s = np.where(np.broadcast_to(visible(q_pos, key, head), s.shape), s, -np.inf)
         seen = visible_keys(qe - qs, ke - ks, causal)
         s[:, np.arange(ke - ks)[None, :] >= seen[:, None]] = -np.inf
         m = s.max(axis=-1, keepdims=True)
@@ -299,68 +296,12 @@ def batch_reference(q, k, v, qo_indptr, kv_indptr, causal: bool) -> tuple[np.nda
     return o, lse2
 
 
-def batch_prefill_tiles(module, qo_indptr, num_qo_heads: int, num_kv_heads: int, head_dim: int) -> int:
-    """The grid's x: the most BLOCK_M tiles of packed (query, head) rows any request needs."""
-    block_m = _prefill_geometry(module, "batch_prefill_config")[head_dim][0]
-    longest = int(np.diff(np.asarray(qo_indptr)).max(initial=0))
-    return max(1, -(-longest * (num_qo_heads // num_kv_heads) // block_m))
-
-
-def launch_batch_prefill(module, q, k, v, o, lse2, qo_indptr, kv_indptr, tiles: int, causal: bool,
-                         sync: bool = True) -> None:
-    """Launch batch_prefill_d{D} on device arrays (indptrs on the device too): grid (tiles, Hkv, batch)."""
-    _, num_qo_heads, head_dim = q.shape
-    num_kv_heads = k.shape[1]
-    _, threads, smem = _prefill_geometry(module, "batch_prefill_config")[head_dim]
-    kernel = module.get_function(f"batch_prefill_d{head_dim}")
-    if smem > 48 * 1024:
-        kernel.max_dynamic_shared_size_bytes = smem
-    grid = (tiles, num_kv_heads, qo_indptr.shape[0] - 1)
-    args = (q, k, v, o, lse2, qo_indptr, kv_indptr, np.int32(num_qo_heads), np.int32(num_kv_heads),
-            np.int32(causal), np.float32(1.0 / math.sqrt(head_dim)))
-    _launch(kernel, grid, threads, args, smem, sync)
-
-
-def launch_batch_prefill_paged(module, q, k_pages, v_pages, o, lse2, qo_indptr, kv_indptr, kv_indices,
-                               kv_last_page_len, tiles: int, causal: bool, sync: bool = True) -> None:
-    """Launch batch_prefill_paged_d{D} on device arrays: k_pages, v_pages [pool, page_size, Hkv, D] and
-    day 11's page table (kv_indptr in pages, kv_indices, kv_last_page_len)."""
-    _, num_qo_heads, head_dim = q.shape
-    _, page_size, num_kv_heads, _ = k_pages.shape
-    _, threads, smem = _prefill_geometry(module, "batch_prefill_config")[head_dim]
-    kernel = module.get_function(f"batch_prefill_paged_d{head_dim}")
-    if smem > 48 * 1024:
-        kernel.max_dynamic_shared_size_bytes = smem
-    grid = (tiles, num_kv_heads, qo_indptr.shape[0] - 1)
-    args = (q, k_pages, v_pages, o, lse2, qo_indptr, kv_indptr, kv_indices, kv_last_page_len,
-            np.int32(page_size), np.int32(num_qo_heads), np.int32(num_kv_heads), np.int32(causal),
-            np.float32(1.0 / math.sqrt(head_dim)))
-    _launch(kernel, grid, threads, args, smem, sync)
-
-
-def _launch(kernel, grid, threads: int, args, smem: int, sync: bool) -> None:
-    if sync:
-        device.launch(kernel, grid, (threads,), args, shared_mem=smem, what=kernel.name)
-    else:
-        kernel(grid, (threads,), args, shared_mem=smem)
-
-
 def batch_prefill(module, q, k, v, qo_indptr, kv_indptr, causal: bool):
     """Ragged GQA prefill: q [total_q, Hq, D], k, v [total_kv, Hkv, D] fp16 device arrays; qo_indptr,
     kv_indptr [batch + 1] int32 numpy arrays. Returns (o fp16 like q, lse2 float32 [total_q, Hq])."""
+    validate_ragged(q, k, v, qo_indptr, kv_indptr)
     total_q, hq, d = q.shape
     hkv = k.shape[1]
-    if d not in HEAD_DIMS or k.shape[2] != d or v.shape != k.shape:
-        raise ValueError(f"q {q.shape}, k {k.shape}, v {v.shape}: head_dim must be one of {HEAD_DIMS}, "
-                         f"k and v alike")
-    if hkv < 1 or hq % hkv:
-        raise ValueError(f"num_qo_heads={hq} must be a multiple of num_kv_heads={hkv}")
-    for name, ptr, total in (("qo_indptr", qo_indptr, total_q), ("kv_indptr", kv_indptr, k.shape[0])):
-        ptr = np.asarray(ptr)
-        if ptr.dtype != np.int32 or ptr.ndim != 1 or ptr[0] != 0 or ptr[-1] != total or (np.diff(ptr) < 0).any():
-            raise ValueError(f"{name} must be int32, ascending from 0 to {total}; got {ptr.dtype} {ptr}")
-    if len(qo_indptr) != len(kv_indptr):
-        raise ValueError(f"qo_indptr ({len(qo_indptr)}) and kv_indptr ({len(kv_indptr)}) must have batch + 1 entries")
     o, lse2 = device.empty(q.shape, DTYPE), device.empty((total_q, hq), "float32")
     tiles = batch_prefill_tiles(module, qo_indptr, hq, hkv, d)
     launch_batch_prefill(module, q, k, v, o, lse2, device.asarray(np.asarray(qo_indptr)),

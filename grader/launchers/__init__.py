@@ -4,5 +4,6 @@ paths, the JIT), never an exercise module, so each day module and `grader.jit.op
 
     gemm.py     day 10's GEMM: its configuration (course/gemm.cuh's Config) and launch
     decode.py   day 11's decode attention over a contiguous KV cache
+    prefill.py  day 12's batch prefill (ragged or paged KV), which day 13's attention variants share
     rope.py     day 13's RoPE family: a specialisation rendered by the JIT, and its launch
 """

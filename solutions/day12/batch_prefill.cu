@@ -165,10 +165,11 @@ __device__ __forceinline__ void finalize_with_lse(SoftmaxState<Tr>& state, half*
   // END EXERCISE
 }
 
-template <typename Tr, bool CAUSAL, typename Kv>
+template <typename Tr, bool CAUSAL, typename Kv, typename Variant = steps::NoVariant>
 __device__ void batch_prefill(const half* __restrict__ q, const half* __restrict__ k, const half* __restrict__ v,
                               half* __restrict__ o, float* __restrict__ lse2, const int* __restrict__ qo_indptr,
-                              const Kv kv, int num_qo_heads, int num_kv_heads, float sm_scale) {
+                              const Kv kv, int num_qo_heads, int num_kv_heads, float sm_scale,
+                              const Variant var = Variant()) {
   extern __shared__ uint4 smem_raw[];  // uint4: 16-byte aligned, as cp.async and ldmatrix need
   half* q_smem = reinterpret_cast<half*>(smem_raw);
   half* kv_smem = q_smem + Tr::Q_TILE;  // stage s: K at 2 s KV_TILE, V right after it
@@ -243,6 +244,8 @@ __device__ void batch_prefill(const half* __restrict__ q, const half* __restrict
     cp_async::commit_group();
     const half* k_smem = kv_smem + 2 * (j % Tr::STAGES) * Tr::KV_TILE;
     steps::compute_qk<Tr>(s, q_frag, k_smem, lane);
+    steps::apply_variant<Tr>(s, var, p0 + 16 * warp, group, kv_head, j * Tr::BLOCK_N, kv_len - qo_len, sm_scale,
+                             lane);  // day 13's variants; nothing by default
     if (j >= mask_from) mask_packed<Tr, CAUSAL>(s, p0 + 16 * warp, group, j * Tr::BLOCK_N, kv_len, kv_len - qo_len, lane);
     steps::online_softmax<Tr>(state, s, scale_log2);
     steps::to_a_fragments<Tr>(p_frag, s);
@@ -252,20 +255,22 @@ __device__ void batch_prefill(const half* __restrict__ q, const half* __restrict
   finalize_with_lse<Tr>(state, o, lse2, p0 + 16 * warp, packed_len, qo_row, lane);
 }
 
-template <typename Tr, typename Kv>
+template <typename Tr, typename Kv, typename Variant = steps::NoVariant>
 __device__ void batch_prefill_dispatch(const half* q, const half* k, const half* v, half* o, float* lse2,
                                        const int* qo_indptr, const Kv kv, int num_qo_heads, int num_kv_heads,
-                                       int causal, float sm_scale) {
+                                       int causal, float sm_scale, const Variant var = Variant()) {
   if (causal) {
-    batch_prefill<Tr, true>(q, k, v, o, lse2, qo_indptr, kv, num_qo_heads, num_kv_heads, sm_scale);
+    batch_prefill<Tr, true>(q, k, v, o, lse2, qo_indptr, kv, num_qo_heads, num_kv_heads, sm_scale, var);
   } else {
-    batch_prefill<Tr, false>(q, k, v, o, lse2, qo_indptr, kv, num_qo_heads, num_kv_heads, sm_scale);
+    batch_prefill<Tr, false>(q, k, v, o, lse2, qo_indptr, kv, num_qo_heads, num_kv_heads, sm_scale, var);
   }
 }
 
 }  // namespace
 
 // grid = (tiles, num_kv_heads, batch) for both: blockIdx.z is the request, blockIdx.y the KV head.
+// (Day 13's JIT includes this file to render attention variants; it brings its own kernels.)
+#ifndef COURSE_JIT
 #define BATCH_PREFILL_KERNELS(D)                                                                        \
   extern "C" __global__ void __launch_bounds__(Config<D>::THREADS)                                     \
   batch_prefill_d##D(const half* q, const half* k, const half* v, half* o, float* lse2,                \
@@ -287,6 +292,7 @@ __device__ void batch_prefill_dispatch(const half* q, const half* k, const half*
   }
 BATCH_PREFILL_KERNELS(64)
 BATCH_PREFILL_KERNELS(128)
+#endif
 
 // The launch geometry, for the grader: per head dim (64, then 128) BLOCK_M, threads, shared bytes.
 extern "C" __global__ void batch_prefill_config(int* out) {

@@ -5,7 +5,12 @@
 // fragments, p re-packed as A fragments, o += p v. Exercise 5 (batch_prefill.cu: GQA, LSE, ragged
 // batches) and later days build on them; exercises 3 and 4 may not include this header. They live in
 // namespace course::prefill::steps, so that an exercise's own functions of the same names never clash.
+//
+// Attention variants (day 13's JIT renders them into exercise 5's kernel, FlashInfer's AttentionVariant):
+// a variant may transform each logit (soft-cap, ALiBi) and hide keys (a sliding window, a custom mask).
+// The kernel calls apply_variant on every tile of scores, before its own mask; NoVariant compiles to nothing.
 #pragma once
+#include "../fastdiv.cuh"
 #include "prefill.cuh"
 
 namespace course {
@@ -109,6 +114,37 @@ COURSE_INLINE void compute_pv(SoftmaxState<Tr>& state, const uint32_t (&p)[Tr::S
         state.get_c(n + h, c);
         mma::mma_sync_m16n8k16_row_col_f16f16f32(c, p[kk], b + 2 * h);
         state.set_c(n + h, c);
+      }
+    }
+  }
+}
+
+// The plain softmax: no logits transform, no mask of its own.
+struct NoVariant {
+  static constexpr bool ACTIVE = false;
+  COURSE_INLINE float logits(float x, int, int, int) const { return x; }
+  COURSE_INLINE bool visible(int, int, int) const { return true; }
+};
+
+// The variant on one tile of raw scores s (q . k, unscaled) of packed rows from p_row (query p / group,
+// query head kv_head * group + p % group), keys kv0 + column. A variant sees the query's position in the
+// KV, q_pos = query + q_offset (q_offset = kv_len - qo_len: the queries are the last tokens), the key's
+// index and the query head; its logits() maps the scaled logit x = s * sm_scale to another, and
+// visible() false hides the key (-inf).
+template <typename Tr, typename Variant>
+COURSE_INLINE void apply_variant(float (&s)[Tr::S_N8][4], const Variant& var, int p_row, const uint_fastdiv& group,
+                                 int kv_head, int kv0, int q_offset, float sm_scale, int lane) {
+  if constexpr (Variant::ACTIVE) {
+    const float inv_scale = 1.f / sm_scale;
+#pragma unroll
+    for (int n = 0; n < Tr::S_N8; ++n) {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const int p = p_row + mma::frag_c_row(lane, i), query = group.div(p);
+        const int head = kv_head * group.d + p - query * group.d, key = kv0 + 8 * n + mma::frag_c_col(lane, i);
+        const int q_pos = query + q_offset;
+        s[n][i] = var.visible(q_pos, key, head) ? var.logits(s[n][i] * sm_scale, q_pos, key, head) * inv_scale
+                                                : -math::inf;
       }
     }
   }
