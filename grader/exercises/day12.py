@@ -26,11 +26,10 @@ from grader import bench, checks, device, runner
 from grader.exercises import Exercise
 from grader.exercises.day11 import assert_lse, page_table, paged_pool
 from grader.launchers.decode import LOG2E
-from grader.launchers.prefill import (batch_prefill_tiles, launch_batch_prefill, launch_batch_prefill_paged,
-                                     prefill_geometry, validate_ragged)
+from grader.launchers.prefill import (HEAD_DIMS, batch_prefill, batch_prefill_tiles, launch_batch_prefill,
+                                     launch_batch_prefill_paged, prefill_geometry, prefill_outputs)
 from grader.technique import Technique
 
-HEAD_DIMS = (64, 128)
 DTYPE = "float16"
 
 
@@ -172,13 +171,17 @@ def _torch_sdpa():
 
 
 def sdpa_ceiling(q, k, v, batch: int, heads: int, seq: int, head_dim: int, causal: bool,
-                 flops: float, repeat: int = 20) -> bench.Measurement:
+                 flops: float, repeat: int = 20, nhd: bool = False) -> bench.Measurement:
     """torch.nn.functional.scaled_dot_product_attention (flash backend only) on the same cupy arrays,
-    handed over through DLPack (no copy), timed like the kernels. Without torch: the anchor."""
+    handed over through DLPack (no copy), timed like the kernels. Without torch: the anchor. The arrays
+    hold [batch, heads, seq, head_dim], or with `nhd` [batch, seq, heads, head_dim] (viewed transposed)."""
     found = _torch_sdpa()
     if found is not None:
         torch, flash_only = found
-        tq, tk, tv = (torch.from_dlpack(x).view(batch, heads, seq, head_dim) for x in (q, k, v))
+        if nhd:
+            tq, tk, tv = (torch.from_dlpack(x).view(batch, seq, heads, head_dim).transpose(1, 2) for x in (q, k, v))
+        else:
+            tq, tk, tv = (torch.from_dlpack(x).view(batch, heads, seq, head_dim) for x in (q, k, v))
         f = torch.nn.functional.scaled_dot_product_attention
         try:
             with flash_only():
@@ -296,19 +299,6 @@ def batch_reference(q, k, v, qo_indptr, kv_indptr, causal: bool, logits=None,
     return o, lse2
 
 
-def batch_prefill(module, q, k, v, qo_indptr, kv_indptr, causal: bool):
-    """Ragged GQA prefill: q [total_q, Hq, D], k, v [total_kv, Hkv, D] fp16 device arrays; qo_indptr,
-    kv_indptr [batch + 1] int32 numpy arrays. Returns (o fp16 like q, lse2 float32 [total_q, Hq])."""
-    validate_ragged(q, k, v, qo_indptr, kv_indptr)
-    total_q, hq, d = q.shape
-    hkv = k.shape[1]
-    o, lse2 = device.empty(q.shape, DTYPE), device.empty((total_q, hq), "float32")
-    tiles = batch_prefill_tiles(module, qo_indptr, hq, hkv, d)
-    launch_batch_prefill(module, q, k, v, o, lse2, device.asarray(np.asarray(qo_indptr)),
-                         device.asarray(np.asarray(kv_indptr)), tiles, causal)
-    return o, lse2
-
-
 def check_batch_prefill(module, seed: int, batch: int, qo_len: int, kv_len: int, num_qo_heads: int,
                         num_kv_heads: int, head_dim: int, causal: bool) -> None:
     """Ragged requests (an empty one, a one-token one, the rest random), GQA, o and lse2 against float64."""
@@ -336,7 +326,7 @@ def batch_prefill_paged(module, q, k_pages, v_pages, qo_indptr, kv_indptr, kv_in
     """GQA prefill over a paged KV cache: q [total_q, Hq, D] and k_pages, v_pages [pool, page_size, Hkv, D]
     fp16 device arrays; qo_indptr [batch + 1] and day 11's page table (kv_indptr [batch + 1] in pages,
     kv_indices, kv_last_page_len [batch]) int32 numpy arrays. Returns (o fp16 like q, lse2 float32)."""
-    total_q, hq, d = q.shape
+    _, hq, d = q.shape
     if k_pages.ndim != 4 or k_pages.shape[3] != d or v_pages.shape != k_pages.shape or d not in HEAD_DIMS:
         raise ValueError(f"q {q.shape}, k_pages {k_pages.shape}, v_pages {v_pages.shape}: pools "
                          f"[pages, page_size, Hkv, D] alike, D one of {HEAD_DIMS}")
@@ -346,7 +336,7 @@ def batch_prefill_paged(module, q, k_pages, v_pages, qo_indptr, kv_indptr, kv_in
     tables = [np.asarray(a) for a in (qo_indptr, kv_indptr, kv_indices, kv_last_page_len)]
     if any(a.dtype != np.int32 for a in tables) or len(tables[0]) != len(tables[1]) or len(tables[3]) != len(tables[0]) - 1:
         raise ValueError("qo_indptr, kv_indptr ([batch + 1]), kv_indices and kv_last_page_len ([batch]) must be int32")
-    o, lse2 = device.empty(q.shape, DTYPE), device.empty((total_q, hq), "float32")
+    o, lse2 = prefill_outputs(q)
     tiles = batch_prefill_tiles(module, tables[0], hq, hkv, d)
     launch_batch_prefill_paged(module, q, k_pages, v_pages, o, lse2, *(device.asarray(a) for a in tables),
                                tiles, causal)
@@ -406,28 +396,10 @@ def bench_batch_prefill(modules: dict, quick: bool = False, repeat: int = 20) ->
                 report.series[name].append(bench.measure(
                     name, lambda m=module, k=k, v=v, t=tiles: launch_batch_prefill(
                         m, q, k, v, o, lse2, ptr, ptr, t, True, sync=False), size=seq, flops=flops, repeat=repeat))
-        qt, kt, vt = (x.reshape(batch, seq, hq, BENCH_DIM) for x in (q, k, v))
-        report.ceiling.append(_sdpa_nhd(qt, kt, vt, seq, flops, repeat))
+        report.ceiling.append(sdpa_ceiling(q, k, v, batch, hq, seq, BENCH_DIM, True, flops, repeat, nhd=True))
         del q, k, v, o, lse2
     report.ceiling_name = report.ceiling[-1].label
     return report
-
-
-def _sdpa_nhd(q, k, v, seq: int, flops: float, repeat: int) -> bench.Measurement:
-    """torch's flash SDPA (causal) on [batch, seq, heads, d] cupy arrays, viewed as [batch, heads, seq, d]
-    without a copy; without torch, the H100 anchor of platform-notes."""
-    found = _torch_sdpa()
-    if found is not None:
-        torch, flash_only = found
-        tq, tk, tv = (torch.from_dlpack(x).transpose(1, 2) for x in (q, k, v))
-        f = torch.nn.functional.scaled_dot_product_attention
-        try:
-            with flash_only():
-                return bench.measure("torch flash SDPA (ceiling)", lambda: f(tq, tk, tv, is_causal=True),
-                                     size=seq, flops=flops, repeat=repeat)
-        except RuntimeError:
-            pass
-    return bench.Measurement(ANCHOR_LABEL, seq, flops / (TORCH_ANCHOR_TFLOPS[True] * 1e12) * 1e3, flops=flops)
 
 
 # ---- the progression, and what each knob of the pipelined kernel is worth ------------------------

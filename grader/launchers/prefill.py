@@ -52,20 +52,33 @@ def batch_prefill_tiles(module, qo_indptr, num_qo_heads: int, num_kv_heads: int,
     return max(1, -(-longest * (num_qo_heads // num_kv_heads) // block_m))
 
 
+def prefill_outputs(q):
+    """o (fp16, like q [total_q, Hq, D]) and lse2 (float32 [total_q, Hq]), NaN-poisoned."""
+    return device.empty(q.shape, "float16"), device.empty(q.shape[:2], "float32")
+
+
+def batch_prefill(module, q, k, v, qo_indptr, kv_indptr, causal: bool, kernel: str = "batch_prefill",
+                  extra: tuple = ()):
+    """Ragged GQA prefill: q [total_q, Hq, D], k, v [total_kv, Hkv, D] fp16 device arrays; qo_indptr,
+    kv_indptr [batch + 1] int32 numpy arrays. Returns (o fp16 like q, lse2 float32 [total_q, Hq]).
+    `kernel` and `extra`: a variant's kernels and its parameters (grader.launchers.variants)."""
+    validate_ragged(q, k, v, qo_indptr, kv_indptr)
+    o, lse2 = prefill_outputs(q)
+    tiles = batch_prefill_tiles(module, qo_indptr, q.shape[1], k.shape[1], q.shape[2])
+    launch_batch_prefill(module, q, k, v, o, lse2, device.asarray(np.asarray(qo_indptr)),
+                         device.asarray(np.asarray(kv_indptr)), tiles, causal, kernel=kernel, extra=extra)
+    return o, lse2
+
+
 def launch_batch_prefill(module, q, k, v, o, lse2, qo_indptr, kv_indptr, tiles: int, causal: bool,
                          sync: bool = True, kernel: str = "batch_prefill", extra: tuple = ()) -> None:
     """Launch {kernel}_d{D} on device arrays (indptrs on the device too): grid (tiles, Hkv, batch); a
     variant's kernel takes its parameters after the usual ones (`extra`)."""
     _, num_qo_heads, head_dim = q.shape
     num_kv_heads = k.shape[1]
-    _, threads, smem = prefill_geometry(module, "batch_prefill_config")[head_dim]
-    fn = module.get_function(f"{kernel}_d{head_dim}")
-    if smem > 48 * 1024:
-        fn.max_dynamic_shared_size_bytes = smem
-    grid = (tiles, num_kv_heads, qo_indptr.shape[0] - 1)
     args = (q, k, v, o, lse2, qo_indptr, kv_indptr, np.int32(num_qo_heads), np.int32(num_kv_heads),
             np.int32(causal), np.float32(1.0 / math.sqrt(head_dim))) + tuple(extra)
-    _launch(fn, grid, threads, args, smem, sync)
+    _launch(module, f"{kernel}_d{head_dim}", head_dim, (tiles, num_kv_heads, qo_indptr.shape[0] - 1), args, sync)
 
 
 def launch_batch_prefill_paged(module, q, k_pages, v_pages, o, lse2, qo_indptr, kv_indptr, kv_indices,
@@ -74,19 +87,20 @@ def launch_batch_prefill_paged(module, q, k_pages, v_pages, o, lse2, qo_indptr, 
     day 11's page table (kv_indptr in pages, kv_indices, kv_last_page_len)."""
     _, num_qo_heads, head_dim = q.shape
     _, page_size, num_kv_heads, _ = k_pages.shape
-    _, threads, smem = prefill_geometry(module, "batch_prefill_config")[head_dim]
-    kernel = module.get_function(f"batch_prefill_paged_d{head_dim}")
-    if smem > 48 * 1024:
-        kernel.max_dynamic_shared_size_bytes = smem
-    grid = (tiles, num_kv_heads, qo_indptr.shape[0] - 1)
     args = (q, k_pages, v_pages, o, lse2, qo_indptr, kv_indptr, kv_indices, kv_last_page_len,
             np.int32(page_size), np.int32(num_qo_heads), np.int32(num_kv_heads), np.int32(causal),
             np.float32(1.0 / math.sqrt(head_dim)))
-    _launch(kernel, grid, threads, args, smem, sync)
+    _launch(module, f"batch_prefill_paged_d{head_dim}", head_dim, (tiles, num_kv_heads, qo_indptr.shape[0] - 1),
+            args, sync)
 
 
-def _launch(kernel, grid, threads: int, args, smem: int, sync: bool) -> None:
+def _launch(module, name: str, head_dim: int, grid, args, sync: bool) -> None:
+    """One batch-prefill launch with the file's geometry (threads, dynamic shared memory) for head_dim."""
+    _, threads, smem = prefill_geometry(module, "batch_prefill_config")[head_dim]
+    kernel = module.get_function(name)
+    if smem > 48 * 1024:  # above 48 KiB a kernel must opt in to more dynamic shared memory
+        kernel.max_dynamic_shared_size_bytes = smem
     if sync:
-        device.launch(kernel, grid, (threads,), args, shared_mem=smem, what=kernel.name)
+        device.launch(kernel, grid, (threads,), args, shared_mem=smem, what=name)
     else:
         kernel(grid, (threads,), args, shared_mem=smem)

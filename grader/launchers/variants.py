@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from grader import device, jit
-from grader.launchers.prefill import batch_prefill_tiles, launch_batch_prefill, validate_ragged
+from grader import jit
+from grader.launchers.prefill import batch_prefill
 from grader.launchers.rope import kernel_source
 
 TEMPLATE = "attention_variant.cu.jinja"
@@ -84,15 +84,8 @@ def attention(variant: Variant, base_module, q, k, v, qo_indptr, kv_indptr, caus
     if missing or unknown:
         raise ValueError(f"variant {variant.name} takes {', '.join(variant.params) or 'no parameters'}; "
                          f"got {', '.join(sorted(params)) or 'none'}")
-    validate_ragged(q, k, v, qo_indptr, kv_indptr)
-    module = load(variant, base_module)
-    total_q, hq, d = q.shape
-    o, lse2 = device.empty(q.shape, "float16"), device.empty((total_q, hq), "float32")
-    tiles = batch_prefill_tiles(module, qo_indptr, hq, k.shape[1], d)
-    launch_batch_prefill(module, q, k, v, o, lse2, device.asarray(np.asarray(qo_indptr)),
-                         device.asarray(np.asarray(kv_indptr)), tiles, causal, kernel=variant.name,
+    return batch_prefill(load(variant, base_module), q, k, v, qo_indptr, kv_indptr, causal, kernel=variant.name,
                          extra=tuple(np.float32(params[p]) for p in variant.params))
-    return o, lse2
 
 
 def alibi_slopes(num_qo_heads: int) -> np.ndarray:
