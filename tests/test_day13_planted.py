@@ -7,14 +7,19 @@
 - rope (rotate half) with one 2-byte access per element: right values, but the technique check refuses
   it (no 16-byte loads).
 - rotate with a sign slip (x2' = x2 c - x1 s): wrong in both layouts.
+- attention variants: a chunk boundary one key late ((key + 1) / chunk); a prefix-LM mask without the
+  causal rule after the prefix (key < prefix only), or whose prefix loses its last token (key < prefix - 1):
+  each fails with the variant and its parameter named (on the first three cases, to keep it quick).
 """
 import re
 
 import pytest
 
+from grader import exercises
 from grader.paths import SOLUTIONS
 
 SOLUTION = (SOLUTIONS / "day13" / "rope.cu").read_text()
+VARIANTS = (SOLUTIONS / "day13" / "attention_variants.cu").read_text()
 CASES = [{"tokens": 31, "heads": 5, "extra_heads": 2, "head_dim": 64, "dtype": "float16", "vec": 4,
           "heads_per_block": 2}]
 VEC1 = [{**CASES[0], "vec": 1, "dtype": "bfloat16"}]
@@ -69,3 +74,26 @@ def test_sign_slip_fails_both_layouts(planted, name):
 @pytest.mark.parametrize("name", ["rope", "rope_interleaved"])
 def test_solution_passes(planted, name):
     assert planted("day13", name, SOLUTION, cases=CASES + VEC1) is None
+
+
+def _variant(old: str, new: str) -> str:
+    assert old in VARIANTS, f"the solution attention_variants.cu changed: {old!r} not found"
+    return VARIANTS.replace(old, new)
+
+
+@pytest.mark.parametrize("name,text,says", [
+    ("chunked", _variant("return key / chunk == q_pos / chunk;", "return (key + 1) / chunk == q_pos / chunk;"),
+     "chunked o (chunk="),
+    ("prefix_lm", _variant("return key < prefix || key <= q_pos;", "return key < prefix;"), "prefix_lm o (prefix="),
+    ("prefix_lm", _variant("return key < prefix || key <= q_pos;", "return key < prefix - 1 || key <= q_pos;"),
+     "prefix_lm o (prefix="),
+], ids=["chunk-boundary-late", "prefix-without-causal", "prefix-one-short"])
+def test_wrong_masks_fail(planted, name, text, says):
+    msg = planted("day13", name, text, cases=exercises.get("day13", name).cases[:3])
+    assert msg is not None, f"a wrong {name} mask passed"
+    assert says in msg and "worst" in msg, msg
+
+
+@pytest.mark.parametrize("name", ["chunked", "prefix_lm"])
+def test_variant_solution_passes(planted, name):
+    assert planted("day13", name, VARIANTS, cases=exercises.get("day13", name).cases[:3]) is None

@@ -12,6 +12,12 @@ How to read the output:
   expected vs got, and the seed: COURSE_SEED=<seed> replays the same inputs. fp16 and bf16 are
   compared by the norm of the error (relative 1e-3 and 1e-2) with a float64 reference.
 - The heads after `heads` in each row (a packed v) hold NaN and must come back untouched.
+- test_chunked and test_prefix_lm render a variant whose mask calls your attention_variants.cu
+  (day13::chunked_visible, day13::prefix_lm_visible) into day 12's batch prefill (the course's: day 13
+  grades the mask, not your day 12), through kernels/templates/attention_variant.cu.jinja, and compare
+  o and the base-2 LSE with float64 attention under the same mask in numpy, on ragged GQA requests (an
+  empty one, a one-query one, one with queries and no keys; relative 1e-3 for o, 1e-4 for lse2). chunked
+  runs with the kernel's causal mask, prefix_lm without it: your mask alone decides.
 - The perf test (vec 8, 4 heads per block; 40 heads of 128, 4096 then 16384 tokens) prints GB/s and
   the % of the device-to-device copy measured in the same run; it fails below 85% at the largest
   size. The notebook sweeps the other tile shapes.
@@ -21,7 +27,7 @@ import pytest
 
 from grader.exercises import case_id, day13
 
-ROPE, ROPE_INTERLEAVED = day13.EXERCISES
+ROPE, ROPE_INTERLEAVED, CHUNKED, PREFIX_LM = day13.EXERCISES
 
 
 @pytest.mark.parametrize("case", ROPE.cases, ids=case_id)
@@ -32,6 +38,16 @@ def test_rope(course, case):
 @pytest.mark.parametrize("case", ROPE_INTERLEAVED.cases, ids=case_id)
 def test_rope_interleaved(course, case):
     course.check(ROPE_INTERLEAVED, case)
+
+
+@pytest.mark.parametrize("case", CHUNKED.cases, ids=case_id)
+def test_chunked(course, case):
+    course.check(CHUNKED, case)
+
+
+@pytest.mark.parametrize("case", PREFIX_LM.cases, ids=case_id)
+def test_prefix_lm(course, case):
+    course.check(PREFIX_LM, case)
 
 
 @pytest.mark.perf

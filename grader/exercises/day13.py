@@ -1,17 +1,22 @@
 """Day 13: the JIT system. One kernel family (rotary embedding, rope.cu), specialised by
 `grader.jit` from kernels/templates/rope.cu.jinja for each layout (rotate half or interleaved),
 dtype, head_dim and tile shape. The rendering and launch live in `grader.launchers.rope`, which the
-day-14 API shares; the lesson and its tests reach them here (day13.render_rope, day13.spec_name, ...)."""
+day-14 API shares; the lesson and its tests reach them here (day13.render_rope, day13.spec_name, ...).
+Then attention variants (attention_variants.cu): masks the student writes, rendered by
+`grader.launchers.variants` into day 12's batch prefill (the course's, so that day 13 grades the mask)."""
 from __future__ import annotations
 
 import numpy as np
 
-from grader import bench, checks, device
-from grader.exercises import Exercise
+from grader import bench, checks, device, paths
+from grader.emulator import scaling
+from grader.exercises import Exercise, day11, day12
+from grader.launchers import variants
 from grader.launchers.rope import THETA, kernel_source, launch_rope, render_rope, rope_kernel, spec_name
 
-__all__ = ["EXERCISES", "MAX_POS", "THETA", "bench_rope", "check_rope", "check_rope_interleaved", "kernel_source",
-           "launch_rope", "render_rope", "rope_kernel", "rope_reference", "spec_name"]  # the launchers' too
+__all__ = ["EXERCISES", "MAX_POS", "THETA", "base_prefill", "bench_rope", "check_chunked", "check_prefix_lm", "check_rope",
+           "check_rope_interleaved", "chunked", "kernel_mask", "kernel_source", "launch_rope", "prefix_lm", "render_rope",
+           "rope_kernel", "rope_reference", "spec_name", "variant_attention"]  # the launchers' too
 from grader.technique import Technique
 
 MAX_POS = 4096
@@ -111,6 +116,93 @@ def _interleaved_cases():
     return tuple(cases)
 
 
+# ---- exercises 3 and 4: attention variants (attention_variants.cu) -----------------------------------
+
+def chunked(module) -> variants.Variant:
+    """Chunked attention (Llama 4) from the mask in `module`'s attention_variants.cu; parameter chunk."""
+    return variants.define_variant("chunked", mask="return day13::chunked_visible(q_pos, key, static_cast<int>(chunk));",
+                                   params=("chunk",), source=kernel_source(module))
+
+
+def prefix_lm(module) -> variants.Variant:
+    """Prefix-LM from the mask in `module`'s attention_variants.cu; parameter prefix; run without causal."""
+    return variants.define_variant("prefix_lm", mask="return day13::prefix_lm_visible(q_pos, key, static_cast<int>(prefix));",
+                                   params=("prefix",), source=kernel_source(module))
+
+
+def base_prefill():
+    """The batch prefill the variants are rendered into: the course's (day 12's solution), compiled."""
+    return device.load(paths.SOLUTIONS / "day12" / "batch_prefill.cu")
+
+
+def variant_attention(variant: variants.Variant, q, k, v, qo_indptr, kv_indptr, causal: bool, **params):
+    """The variant rendered into the course's batch prefill and run: (o, lse2) on the host."""
+    o, lse2 = variants.attention(variant, base_prefill(), *(device.asarray(x) for x in (q, k, v)), qo_indptr, kv_indptr,
+                                 causal, **params)
+    return device.to_host(o), device.to_host(lse2)
+
+
+def kernel_mask(variant: variants.Variant, seq: int, causal: bool, **params) -> np.ndarray:
+    """Which keys each query of one request of `seq` tokens (seq <= 64) sees, read back from the kernel:
+    q = k = 0 make every visible key weigh the same and v[key] = e_key puts that weight in column key,
+    so o[i, key] > 0 exactly where the rendered mask lets query i see the key. [seq, seq] bool."""
+    if not 1 <= seq <= 64:
+        raise ValueError(f"seq {seq}: kernel_mask reads one column of v per key, so 1 <= seq <= 64")
+    q, k = np.zeros((seq, 1, 64), np.float16), np.zeros((seq, 1, 64), np.float16)
+    v = np.eye(seq, 64, dtype=np.float16)[:, None, :]
+    indptr = np.array([0, seq], np.int32)
+    o, _ = variant_attention(variant, q, k, v, indptr, indptr, causal, **params)
+    return o[:, 0, :seq] > 0
+
+
+def _check_variant(variant, visible, causal, seed, batch, qo_len, kv_len, num_qo_heads, num_kv_heads, head_dim,
+                   what, **params):
+    rng = np.random.default_rng(seed)
+    qo_indptr, kv_indptr = day12.ragged_requests(rng, batch, qo_len, kv_len)
+    q = (2 * rng.standard_normal((int(qo_indptr[-1]), num_qo_heads, head_dim))).astype(np.float16)
+    k, v = (rng.standard_normal((int(kv_indptr[-1]), num_kv_heads, head_dim)).astype(np.float16) for _ in range(2))
+    o, lse2 = variant_attention(variant, q, k, v, qo_indptr, kv_indptr, causal, **params)
+    o_ref, lse_ref = day12.batch_reference(q, k, v, qo_indptr, kv_indptr, causal, visible=visible)
+    where = (f"({what}, batch={batch}, qo_len<={qo_len}, kv_len<={kv_len}, heads {num_qo_heads}/{num_kv_heads}, "
+             f"d={head_dim}; q_pos = query's position in its request's KV)")
+    checks.assert_close(o, o_ref, dt="float16", seed=seed, name=f"{variant.name} o {where}")
+    day11.assert_lse(lse2.ravel(), lse_ref.ravel(), name=f"{variant.name} lse2 {where}", seed=seed)
+
+
+def check_chunked(module, seed: int, batch: int, qo_len: int, kv_len: int, num_qo_heads: int, num_kv_heads: int,
+                  head_dim: int, chunk: int) -> None:
+    """Chunked attention on ragged GQA requests, causal, against float64 with the same mask in numpy."""
+    _check_variant(chunked(module), lambda q_pos, key, head: key // chunk == q_pos // chunk, True, seed, batch,
+                   qo_len, kv_len, num_qo_heads, num_kv_heads, head_dim, f"chunk={chunk}, causal", chunk=chunk)
+
+
+def check_prefix_lm(module, seed: int, batch: int, qo_len: int, kv_len: int, num_qo_heads: int,
+                    num_kv_heads: int, head_dim: int, prefix: int) -> None:
+    """Prefix-LM on ragged GQA requests, without the kernel's causal mask, against float64."""
+    _check_variant(prefix_lm(module), lambda q_pos, key, head: (key < prefix) | (key <= q_pos), False, seed,
+                   batch, qo_len, kv_len, num_qo_heads, num_kv_heads, head_dim, f"prefix={prefix}, no causal",
+                   prefix=prefix)
+
+
+def _variant_cases(param: str, values) -> tuple[dict, ...]:
+    shapes = ((1, 1, 1, 1, 1, 64), (3, 31, 33, 8, 2, 64), (4, 33, 100, 4, 4, 128), (3, 70, 130, 8, 1, 64),
+              (2, 200, 257, 6, 2, 128))
+    return tuple({"batch": b, "qo_len": q, "kv_len": kv, "num_qo_heads": hq, "num_kv_heads": hkv, "head_dim": d,
+                  param: value} for (b, q, kv, hq, hkv, d), value in zip(shapes, values))
+
+
+# chunk 1: a query sees itself only; 7 and 48 cut tiles of 64 keys; 64 on tile edges; 1000 > kv_len: causal.
+CHUNKED_CASES = _variant_cases("chunk", (1, 7, 64, 48, 1000))
+# prefix 0: causal; 5: a short prompt; 300 > kv_len: every query sees every key of its request.
+PREFIX_CASES = _variant_cases("prefix", (0, 5, 300, 17, 100))
+
+
+def variant_cost(case: dict) -> int:
+    """A case's emulator work: the mask runs inside day 12's tensor-core kernel, whose work the emulator
+    allows up to its tensor-core limit; scaled to the limit of a file without mma of its own."""
+    return day12.batch_prefill_cost(case) * scaling.LIMIT // scaling.TENSOR_LIMIT
+
+
 # The graded file compiled on its own holds one vec-8 specialisation of each layout: 16-byte accesses.
 WIDE = Technique("16-byte vector loads and stores (course::vec_t<T, 8>, LDG.E.128 / STG.E.128)",
                  require=(r"LDG\.E\.128", r"STG\.E\.128"))
@@ -122,4 +214,10 @@ EXERCISES = (
     Exercise("day13", "rope_interleaved", "rope.cu", "the interleaved (GPT-J) layout of the same family",
              check_rope_interleaved, _interleaved_cases(),
              technique=(Technique(WIDE.why, WIDE.require, kernels=("rope_interleaved_f16_d128_v8_h4",)),)),
+    Exercise("day13", "chunked", "attention_variants.cu",
+             "an attention variant: chunked attention's mask, rendered into the batch prefill by the JIT",
+             check_chunked, CHUNKED_CASES, cost=variant_cost),
+    Exercise("day13", "prefix_lm", "attention_variants.cu",
+             "an attention variant: the prefix-LM mask, bidirectional over a prefix, causal after it",
+             check_prefix_lm, PREFIX_CASES, cost=variant_cost),
 )

@@ -12,7 +12,8 @@ and compiled by `grader.jit` once per (variant, source):
   window, a custom pattern), on top of the kernel's own causal mask;
 - `params`: names of float parameters the bodies use (fields of the variant, arguments of the kernel);
   `num_qo_heads` is always there. q_pos is the query's position in its request's KV (the queries are the
-  request's last tokens), key the key's.
+  request's last tokens), key the key's;
+- `source`: device functions the bodies may call (day 13's attention_variants.cu), rendered before them.
 """
 from __future__ import annotations
 
@@ -37,10 +38,11 @@ class Variant:
     logits: str = "return x;"
     mask: str = "return true;"
     params: tuple[str, ...] = ()
+    source: str = ""
 
 
 def define_variant(name: str, *, logits: str | None = None, mask: str | None = None,
-                   params: tuple[str, ...] = ()) -> Variant:
+                   params: tuple[str, ...] = (), source: str = "") -> Variant:
     """A variant from CUDA bodies (see the module's docstring); ValueError naming what is wrong."""
     for what, ident in [("name", name)] + [("parameter", p) for p in params]:
         if not isinstance(ident, str) or not _NAME.match(ident) or keyword.iskeyword(ident):
@@ -53,7 +55,9 @@ def define_variant(name: str, *, logits: str | None = None, mask: str | None = N
             raise ValueError(f"variant {name}: the {what} body must return a value, e.g. 'return x;'")
     if logits is None and mask is None:
         raise ValueError(f"variant {name}: give a logits body, a mask body or both")
-    return Variant(name, logits or "return x;", mask or "return true;", tuple(params))
+    if not isinstance(source, str):
+        raise ValueError(f"variant {name}: source must be CUDA text, got {type(source).__name__}")
+    return Variant(name, logits or "return x;", mask or "return true;", tuple(params), source)
 
 
 # FlashInfer's built-in variants (flashinfer/jit/attention/variants.py), in the course's terms.
@@ -66,7 +70,8 @@ ALIBI = define_variant("alibi", logits="return x + exp2f(-8.f * (qo_head + 1) / 
 def render(variant: Variant, base_module) -> str:
     """The variant's CUDA source: the batch prefill's text (of `base_module`) with the variant's kernels."""
     return jit.render(TEMPLATE, name=variant.name, kernel_source=kernel_source(base_module),
-                      logits=variant.logits, mask=variant.mask, params=list(variant.params))
+                      logits=variant.logits, mask=variant.mask, params=list(variant.params),
+                      variant_source=variant.source)
 
 
 def load(variant: Variant, base_module):

@@ -1,0 +1,45 @@
+// Day 13, exercises 3 and 4: attention variants, the small pieces of CUDA that FlashInfer's
+// `define_variant` renders into its attention kernels.
+//
+// The JIT renders a variant into day 12's batch prefill (kernels/templates/attention_variant.cu.jinja,
+// grader/launchers/variants.py): this file's text comes first, then a struct whose
+//   bool visible(int q_pos, int key, int qo_head)
+// body calls one of the functions below. The kernel asks it for every score of every tile, on top of
+// its own causal mask, and a key it hides gets no weight. q_pos is the query's position in its
+// request's KV (a request's queries are its last qo_len tokens: q_pos = i + kv_len - qo_len for query
+// i), key is the key's position, both from 0. The variants that use this file (grader/exercises/day13.py):
+//   CHUNKED   = define_variant("chunked",   mask="return day13::chunked_visible(q_pos, key, chunk);", ...)
+//   PREFIX_LM = define_variant("prefix_lm", mask="return day13::prefix_lm_visible(q_pos, key, prefix);", ...)
+// The functions run for every score: keep them to a few integer operations, no loops, no memory.
+
+namespace day13 {
+
+// Chunked attention (Llama 4's local layers): the KV is cut into chunks of `chunk` tokens, [0, chunk),
+// [chunk, 2 chunk), ...; a query sees only the keys of its own chunk. Run with causal: within its chunk a
+// query sees the keys up to itself.
+__device__ __forceinline__ bool chunked_visible(int q_pos, int key, int chunk) {
+  // BEGIN EXERCISE
+  // HINT: same chunk means same chunk number: position / chunk (positions are >= 0, so / rounds down).
+  // HINT2: compare the chunk numbers of key and q_pos; the kernel's causal mask does the rest.
+  // HINT3: return key / chunk == q_pos / chunk;
+  // STUB: return false;  // hides every key: replace
+  return key / chunk == q_pos / chunk;
+  // END EXERCISE
+}
+
+// Prefix-LM (T5's and PaliGemma's decoder): the first `prefix` tokens (an image, a prompt) attend to each
+// other both ways; every token after them is causal. Run WITHOUT the kernel's causal mask: this mask
+// alone decides, so it must say both what the prefix sees and what the tokens after it see.
+__device__ __forceinline__ bool prefix_lm_visible(int q_pos, int key, int prefix) {
+  // BEGIN EXERCISE
+  // HINT: a key is visible if it is in the prefix (every query sees all of it), or if it is not in the
+  // HINT: future of the query (the causal rule).
+  // HINT2: two conditions joined by ||: key < prefix, key <= q_pos. Check both ends: a query in the prefix
+  // HINT2: sees the whole prefix, including keys after itself; a query after it sees the prefix and its past.
+  // HINT3: return key < prefix || key <= q_pos;
+  // STUB: return false;  // hides every key: replace
+  return key < prefix || key <= q_pos;
+  // END EXERCISE
+}
+
+}  // namespace day13
