@@ -159,8 +159,9 @@ def _restore_gradebook(path: Path, snapshot: bytes) -> None:
 
 
 def _own_lines(folder: Path) -> set[str]:
-    """The lines of a student's submitted kernels, as submitted (read before the notebook runs)."""
-    return {ln.strip() for f in folder.glob("*.cu*") if f.is_file() and not f.is_symlink()
+    """The lines of a student's submitted files (kernels, and a Python exercise's .py), as submitted
+    (read before the notebook runs)."""
+    return {ln.strip() for f in [*folder.glob("*.cu*"), *folder.glob("*.py")] if f.is_file() and not f.is_symlink()
             for ln in f.read_text(errors="replace").splitlines()}
 
 

@@ -78,11 +78,12 @@ class SubmissionError(ValueError):
 # ---- the locked-down child's folder and environment ----------------------------------------------
 
 def _copy_submission(source_dir: Path, wanted: str, dest: Path) -> None:
-    """Copy the .cu/.cuh files of `source_dir` into `dest`, refusing links and oversized files."""
+    """Copy the .cu/.cuh files of `source_dir` and the exercise's own file (`wanted`: a .py exercise's)
+    into `dest`, refusing links and oversized files."""
     if not (source_dir / wanted).exists() and not (source_dir / wanted).is_symlink():
         raise SubmissionError(f"{wanted} is missing from {source_dir}")
     for path in sorted(source_dir.iterdir()):
-        if path.suffix not in SOURCE_SUFFIXES:
+        if path.suffix not in SOURCE_SUFFIXES and path.name != wanted:
             continue
         if path.is_symlink() or not path.is_file():
             raise SubmissionError(f"{path.name} in {source_dir} is a link or not a regular file: hand in "

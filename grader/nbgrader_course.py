@@ -112,7 +112,7 @@ def run_nbgrader(course_dir: Path, *args: str, timeout: float | None = None) -> 
 
 def _config(course_dir: Path) -> str:
     # Every day in source/, not only the ones built now: the file is rewritten on each build.
-    keep = {d.name: sorted(p.name for p in d.glob("*.cu"))
+    keep = {d.name: sorted(p.name for p in d.iterdir() if p.suffix in (".cu", ".py"))
             for d in sorted((course_dir / "source").glob("day[0-9][0-9]*"))}
     return f"""# The CUDA course's nbgrader settings, written by grader.nbgrader_course.build_course.
 import os
@@ -131,7 +131,7 @@ from grader.autograde import ApplyKernelGrades, GradeKernels, HideHiddenTests, R
 c = get_config()  # noqa: F821
 c.CourseDirectory.root = {str(course_dir)!r}
 c.CourseDirectory.course_id = {COURSE_ID!r}
-# The .cu files are the students' work: autograde must not put the released stubs back.
+# The .cu (and .py) files are the students' work: autograde must not put the released stubs back.
 c.Autograde.exclude_overwriting = {keep!r}
 # The kernels are graded by the course before the notebook runs, on a copy of the submission, in
 # locked-down children (GradeKernels); the notebook then runs for feedback only, sandboxed where Linux
@@ -260,7 +260,7 @@ def _check_metadata(day: str, notebook: Path, source_notebook: Path) -> list[str
 
 def check_release(course_dir, assignment) -> list[str]:
     """What is wrong with release/<assignment>/ (an empty list: nothing found): hidden tests, model
-    answers or solution code left in any released file, .cu files that are not the stubs, autograder
+    answers or solution code left in any released file, .cu (.py) files that are not the stubs, autograder
     cells that lost their nbgrader metadata."""
     course_dir, assignment = Path(course_dir).resolve(), _assignment(assignment)
     day, _ = split_assignment(assignment)
@@ -289,7 +289,7 @@ def check_release(course_dir, assignment) -> list[str]:
         problems += [f"{rel[path]}: hidden test line released: {line}" for line in sorted(hidden & lines)]
         problems += [f"{rel[path]}: model answer released: {line}" for line in sorted(answers & lines)]
         problems += [f"{rel[path]}: solution line released: {line}" for line in sorted(solution & lines)]
-    released_cu = {p.name: p for p in files if p.suffix == ".cu"}
+    released_cu = {p.name: p for p in files if p.suffix in (".cu", ".py")}
     for filename in exercise_files(day):
         stub = paths.DAYS / day / filename
         if filename not in released_cu:

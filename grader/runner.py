@@ -1,6 +1,7 @@
 """Loading an exercise's kernel and running its checks and benchmark, in this process."""
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 from grader import checks, device, paths, technique
@@ -17,15 +18,28 @@ def source_of(ex: Exercise, solutions: bool | None = None) -> Path:
 
 
 def load(ex: Exercise, solutions: bool | None = None):
-    """The compiled module of an exercise, compiled once per file version in this process; an
-    AssertionError when its SASS lacks the technique the exercise teaches."""
+    """The compiled module of an exercise (a .cu file), or the imported module of a Python one (a .py
+    file), once per file version in this process; an AssertionError when a kernel's SASS lacks the
+    technique the exercise teaches."""
     path = source_of(ex, solutions)
     key = (str(path.resolve()), path.stat().st_mtime)
     if key not in _modules:
-        module = device.load(path)
-        technique.check(ex, path)
+        if path.suffix == ".py":
+            module = _import(path, f"course_{ex.day}_{path.stem}")
+        else:
+            module = device.load(path)
+            technique.check(ex, path)
         _modules[key] = module
     return _modules[key]
+
+
+def _import(path: Path, name: str):
+    """Import a Python exercise file as its own module (not on sys.path: days/ and solutions/ hold the
+    same names)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def check(ex: Exercise, case: dict, module=None, seed: int | None = None) -> int:

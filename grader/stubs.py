@@ -1,4 +1,4 @@
-"""Student stubs generated from the solutions: solutions/dayNN/x.cu is the single source.
+"""Student stubs generated from the solutions: solutions/dayNN/x.cu (or x.py) is the single source.
 
 In a solution, the student's part is marked:
 
@@ -9,6 +9,9 @@ In a solution, the student's part is marked:
     // STUB: return 0.f;                     (kept in the stub as code, so that it compiles)
     ...solution code...                      (removed)
     // END EXERCISE
+
+A Python exercise (x.py) marks its part the same way with `#` comments (`# BEGIN EXERCISE`, `# HINT:`,
+`# STUB: raise NotImplementedError(...)`, `# END EXERCISE`).
 
 Each stub records the hash of what was generated, so regeneration can tell a stub nobody touched
 (safe to replace) from one a student edited (never overwritten: the new version goes beside it as
@@ -25,9 +28,10 @@ from typing import Callable
 from grader import paths
 
 BEGIN, END = "// BEGIN EXERCISE", "// END EXERCISE"
-_HINT = re.compile(r"^(\s*)// HINT([23]?):\s?(.*)$")
-_STUB = re.compile(r"^(\s*)// STUB:\s?(.*)$")
-_HASH = re.compile(r"^// stub-sha256: ([0-9a-f]{16})$", re.M)
+COMMENT = {".py": "#"}  # a source's comment marker by suffix; "//" otherwise (CUDA C)
+_HINT = re.compile(r"^(\s*)(?://|#) HINT([23]?):\s?(.*)$")
+_STUB = re.compile(r"^(\s*)(?://|#) STUB:\s?(.*)$")
+_HASH = re.compile(r"^(?://|#) stub-sha256: ([0-9a-f]{16})$", re.M)
 
 
 class MarkerError(ValueError):
@@ -42,6 +46,13 @@ class Region:
     stub: list[str]
     code: list[str]
     deeper: dict[int, list[str]] = field(default_factory=dict)  # levels 2 and 3, shown on request
+    comment: str = "//"    # the file's comment marker: "//" (CUDA C) or "#" (Python)
+
+
+def _marker(line: str, word: str) -> str | None:
+    """The comment marker of a BEGIN/END EXERCISE line ("//" or "#"), else None."""
+    s = line.strip()
+    return next((c for c in ("//", "#") if s == f"{c} {word} EXERCISE"), None)
 
 
 def regions(text: str, name: str = "<solution>") -> list[Region]:
@@ -49,12 +60,12 @@ def regions(text: str, name: str = "<solution>") -> list[Region]:
     found, current = [], None
     for i, line in enumerate(text.splitlines()):
         s = line.strip()
-        if s == BEGIN:
+        if (comment := _marker(line, "BEGIN")):
             if current is not None:
                 raise MarkerError(f"{name}:{i + 1}: BEGIN EXERCISE inside the region opened at line "
                                   f"{current.start + 1}")
-            current = Region(i, -1, [], [], [], {})
-        elif s == END:
+            current = Region(i, -1, [], [], [], {}, comment)
+        elif _marker(line, "END"):
             if current is None:
                 raise MarkerError(f"{name}:{i + 1}: END EXERCISE without BEGIN EXERCISE")
             current.end = i
@@ -79,7 +90,7 @@ def student_lines(solution: Path) -> int:
     """How many lines of code the student writes in a solution file: the non-blank, non-comment lines
     of its exercise regions."""
     return sum(1 for r in regions(solution.read_text(), str(solution)) for line in r.code
-               if not line.strip().startswith("//"))
+               if not line.strip().startswith(r.comment))
 
 
 def _digest(body: str) -> str:
@@ -98,16 +109,17 @@ def render_text(text: str, rel) -> str:
     out, pos = [], 0
     for r in regions(text, str(rel)):
         out += lines[pos:r.start]
-        indent = re.match(r"\s*", lines[r.start]).group(0)
-        out.append(f"{indent}// TODO: your code here.")
-        out += [f"{indent}//   Hint: {h}" if h else f"{indent}//" for h in r.hints]
+        indent, c = re.match(r"\s*", lines[r.start]).group(0), r.comment
+        out.append(f"{indent}{c} TODO: your code here.")
+        out += [f"{indent}{c}   Hint: {h}" if h else f"{indent}{c}" for h in r.hints]
         out += r.stub
         pos = r.end + 1
     out += lines[pos:]
     body = "\n".join(out) + "\n"
-    header = (f"// Your exercise file. Generated from {rel} by `python -m grader stubs`;\n"
-              f"// edit freely: regenerating never overwrites a file you changed.\n"
-              f"// stub-sha256: {_digest(body)}\n")
+    c = COMMENT.get(Path(str(rel)).suffix, "//")
+    header = (f"{c} Your exercise file. Generated from {rel} by `python -m grader stubs`;\n"
+              f"{c} edit freely: regenerating never overwrites a file you changed.\n"
+              f"{c} stub-sha256: {_digest(body)}\n")
     return header + body
 
 
@@ -128,7 +140,8 @@ def stub_path(solution: Path) -> Path:
 
 
 def solutions(day: str | None = None) -> list[Path]:
-    files = paths.exercise_files(paths.SOLUTIONS)
+    """The solution files stubs are made from: every .cu file, and each Python exercise's .py file."""
+    files = paths.exercise_files(paths.SOLUTIONS) + sorted(paths.SOLUTIONS.glob("day[0-9][0-9]/*.py"))
     return [f for f in files if day is None or f.parent.name == paths.day_name(day)]
 
 
@@ -137,7 +150,7 @@ def generate(day: str | None = None, *, force: bool = False,
     """Write the stubs of one day (or all). Returns (stub, what happened) pairs.
 
     A stub the student edited is replaced only with `force` or when `ask(path)` says yes; otherwise
-    the fresh stub is written beside it as `<name>.cu.new`.
+    the fresh stub is written beside it as `<name>.cu.new` (`<name>.py.new`).
     """
     done = []
     for sol in solutions(day):

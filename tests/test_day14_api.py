@@ -3,7 +3,7 @@ capstone's numpy reference is sound."""
 import numpy as np
 import pytest
 
-from grader import device
+from grader import device, paths
 from grader.exercises import day14
 from grader.jit import ops
 from grader.jit.ops import Tensor
@@ -60,10 +60,12 @@ def test_stage_bytes_count_reads_and_writes():
 
 
 @pytest.mark.gpu
-def test_on_the_gpu_bad_arrays_are_refused_before_any_launch():
+def test_on_the_gpu_bad_arrays_are_refused_before_any_launch(monkeypatch):
     if device.why_not_hardware():
         pytest.skip(f"needs a CUDA GPU: {device.why_not_hardware()}")
     import cupy as cp
+
+    monkeypatch.setenv(paths.KERNELS_ENV, "solutions")  # ops.rmsnorm is binding.py's: the course's here
 
     x = cp.zeros((4, 16), cp.float16)
     with pytest.raises(ValueError, match="x is not contiguous"):
@@ -77,3 +79,23 @@ def test_on_the_gpu_bad_arrays_are_refused_before_any_launch():
     torch = pytest.importorskip("torch")
     with pytest.raises(ValueError, match="x is a CPU tensor"):
         ops.rmsnorm(torch.zeros(4, 16, dtype=torch.float16), torch.zeros(16, dtype=torch.float16))
+
+
+def test_operations_go_through_the_binding(monkeypatch):
+    """Every ops function converts and picks its stream through binding.py (one door each): here
+    silu_and_mul, on the course's binding, seen through a spy."""
+    if device.why_no_gpu():
+        pytest.skip(f"needs a CUDA GPU or the emulator: {device.why_no_gpu()}")
+    monkeypatch.setenv(paths.KERNELS_ENV, "solutions")
+    real, seen = ops.binding(), []
+
+    class Spy:
+        def __getattr__(self, name):
+            seen.append(name)
+            return getattr(real, name)
+
+    monkeypatch.setattr(ops, "binding", Spy)
+    x = np.random.default_rng(0).standard_normal((2, 64)).astype(np.float16)
+    out = device.to_host(ops.silu_and_mul(device.asarray(x)))
+    assert {"as_cupy", "current_stream", "to_caller"} <= set(seen), seen
+    assert out.shape == (2, 32) and np.isfinite(out).all()

@@ -7,12 +7,15 @@
   writes into request 0's history.
 - rope_append_kv that rotates only the q heads (k copied as it is), or that uses the interleaved pairs:
   the new k row (or q) is wrong, and the message names it.
+- binding.py whose rmsnorm does not check `out`, or checks it only after the launch: a wrong `out` is
+  accepted (or written); one that ignores `out`: the result is not in the caller's buffer.
 """
 import pytest
 
 from grader.paths import SOLUTIONS
 
 SOLUTION = {name: (SOLUTIONS / "day14" / f"{name}.cu").read_text() for name in ("append_kv", "rope_append_kv")}
+SOLUTION["binding"] = (SOLUTIONS / "day14" / "binding.py").read_text()
 CASES = [{"batch": 3, "max_len": 33, "qo_heads": 4, "kv_heads": 2, "head_dim": 64, "dtype": "float16"}]
 
 
@@ -76,3 +79,37 @@ def test_wrong_rotation_fails(planted, text, what):
 @pytest.mark.parametrize("name", ["append_kv", "rope_append_kv"])
 def test_solution_passes(planted, name):
     assert planted("day14", name, SOLUTION[name], cases=CASES + [{**CASES[0], "dtype": "bfloat16"}]) is None
+
+
+OUT_CHECK = """    if out is not None:
+        specs.append((ops.describe("out", out), ("rows", "d")))
+    dims = ops.check(specs, ops.HALF)"""
+OUT_NOT_CHECKED = _planted("binding", (OUT_CHECK, "    dims = ops.check(specs, ops.HALF)"))
+LAUNCH = """        kernel((dims["rows"],), (256,), (result, xc, as_cupy(weight), np.int32(dims["d"]), np.float32(eps)))"""
+CHECKED_AFTER_LAUNCH = _planted("binding", (OUT_CHECK, "    dims = ops.check(specs, ops.HALF)"),
+                                (LAUNCH, LAUNCH + """
+    if out is not None:
+        ops.check([(tx, ("rows", "d")), (ops.describe("out", out), ("rows", "d"))], ops.HALF)"""))
+OUT_IGNORED = _planted("binding", ("if out is None else as_cupy(out)", ""),
+                       ("return out if out is not None else to_caller(result, tx)", "return to_caller(result, tx)"))
+ERROR_CASE = {"wrong": "out_shape", "rows": 5, "d": 64}
+
+
+def test_unchecked_out_is_caught(planted):
+    msg = planted("day14", "binding_errors", OUT_NOT_CHECKED, cases=[ERROR_CASE])
+    assert msg is not None and "accepted without an error" in msg, msg
+
+
+def test_checking_after_the_launch_is_caught(planted):
+    msg = planted("day14", "binding_errors", CHECKED_AFTER_LAUNCH, cases=[ERROR_CASE])
+    assert msg is not None and "a kernel was launched before the arguments were checked" in msg, msg
+
+
+def test_ignored_out_is_caught(planted):
+    msg = planted("day14", "binding", OUT_IGNORED, cases=[{"rows": 3, "d": 1000}])
+    assert msg is not None and "must return out" in msg, msg
+
+
+@pytest.mark.parametrize("name, cases", [("binding", [{"rows": 3, "d": 1000}]), ("binding_errors", [ERROR_CASE])])
+def test_binding_solution_passes(planted, name, cases):
+    assert planted("day14", name, SOLUTION["binding"], cases=cases) is None

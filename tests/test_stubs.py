@@ -105,3 +105,31 @@ def test_hints_come_in_levels(solution):
     levels = {1} | {lv for r in stubs.regions(solution.read_text()) for lv in r.deeper}
     assert len(levels) >= 2, f"{solution.name}: hints of level 1 only; add `// HINT2:` (the structure) " \
                              f"or `// HINT3:` (the tricky line) lines for `python -m grader hint`"
+
+
+def test_python_exercises_use_hash_markers():
+    text = ('def f(x):\n    """Doc."""\n    # BEGIN EXERCISE\n    # HINT: idea\n    # HINT2: structure\n'
+            '    # STUB: raise NotImplementedError("f")\n    # a comment\n    return x + 1\n    # END EXERCISE\n')
+    (region,) = stubs.regions(text, "t.py")
+    assert region.comment == "#" and region.hints == ["idea"] and region.deeper == {2: ["structure"]}
+    assert region.stub == ['    raise NotImplementedError("f")']
+    stub = stubs.render_text(text, "solutions/day14/t.py")
+    assert stub.startswith("# Your exercise file.") and "\n# stub-sha256: " in stub
+    assert "    # TODO: your code here.\n    #   Hint: idea\n" in stub and "return x + 1" not in stub
+    compile(stub, "t.py", "exec")
+
+
+def test_regeneration_keeps_a_students_python_file(tmp_path, monkeypatch):
+    (tmp_path / "solutions/day14").mkdir(parents=True)
+    shutil.copy(paths.SOLUTIONS / "day14/binding.py", tmp_path / "solutions/day14/binding.py")
+    monkeypatch.setattr(paths, "SOLUTIONS", tmp_path / "solutions")
+    monkeypatch.setattr(paths, "DAYS", tmp_path / "days")
+    monkeypatch.setattr(paths, "ROOT", tmp_path)
+    assert dict(stubs.generate("day14")) == {tmp_path / "days/day14/binding.py": "created"}
+    stub = tmp_path / "days/day14/binding.py"
+    assert stubs.status(stub) == "untouched"
+    stub.write_text(stub.read_text() + "\n# my work\n")
+    assert stubs.status(stub) == "edited"
+    mine = stub.read_text()
+    assert "kept your edits" in dict(stubs.generate("day14", force=False))[stub]
+    assert stub.read_text() == mine and (stub.parent / "binding.py.new").is_file()

@@ -1,6 +1,9 @@
 """Day 14: framework integration and the capstone.
 
-The exercise is the glue kernel of a decode step (append_kv.cu). The capstone is a transformer block
+The first exercise is the binding layer (binding.py): rmsnorm from Python, for cupy arrays and torch
+tensors, zero-copy through DLPack, on the caller's current stream, refusing bad arguments in one line;
+`grader.jit.ops` goes through it for every operation. Then the glue kernel of a decode step
+(append_kv.cu), and RoPE fused into it (rope_append_kv.cu). The capstone is a transformer block
 for one decode step, built from the course's kernels through the Python API of `grader.jit.ops`:
 
     RMSNorm (6) -> QKV GEMM (10) -> RoPE (13) -> append KV (14) -> decode attention (11) -> O GEMM (10)
@@ -24,6 +27,145 @@ from grader.technique import Technique
 SUFFIX = {"float16": "f16", "bfloat16": "bf16"}
 BLOCK = 256  # threads per request: append_kv.cu and rope_append_kv.cu are launched with this many
 ROPE_THETA = 1e4  # rope_append_kv's theta, as the capstone's
+SPIN = r'''extern "C" __global__ void spin(long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {}
+}'''
+BUSY_CYCLES = 200_000_000  # about 0.1 s: the stream is still busy when a correct binding returns
+
+
+# ---- exercise 1: the binding (binding.py) ------------------------------------------------------------
+
+def _torch():
+    """torch, where it is installed and sees a CUDA GPU; else None."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch if torch.cuda.is_available() else None
+
+
+def _binding_inputs(seed: int, rows: int, d: int):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((rows, d)).astype(np.float16), (1 + 0.5 * rng.standard_normal(d)).astype(np.float16)
+
+
+def _rmsnorm_close(got, x, w, dtype: str, seed: int, what: str) -> None:
+    checks.assert_close(got, day06.rmsnorm_reference(x, w), dt=dtype, tol=day06.norm_tolerance(dtype),
+                        seed=seed, name=f"binding.rmsnorm {what}")
+
+
+def _on_busy_cupy_stream(module, x, w, seed: int, where: str) -> None:
+    """spin, x += 1, rmsnorm on a non-blocking cupy stream: only a launch on that stream sees x + 1. A
+    first round (no spin) loads the kernels and fills the memory pool, so nothing later synchronizes."""
+    cp = device.require_gpu()
+    spin = device.load_source(SPIN, "spin.cu").get_function("spin")
+    x_dev, w_dev = cp.asarray(x), cp.asarray(w)
+    stream = cp.cuda.Stream(non_blocking=True)
+    for cycles, add in ((0, 0), (BUSY_CYCLES, 1)):
+        with stream:
+            spin((1,), (1,), (np.int64(cycles),))
+            x_dev += add
+            y = module.rmsnorm(x_dev, w_dev)
+            busy = not stream.done
+        stream.synchronize()
+    if not busy:
+        raise AssertionError(f"binding.rmsnorm {where}: the stream was idle when rmsnorm returned: something "
+                             f"synchronized (a binding never waits: the caller's stream orders the work)")
+    _rmsnorm_close(cp.asnumpy(y), (x.astype(np.float32) + 1).astype(np.float16), w, "float16", seed,
+                   f"on a busy cupy stream {where} (wrong: launched on another stream, before x += 1 ran)")
+
+
+def _with_torch(module, torch, x, w, seed: int, where: str) -> None:
+    """float16 and bfloat16 tensors: as_cupy shares memory, the result is a torch tensor (or `out` itself),
+    computed on torch's current stream, busy as above."""
+    for dt, name in ((torch.float16, "float16"), (torch.bfloat16, "bfloat16")):
+        xt, wt = torch.from_numpy(x).cuda().to(dt), torch.from_numpy(w).cuda().to(dt)
+        if module.as_cupy(xt).data.ptr != xt.data_ptr():
+            raise AssertionError(f"binding.as_cupy copied a torch {name} tensor: it must share its memory "
+                                 f"(cupy.from_dlpack)")
+        out = torch.full_like(xt, float("nan"))
+        if module.rmsnorm(xt, wt, out=out) is not out:
+            raise AssertionError(f"binding.rmsnorm(..., out=out) with torch {name} tensors must return out")
+        torch.cuda.synchronize()
+        _rmsnorm_close(out.float().cpu().numpy(), xt.float().cpu().numpy(), wt.float().cpu().numpy(), name,
+                       seed, f"into out=, torch {name} {where}")
+        stream = torch.cuda.Stream()
+        with torch.cuda.stream(stream):
+            for cycles, add in ((0, 0), (BUSY_CYCLES, 1)):
+                torch.cuda._sleep(cycles)
+                xt += add
+                yt = module.rmsnorm(xt, wt)
+        stream.synchronize()
+        if not (isinstance(yt, torch.Tensor) and yt.dtype == dt and yt.is_cuda):
+            raise AssertionError(f"binding.rmsnorm of torch {name} tensors returned {type(yt).__name__} "
+                                 f"{getattr(yt, 'dtype', '')}: expected a CUDA torch {name} tensor (to_caller)")
+        _rmsnorm_close(yt.float().cpu().numpy(), xt.float().cpu().numpy(), wt.float().cpu().numpy(), name,
+                       seed, f"on torch's busy current stream, torch {name} {where} (wrong: launched on "
+                             f"another stream, before x += 1 ran)")
+
+
+def check_binding(module, seed: int, rows: int, d: int) -> None:
+    """The binding's rmsnorm against float64: into a NaN-poisoned `out`, and into a new array. On a GPU
+    also on a busy cupy stream and, where torch is installed, with torch tensors (fp16 and bf16: zero
+    copy, torch's current stream); the emulator has neither streams nor torch."""
+    x, w = _binding_inputs(seed, rows, d)
+    where = f"(rows={rows}, d={d})"
+    x_dev, w_dev = device.asarray(x), device.asarray(w)
+    out = device.empty((rows, d), "float16")
+    if module.rmsnorm(x_dev, w_dev, out=out) is not out:
+        raise AssertionError(f"binding.rmsnorm(x, weight, out=out) must return out {where}")
+    device.synchronize("binding.rmsnorm")
+    _rmsnorm_close(device.to_host(out), x, w, "float16", seed, f"into out= {where}")
+    _rmsnorm_close(device.to_host(module.rmsnorm(x_dev, w_dev)), x, w, "float16", seed, f"new array {where}")
+    if device.why_not_hardware():
+        return
+    _on_busy_cupy_stream(module, x, w, seed, where)
+    torch = _torch()
+    if torch is not None:
+        _with_torch(module, torch, x, w, seed, where)
+
+
+def _bad_call(wrong: str, x, w):
+    """(arguments, the error type, words the message must hold) for one kind of bad call."""
+    rows, d = x.shape
+    return {
+        "framework": ((device.to_host(x), w), TypeError, ("x", "numpy", "host memory")),
+        "dtype": ((x.astype(np.float32), w), TypeError, ("x", "dtype float32")),
+        "weight_shape": ((x, device.asarray(np.ones(d + 1, np.float16))), ValueError, ("weight", f"[{d + 1}]")),
+        "contiguity": ((x[:, ::2], w[::2]), ValueError, ("x", "not contiguous")),
+        "out_shape": ((x, w, 1e-6, device.empty((rows, d + 1), "float16")), ValueError, ("out", f"[{rows}, {d + 1}]")),
+        "out_dtype": ((x, w, 1e-6, device.empty((rows, d), "float32")), TypeError, ("out", "float32")),
+    }[wrong]
+
+
+def check_binding_errors(module, seed: int, wrong: str, rows: int, d: int) -> None:
+    """A bad call is refused before any launch (`out`, NaN-poisoned, stays so) with a one-line
+    TypeError or ValueError that names the argument and what is wrong with it."""
+    x, w = (device.asarray(a) for a in _binding_inputs(seed, rows, d))
+    args, error, words = _bad_call(wrong, x, w)
+    out = args[3] if len(args) > 3 else device.empty(x.shape, "float16")
+    call = f"binding.rmsnorm with a bad {wrong.replace('_', ' ')}"
+    try:
+        module.rmsnorm(*args[:3], out=out)
+    except (TypeError, ValueError) as e:
+        message = str(e)
+        if not isinstance(e, error) or "\n" in message or not all(word in message for word in words):
+            raise AssertionError(f"{call}: expected a one-line {error.__name__} naming {', '.join(words)}; got "
+                                 f"{type(e).__name__}: {message}") from None
+    except Exception as e:  # noqa: BLE001 - what the binding raised instead is the message
+        raise AssertionError(f"{call}: expected a one-line {error.__name__} naming {', '.join(words)}; got "
+                             f"{type(e).__name__}: {e}") from None
+    else:
+        raise AssertionError(f"{call}: accepted without an error (it must be refused before any launch)")
+    device.synchronize("binding.rmsnorm")
+    checks.assert_untouched(device.to_host(out), np.ones(out.shape, bool), seed=seed,
+                            name=f"{call}: out (written: a kernel was launched before the arguments were checked)")
+
+
+BINDING_CASES = ({"rows": 1, "d": 8}, {"rows": 3, "d": 1000}, {"rows": 37, "d": 4100})
+BINDING_ERRORS = tuple({"wrong": w, "rows": 5, "d": 64} for w in ("framework", "dtype", "weight_shape",
+                                                                 "contiguity", "out_shape", "out_dtype"))
 
 
 # ---- the exercises: append the new token's k and v to the cache (append_kv.cu), and the same with
@@ -325,6 +467,10 @@ def stage_table(rows: list[dict], cfg: BlockConfig = TIMING_CONFIG) -> str:
 
 
 EXERCISES = (
+    Exercise("day14", "binding", "binding.py", "rmsnorm from Python: DLPack, the current stream",
+             check_binding, BINDING_CASES),
+    Exercise("day14", "binding_errors", "binding.py", "bad arguments refused in one line, before any launch",
+             check_binding_errors, BINDING_ERRORS),
     Exercise("day14", "append_kv", "append_kv.cu", "split qkv and append the new k, v to the cache",
              check_append_kv, APPEND_CASES, technique=(WIDE,)),
     Exercise("day14", "rope_append_kv", "rope_append_kv.cu", "RoPE and append KV fused: qkv read once",
