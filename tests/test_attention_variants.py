@@ -1,7 +1,8 @@
 """Attention variants through the JIT (grader.launchers.variants, day 13): each built-in variant, and one
 defined here the way a user would, rendered into day 12's batch prefill (the solution's), compiled by
 grader.jit and checked against the float64 reference with the same variant in numpy, on ragged GQA
-requests (an empty one, a one-query one, one with queries and no keys). On the emulator without a GPU."""
+requests (an empty one, a one-query one, one with queries and no keys), and on decode steps (one query per
+request). On the emulator without a GPU."""
 import numpy as np
 import pytest
 
@@ -17,10 +18,12 @@ def base():
     return device.load(paths.SOLUTIONS / "day12" / "batch_prefill.cu")
 
 
-def _run(base, variant, causal, ref_logits=None, ref_visible=None, seed=3, head_dim=64, **params):
+def _run(base, variant, causal, ref_logits=None, ref_visible=None, seed=3, head_dim=64, decode=False, **params):
     rng = np.random.default_rng(seed)
     case = {**CASE, "head_dim": head_dim}
     qo_indptr, kv_indptr = day12.ragged_requests(rng, case["batch"], case["qo_len"], case["kv_len"])
+    if decode:  # one query per request, at the end of its KV: FlashInfer's decode on tensor cores
+        qo_indptr = np.arange(case["batch"] + 1, dtype=np.int32)
     q = (2 * rng.standard_normal((qo_indptr[-1], case["num_qo_heads"], head_dim))).astype(np.float16)
     k, v = (rng.standard_normal((kv_indptr[-1], case["num_kv_heads"], head_dim)).astype(np.float16) for _ in range(2))
     o, lse2 = variants.attention(variant, base, *(device.asarray(x) for x in (q, k, v)), qo_indptr, kv_indptr,
@@ -56,6 +59,16 @@ def test_a_variant_defined_by_the_user(base):
     sink = variants.define_variant("sink_window", mask="return key < 4 || key > q_pos - static_cast<int>(w);",
                                    params=("w",))
     _run(base, sink, True, ref_visible=lambda q_pos, key, head: (key < 4) | (key > q_pos - 8), w=8)
+
+
+@pytest.mark.parametrize("variant,ref", [
+    (variants.SOFT_CAP, {"ref_logits": lambda x, q_pos, key, head: 2.0 * np.tanh(x / 2.0), "cap": 2.0}),
+    (variants.SLIDING_WINDOW, {"ref_visible": lambda q_pos, key, head: key > q_pos - 20, "window": 20}),
+], ids=["soft_cap", "sliding_window"])
+def test_decode_steps(base, variant, ref):
+    """A decode step (one query per request, GQA group 4; one request with no key) through the same
+    template: FlashInfer's decode with use_tensor_cores, the prefill kernel on packed group rows."""
+    _run(base, variant, True, decode=True, **ref)
 
 
 def test_a_wrong_reference_is_caught(base):
