@@ -74,9 +74,9 @@ def test_decode_update_without_rescaling_o_fails(planted):
 def test_decode_with_the_course_loop_fails_the_technique(planted):
     """Right results, but the main loop is decode.cuh's attend, not the student's."""
     text = (DAY11 / "decode_attention.cu").read_text()
-    start, end = text.index("  auto slot = [&]"), text.index("  // END EXERCISE\n\n  // Merge the 16")
+    start, end = text.index("  auto slot = [&]"), text.index("  // END EXERCISE\n\n  // Merge the token groups")
     text = text[:start] + ("  attend<G, VEC, LANES, BLOCK, STAGES>(st, qr, k, v, [=](int t) { return kv_base - tx * VEC + "
-                           "t * row_stride; }, 0, kv_len, ring, update<G>);\n") + text[end:]
+                           "t * row_stride; }, 0, kv_len, ring, update<G, LANES, DTypeKV>);\n") + text[end:]
     msg = planted("day11", "decode_attention", text, cases=SMALL_DECODE)
     assert msg and "attend" in msg and "technique" in msg, msg
 
@@ -107,3 +107,57 @@ def test_page_table_for_the_first_segment_only_fails(planted):
                    "const int pages_here = seg == begin ? (seg_end - 1) / page_size - p0 + 1 : 0;")
     msg = planted("day11", "decode_paged", text, cases=SEGMENTED_PAGED)
     assert msg and "decode_paged" in msg, msg
+
+
+# ---- the other configurations (bf16, fp8 e4m3 with scales, head_dim 64 / 256, HND) ----------------
+
+def _decode_case(kv_dtype: str, head_dim: int, layout: str) -> list[dict]:
+    return [{**SMALL_DECODE[0], "kv_dtype": kv_dtype, "head_dim": head_dim, "layout": layout}]
+
+
+def _paged_case(kv_dtype: str, head_dim: int, layout: str) -> list[dict]:
+    return [{**SMALL_PAGED[0], "kv_dtype": kv_dtype, "head_dim": head_dim, "layout": layout}]
+
+
+@pytest.mark.parametrize("name,cases", [("decode_attention", _decode_case("bfloat16", 128, "HND")),
+                                        ("decode_paged", _paged_case("e4m3", 64, "HND"))])
+def test_solutions_pass_other_configurations(planted, name, cases):
+    assert planted("day11", name, (DAY11 / f"{name}.cu").read_text(), cases=cases) is None
+
+
+def test_hnd_read_as_nhd_fails(planted):
+    """The HND cache addressed with NHD's row offset: the right rows only for request 0, head 0."""
+    text = _derive("decode_attention.cu", "  if constexpr (LAYOUT == KVLayout::HND) {\n", "  if constexpr (false) {\n")
+    msg = planted("day11", "decode_attention", text, cases=_decode_case("float16", 128, "HND"))
+    assert msg and "decode_attention o" in msg and "float16 d128 HND" in msg, msg
+
+
+def test_paged_hnd_read_as_nhd_fails(planted):
+    text = _derive("decode_paged.cu", "      if constexpr (LAYOUT == KVLayout::HND) {\n", "      if constexpr (false) {\n")
+    msg = planted("day11", "decode_paged", text, cases=_paged_case("bfloat16", 64, "HND"))
+    assert msg and "decode_paged" in msg and "bfloat16 d64 HND" in msg, msg
+
+
+@pytest.mark.parametrize("old,new", [("scale_log2 * k_scale);", "scale_log2);"),
+                                     ("    for (int i = 0; i < VEC; ++i) merged.o[i] *= v_scale;\n", "")],
+                         ids=["k_scale", "v_scale"])
+def test_fp8_scale_forgotten_fails(planted, old, new):
+    """An fp8 cache holds k / k_scale and v / v_scale: without a scale, scores or outputs are off by it."""
+    text = _derive("decode_attention.cu", old, new)
+    msg = planted("day11", "decode_attention", text, cases=_decode_case("e4m3", 128, "NHD"))
+    assert msg and "decode_attention o" in msg and "e4m3 d128 NHD" in msg, msg
+
+
+def test_paged_fp8_v_scale_forgotten_fails(planted):
+    text = _derive("decode_paged.cu", "out[i] = s.o[i] * v_scale;", "out[i] = s.o[i];")
+    msg = planted("day11", "decode_paged", text, cases=_paged_case("e4m3", 64, "HND"))
+    assert msg and "decode_paged o" in msg and "e4m3 d64 HND" in msg, msg
+
+
+def test_bf16_treated_as_half_fails(planted):
+    """bf16 bits converted as if they were fp16: every value wrong, finite or not."""
+    text = _derive("decode_attention.cu", "kf[i] = course::to_float(k[i]), vf[i] = course::to_float(v[i]);",
+                   "kf[i] = __half2float(reinterpret_cast<const half&>(k[i])), "
+                   "vf[i] = __half2float(reinterpret_cast<const half&>(v[i]));")
+    msg = planted("day11", "decode_attention", text, cases=_decode_case("bfloat16", 128, "NHD"))
+    assert msg and "decode_attention o" in msg and "bfloat16 d128 NHD" in msg, msg

@@ -1,11 +1,15 @@
 """Day 11 without a GPU: the decode kernels stream K and V with cp.async (LDGSTS) and 16-byte accesses,
 compute exp with the SFU (MUFU.EX2), reduce scores with warp shuffles, keep their state in registers
-(no local memory), and the day's headers compile on their own."""
+(no local memory), in the tuned configuration and in others compiled as the launcher compiles them,
+and the day's headers compile on their own."""
+import re
+
 import pytest
 
 from grader import compiler, sass
 from grader.compiler import ARCHS
 from grader.exercises import day11
+from grader.launchers import decode as launch_decode
 from grader.paths import SOLUTIONS
 from grader.pytest_plugin import require_sass_tools
 
@@ -66,3 +70,21 @@ def test_attention_headers_compile_alone(tmp_path):
     for arch in ARCHS:
         assert compiler.compile_file(src, arch).kernels == ["k"]
 
+
+
+
+@pytest.mark.parametrize("file", ["decode_attention.cu", "decode_paged.cu"])
+@pytest.mark.parametrize("config", [("e4m3", 128, "NHD"), ("bfloat16", 256, "HND")], ids=lambda c: "-".join(map(str, c)))
+def test_other_configurations_stream_with_cp_async_in_registers(file, config):
+    """Compiled as the launcher compiles them (-D options): a cp.async of a thread's row slice (8 bytes
+    of fp8, 16 of bf16), fp8 widened by the hardware's F2FP, ex2.approx and shuffles, no local memory."""
+    compiled = compiler.compile_file(DAY11 / file, "sm_90", launch_decode.config_options(*config))
+    fp8 = config[0] == "e4m3"
+    need = [r"LDGSTS\.E\.64" if fp8 else r"LDGSTS\.E\.BYPASS\.128", r"MUFU\.EX2", r"SHFL\.BFLY"]
+    need += [r"F2FP\.F16\.E4M3\.UNPACK"] if fp8 else []
+    for kernel, lines in sass.disassemble(compiled).items():
+        if kernel.startswith("decode_"):
+            missing = [r for r in need if not any(re.search(r, line) for line in lines)]
+            assert not missing, (kernel, missing)
+    for kernel, usage in sass.resources(compiled).items():
+        assert usage["local"] == 0, (kernel, usage)

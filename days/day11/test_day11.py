@@ -5,9 +5,10 @@ How to read the output:
   (index, expected, got, relative error) and the seed: COURSE_SEED=<seed> replays the same inputs.
 - Outputs are NaN-poisoned: "elements are NaN" means elements never written (or a NaN that got in:
   the paged cache's unused pages and slots are NaN, so reading a token that is not in the page table
-  shows the same way). o (fp16) is compared with float64 numpy by the norm of the error (1e-3),
-  then head by head (4e-3 for each (request, head) alone: "request b, head h" names the worst);
-  lse2 (base-2 log-sum-exp, float32) element by element, and an empty row must be exactly -inf.
+  shows the same way). o is compared with float64 numpy by the norm of the error (fp16 1e-3, bf16
+  1e-2), then head by head (fp16 4e-3, bf16 1.6e-2 for each (request, head) alone: "request b,
+  head h" names the worst); lse2 (base-2 log-sum-exp, float32) element by element, and an empty row
+  must be exactly -inf.
 - q gets a different scale per (request, head), up to 30: some softmaxes are nearly flat, some nearly
   one-hot, and with the largest exp(score) overflows float. A kernel that forgets to subtract the
   running max fails there.
@@ -17,13 +18,22 @@ How to read the output:
   row 1 entirely empty (o = 0, lse2 = -inf), row 2 near lse2 = 300.
 - decode_warp: one warp per (request, head), kv_len 1 to 4097 (odd lengths: a lane group past the end).
 - decode_attention: batch x kv_len x heads (query / KV: GQA groups 1 to 8), kv_len from 1 to 4097.
+  Cases without kv_dtype are the tuned configuration (fp16, head_dim 128, NHD); the others name
+  theirs (kv_dtype bfloat16 or e4m3, head_dim 64 / 128 / 256, layout NHD or HND), and the grader
+  compiles your file again for each (-DDECODE_KV=... : see the end of the file), so a failure there
+  with the tuned cases passing points at what the configuration changes: the types (bf16 is not
+  half), the head size (LANES, GROUPS), the HND row offset, or an fp8 cache's scales. An e4m3 case's
+  cache holds k / k_scale and v / v_scale (random scales); the reference dequantises the same bytes
+  exactly, so its o (fp16) is held to fp16's tolerance. The names add ", e4m3 d128 NHD" and so on.
 - decode_paged: ragged requests, the first of 1 token, the last of kv_len; page sizes 1 and 16,
-  pages in random order; chunks > 1 is split-KV (partial results merged by merge_chunks).
+  pages in random order; chunks > 1 is split-KV (partial results merged by merge_chunks); the same
+  configurations (HND pages: [pages, num_kv_heads, page_size, head_dim]).
 - The perf tests print a table. decode_attention (batch 64, heads 32/8, d 128; the target is read
   at kv_len 4096): GB/s on the KV bytes, its % of the device-to-device copy bandwidth measured in the
   same run at the same byte count, and that ceiling; it fails below 80%. decode_paged (kv_len 32768,
-  batch 1, 4, 16): one chunk per request against split-KV, no target. A kernel is timed only after it
-  passes its largest correctness case.
+  batch 1, 4, 16): one chunk per request against split-KV, no target. Both time the tuned
+  configuration (day11.bench_decode_attention takes kv_dtype, head_dim and layout for the others). A
+  kernel is timed only after it passes its largest correctness case.
 Each kernel must also use the day's technique (checked in its SASS, no GPU needed): ex2.approx,
 16-byte loads, shuffles, cp.async (LDGSTS) in the decode kernels, no local-memory spills; exercises
 1-4 must write the state update and merge themselves (not state_t::merge or decode.cuh's attend).

@@ -1,33 +1,42 @@
 """Day 11: decode attention. One query token per request over its KV cache: the online-softmax state
 (m, d, o) and its merge, GQA, contiguous and paged KV caches, split-KV with a merge pass.
 
-Conventions of the day's kernels (course/attention/state.cuh): fp16 q, k, v, o; head_dim 128;
-sm_scale = 1 / sqrt(head_dim); scores and log-sum-exps in base 2 ("lse2" = lse / ln 2), since the
-kernels compute exp(s) as 2^(s * log2 e) with one ex2.approx. These conventions and the launch of
+Conventions of the day's kernels (course/attention/state.cuh): fp16 q, k, v, o and head_dim 128 in
+exercises 1-3; sm_scale = 1 / sqrt(head_dim); scores and log-sum-exps in base 2 ("lse2" = lse / ln 2),
+since the kernels compute exp(s) as 2^(s * log2 e) with one ex2.approx. Exercises 4 and 5 are
+templates compiled per configuration (tuned: fp16, d128, NHD; also bf16, an fp8 e4m3 cache with
+scales, head_dim 64 / 256, the HND layout). These conventions, the configurations and the launch of
 the contiguous-cache kernel live in `grader.launchers.decode`, which the day-14 API shares.
 """
 from __future__ import annotations
 
 import math
 
+import ml_dtypes
 import numpy as np
 
 from grader import bench, checks, device
 from grader.exercises import Exercise
-from grader.launchers.decode import (BLOCK, HEAD_DIM, HEADS_PER_BLOCK, LOG2E, heads_per_block,
-                                    launch_decode_attention, scale_log2)
+from grader.launchers.decode import (BLOCK, HEAD_DIM, HEAD_DIMS, HEADS_PER_BLOCK, KV_DTYPES, LAYOUTS, LOG2E,
+                                    heads_per_block, kv_dtype_of, launch_decode_attention, scale_log2,
+                                    specialise)
 from grader.technique import Technique
 
 MERGE_ROWS_PER_BLOCK = 4    # merge kernels: one warp per row, 128 threads
 Q_SCALES = (0.3, 1.0, 3.0, 30.0)  # per-head scales of q: flat to one-hot softmax; 30 makes exp(s) overflow float
 LSE_TOL = checks.Tolerance(1e-5, 1e-4, False)  # lse2: fp32 dot products and lg2.approx, |lse2| up to ~200
-# fp16 o, each (request, head) alone: the relative error norm of its 128 outputs. A numpy model of the
-# kernels' float32 arithmetic, with ex2.approx's 2-ulp error and the fp16 rounding, gives at most
-# 2.6e-4 (kv_len 1000 and 4096, every q scale).
-HEAD_TOL = 4e-3
+# o, each (request, head) alone: the relative error norm of its head_dim outputs. fp16: a numpy model
+# of the kernels' float32 arithmetic, with ex2.approx's 2-ulp error and the fp16 rounding, gives at
+# most 2.6e-4 (kv_len 1000 and 4096, every q scale). bf16 rounds 8 times coarser (8 bits of mantissa,
+# not 11): the solution's worst head measured 2.2e-3 (head_dim 64 to 256, seeds 0-3). An fp8 cache's
+# o is fp16, at fp16's tolerance: the reference dequantises the same bytes exactly.
+HEAD_TOL = {"float16": 4e-3, "bfloat16": 1.6e-2}
+OUT_DTYPE = {"float16": "float16", "bfloat16": "bfloat16", "e4m3": "float16"}  # q's and o's, per KV dtype
+Q_STORAGE = {"float16": np.float16, "bfloat16": np.uint16, "e4m3": np.float16}  # q and o on the device
+E4M3 = np.dtype(ml_dtypes.float8_e4m3fn)
 
 
-# ---- references (float64, from the rounded fp16 inputs) ------------------------------------------
+# ---- references (float64, from the rounded or dequantised inputs) --------------------------------
 
 def attention_reference(q: np.ndarray, k: np.ndarray, v: np.ndarray, lengths=None):
     """Decode attention in float64. q [batch, Hq, D]; k, v [batch, L, Hkv, D]; request b attends to
@@ -74,28 +83,47 @@ def assert_lse(got, expected, *, name: str, seed: int) -> None:
     checks.assert_close(got[~empty], expected[~empty], dt="float32", tol=LSE_TOL, name=name, seed=seed)
 
 
-def _assert_o(got, expected, *, name: str, seed: int) -> None:
-    """fp16 o [..., 128]: by the norm of the error over the whole output (1e-3), then head by head
-    (HEAD_TOL). A head with a flat softmax (small q) has outputs about 1 / sqrt(kv_len) the size of a
-    peaked head's, so an error in it hides in the norm over all heads."""
-    checks.assert_close(got, expected, dt="float16", name=name, seed=seed)
-    g, e = got.reshape(-1, HEAD_DIM).astype(np.float64), expected.reshape(-1, HEAD_DIM)
+def _assert_o(got, expected, *, name: str, seed: int, dt: str = "float16") -> None:
+    """o [..., D] of dtype dt (float16, bfloat16): by the norm of the error over the whole output
+    (checks' tolerance of dt), then head by head (HEAD_TOL). A head with a flat softmax (small q) has
+    outputs about 1 / sqrt(kv_len) the size of a peaked head's, so an error in it hides in the norm
+    over all heads."""
+    checks.assert_close(got, expected, dt=dt, name=name, seed=seed)
+    tol = HEAD_TOL[dt]
+    g, e = got.reshape(-1, got.shape[-1]).astype(np.float64), expected.reshape(-1, got.shape[-1])
     rel = np.linalg.norm(g - e, axis=1) / np.maximum(np.linalg.norm(e, axis=1), np.finfo(np.float64).tiny)
     worst = int(np.argmax(rel))
-    if rel[worst] > HEAD_TOL:
+    if rel[worst] > tol:
         b, h = (int(i) for i in np.unravel_index(worst, got.shape[:-1]))
         raise AssertionError(f"{name}: request {b}, head {h}: relative error norm {rel[worst]:.2e} exceeds "
-                             f"{HEAD_TOL:.0e} for that head alone ({int((rel > HEAD_TOL).sum())} of {rel.size} "
+                             f"{tol:.1e} for that head alone ({int((rel > tol).sum())} of {rel.size} "
                              f"heads do) [seed {seed}: rerun with {checks.SEED_ENV}={seed}]")
 
 
-def _random_qkv(rng, batch: int, num_qo_heads: int, kv_shape: tuple):
-    """fp16 q [batch, Hq, D] with a per-(request, head) scale from Q_SCALES, and normal k, v."""
+def _random_qkv(rng, batch: int, num_qo_heads: int, kv_shape: tuple, kv_dtype: str = "float16"):
+    """q [batch, Hq, D] with a per-(request, head) scale from Q_SCALES, and normal k, v [kv_shape],
+    D = kv_shape[-1]. float16 / bfloat16: all of that dtype. e4m3: fp16 q and an fp8 cache holding
+    k / k_scale, v / v_scale with random per-tensor scales (the stored values up to ~100 of 448);
+    returns (q, k, v, k_scale, v_scale) then, else (q, k, v)."""
+    dt = device.dtype(OUT_DTYPE[kv_dtype])
     scales = rng.choice(np.array(Q_SCALES), size=(batch, num_qo_heads, 1))
-    q = (scales * rng.standard_normal((batch, num_qo_heads, HEAD_DIM))).astype(np.float16)
-    k = rng.standard_normal(kv_shape, dtype=np.float32).astype(np.float16)
-    v = rng.standard_normal(kv_shape, dtype=np.float32).astype(np.float16)
-    return q, k, v
+    q = (scales * rng.standard_normal((batch, num_qo_heads, kv_shape[-1]))).astype(dt)
+    k = rng.standard_normal(kv_shape, dtype=np.float32)
+    v = rng.standard_normal(kv_shape, dtype=np.float32)
+    if kv_dtype != "e4m3":
+        return q, k.astype(dt), v.astype(dt)
+    k_scale, v_scale = (float(np.float32(s)) for s in rng.uniform(0.02, 0.1, 2))
+    return q, (k / k_scale).astype(E4M3), (v / v_scale).astype(E4M3), k_scale, v_scale
+
+
+def _to_device(x: np.ndarray):
+    """A host array on the device; an fp8 cache as its bytes (uint8)."""
+    return device.asarray(x.view(np.uint8) if x.dtype == E4M3 else x)
+
+
+def hnd(x: np.ndarray) -> np.ndarray:
+    """An NHD cache [batch or pages, tokens, Hkv, D] in the HND layout [batch or pages, Hkv, tokens, D]."""
+    return np.ascontiguousarray(x.transpose(0, 2, 1, 3))
 
 
 def _heads_ok(num_qo_heads: int, num_kv_heads: int) -> None:
@@ -104,12 +132,13 @@ def _heads_ok(num_qo_heads: int, num_kv_heads: int) -> None:
                          f"num_kv_heads={num_kv_heads} (GQA)")
 
 
-def _f16_array(name: str, x, ndim: int) -> None:
-    if getattr(x, "dtype", None) != np.float16 or x.ndim != ndim or not x.flags.c_contiguous:
-        raise ValueError(f"{name}: expected a C-contiguous float16 device array with {ndim} dims, got "
-                         f"{getattr(x, 'dtype', type(x).__name__)} of shape {getattr(x, 'shape', '?')}")
-    if x.shape[-1] != HEAD_DIM:
-        raise ValueError(f"{name}: head_dim {x.shape[-1]}; the day's kernels take head_dim {HEAD_DIM}")
+def _device_array(name: str, x, ndim: int, storage=np.float16, head_dims=(HEAD_DIM,)) -> None:
+    if getattr(x, "dtype", None) != storage or x.ndim != ndim or not x.flags.c_contiguous:
+        raise ValueError(f"{name}: expected a C-contiguous {np.dtype(storage)} device array with {ndim} dims, "
+                         f"got {getattr(x, 'dtype', type(x).__name__)} of shape {getattr(x, 'shape', '?')}")
+    if x.shape[-1] not in head_dims:
+        raise ValueError(f"{name}: head_dim {x.shape[-1]}; the kernel takes head_dim "
+                         f"{' or '.join(map(str, head_dims))}")
 
 
 # ---- exercise 1: the online softmax, one thread per row -------------------------------------------
@@ -185,15 +214,17 @@ def check_online_softmax(module, seed: int, rows: int, n: int, tile: int) -> Non
 
 # ---- exercise 2: merge states ------------------------------------------------------------------
 
-def merge_states(module, v, lse2, kernel: str = "merge_states", out=None, sync: bool = True):
-    """Launch a merge kernel on device v [rows, S, 128] and lse2 [rows, S] (float32, C-contiguous):
-    -> (o fp16 [rows, 128], lse2 float32 [rows]), written into `out` when given."""
+def merge_states(module, v, lse2, kernel: str = "merge_states", out=None, sync: bool = True,
+                 head_dim: int = HEAD_DIM):
+    """Launch a merge kernel on device v [rows, S, head_dim] and lse2 [rows, S] (float32, C-contiguous):
+    -> (o fp16 [rows, head_dim], lse2 float32 [rows]), written into `out` when given (o of the
+    kernel's dtype: merge_chunks compiled for another configuration)."""
     rows, num_states = lse2.shape
-    if (v.shape != (rows, num_states, HEAD_DIM) or v.dtype != np.float32 or lse2.dtype != np.float32
+    if (v.shape != (rows, num_states, head_dim) or v.dtype != np.float32 or lse2.dtype != np.float32
             or not (v.flags.c_contiguous and lse2.flags.c_contiguous)):
-        raise ValueError(f"merge_states: v must be float32 [rows, S, {HEAD_DIM}] and lse2 float32 "
+        raise ValueError(f"merge_states: v must be float32 [rows, S, {head_dim}] and lse2 float32 "
                          f"[rows, S], both C-contiguous; got {v.dtype} {v.shape} and {lse2.dtype} {lse2.shape}")
-    o, lse_out = out or (device.empty((rows, HEAD_DIM), "float16"), device.empty(rows, "float32"))
+    o, lse_out = out or (device.empty((rows, head_dim), "float16"), device.empty(rows, "float32"))
     grid = (max(1, -(-rows // MERGE_ROWS_PER_BLOCK)),)
     args = (v, lse2, o, lse_out, np.int32(rows), np.int32(num_states))
     fn = module.get_function(kernel)
@@ -241,60 +272,88 @@ def check_decode_warp(module, seed: int, batch: int, kv_len: int, num_heads: int
 
 # ---- exercise 4: contiguous KV -------------------------------------------------------------------
 
-def decode_attention(module, q, k, v):
+def decode_attention(module, q, k, v, layout: str = "NHD", k_scale: float = 1.0, v_scale: float = 1.0):
     """Decode attention over a contiguous KV cache with the day's kernel (the capstone calls this).
 
-    q: device fp16 [batch, num_qo_heads, 128]; k, v: device fp16 [batch, kv_len, num_kv_heads, 128]
-    (NHD); num_qo_heads a multiple of num_kv_heads; sm_scale = 1/sqrt(128). Returns device fp16
-    o [batch, num_qo_heads, 128].
+    q: device [batch, num_qo_heads, D], D 64, 128 or 256; k, v: device [batch, kv_len, num_kv_heads, D]
+    (layout NHD) or [batch, num_kv_heads, kv_len, D] (HND): fp16 (q fp16), bf16 as uint16 bits (q
+    too), or fp8 e4m3 as uint8 bytes holding k / k_scale, v / v_scale (q fp16); num_qo_heads a multiple
+    of num_kv_heads; sm_scale = 1/sqrt(D). Returns device o like q.
     """
-    _f16_array("q", q, 3)
-    _f16_array("k", k, 4)
-    _f16_array("v", v, 4)
-    if k.shape != v.shape or k.shape[0] != q.shape[0]:
-        raise ValueError(f"k {k.shape} and v {v.shape} must match each other and q's batch ({q.shape[0]})")
-    if k.shape[1] < 1:
+    kv_dtype = kv_dtype_of(k)
+    _device_array("q", q, 3, Q_STORAGE[kv_dtype], HEAD_DIMS)
+    _device_array("k", k, 4, k.dtype, (q.shape[-1],))
+    if k.shape != v.shape or v.dtype != k.dtype or k.shape[0] != q.shape[0]:
+        raise ValueError(f"k {k.dtype} {k.shape} and v {v.dtype} {v.shape} must match each other and q's "
+                         f"batch ({q.shape[0]})")
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout {layout!r}: expected one of {LAYOUTS}")
+    kv_len, num_kv_heads = (k.shape[1], k.shape[2]) if layout == "NHD" else (k.shape[2], k.shape[1])
+    if kv_len < 1:
         raise ValueError("kv_len is 0: attention over no keys is undefined")
-    _heads_ok(q.shape[1], k.shape[2])
-    o = device.empty(q.shape, "float16")
-    launch_decode_attention(module, q, k, v, o)
+    _heads_ok(q.shape[1], num_kv_heads)
+    o = device.empty(q.shape, OUT_DTYPE[kv_dtype])
+    launch_decode_attention(module, q, k, v, o, layout=layout, k_scale=k_scale, v_scale=v_scale)
     return o
 
 
-def check_decode_attention(module, seed: int, batch: int, kv_len: int, num_qo_heads: int,
-                           num_kv_heads: int) -> None:
+def _where(kv_dtype: str, head_dim: int, layout: str) -> str:
+    """', bfloat16 d64 HND' naming a case's configuration; '' for the tuned one (its names stay as they were)."""
+    tuned = (kv_dtype, head_dim, layout) == ("float16", HEAD_DIM, "NHD")
+    return "" if tuned else f", {kv_dtype} d{head_dim} {layout}"
+
+
+def check_decode_attention(module, seed: int, batch: int, kv_len: int, num_qo_heads: int, num_kv_heads: int,
+                           kv_dtype: str = "float16", head_dim: int = HEAD_DIM, layout: str = "NHD") -> None:
+    """o against float64 from the same rounded (fp8: dequantised) inputs, in the case's configuration."""
     rng = np.random.default_rng(seed)
-    q, k, v = _random_qkv(rng, batch, num_qo_heads, (batch, kv_len, num_kv_heads, HEAD_DIM))
-    o = decode_attention(module, device.asarray(q), device.asarray(k), device.asarray(v))
-    o_ref, _ = attention_reference(q, k, v)
-    _assert_o(device.to_host(o), o_ref, seed=seed,
-              name=f"decode_attention o (batch={batch}, kv_len={kv_len}, heads {num_qo_heads}/{num_kv_heads})")
+    q, k, v, *scales = _random_qkv(rng, batch, num_qo_heads, (batch, kv_len, num_kv_heads, head_dim), kv_dtype)
+    k_scale, v_scale = scales or (1.0, 1.0)
+    kd, vd = (_to_device(hnd(x) if layout == "HND" else x) for x in (k, v))
+    o = decode_attention(module, device.asarray(q), kd, vd, layout=layout, k_scale=k_scale, v_scale=v_scale)
+    o_ref, _ = attention_reference(q, k.astype(np.float64) * k_scale, v.astype(np.float64) * v_scale)
+    dt = OUT_DTYPE[kv_dtype]
+    _assert_o(device.to_host(o, dt), o_ref, seed=seed, dt=dt,
+              name=f"decode_attention o (batch={batch}, kv_len={kv_len}, heads {num_qo_heads}/{num_kv_heads}"
+                   f"{_where(kv_dtype, head_dim, layout)})")
 
 
 BENCH_BATCH, BENCH_QO_HEADS, BENCH_KV_HEADS = 64, 32, 8
 
 
-def kv_bytes(batch: int, kv_len: int, num_kv_heads: int) -> int:
-    """Bytes of K and V that one decode step must read (fp16)."""
-    return 2 * batch * kv_len * num_kv_heads * HEAD_DIM * 2
+def kv_bytes(batch: int, kv_len: int, num_kv_heads: int, head_dim: int = HEAD_DIM,
+             kv_dtype: str = "float16") -> int:
+    """Bytes of K and V that one decode step must read."""
+    return 2 * batch * kv_len * num_kv_heads * head_dim * KV_DTYPES[kv_dtype][2].itemsize
 
 
-def bench_decode_attention(modules: dict, quick: bool = False) -> bench.Report:
+def _random_cache(shape: tuple, kv_dtype: str, seed: int):
+    """A device cache of random values for timing: normal fp16 / bf16, or finite e4m3 bytes."""
+    if kv_dtype != "e4m3":
+        return device.random(shape, kv_dtype, seed=seed)
+    cp = device.require_gpu()
+    b = cp.random.RandomState(seed).randint(0, 0xFE, size=shape, dtype=cp.int32)
+    return (b + (b >= 0x7F)).astype(cp.uint8)  # every byte but 0x7F and 0xFF, e4m3's NaNs
+
+
+def bench_decode_attention(modules: dict, quick: bool = False, kv_dtype: str = "float16",
+                           head_dim: int = HEAD_DIM, layout: str = "NHD") -> bench.Report:
     """GB/s on KV bytes against kv_len at batch 64, 32 query heads, 8 KV heads (the target is read
-    at kv_len 8192: 2 GiB of KV; a launch's ramp-up and tail, ~2% of 4096's 0.38 ms, halve), under the
-    copy of the same bytes."""
+    at kv_len 8192: 2 GiB of fp16 KV; a launch's ramp-up and tail, ~2% of 4096's 0.38 ms, halve), under
+    the copy of the same bytes; in the tuned configuration unless told another."""
     device.require_gpu()
     lens = (1024, 8192) if quick else (256, 512, 1024, 2048, 4096, 8192)
-    sizes = [kv_bytes(BENCH_BATCH, n, BENCH_KV_HEADS) for n in lens]
+    sizes = [kv_bytes(BENCH_BATCH, n, BENCH_KV_HEADS, head_dim, kv_dtype) for n in lens]
     report = bench.Report(f"decode attention, batch {BENCH_BATCH}, heads {BENCH_QO_HEADS}/{BENCH_KV_HEADS}, "
-                          f"d {HEAD_DIM}", "KV bytes read", "GB/s")
+                          f"d {head_dim}, {kv_dtype} KV, {layout}", "KV bytes read", "GB/s")
 
     def make(module, n: int):
-        q = device.random((BENCH_BATCH, BENCH_QO_HEADS, HEAD_DIM), "float16", seed=1)
-        k = device.random((BENCH_BATCH, n, BENCH_KV_HEADS, HEAD_DIM), "float16", seed=2)
-        v = device.random((BENCH_BATCH, n, BENCH_KV_HEADS, HEAD_DIM), "float16", seed=3)
-        o = device.empty(q.shape, "float16")
-        return lambda: launch_decode_attention(module, q, k, v, o, sync=False)
+        q = device.random((BENCH_BATCH, BENCH_QO_HEADS, head_dim), OUT_DTYPE[kv_dtype], seed=1)
+        rows = (n, BENCH_KV_HEADS) if layout == "NHD" else (BENCH_KV_HEADS, n)
+        shape = (BENCH_BATCH, *rows, head_dim)
+        k, v = _random_cache(shape, kv_dtype, 2), _random_cache(shape, kv_dtype, 3)
+        o = device.empty(q.shape, OUT_DTYPE[kv_dtype])
+        return lambda: launch_decode_attention(module, q, k, v, o, sync=False, layout=layout)
 
     return bench.bandwidth_sweep(report, modules, make, lens, sizes)
 
@@ -343,8 +402,9 @@ def page_table(rng, lengths, page_size: int, spare_pages: int = 3):
 
 
 def paged_pool(k: np.ndarray, lengths, indptr, indices, page_size: int, pool: int) -> np.ndarray:
-    """The paged cache [pool, page_size, Hkv, D] holding k [batch, L, Hkv, D] (request b's first
-    lengths[b] tokens) as the table says; every other slot is NaN, so reading one shows."""
+    """The paged cache [pool, page_size, Hkv, D] (NHD; `hnd` makes it HND) holding k [batch, L, Hkv, D]
+    (request b's first lengths[b] tokens) as the table says; every other slot is NaN, so reading one
+    shows."""
     out = np.full((pool, page_size) + k.shape[2:], np.nan, dtype=k.dtype)
     for b, n in enumerate(lengths):
         for t in range(0, n, page_size):
@@ -365,33 +425,39 @@ def plan_chunks(blocks: int, max_len: int, sms: int, min_chunk: int = 1024) -> i
     return max(1, min(-(-8 * sms // blocks), -(-max_len // min_chunk)))
 
 
-def paged_buffers(batch: int, num_qo_heads: int, num_chunks: int = 1) -> dict:
-    """The outputs of decode_paged (o, lse2) and, for split-KV, its partial results (tmp_o, tmp_lse2),
-    NaN-poisoned."""
+def paged_buffers(batch: int, num_qo_heads: int, num_chunks: int = 1, head_dim: int = HEAD_DIM,
+                  dt: str = "float16") -> dict:
+    """The outputs of decode_paged (o of dtype dt, lse2) and, for split-KV, its partial results
+    (tmp_o, tmp_lse2), NaN-poisoned."""
     rows = batch * num_qo_heads
-    bufs = {"o": device.empty((batch, num_qo_heads, HEAD_DIM), "float16"),
+    bufs = {"o": device.empty((batch, num_qo_heads, head_dim), dt),
             "lse2": device.empty((batch, num_qo_heads), "float32")}
     if num_chunks > 1:
-        bufs["tmp_o"] = device.empty((rows, num_chunks, HEAD_DIM), "float32")
+        bufs["tmp_o"] = device.empty((rows, num_chunks, head_dim), "float32")
         bufs["tmp_lse2"] = device.empty((rows, num_chunks), "float32")
     return bufs
 
 
 def decode_paged(module, q, k_pages, v_pages, kv_indptr, kv_indices, kv_last_page_len, *,
                  num_chunks: int = 1, max_len: int | None = None, buffers: dict | None = None,
-                 sync: bool = True):
-    """Paged decode attention: q [batch, Hq, 128] fp16; k_pages, v_pages [pool, page_size, Hkv, 128]
-    fp16; kv_indptr [batch + 1], kv_indices, kv_last_page_len [batch] int32 (all device arrays).
-    With num_chunks > 1, each request's tokens are split into num_chunks chunks of
+                 sync: bool = True, layout: str = "NHD", k_scale: float = 1.0, v_scale: float = 1.0):
+    """Paged decode attention: q [batch, Hq, D]; k_pages, v_pages [pool, page_size, Hkv, D] (layout
+    NHD) or [pool, Hkv, page_size, D] (HND), dtypes as decode_attention's (an fp8 cache with its
+    k_scale, v_scale); kv_indptr [batch + 1], kv_indices, kv_last_page_len [batch] int32 (all device
+    arrays). With num_chunks > 1, each request's tokens are split into num_chunks chunks of
     ceil(max_len / num_chunks) tokens (max_len: the longest request) and merged by merge_chunks.
-    Returns (o fp16 [batch, Hq, 128], lse2 float32 [batch, Hq]); `buffers` (paged_buffers) reuses
-    preallocated outputs."""
-    _f16_array("q", q, 3)
-    _f16_array("k_pages", k_pages, 4)
+    Returns (o like q, lse2 float32 [batch, Hq]); `buffers` (paged_buffers) reuses preallocated outputs."""
+    kv_dtype = kv_dtype_of(k_pages)
+    _device_array("q", q, 3, Q_STORAGE[kv_dtype], HEAD_DIMS)
+    _device_array("k_pages", k_pages, 4, k_pages.dtype, (q.shape[-1],))
     if v_pages.shape != k_pages.shape or v_pages.dtype != k_pages.dtype:
         raise ValueError(f"v_pages {v_pages.shape} must match k_pages {k_pages.shape}")
-    batch, num_qo_heads, _ = q.shape
-    _, page_size, num_kv_heads, _ = k_pages.shape
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout {layout!r}: expected one of {LAYOUTS}")
+    if kv_dtype != "e4m3" and (k_scale, v_scale) != (1.0, 1.0):
+        raise ValueError(f"k_scale, v_scale ({k_scale}, {v_scale}) are for an fp8 cache; this one is {kv_dtype}")
+    batch, num_qo_heads, head_dim = q.shape
+    page_size, num_kv_heads = k_pages.shape[1:3] if layout == "NHD" else k_pages.shape[2:0:-1]
     _heads_ok(num_qo_heads, num_kv_heads)
     for name, a, n in (("kv_indptr", kv_indptr, batch + 1), ("kv_last_page_len", kv_last_page_len, batch)):
         if a.dtype != np.int32 or a.shape != (n,):
@@ -403,23 +469,27 @@ def decode_paged(module, q, k_pages, v_pages, kv_indptr, kv_indices, kv_last_pag
     if num_chunks > 1 and not max_len:
         raise ValueError("split-KV (num_chunks > 1) needs max_len, the longest request's length")
     chunk_tokens = -(-max_len // num_chunks) if num_chunks > 1 else 2**31 - 1
-    bufs = buffers or paged_buffers(batch, num_qo_heads, num_chunks)
+    bufs = buffers or paged_buffers(batch, num_qo_heads, num_chunks, head_dim, OUT_DTYPE[kv_dtype])
     o, lse2 = bufs["o"], bufs["lse2"]
     tmp_o, tmp_lse2 = (bufs["tmp_o"], bufs["tmp_lse2"]) if num_chunks > 1 else (o, lse2)  # unused
-    g = heads_per_block(num_qo_heads, num_kv_heads)
+    g = heads_per_block(num_qo_heads, num_kv_heads, head_dim)
+    module = specialise(module, kv_dtype, head_dim, layout)
     kernel = module.get_function(f"decode_paged_g{g}")
     grid = (num_chunks, num_qo_heads // g, batch)
     args = (q, k_pages, v_pages, kv_indptr, kv_indices, kv_last_page_len, o, lse2, tmp_o, tmp_lse2,
             np.int32(page_size), np.int32(num_qo_heads), np.int32(num_kv_heads), np.int32(chunk_tokens),
-            scale_log2())
+            scale_log2(head_dim))
+    if kv_dtype == "e4m3":
+        args += (np.float32(k_scale), np.float32(v_scale))
     if sync:
-        device.launch(kernel, grid, (BLOCK,), args, what=f"decode_paged_g{g} ({num_chunks} chunks)")
+        device.launch(kernel, grid, (BLOCK,), args,
+                      what=f"decode_paged_g{g} ({num_chunks} chunks{_where(kv_dtype, head_dim, layout)})")
     else:
         kernel(grid, (BLOCK,), args)
     if num_chunks > 1:
         rows = batch * num_qo_heads
         merge_states(module, tmp_o, tmp_lse2, kernel="merge_chunks",
-                     out=(o.reshape(rows, HEAD_DIM), lse2.reshape(rows)), sync=sync)
+                     out=(o.reshape(rows, head_dim), lse2.reshape(rows)), sync=sync, head_dim=head_dim)
     return o, lse2
 
 
@@ -431,20 +501,26 @@ def ragged_lengths(rng, batch: int, kv_len: int) -> list[int]:
 
 
 def check_decode_paged(module, seed: int, batch: int, kv_len: int, page_size: int, num_qo_heads: int,
-                       num_kv_heads: int, chunks: int) -> None:
+                       num_kv_heads: int, chunks: int, kv_dtype: str = "float16", head_dim: int = HEAD_DIM,
+                       layout: str = "NHD") -> None:
     """Ragged requests (1 .. kv_len tokens) in randomly placed pages; o and lse2 against float64."""
     rng = np.random.default_rng(seed)
     lengths = ragged_lengths(rng, batch, kv_len)
-    q, k, v = _random_qkv(rng, batch, num_qo_heads, (batch, kv_len, num_kv_heads, HEAD_DIM))
+    q, k, v, *scales = _random_qkv(rng, batch, num_qo_heads, (batch, kv_len, num_kv_heads, head_dim), kv_dtype)
+    k_scale, v_scale = scales or (1.0, 1.0)
     indptr, indices, last, pool = page_table(rng, lengths, page_size)
     k_pages, v_pages = (paged_pool(x, lengths, indptr, indices, page_size, pool) for x in (k, v))
-    o, lse2 = decode_paged(module, device.asarray(q), device.asarray(k_pages), device.asarray(v_pages),
+    if layout == "HND":
+        k_pages, v_pages = hnd(k_pages), hnd(v_pages)
+    o, lse2 = decode_paged(module, device.asarray(q), _to_device(k_pages), _to_device(v_pages),
                            device.asarray(indptr), device.asarray(indices), device.asarray(last),
-                           num_chunks=chunks, max_len=kv_len)
-    o_ref, lse_ref = attention_reference(q, k, v, lengths)
+                           num_chunks=chunks, max_len=kv_len, layout=layout, k_scale=k_scale, v_scale=v_scale)
+    k64, v64 = k.astype(np.float64) * k_scale, v.astype(np.float64) * v_scale  # fp8: exact, then scaled
+    o_ref, lse_ref = attention_reference(q, k64, v64, lengths)
     where = (f"(batch={batch}, kv_len<={kv_len}, page_size={page_size}, heads {num_qo_heads}/"
-             f"{num_kv_heads}, chunks={chunks})")
-    _assert_o(device.to_host(o), o_ref, name=f"decode_paged o {where}", seed=seed)
+             f"{num_kv_heads}, chunks={chunks}{_where(kv_dtype, head_dim, layout)})")
+    dt = OUT_DTYPE[kv_dtype]
+    _assert_o(device.to_host(o, dt), o_ref, name=f"decode_paged o {where}", seed=seed, dt=dt)
     assert_lse(device.to_host(lse2).ravel(), (lse_ref * LOG2E).ravel(), name=f"decode_paged lse2 {where}",
                 seed=seed)
 
@@ -495,26 +571,61 @@ MERGE_CASES = ({"rows": 1, "num_states": 1}, {"rows": 3, "num_states": 2}, {"row
 WARP_CASES = ({"batch": 1, "kv_len": 1, "num_heads": 1}, {"batch": 3, "kv_len": 31, "num_heads": 2},
               {"batch": 2, "kv_len": 33, "num_heads": 3}, {"batch": 1, "kv_len": 257, "num_heads": 2},
               {"batch": 8, "kv_len": 4097, "num_heads": 64}, {"batch": 16, "kv_len": 2048, "num_heads": 128})
-DECODE_CASES = ({"batch": 1, "kv_len": 1, "num_qo_heads": 1, "num_kv_heads": 1},
-                {"batch": 3, "kv_len": 31, "num_qo_heads": 4, "num_kv_heads": 4},
-                {"batch": 2, "kv_len": 33, "num_qo_heads": 8, "num_kv_heads": 2},
-                {"batch": 5, "kv_len": 1000, "num_qo_heads": 32, "num_kv_heads": 8},
-                {"batch": 2, "kv_len": 4097, "num_qo_heads": 16, "num_kv_heads": 2},
-                {"batch": 1, "kv_len": 257, "num_qo_heads": 12, "num_kv_heads": 2},
-                {"batch": 7, "kv_len": 2049, "num_qo_heads": 14, "num_kv_heads": 2},
-                {"batch": 16, "kv_len": 4096, "num_qo_heads": 32, "num_kv_heads": 8})
+# The configurations checked beside the tuned one (fp16, d128, NHD): each dtype, head_dim and layout
+# at least once, an fp8 cache in both layouts.
+CONFIGS = (("bfloat16", 128, "NHD"), ("float16", 64, "HND"), ("bfloat16", 256, "HND"), ("float16", 128, "HND"),
+           ("e4m3", 128, "NHD"), ("e4m3", 64, "HND"), ("e4m3", 256, "NHD"))
 
-PAGED_CASES = ({"batch": 1, "kv_len": 1, "page_size": 1, "num_qo_heads": 4, "num_kv_heads": 1, "chunks": 1},
-               {"batch": 3, "kv_len": 31, "page_size": 1, "num_qo_heads": 8, "num_kv_heads": 2, "chunks": 1},
-               {"batch": 5, "kv_len": 33, "page_size": 16, "num_qo_heads": 4, "num_kv_heads": 4, "chunks": 1},
-               {"batch": 7, "kv_len": 1000, "page_size": 16, "num_qo_heads": 32, "num_kv_heads": 8, "chunks": 1},
-               {"batch": 4, "kv_len": 777, "page_size": 1, "num_qo_heads": 16, "num_kv_heads": 2, "chunks": 3},
-               # a chunk longer than the block's page table (TABLE_PAGES = 1024): several segments, the
-               # second chunk starting mid-page
-               {"batch": 1, "kv_len": 3000, "page_size": 1, "num_qo_heads": 4, "num_kv_heads": 1, "chunks": 1},
-               {"batch": 2, "kv_len": 5001, "page_size": 2, "num_qo_heads": 2, "num_kv_heads": 1, "chunks": 2},
-               {"batch": 2, "kv_len": 5000, "page_size": 16, "num_qo_heads": 32, "num_kv_heads": 8, "chunks": 7},
-               {"batch": 3, "kv_len": 20000, "page_size": 16, "num_qo_heads": 6, "num_kv_heads": 1, "chunks": 40})
+
+def decode_cost(case: dict) -> int:
+    """A case's work on the emulator: the product of its sizes (scaling.case_size) with head_dim counted
+    relative to 128, as the tuned cases (which do not name it) are."""
+    sizes = [v for k, v in case.items() if isinstance(v, int) and v > 1 and k != "head_dim"]
+    return math.prod(sizes) * case.get("head_dim", HEAD_DIM) // HEAD_DIM
+
+
+def _with_configs(tuned: tuple, shapes) -> tuple:
+    """The tuned configuration's cases and then each of CONFIGS at shapes(head_dim), with the largest
+    tuned case kept last: the benchmark checks cases[-1] before it times the tuned configuration."""
+    other = tuple({**shape, "kv_dtype": dt, "head_dim": d, "layout": layout}
+                  for dt, d, layout in CONFIGS for shape in shapes(d))
+    return tuned[:-1] + other + tuned[-1:]
+
+
+DECODE_CASES = _with_configs(
+    ({"batch": 1, "kv_len": 1, "num_qo_heads": 1, "num_kv_heads": 1},
+     {"batch": 3, "kv_len": 31, "num_qo_heads": 4, "num_kv_heads": 4},
+     {"batch": 2, "kv_len": 33, "num_qo_heads": 8, "num_kv_heads": 2},
+     {"batch": 5, "kv_len": 1000, "num_qo_heads": 32, "num_kv_heads": 8},
+     {"batch": 2, "kv_len": 4097, "num_qo_heads": 16, "num_kv_heads": 2},
+     {"batch": 1, "kv_len": 257, "num_qo_heads": 12, "num_kv_heads": 2},
+     {"batch": 7, "kv_len": 2049, "num_qo_heads": 14, "num_kv_heads": 2},
+     {"batch": 16, "kv_len": 4096, "num_qo_heads": 32, "num_kv_heads": 8}),
+    # the other configurations (each its own compile of the file): kv_len 1, 31 or 33 (a step of
+    # tokens is 256 / (head_dim / 8)), 257 (the ring wraps), and a long one that only a GPU runs
+    # (COURSE_EMULATOR_FULL=1 runs it on the emulator)
+    lambda d: ({"batch": 1, "kv_len": 1, "num_qo_heads": 1, "num_kv_heads": 1},
+               {"batch": 2, "kv_len": 31 if d > 64 else 33, "num_qo_heads": 8, "num_kv_heads": 2},
+               {"batch": 3, "kv_len": 257, "num_qo_heads": 12, "num_kv_heads": 2},
+               {"batch": 4, "kv_len": 4097, "num_qo_heads": 32, "num_kv_heads": 8}))
+
+PAGED_CASES = _with_configs(
+    ({"batch": 1, "kv_len": 1, "page_size": 1, "num_qo_heads": 4, "num_kv_heads": 1, "chunks": 1},
+     {"batch": 3, "kv_len": 31, "page_size": 1, "num_qo_heads": 8, "num_kv_heads": 2, "chunks": 1},
+     {"batch": 5, "kv_len": 33, "page_size": 16, "num_qo_heads": 4, "num_kv_heads": 4, "chunks": 1},
+     {"batch": 7, "kv_len": 1000, "page_size": 16, "num_qo_heads": 32, "num_kv_heads": 8, "chunks": 1},
+     {"batch": 4, "kv_len": 777, "page_size": 1, "num_qo_heads": 16, "num_kv_heads": 2, "chunks": 3},
+     # a chunk longer than the block's page table (TABLE_PAGES = 1024): several segments, the
+     # second chunk starting mid-page
+     {"batch": 1, "kv_len": 3000, "page_size": 1, "num_qo_heads": 4, "num_kv_heads": 1, "chunks": 1},
+     {"batch": 2, "kv_len": 5001, "page_size": 2, "num_qo_heads": 2, "num_kv_heads": 1, "chunks": 2},
+     {"batch": 2, "kv_len": 5000, "page_size": 16, "num_qo_heads": 32, "num_kv_heads": 8, "chunks": 7},
+     {"batch": 3, "kv_len": 20000, "page_size": 16, "num_qo_heads": 6, "num_kv_heads": 1, "chunks": 40}),
+    # the other configurations: ragged requests in pages of 16, one chunk and split-KV, and a long
+    # batch that only a GPU runs
+    lambda d: ({"batch": 3, "kv_len": 33, "page_size": 16, "num_qo_heads": 4, "num_kv_heads": 2, "chunks": 1},
+               {"batch": 2, "kv_len": 257, "page_size": 16, "num_qo_heads": 8, "num_kv_heads": 2, "chunks": 3},
+               {"batch": 4, "kv_len": 5000, "page_size": 16, "num_qo_heads": 32, "num_kv_heads": 8, "chunks": 5}))
 
 # The cores the student writes by hand: the state update and merge in exercises 1-3 (state_t::merge
 # is the course's copy, allowed from exercise 4 on), the main loop and block merge in exercise 4
@@ -548,7 +659,8 @@ EXERCISES = (
     Exercise("day11", "decode_attention", "decode_attention.cu",
              "decode attention over a contiguous KV cache, GQA, online softmax, cp.async pipeline",
              check_decode_attention, DECODE_CASES, bench=bench_decode_attention, target=0.95,
-             technique=TECH_DECODE),
+             technique=TECH_DECODE, cost=decode_cost),
     Exercise("day11", "decode_paged", "decode_paged.cu", "paged KV cache (page table) and split-KV",
-             check_decode_paged, PAGED_CASES, bench=bench_decode_paged, target=0.88, technique=TECH_PAGED),
+             check_decode_paged, PAGED_CASES, bench=bench_decode_paged, target=0.88, technique=TECH_PAGED,
+             cost=decode_cost),
 )

@@ -1,8 +1,13 @@
 // Day 11, exercise 5: decode attention over a paged KV cache, with split-KV for long sequences.
 //
-//   q: [batch, num_qo_heads, 128]                        o: like q (half)    lse2: [batch, num_qo_heads]
-//   k_pages, v_pages: [num_pages, page_size, num_kv_heads, 128]  (FlashInfer's paged NHD layout)
+//   q: [batch, num_qo_heads, D]                        o: like q    lse2: [batch, num_qo_heads] (float)
+//   k_pages, v_pages: [num_pages, page_size, num_kv_heads, D]  (FlashInfer's paged NHD layout) or
+//                     [num_pages, num_kv_heads, page_size, D]  (HND)
 //   kv_indptr: [batch + 1]   kv_indices: [kv_indptr[batch]]   kv_last_page_len: [batch]   (int32)
+//
+// A template like exercise 4's, compiled per configuration the same way (the end of the file): q and
+// o half or bf16, the pages the same or fp8 e4m3 (q and o half; k_scale folded into q, v_scale
+// applied to the output), D = HEAD_DIM 64, 128 or 256, layout NHD or HND.
 //
 // Modelled on FlashInfer's BatchDecodeWithPagedKVCacheKernel and its split-KV ("partition_kv") path.
 // Request b owns the pages kv_indices[kv_indptr[b] .. kv_indptr[b + 1]), in order; all of them are
@@ -14,8 +19,8 @@
 // Split-KV: with few requests (a small batch) there are too few (request, head) blocks to keep 132
 // SMs busy, however long the sequences. So each request's tokens are cut into chunks of chunk_tokens
 // tokens, one block per chunk: grid = (num_chunks, num_qo_heads / G, batch), block = (256,). With one
-// chunk the block writes the final o (half) and lse2 (base-2 log-sum-exp, float). With several, each
-// block writes its chunk's normalised partial result to tmp_o [batch, num_qo_heads, num_chunks, 128]
+// chunk the block writes the final o and lse2 (base-2 log-sum-exp, float). With several, each
+// block writes its chunk's normalised partial result to tmp_o [batch, num_qo_heads, num_chunks, D]
 // and tmp_lse2 [batch, num_qo_heads, num_chunks] (float), and the kernel merge_chunks (below: YOUR
 // merge of exercise 2, once more) combines them. A chunk past the end of a shorter request has no tokens: its
 // block still writes its partial result, the empty state (o = 0, lse2 = -inf), which weighs nothing.
@@ -33,18 +38,19 @@
 namespace {
 
 using namespace course::attention;
-constexpr int HEAD_DIM = 128, BLOCK = 256, STAGES = 4;
+constexpr int BLOCK = 256, STAGES = 4;
 constexpr int TABLE_PAGES = 1024;  // page numbers staged in shared memory at a time (4 KiB)
-using traits = decode_traits<HEAD_DIM, BLOCK>;
-constexpr int VEC = traits::VEC, LANES = traits::LANES, WARPS = traits::WARPS;
+constexpr int VEC = decode_traits<128, BLOCK>::VEC, WARPS = BLOCK / 32;  // VEC = 8 for every HEAD_DIM
 
-template <int G>
-__device__ void decode_paged(const half* __restrict__ q, const half* __restrict__ k_pages,
-                             const half* __restrict__ v_pages, const int* __restrict__ kv_indptr,
+template <int G, typename DTypeQ, typename DTypeKV, int HEAD_DIM, KVLayout LAYOUT>
+__device__ void decode_paged(const DTypeQ* __restrict__ q, const DTypeKV* __restrict__ k_pages,
+                             const DTypeKV* __restrict__ v_pages, const int* __restrict__ kv_indptr,
                              const int* __restrict__ kv_indices, const int* __restrict__ kv_last_page_len,
-                             half* __restrict__ o, float* __restrict__ lse2, float* __restrict__ tmp_o,
+                             DTypeQ* __restrict__ o, float* __restrict__ lse2, float* __restrict__ tmp_o,
                              float* __restrict__ tmp_lse2, int page_size, int num_qo_heads,
-                             int num_kv_heads, int chunk_tokens, float scale_log2) {
+                             int num_kv_heads, int chunk_tokens, float scale_log2, float k_scale,
+                             float v_scale) {
+  constexpr int LANES = decode_traits<HEAD_DIM, BLOCK>::LANES;
   __shared__ __align__(16) unsigned char smem[decode_smem_bytes<G, HEAD_DIM, BLOCK, STAGES>()];
   __shared__ int table[TABLE_PAGES];  // the page numbers of a segment of this request's pages
   const int b = blockIdx.z, head0 = blockIdx.y * G, chunk = blockIdx.x, num_chunks = gridDim.x;
@@ -53,7 +59,8 @@ __device__ void decode_paged(const half* __restrict__ q, const half* __restrict_
   const int64_t head_row = (static_cast<int64_t>(b) * num_qo_heads + head0);  // first (b, head) row
 
   float qr[G][VEC];
-  load_query<G, VEC>(qr, q + head_row * HEAD_DIM, HEAD_DIM, tx, scale_log2);
+  // k_scale (an fp8 cache's; 1 otherwise) folded into q: (q . k_scale k) * sm_scale
+  load_query<G, VEC>(qr, q + head_row * HEAD_DIM, HEAD_DIM, tx, scale_log2 * k_scale);
   state_t<VEC> st[G];
   for (auto& s : st) s.init();  // empty states: m = -inf, d = 0, o = 0
 
@@ -68,11 +75,12 @@ __device__ void decode_paged(const half* __restrict__ q, const half* __restrict_
   // HINT:    (request page p0 + i -> table[i]) into shared memory, one per thread, between two
   // HINT:    __syncthreads (the last segment's lookups must be done before the table is overwritten).
   // HINT: 4. row(t): the element offset of token t's row of this KV head in k_pages (and v_pages):
-  // HINT:    page = table[t / page_size - p0], slot = t % page_size, the pool being
-  // HINT:    [num_pages, page_size, num_kv_heads, 128]. In int64_t: pools pass 2^31 elements.
+  // HINT:    page = table[t / page_size - p0], in_page = t % page_size, the pool being
+  // HINT:    [num_pages, page_size, num_kv_heads, HEAD_DIM] (NHD) or [num_pages, num_kv_heads,
+  // HINT:    page_size, HEAD_DIM] (HND: if constexpr on LAYOUT). In int64_t: pools pass 2^31 elements.
   // HINT:    Divide with a course::uint_fastdiv made once from page_size (divmod gives both).
   // HINT: 5. attend<G, VEC, LANES, BLOCK, STAGES>(st, qr, k_pages, v_pages, row, seg, seg_end,
-  // HINT:    reinterpret_cast<half*>(smem), update_state<G, VEC, LANES>): it adds the segment's
+  // HINT:    reinterpret_cast<DTypeKV*>(smem), update_state<G, VEC, LANES>): it adds the segment's
   // HINT:    tokens to the states st, which carry over from segment to segment.
   // HINT2: kv_len = num_pages > 0 ? (num_pages - 1) * page_size + kv_last_page_len[b] : 0;
   // HINT2: begin = min(kv_len, chunk * chunk_tokens), end = min(kv_len, begin + chunk_tokens).
@@ -81,8 +89,9 @@ __device__ void decode_paged(const half* __restrict__ q, const half* __restrict_
   // HINT2: pages_here = (seg_end - 1) / page_size - p0 + 1; thread i (strided by BLOCK) copies
   // HINT2: table[i] = kv_indices[first + p0 + i]; ...; seg = seg_end.
   // HINT3: row: uint32_t p, in_page; page.divmod(t, p, in_page);
-  // HINT3: slot = (int64_t)table[p - p0] * page_size + in_page is the token's row among the pool's
-  // HINT3: num_pages * page_size rows; then (slot * num_kv_heads + kv_head) * HEAD_DIM.
+  // HINT3: NHD: slot = (int64_t)table[p - p0] * page_size + in_page is the token's row among the
+  // HINT3: pool's num_pages * page_size rows; then (slot * num_kv_heads + kv_head) * HEAD_DIM.
+  // HINT3: HND: ((table[p - p0] * num_kv_heads + kv_head) * page_size + in_page) * HEAD_DIM.
   // HINT3: A lambda: auto row = [=](int t) -> int64_t { ... }; (table, a __shared__ array, is not copied.)
   const int first = kv_indptr[b], num_pages = kv_indptr[b + 1] - first;
   const int kv_len = num_pages > 0 ? (num_pages - 1) * page_size + kv_last_page_len[b] : 0;
@@ -99,11 +108,16 @@ __device__ void decode_paged(const half* __restrict__ q, const half* __restrict_
     auto row = [=](int t) -> int64_t {
       uint32_t p, in_page;
       page.divmod(t, p, in_page);
-      const int64_t slot = static_cast<int64_t>(table[p - p0]) * page_size + in_page;
-      return (slot * num_kv_heads + kv_head) * HEAD_DIM;
+      const int64_t pool_page = static_cast<int64_t>(table[p - p0]);
+      if constexpr (LAYOUT == KVLayout::HND) {
+        return ((pool_page * num_kv_heads + kv_head) * page_size + in_page) * HEAD_DIM;
+      } else {
+        const int64_t slot = pool_page * page_size + in_page;
+        return (slot * num_kv_heads + kv_head) * HEAD_DIM;
+      }
     };
     attend<G, VEC, LANES, BLOCK, STAGES>(st, qr, k_pages, v_pages, row, seg, seg_end,
-                                         reinterpret_cast<half*>(smem), update_state<G, VEC, LANES>);
+                                         reinterpret_cast<DTypeKV*>(smem), update_state<G, VEC, LANES, DTypeKV>);
     seg = seg_end;
   }
   // END EXERCISE
@@ -111,21 +125,26 @@ __device__ void decode_paged(const half* __restrict__ q, const half* __restrict_
   block_merge<G, VEC, LANES, WARPS>(st, reinterpret_cast<float*>(smem), [&](int g, int dim0, const state_t<VEC>& s) {
     // s.o: the normalised output dims [dim0, dim0 + 8) of query head head0 + g; s.lse2(): its lse2.
     // BEGIN EXERCISE
-    // HINT: One chunk (num_chunks == 1): store s.o as 8 halves to o (course::store_from_float) at row
+    // HINT: The output is s.o times v_scale (an fp8 cache holds v / v_scale; 1 otherwise), in both cases:
+    // HINT: One chunk (num_chunks == 1): store it as 8 DTypeQ to o (course::store_from_float) at row
     // HINT: head_row + g, dims dim0..; the thread with dim0 == 0 writes lse2[head_row + g] = s.lse2().
     // HINT: Several: the partial result goes to row (head_row + g) * num_chunks + chunk of tmp_o (8
-    // HINT: floats: course::vec_t<float, 8>, or two float4 stores) and of tmp_lse2.
-    // HINT2: One chunk: the final result, normalised (block_merge already divided by d), in half.
+    // HINT: floats: two course::vec_t<float, 4> stores) and of tmp_lse2.
+    // HINT2: One chunk: the final result, normalised (block_merge already divided by d), in DTypeQ.
     // HINT2: Several: float, row part = r * num_chunks + chunk, at tmp_o + part * HEAD_DIM + dim0.
+    // HINT2: (v_scale on the partial results is as good: merge_chunks is linear in them.)
     const int64_t r = head_row + g;
+    float out[VEC];
+#pragma unroll
+    for (int i = 0; i < VEC; ++i) out[i] = s.o[i] * v_scale;
     if (num_chunks == 1) {
-      course::store_from_float(o + r * HEAD_DIM + dim0, s.o);
+      course::store_from_float(o + r * HEAD_DIM + dim0, out);
       if (dim0 == 0) lse2[r] = s.lse2();
     } else {
       const int64_t part = r * num_chunks + chunk;
       course::vec_t<float, 4> lo, hi;
 #pragma unroll
-      for (int i = 0; i < 4; ++i) lo[i] = s.o[i], hi[i] = s.o[4 + i];
+      for (int i = 0; i < 4; ++i) lo[i] = out[i], hi[i] = out[4 + i];
       lo.store(tmp_o + part * HEAD_DIM + dim0);
       hi.store(tmp_o + part * HEAD_DIM + dim0 + 4);
       if (dim0 == 0) tmp_lse2[part] = s.lse2();
@@ -134,29 +153,14 @@ __device__ void decode_paged(const half* __restrict__ q, const half* __restrict_
   });
 }
 
-}  // namespace
-
-#define PAGED_KERNEL(G)                                                                              \
-  extern "C" __global__ void __launch_bounds__(BLOCK)                                                \
-  decode_paged_g##G(const half* q, const half* k_pages, const half* v_pages, const int* kv_indptr,   \
-                    const int* kv_indices, const int* kv_last_page_len, half* o, float* lse2,        \
-                    float* tmp_o, float* tmp_lse2, int page_size, int num_qo_heads, int num_kv_heads, \
-                    int chunk_tokens, float scale_log2) {                                            \
-    decode_paged<G>(q, k_pages, v_pages, kv_indptr, kv_indices, kv_last_page_len, o, lse2, tmp_o,    \
-                    tmp_lse2, page_size, num_qo_heads, num_kv_heads, chunk_tokens, scale_log2);      \
-  }
-PAGED_KERNEL(1)
-PAGED_KERNEL(2)
-PAGED_KERNEL(4)
-PAGED_KERNEL(8)
-
-// Split-KV, second pass: rows = batch * num_qo_heads, each with num_chunks partial results in tmp_o
-// and tmp_lse2; one warp per row (grid = (ceil(rows / 4),), block = (128,)), lane l owning dims
-// [4l, 4l + 4). Exercise 2's merge, with course::attention::state_t (state.cuh) holding the state.
-extern "C" __global__ void __launch_bounds__(128)
-merge_chunks(const float* __restrict__ tmp_o, const float* __restrict__ tmp_lse2, half* __restrict__ o,
-             float* __restrict__ lse2, int rows, int num_chunks) {
-  constexpr int N = HEAD_DIM / 32;
+// Split-KV, second pass (the kernel merge_chunks): rows = batch * num_qo_heads, each with num_chunks
+// partial results in tmp_o and tmp_lse2; one warp per row (grid = (ceil(rows / 4),), block = (128,)),
+// lane l owning dims [N l, N l + N), N = HEAD_DIM / 32. Exercise 2's merge, with
+// course::attention::state_t (state.cuh) holding the state. T: the output type (half or bf16).
+template <typename T, int HEAD_DIM>
+__device__ void merge_parts(const float* __restrict__ tmp_o, const float* __restrict__ tmp_lse2,
+                             T* __restrict__ o, float* __restrict__ lse2, int rows, int num_chunks) {
+  constexpr int N = HEAD_DIM / 32, W = N < 4 ? N : 4;  // N floats a lane, loaded W (<= 16 bytes) at a time
   const int lane = threadIdx.x % 32;
   const int64_t r = static_cast<int64_t>(blockIdx.x) * 4 + threadIdx.x / 32;
   if (r >= rows) return;
@@ -164,22 +168,66 @@ merge_chunks(const float* __restrict__ tmp_o, const float* __restrict__ tmp_lse2
   // HINT: Exercise 2 again: chunk c of row r is the normalised state (o = tmp_o[r, c], m =
   // HINT: tmp_lse2[r, c], d = 1); an empty chunk has lse2 = -inf and weighs nothing. state_t<N>
   // HINT: (state.cuh) has init(), merge(o, m, d), normalize() and lse2(): the course's copy of yours.
-  // HINT2: st.init(); for c: load this lane's 4 floats at tmp_o + (r * num_chunks + c) * HEAD_DIM +
-  // HINT2: lane * N (vec_t<float, N>: one 16-byte load), st.merge(them, tmp_lse2[r * num_chunks + c], 1.f);
-  // HINT2: st.normalize(); store 4 halves to o + r * HEAD_DIM + lane * N; lane 0 writes lse2[r] = st.lse2().
+  // HINT2: st.init(); for c: load this lane's N floats at tmp_o + (r * num_chunks + c) * HEAD_DIM +
+  // HINT2: lane * N (vec_t<float, W>: 16-byte loads, W = 4 floats; N = 2 at d64), st.merge(them,
+  // HINT2: tmp_lse2[r * num_chunks + c], 1.f); st.normalize(); store N elements of T to
+  // HINT2: o + r * HEAD_DIM + lane * N; lane 0 writes lse2[r] = st.lse2().
   state_t<N> st;
   st.init();
   for (int c = 0; c < num_chunks; ++c) {
     const int64_t part = r * num_chunks + c;
-    course::vec_t<float, N> chunk_o;
-    chunk_o.load(tmp_o + part * HEAD_DIM + lane * N);
     float o_c[N];
 #pragma unroll
-    for (int i = 0; i < N; ++i) o_c[i] = chunk_o[i];
+    for (int j = 0; j < N; j += W) {
+      course::vec_t<float, W> chunk_o;
+      chunk_o.load(tmp_o + part * HEAD_DIM + lane * N + j);
+#pragma unroll
+      for (int i = 0; i < W; ++i) o_c[j + i] = chunk_o[i];
+    }
     st.merge(o_c, tmp_lse2[part], 1.f);
   }
   st.normalize();
   course::store_from_float(o + r * HEAD_DIM + lane * N, st.o);
   if (lane == 0) lse2[r] = st.lse2();
   // END EXERCISE
+}
+
+}  // namespace
+
+// The instantiations, named decode_paged_g<G> and merge_chunks: by default the tuned case, fp16,
+// HEAD_DIM 128, NHD; other configurations are compiled with -D options, as exercise 4's file says.
+#ifndef DECODE_KV
+#define DECODE_Q half
+#define DECODE_KV half
+#define DECODE_HEAD_DIM 128
+#define DECODE_LAYOUT NHD
+#endif
+#ifdef DECODE_KV_SCALES
+#define DECODE_SCALE_PARAMS , float k_scale, float v_scale
+#define DECODE_SCALE_ARGS k_scale, v_scale
+#else
+#define DECODE_SCALE_PARAMS
+#define DECODE_SCALE_ARGS 1.f, 1.f
+#endif
+#define PAGED_KERNEL(G)                                                                               \
+  extern "C" __global__ void __launch_bounds__(BLOCK)                                                 \
+  decode_paged_g##G(const DECODE_Q* q, const DECODE_KV* k_pages, const DECODE_KV* v_pages,            \
+                    const int* kv_indptr, const int* kv_indices, const int* kv_last_page_len,         \
+                    DECODE_Q* o, float* lse2, float* tmp_o, float* tmp_lse2, int page_size,           \
+                    int num_qo_heads, int num_kv_heads, int chunk_tokens,                             \
+                    float scale_log2 DECODE_SCALE_PARAMS) {                                           \
+    decode_paged<G, DECODE_Q, DECODE_KV, DECODE_HEAD_DIM, KVLayout::DECODE_LAYOUT>(                  \
+        q, k_pages, v_pages, kv_indptr, kv_indices, kv_last_page_len, o, lse2, tmp_o, tmp_lse2,        \
+        page_size, num_qo_heads, num_kv_heads, chunk_tokens, scale_log2, DECODE_SCALE_ARGS);          \
+  }
+PAGED_KERNEL(1)
+PAGED_KERNEL(2)
+PAGED_KERNEL(4)
+#if DECODE_HEAD_DIM < 256  // G = 8 at d256: block_merge's 66 KiB pass the 48 KiB of static shared memory
+PAGED_KERNEL(8)
+#endif
+
+extern "C" __global__ void __launch_bounds__(128)
+merge_chunks(const float* tmp_o, const float* tmp_lse2, DECODE_Q* o, float* lse2, int rows, int num_chunks) {
+  merge_parts<DECODE_Q, DECODE_HEAD_DIM>(tmp_o, tmp_lse2, o, lse2, rows, num_chunks);
 }

@@ -2,13 +2,21 @@
 //
 // Modelled on FlashInfer's include/flashinfer/attention/decode.cuh. Decode attention: ONE new query
 // token per request attends over the request's whole KV cache. Per (request, KV head) a block reads
-// kv_len rows of K and V (HEAD_DIM halves each) once; each of the g query heads sharing them spends
+// kv_len rows of K and V (HEAD_DIM elements each) once; each of the g query heads sharing them spends
 // 2 flops per K element (q . k) and 2 per V element (p . v): 2g flops per 2-byte element, g flops per
-// byte. The kernel is bound by memory bandwidth, and the goal is to stream K and V at the copy bandwidth.
+// byte (2g with an FP8 cache). The kernel is bound by memory bandwidth, and the goal is to stream K
+// and V at the copy bandwidth.
+//
+// Like FlashInfer's, the kernels are templates on the element types (q and o: half or __nv_bfloat16;
+// K and V: the same, or __nv_fp8_e4m3 with per-tensor scales), HEAD_DIM (64, 128, 256) and the KV
+// layout (KVLayout: NHD or HND, below); a kernel file is compiled once per configuration, its
+// kernels keeping their names (grader/launchers/decode.py passes the configuration as -D options).
 //
 // Thread layout of a block of BLOCK threads (the day's kernels use 256):
 //   - LANES = HEAD_DIM / VEC threads share one KV row; thread tx = lane % LANES owns dims
-//     [tx * VEC, tx * VEC + VEC) and loads them with one 16-byte access (VEC = 8 halves);
+//     [tx * VEC, tx * VEC + VEC) and loads them with one access (VEC = 8 elements: 16 bytes of half
+//     or bf16, 8 bytes of fp8; FlashInfer gives fp8 16 elements a thread, which with G heads a
+//     thread would double the registers of the state);
 //   - the block's BLOCK / LANES lane groups ("token groups", index ty) take different tokens;
 //   - GQA: the G query heads that share a KV head are handled by the same thread, so each K and V
 //     row is read from memory once for all G heads (FlashInfer's bdy does the same with threads).
@@ -30,9 +38,16 @@
 namespace course {
 namespace attention {
 
+// Where token t of KV head h of request b is in a contiguous cache (FlashInfer's QKVLayout):
+// NHD [batch, kv_len, num_kv_heads, HEAD_DIM] (tokens outermost: the rows of one head are
+// num_kv_heads * HEAD_DIM elements apart) or HND [batch, num_kv_heads, kv_len, HEAD_DIM] (each head's
+// rows contiguous). A paged cache: NHD [pages, page_size, num_kv_heads, HEAD_DIM], HND [pages,
+// num_kv_heads, page_size, HEAD_DIM].
+enum class KVLayout { NHD, HND };
+
 template <int HEAD_DIM, int BLOCK>
 struct decode_traits {
-  static constexpr int VEC = 8;                        // halves per 16-byte access
+  static constexpr int VEC = 8;                        // elements of a row per thread (one access)
   static constexpr int LANES = HEAD_DIM / VEC;         // threads per KV row
   static constexpr int GROUPS = BLOCK / LANES;         // token groups per block
   static constexpr int WARPS = BLOCK / 32;
@@ -51,8 +66,8 @@ COURSE_INLINE float group_sum(float v) {
 
 // This thread's VEC dims of the G query heads q_heads[0 .. G), as float, times scale_log2 =
 // sm_scale * log2(e): then q . k is directly the base-2 score x of state.cuh.
-template <int G, int VEC>
-COURSE_INLINE void load_query(float (&q)[G][VEC], const half* q_heads, int head_dim, int tx,
+template <int G, int VEC, typename T>
+COURSE_INLINE void load_query(float (&q)[G][VEC], const T* q_heads, int head_dim, int tx,
                               float scale_log2) {
 #pragma unroll
   for (int g = 0; g < G; ++g) {
@@ -66,9 +81,9 @@ COURSE_INLINE void load_query(float (&q)[G][VEC], const half* q_heads, int head_
 // dims of the token's K and V rows. A single token j is the state (o = v_j, m = x_j, d = 1), x_j its
 // base-2 score: folding it in is one merge. An absent token (valid == false: past the end) gets
 // x = -inf, weight 0. All 32 lanes of the warp must call it (group_sum shuffles).
-template <int G, int VEC, int LANES>
-COURSE_INLINE void update_state(state_t<VEC> (&st)[G], const float (&q)[G][VEC], const vec_t<half, VEC>& k,
-                                const vec_t<half, VEC>& v, bool valid) {
+template <int G, int VEC, int LANES, typename T>
+COURSE_INLINE void update_state(state_t<VEC> (&st)[G], const float (&q)[G][VEC], const vec_t<T, VEC>& k,
+                                const vec_t<T, VEC>& v, bool valid) {
   float vf[VEC], kf[VEC];
 #pragma unroll
   for (int i = 0; i < VEC; ++i) kf[i] = to_float(k[i]), vf[i] = to_float(v[i]);
@@ -82,7 +97,7 @@ COURSE_INLINE void update_state(state_t<VEC> (&st)[G], const float (&q)[G][VEC],
   }
 }
 
-// Shared memory of attend's pipeline (STAGES slots of one K and one V vector per thread) and of
+// Shared memory of attend's pipeline (STAGES slots of one K and one V vector, up to 16 bytes, per thread) and of
 // block_merge (which may reuse the same bytes): the size to declare, in bytes.
 template <int G, int HEAD_DIM, int BLOCK, int STAGES>
 __host__ __device__ constexpr int decode_smem_bytes() {
@@ -102,11 +117,12 @@ __host__ __device__ constexpr int decode_smem_bytes() {
 // without holding registers. Each thread reads back only what it copied itself, so wait_group alone
 // orders them (no barrier). The step count is the same for the whole block: the shuffles in update
 // always find all 32 lanes.
-template <int G, int VEC, int LANES, int BLOCK, int STAGES, typename RowOffset, typename Update>
-COURSE_INLINE void attend(state_t<VEC> (&st)[G], const float (&q)[G][VEC], const half* __restrict__ k,
-                          const half* __restrict__ v, RowOffset row, int begin, int end, half* smem,
+template <int G, int VEC, int LANES, int BLOCK, int STAGES, typename T, typename RowOffset, typename Update>
+COURSE_INLINE void attend(state_t<VEC> (&st)[G], const float (&q)[G][VEC], const T* __restrict__ k,
+                          const T* __restrict__ v, RowOffset row, int begin, int end, T* smem,
                           Update update) {
   static_assert(STAGES >= 2, "a pipeline needs at least 2 stages");
+  constexpr int BYTES = sizeof(T) * VEC;  // one cp.async per row and thread: 16 bytes, 8 for fp8
   constexpr int GROUPS = BLOCK / LANES;
   const int tx = threadIdx.x % LANES, ty = threadIdx.x / LANES;
   const int steps = end > begin ? ceil_div(end - begin, GROUPS) : 0;
@@ -118,8 +134,8 @@ COURSE_INLINE void attend(state_t<VEC> (&st)[G], const float (&q)[G][VEC], const
   };
   auto issue = [&](int step, int64_t offset) {  // one commit group per step, even an empty one:
     const bool exists = offset >= 0;             // wait_group counts groups
-    cp_async::load_128b(k_slot(step), k + (exists ? offset : 0), exists);  // zeros when there is no token
-    cp_async::load_128b(v_slot(step), v + (exists ? offset : 0), exists);
+    cp_async::load<BYTES>(k_slot(step), k + (exists ? offset : 0), exists);  // zeros when there is no token
+    cp_async::load<BYTES>(v_slot(step), v + (exists ? offset : 0), exists);
     cp_async::commit_group();
   };
 #pragma unroll
@@ -129,7 +145,7 @@ COURSE_INLINE void attend(state_t<VEC> (&st)[G], const float (&q)[G][VEC], const
   int64_t ahead = offset_of(STAGES - 1);
   for (int step = 0; step < steps; ++step) {
     cp_async::wait_group<STAGES - 2>();  // this step's copies have landed
-    vec_t<half, VEC> kv, vv;
+    vec_t<T, VEC> kv, vv;
     kv.load(k_slot(step));
     vv.load(v_slot(step));
     issue(step + STAGES - 1, ahead);  // into the slot read one step ago
