@@ -90,7 +90,7 @@ except ValueError as e:
     # the course's own tests, then every exercise test on this machine's kernels: on the GPU, or on
     # the PTX emulator where there is none (cases too large for a CPU and timed tests skip there)
     shift
-    setup class zh   # Ray for grade-class, the CJK font for the Chinese plots: both are tested
+    setup class zh ffi   # Ray for grade-class, the CJK font for the Chinese plots, TVM-FFI: all tested
     # without a GPU the course's tests are CPU-bound (the emulator): two pytest workers, one file each;
     # on a GPU machine one, so that timed tests have the GPU to themselves
     workers=2; command -v nvidia-smi > /dev/null && nvidia-smi -L > /dev/null 2>&1 && workers=0

@@ -9,13 +9,17 @@
   the new k row (or q) is wrong, and the message names it.
 - binding.py whose rmsnorm does not check `out`, or checks it only after the launch: a wrong `out` is
   accepted (or written); one that ignores `out`: the result is not in the caller's buffer.
+- rmsnorm_ffi.py whose function does not check weight's shape: a later check refuses the call, with a
+  message that does not name the weight (needs apache-tvm-ffi and nvcc; without a GPU too).
 """
 import pytest
 
+from grader.exercises import day14
 from grader.paths import SOLUTIONS
 
 SOLUTION = {name: (SOLUTIONS / "day14" / f"{name}.cu").read_text() for name in ("append_kv", "rope_append_kv")}
 SOLUTION["binding"] = (SOLUTIONS / "day14" / "binding.py").read_text()
+SOLUTION["rmsnorm_ffi"] = (SOLUTIONS / "day14" / "rmsnorm_ffi.py").read_text()
 CASES = [{"batch": 3, "max_len": 33, "qo_heads": 4, "kv_heads": 2, "head_dim": 64, "dtype": "float16"}]
 
 
@@ -113,3 +117,14 @@ def test_ignored_out_is_caught(planted):
 @pytest.mark.parametrize("name, cases", [("binding", [{"rows": 3, "d": 1000}]), ("binding_errors", [ERROR_CASE])])
 def test_binding_solution_passes(planted, name, cases):
     assert planted("day14", name, SOLUTION["binding"], cases=cases) is None
+
+
+NO_WEIGHT_CHECK = _planted("rmsnorm_ffi", ("""  require(weight.ndim() == 1 && weight.size(0) == d, "weight",
+          "has shape " + shape_of(weight) + "; expected [d] with d = " + std::to_string(d) + " (from x)");
+""", ""))
+
+
+@pytest.mark.skipif(bool(day14.why_no_ffi()), reason=day14.why_no_ffi() or "")
+def test_unchecked_weight_shape_is_caught(planted):
+    msg = planted("day14", "rmsnorm_ffi", NO_WEIGHT_CHECK, cases=[{"rows": 5, "d": 64, "dtype": "float16"}])
+    assert msg is not None and "with a weight of the wrong size" in msg and "x must be on a CUDA device" in msg, msg

@@ -18,12 +18,24 @@ How to read the output:
   fails every case otherwise.
 - The API test runs ops.silu_and_mul (day 2's kernel) on torch bf16 tensors through your binding's
   as_cupy, to_caller and current_stream (skipped without a GPU or torch).
+- rmsnorm_ffi: your rmsnorm_ffi.py is built (nvcc through tvm_ffi.cpp.load_inline; skipped, in one
+  line, without apache-tvm-ffi, nvcc or ninja). Everywhere: bad arguments (numpy arrays, through DLPack)
+  must get one-line ValueErrors naming the argument, host memory included. On a GPU with torch: fp16 /
+  bf16 into a NaN-poisoned out against float64 and F.rms_norm, torch's busy current stream, a refused
+  call leaving out untouched, and your custom op course::rmsnorm eager and under
+  torch.compile(fullgraph=True) (a graph break fails). The stub raises NotImplementedError.
 - The capstone runs one decode step of a transformer block built from your kernels of days 2, 6, 10,
-  11, 13 and 14. Every stage is compared with float64 numpy from that stage's actual inputs, so the
-  first failure names the stage to fix; then the block's output is compared with the float64
-  reference of the whole block (relative error norm 3e-3: eleven stages stored in fp16).
+  11 (the paged decode: the cache seen as pages of 16 tokens through a page table), 13 and 14, every
+  stage through your binding.py. Every stage is compared with float64 numpy from that stage's actual
+  inputs, so the first failure names the stage to fix; the padding of the last page must stay NaN; then
+  the block's output is compared with the float64 reference of the whole block (relative error norm
+  3e-3: eleven stages stored in fp16).
+- On a GPU with torch, the same block in torch eager (F.rms_norm, cuBLAS matmuls, RoPE, SDPA with GQA)
+  runs on the same inputs and must agree with yours.
 - The stage-time test prints a per-stage table (batch 64, hidden 4096, 32/8 heads, kv_len 4096,
-  intermediate 11008): microseconds, share of the block, GB/s and % of the copy bandwidth.
+  intermediate 11008): microseconds, share of the block, GB/s and % of the copy bandwidth; then the
+  whole block, yours and torch eager's, timed in turns in the same process, and their ratio. It fails
+  if yours is slower.
 The checks are in grader/exercises/day14.py; the API in grader/jit/ops.py (through your binding.py).
 """
 import os
@@ -36,7 +48,7 @@ from grader.emulator.scaling import FULL_ENV
 from grader.exercises import case_id, day02, day14
 from grader.jit import ops
 
-BINDING, BINDING_ERRORS, APPEND_KV, ROPE_APPEND_KV = day14.EXERCISES
+BINDING, BINDING_ERRORS, RMSNORM_FFI, APPEND_KV, ROPE_APPEND_KV = day14.EXERCISES
 
 
 @pytest.mark.parametrize("case", BINDING.cases, ids=case_id)
@@ -47,6 +59,14 @@ def test_binding(course, case):
 @pytest.mark.parametrize("case", BINDING_ERRORS.cases, ids=case_id)
 def test_binding_errors(course, case):
     course.check(BINDING_ERRORS, case)
+
+
+@pytest.mark.parametrize("case", RMSNORM_FFI.cases, ids=case_id)
+def test_rmsnorm_ffi(course, case):
+    reason = day14.why_no_ffi()
+    if reason:
+        pytest.skip(reason)
+    course.check(RMSNORM_FFI, case)
 
 
 @pytest.mark.parametrize("case", APPEND_KV.cases, ids=case_id)
@@ -107,8 +127,22 @@ def test_capstone(kernels, case):
     _fail_on_mismatch(lambda: day14.check_capstone(checks.new_seed(), **case))
 
 
+@pytest.mark.parametrize("case", day14.CAPSTONE_CASES[1:], ids=case_id)
+def test_torch_eager_block_matches(gpu, case):
+    """The baseline is the same block: torch eager on the same inputs agrees with the course's."""
+    pytest.importorskip("torch", reason="needs torch (the torch eager block is the capstone's baseline)")
+    _fail_on_mismatch(lambda: day14.check_torch_block(checks.new_seed(), **case))
+
+
 @pytest.mark.perf
 def test_capstone_stage_times(gpu):
-    """Correct first (the middle-sized case), then the per-stage table of the large block."""
+    """Correct first (the middle-sized case), then the per-stage table of the large block, and the whole
+    block against torch eager on the same arrays: the course's must be faster."""
     _fail_on_mismatch(lambda: day14.check_capstone(checks.new_seed(), **day14.CAPSTONE_CASES[1]))
-    print(day14.stage_table(day14.time_block()))
+    times = day14.time_block()
+    print(day14.stage_table(times))
+    if times["torch_ms"] is None:
+        pytest.skip("no torch here: the course block was timed, but there is no torch eager block to compare")
+    if times["ratio"] <= 1:
+        pytest.fail(f"the course block takes {times['block_ms'] * 1e3:.0f} us, torch eager {times['torch_ms'] * 1e3:.0f} "
+                    f"us: slower than torch eager (table above)", pytrace=False)

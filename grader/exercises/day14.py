@@ -2,20 +2,28 @@
 
 The first exercise is the binding layer (binding.py): rmsnorm from Python, for cupy arrays and torch
 tensors, zero-copy through DLPack, on the caller's current stream, refusing bad arguments in one line;
-`grader.jit.ops` goes through it for every operation. Then the glue kernel of a decode step
-(append_kv.cu), and RoPE fused into it (rope_append_kv.cu). The capstone is a transformer block
-for one decode step, built from the course's kernels through the Python API of `grader.jit.ops`:
+`grader.jit.ops` goes through it for every operation. The second is the same kernel as a TVM-FFI
+function with a PyTorch custom op over it (rmsnorm_ffi.py: C++ built by nvcc through
+tvm_ffi.cpp.load_inline, `course::rmsnorm` under torch.compile(fullgraph=True)). Then the glue kernel
+of a decode step (append_kv.cu), and RoPE fused into it (rope_append_kv.cu). The capstone is a
+transformer block for one decode step, built from the course's kernels through the Python API of
+`grader.jit.ops`, every launch through the student's binding:
 
-    RMSNorm (6) -> QKV GEMM (10) -> RoPE (13) -> append KV (14) -> decode attention (11) -> O GEMM (10)
-    -> add + RMSNorm (6) -> gate/up GEMM (10) -> SiLU-and-mul (2) -> down GEMM (10) -> residual add
+    RMSNorm (6) -> QKV GEMM (10) -> RoPE (13) -> append KV (14) -> paged decode attention (11)
+    -> O GEMM (10) -> add + RMSNorm (6) -> gate/up GEMM (10) -> SiLU-and-mul (2) -> down GEMM (10) -> add
 
 checked stage by stage (each stage's output against float64 numpy from that stage's actual inputs)
-and end to end (the whole block in float64 numpy, rounded to fp16 where the GPU stores), and timed
-per stage.
+and end to end (the whole block in float64 numpy, rounded to fp16 where the GPU stores), timed per
+stage, and timed whole against the same block in torch eager on the same arrays.
 """
 from __future__ import annotations
 
+import importlib.util
+import os
+import re
+import shutil
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -168,6 +176,155 @@ BINDING_ERRORS = tuple({"wrong": w, "rows": 5, "d": 64} for w in ("framework", "
                                                                  "contiguity", "out_shape", "out_dtype"))
 
 
+# ---- exercise 2: a TVM-FFI function and a PyTorch custom op (rmsnorm_ffi.py) ---------------------------
+
+def why_no_ffi() -> str | None:
+    """Why rmsnorm_ffi.py cannot be built here, in one line (apache-tvm-ffi, nvcc or ninja missing);
+    None when it can."""
+    if importlib.util.find_spec("tvm_ffi") is None:
+        return "needs apache-tvm-ffi (pip install apache-tvm-ffi) to build rmsnorm_ffi.py"
+    homes = [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH")] + ["/usr/local/cuda"]
+    if not (shutil.which("nvcc") or any(h and Path(h, "bin", "nvcc").is_file() for h in homes)):
+        return "needs nvcc (a CUDA toolkit): tvm_ffi.cpp.load_inline compiles rmsnorm_ffi.py's SOURCE with it"
+    if not shutil.which("ninja"):
+        return "needs ninja (pip install ninja): tvm_ffi.cpp.load_inline builds with it"
+    return None
+
+
+def _ffi_bad_calls(rows: int, d: int):
+    """(label, x, weight, out, the message expected) for arguments the function must refuse; numpy
+    arrays (DLPack, in host memory), so that they are refused without a GPU too."""
+    f16 = np.float16
+    z = np.zeros
+    return (("a weight of the wrong size", z((rows, d), f16), z(d + 1, f16), z((rows, d), f16),
+             rf"weight has shape \[{d + 1}\]; expected \[d\] with d = {d} \(from x\)"),
+            ("an out of the wrong shape", z((rows, d), f16), z(d, f16), z((rows, d + 1), f16),
+             rf"out has shape \[{rows}, {d + 1}\]; expected x's \[{rows}, {d}\]"),
+            ("a 3-D x", z((rows, d, 1), f16), z(d, f16), z((rows, d), f16),
+             rf"x has shape \[{rows}, {d}, 1\]; expected 2 dims \[rows, d\]"),
+            ("float32", z((rows, d), np.float32), z(d, np.float32), z((rows, d), np.float32),
+             r"x has a dtype other than float16 or bfloat16"),
+            ("host memory (numpy)", z((rows, d), f16), z(d, f16), z((rows, d), f16),
+             r"x must be on a CUDA device"))
+
+
+def _refused(call, label: str, pattern: str) -> None:
+    """call() must raise a one-line ValueError matching `pattern` in full."""
+    what = f"rmsnorm_ffi rmsnorm with {label}"
+    try:
+        call()
+    except ValueError as e:
+        if not re.fullmatch(pattern, str(e)):
+            raise AssertionError(f"{what}: expected the one-line ValueError '{pattern}' (a regex); got: "
+                                 f"{e}") from None
+    except Exception as e:  # noqa: BLE001 - what the function raised instead is the message
+        raise AssertionError(f"{what}: expected a one-line ValueError; got {type(e).__name__}: {e}") from None
+    else:
+        raise AssertionError(f"{what}: accepted (it must be refused before any launch)")
+
+
+def _ffi_close(torch, got, x, w, dtype: str, seed: int, what: str) -> None:
+    """got against float64 and against torch.nn.functional.rms_norm (in float32), within day 6's tolerance."""
+    host = [t.float().cpu().numpy() for t in (got, x, w)]
+    tol = day06.norm_tolerance(dtype)
+    checks.assert_close(host[0], day06.rmsnorm_reference(host[1], host[2]), dt=dtype, tol=tol, seed=seed,
+                        name=f"{what} against float64")
+    ref = torch.nn.functional.rms_norm(x.float(), (x.shape[-1],), w.float(), eps=day06.EPS)
+    checks.assert_close(host[0], ref.double().cpu().numpy(), dt=dtype, tol=tol, seed=seed,
+                        name=f"{what} against torch.nn.functional.rms_norm")
+
+
+def _compiled_block(torch):
+    """torch work on both sides of the registered op course::rmsnorm, compiled with fullgraph=True (a
+    graph break raises)."""
+    def block(x, w):
+        y = torch.ops.course.rmsnorm(x * 0.5, w, day06.EPS)
+        return y, y.float().abs().amax()
+    return torch.compile(block, fullgraph=True)
+
+
+def _ffi_with_torch(module, torch, seed: int, rows: int, d: int, dtype: str, where: str) -> None:
+    """Values into NaN-poisoned out; torch's busy current stream; the custom op eager and under
+    torch.compile(fullgraph=True); a refused CUDA call leaves out untouched."""
+    rng = np.random.default_rng(seed)
+    dt = getattr(torch, dtype)
+    x = torch.from_numpy(2 * rng.standard_normal((rows, d)).astype(np.float32)).cuda().to(dt)
+    w = torch.from_numpy((1 + 0.5 * rng.standard_normal(d)).astype(np.float32)).cuda().to(dt)
+    lib = module.build()
+    out = torch.full_like(x, float("nan"))
+    lib.rmsnorm(x, w, out, day06.EPS)
+    torch.cuda.synchronize()
+    _ffi_close(torch, out, x, w, dtype, seed, f"rmsnorm_ffi rmsnorm into out {where}")
+    out.fill_(float("nan"))
+    _refused(lambda: lib.rmsnorm(x, w[:-1], out, day06.EPS), "CUDA tensors and a weight of the wrong size",
+             rf"weight has shape \[{d - 1}\]; expected \[d\] with d = {d} \(from x\)")
+    torch.cuda.synchronize()
+    checks.assert_untouched(out.float().cpu().numpy(), np.ones(out.shape, bool), seed=seed,
+                            name=f"rmsnorm_ffi: out after a refused call {where} (a launch before the checks?)")
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        for cycles, add in ((0, 0), (BUSY_CYCLES, 1)):
+            torch.cuda._sleep(cycles)
+            x += add
+            lib.rmsnorm(x, w, out, day06.EPS)
+        busy = not stream.query()
+    stream.synchronize()
+    if not busy:
+        raise AssertionError(f"rmsnorm_ffi rmsnorm {where}: the stream was idle when it returned: something "
+                             f"synchronized")
+    _ffi_close(torch, out, x, w, dtype, seed, f"rmsnorm_ffi rmsnorm on torch's busy current stream {where} "
+                                              f"(wrong: launched on another stream, before x += 1 ran)")
+    rmsnorm = module.op()
+    _ffi_close(torch, rmsnorm(x, w, day06.EPS), x, w, dtype, seed, f"course::rmsnorm eager {where}")
+    try:
+        got, peak = _compiled_block(torch)(x, w)
+    except Exception as e:  # noqa: BLE001 - torch's reason is the message
+        raise AssertionError(f"course::rmsnorm under torch.compile(fullgraph=True) {where}: "
+                             f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}") from None
+    torch.cuda.synchronize()
+    _ffi_close(torch, got, x * 0.5, w, dtype, seed, f"course::rmsnorm under torch.compile(fullgraph=True) {where}")
+    if float(peak) != float(got.float().abs().amax()):
+        raise AssertionError(f"course::rmsnorm under torch.compile {where}: the work after the op saw "
+                             f"another tensor than the op returned")
+
+
+def check_rmsnorm_ffi(module, seed: int, rows: int, d: int, dtype: str) -> None:
+    """Build rmsnorm_ffi.py (nvcc, through tvm_ffi.cpp.load_inline); bad arguments (numpy arrays, through
+    DLPack) get one-line ValueErrors naming the argument, host memory included. On a GPU with torch:
+    values into NaN-poisoned out against float64 and torch's rms_norm, torch's busy current stream, the
+    custom op eager and under torch.compile(fullgraph=True); on a GPU without torch, float16 values
+    through cupy arrays (DLPack)."""
+    if dtype not in SUFFIX:
+        raise ValueError(f"dtype {dtype!r}: expected one of {', '.join(SUFFIX)}")
+    reason = why_no_ffi()
+    if reason:
+        raise AssertionError(f"rmsnorm_ffi not checked: {reason}")
+    where = f"({dtype}, rows={rows}, d={d})"
+    try:
+        lib = module.build()
+    except RuntimeError as e:  # ninja's output: nvcc's errors name rmsnorm_ffi.py's lines
+        lines = str(e).splitlines()
+        errors = [line for line in lines if "error" in line and not line.startswith("[")] or lines[-20:]
+        raise AssertionError("rmsnorm_ffi.py did not build:\n" + "\n".join(errors[:20])) from None
+    for label, x, w, out, pattern in _ffi_bad_calls(rows, d):
+        _refused(lambda: lib.rmsnorm(x, w, out, day06.EPS), label, pattern)
+    if device.why_not_hardware():
+        return
+    torch = _torch()
+    if torch is not None:
+        _ffi_with_torch(module, torch, seed, rows, d, dtype, where)
+    elif dtype == "float16":
+        x, w = _binding_inputs(seed, rows, d)
+        out = device.empty((rows, d), "float16")
+        lib.rmsnorm(device.asarray(x), device.asarray(w), out, day06.EPS)
+        device.synchronize("rmsnorm_ffi")
+        _rmsnorm_close(device.to_host(out), x, w, "float16", seed, f"rmsnorm_ffi, cupy arrays {where}")
+
+
+FFI_CASES = ({"rows": 1, "d": 1000, "dtype": "float16"}, {"rows": 33, "d": 4100, "dtype": "bfloat16"},
+             {"rows": 33, "d": 1000, "dtype": "bfloat16"}, {"rows": 1, "d": 4100, "dtype": "float16"})
+
+
 # ---- the exercises: append the new token's k and v to the cache (append_kv.cu), and the same with
 # ---- RoPE fused in (rope_append_kv.cu) ---------------------------------------------------------------
 
@@ -256,6 +413,10 @@ WIDE = Technique("16-byte vector loads and stores (course::vec_t<T, 8>: LDG.E.12
 
 # ---- the capstone ---------------------------------------------------------------------------------
 
+PAGE_SIZE = 16               # tokens per page of the capstone's paged KV cache
+PAGE_TABLE = ("kv_indptr", "kv_indices", "kv_last_page_len")
+
+
 @dataclass(frozen=True)
 class BlockConfig:
     batch: int
@@ -267,6 +428,11 @@ class BlockConfig:
     theta: float = 1e4
 
     @property
+    def max_len(self) -> int:
+        """Rows of each request's cache: kv_len + 1, rounded up to whole pages."""
+        return -(-(self.kv_len + 1) // PAGE_SIZE) * PAGE_SIZE
+
+    @property
     def hidden(self) -> int:
         return self.qo_heads * self.head_dim
 
@@ -275,9 +441,27 @@ class BlockConfig:
         return (self.qo_heads + 2 * self.kv_heads) * self.head_dim
 
 
+def page_table(cfg: BlockConfig) -> dict[str, np.ndarray]:
+    """The paged view of the caches [batch, max_len, kv_heads, head_dim]: pages of PAGE_SIZE rows,
+    request b's kv_len + 1 tokens in its own pages, which happen to be in order (b * max_len /
+    PAGE_SIZE, + 1, ...), so that append_kv's row pos[b] is the token the table gives at that place."""
+    used = -(-(cfg.kv_len + 1) // PAGE_SIZE)
+    per_request = cfg.max_len // PAGE_SIZE
+    return {"kv_indptr": (np.arange(cfg.batch + 1) * used).astype(np.int32),
+            "kv_indices": (np.arange(cfg.batch)[:, None] * per_request + np.arange(used)).ravel().astype(np.int32),
+            "kv_last_page_len": np.full(cfg.batch, cfg.kv_len + 1 - (used - 1) * PAGE_SIZE, np.int32)}
+
+
+def pages(cache, cfg: BlockConfig):
+    """A cache [batch, max_len, kv_heads, head_dim] seen as pages [batch * max_len / PAGE_SIZE, PAGE_SIZE,
+    kv_heads, head_dim]: the same memory."""
+    return cache.reshape(-1, PAGE_SIZE, cfg.kv_heads, cfg.head_dim)
+
+
 def block_inputs(cfg: BlockConfig, seed: int) -> dict[str, np.ndarray]:
-    """Host fp16 inputs: the hidden state x, the weights (scaled by 1/sqrt(fan-in), so activations
-    stay near 1), and caches whose first kv_len rows hold history and the last one NaN."""
+    """Host inputs: the hidden state x, the weights (scaled by 1/sqrt(fan-in), so activations stay
+    near 1), caches whose first kv_len rows hold history and the rest NaN (the new row and the
+    padding of the last page), all fp16; the positions and the page table (int32)."""
     rng = np.random.default_rng(seed)
     f16 = np.float16
 
@@ -285,15 +469,15 @@ def block_inputs(cfg: BlockConfig, seed: int) -> dict[str, np.ndarray]:
         return (rng.standard_normal((k, n)) / np.sqrt(k)).astype(f16)
 
     h, i = cfg.hidden, cfg.intermediate
-    cache_shape = (cfg.batch, cfg.kv_len + 1, cfg.kv_heads, cfg.head_dim)
+    cache_shape = (cfg.batch, cfg.max_len, cfg.kv_heads, cfg.head_dim)
     caches = [rng.standard_normal(cache_shape).astype(f16) for _ in range(2)]
     for c in caches:
-        c[:, cfg.kv_len] = np.nan
+        c[:, cfg.kv_len:] = np.nan
     return {"x": rng.standard_normal((cfg.batch, h)).astype(f16),
             "w_attn_norm": (1 + 0.1 * rng.standard_normal(h)).astype(f16), "w_qkv": w(h, cfg.qkv_width),
             "w_o": w(h, h), "w_mlp_norm": (1 + 0.1 * rng.standard_normal(h)).astype(f16),
             "w_gate_up": w(h, 2 * i), "w_down": w(i, h), "k_cache": caches[0], "v_cache": caches[1],
-            "pos": np.full(cfg.batch, cfg.kv_len, np.int32)}
+            "pos": np.full(cfg.batch, cfg.kv_len, np.int32), **page_table(cfg)}
 
 
 @dataclass(frozen=True)
@@ -325,6 +509,19 @@ def _append_ref(s, cfg):
     return new
 
 
+def _paged_attention_ref(s, cfg):
+    """Decode attention in float64 over the tokens the page table gives each request."""
+    indptr, indices, last = s["kv_indptr"], s["kv_indices"], s["kv_last_page_len"]
+    lengths = [(indptr[b + 1] - indptr[b] - 1) * PAGE_SIZE + last[b] for b in range(cfg.batch)]
+
+    def tokens(name):
+        paged = pages(s[name], cfg)
+        return np.stack([paged[indices[indptr[b]:indptr[b + 1]]].reshape(-1, cfg.kv_heads, cfg.head_dim)
+                         for b in range(cfg.batch)])
+
+    return {"o": day11.attention_reference(s["q"], tokens("k_cache"), tokens("v_cache"), lengths)[0]}
+
+
 def _add_rmsnorm_ref(s, cfg):
     residual = s["x"] + s["attn"]
     return {"x": residual, "attn": day06.rmsnorm_reference(residual.astype(np.float16), s["w_mlp_norm"])}
@@ -335,7 +532,7 @@ def _gemm_tol(k):
 
 
 STAGES = (
-    Stage("attention RMSNorm", "day 6", ("x", "w_attn_norm"), ("h",),
+    Stage("attention RMSNorm", "day 6 (binding.py)", ("x", "w_attn_norm"), ("h",),
           lambda s, c: {"h": ops.rmsnorm(s["x"], s["w_attn_norm"])},
           lambda s, c: {"h": day06.rmsnorm_reference(s["x"], s["w_attn_norm"])}),
     Stage("QKV GEMM", "day 10", ("h", "w_qkv"), ("qkv",),
@@ -347,9 +544,10 @@ STAGES = (
     Stage("append KV", "day 14", ("qkv", "pos", "k_cache", "v_cache"), ("q", "k_cache", "v_cache"),
           lambda s, c: {"q": ops.append_kv(s["qkv"], s["pos"], s["k_cache"], s["v_cache"], c.qo_heads)},
           _append_ref),
-    Stage("decode attention", "day 11", ("q", "k_cache", "v_cache"), ("o",),
-          lambda s, c: {"o": ops.decode_attention(s["q"], s["k_cache"], s["v_cache"])},
-          lambda s, c: {"o": day11.attention_reference(s["q"], s["k_cache"], s["v_cache"])[0]}),
+    Stage("decode attention", "day 11 (paged)", ("q", "k_cache", "v_cache", *PAGE_TABLE), ("o",),
+          lambda s, c: {"o": ops.decode_attention_paged(s["q"], pages(s["k_cache"], c), pages(s["v_cache"], c),
+                                                        *(s[k] for k in PAGE_TABLE))},
+          _paged_attention_ref),
     Stage("O GEMM", "day 10", ("o", "w_o"), ("attn",),
           lambda s, c: {"attn": ops.gemm(s["o"].reshape(c.batch, c.hidden), s["w_o"])},
           lambda s, c: {"attn": s["o"].reshape(c.batch, c.hidden) @ s["w_o"]}, _gemm_tol(lambda c: c.hidden)),
@@ -402,9 +600,14 @@ def check_capstone(seed: int, batch: int, qo_heads: int, kv_heads: int, intermed
                                     for k, v in inputs.items()}, cfg)
         tol = stage.tol(cfg) if callable(stage.tol) else stage.tol
         for name, value in expected.items():
-            checks.assert_close(device.to_host(state[name]), value, dt="float16", tol=tol, seed=seed,
-                                name=f"capstone stage '{stage.name}' ({stage.source}) output {name} "
-                                     f"(from its actual inputs; {cfg})")
+            got, what = device.to_host(state[name]), f"capstone stage '{stage.name}' ({stage.source}) output {name}"
+            poison = np.isnan(value)  # a cache's rows after the new one (its last page's padding)
+            if poison.any():
+                checks.assert_untouched(got[poison], np.ones(int(poison.sum()), bool), seed=seed,
+                                        name=f"{what}: the rows after the new token ({cfg})")
+                got, value = got[~poison], value[~poison]
+            checks.assert_close(got, value, dt="float16", tol=tol, seed=seed,
+                                name=f"{what} (from its actual inputs; {cfg})")
     got, expected = device.to_host(state["out"]).astype(np.float64), reference_block(host, cfg)["out"].astype(np.float64)
     checks.assert_close(got, expected, dt="float16", tol=END_TO_END_TOL, seed=seed,
                         name=f"capstone block output, end to end against float64 numpy ({cfg})")
@@ -429,19 +632,93 @@ def stage_bytes(stage: Stage, state: dict) -> int:
     return sum(size(n, False) for n in stage.inputs) + sum(size(n, True) for n in stage.outputs)
 
 
-def time_block(cfg: BlockConfig = TIMING_CONFIG, repeat: int = 20) -> list[dict]:
-    """Per-stage GPU time (median of CUDA-event timings, L2 flushed) of the block on random device
-    data; each row: stage, source, ms, share of the block, GB/s and % of the copy ceiling."""
+def torch_block(torch, t: dict, cfg: BlockConfig) -> dict:
+    """The same block in torch eager, the capstone's baseline: `t` holds torch views of the block's
+    arrays (DLPack, no copy). F.rms_norm, matmuls (cuBLAS), RoPE (rotate half, in float), the new k, v
+    rows written into t's caches at pos, F.scaled_dot_product_attention with enable_gqa over every
+    request's kv_len + 1 tokens, SiLU * up. Returns {"out": the block's output}."""
+    F = torch.nn.functional
+    b, hq, hkv, d = cfg.batch, cfg.qo_heads, cfg.kv_heads, cfg.head_dim
+    x, pos = t["x"], t["pos"].long()
+    h = F.rms_norm(x, (cfg.hidden,), t["w_attn_norm"], eps=day06.EPS)
+    q, k, v = (h @ t["w_qkv"]).split((cfg.hidden, hkv * d, hkv * d), dim=-1)
+    half = d // 2
+    freq = cfg.theta ** (-2.0 * torch.arange(half, device=x.device, dtype=torch.float32) / d)
+    angle = pos.float()[:, None, None] * freq                              # [batch, 1, half]
+    cos, sin = angle.cos(), angle.sin()
+
+    def rope(y, heads):
+        y = y.reshape(b, heads, d).float()
+        y1, y2 = y[..., :half], y[..., half:]
+        return torch.cat((y1 * cos - y2 * sin, y2 * cos + y1 * sin), dim=-1).to(x.dtype)
+
+    rows = torch.arange(b, device=x.device)
+    t["k_cache"][rows, pos] = rope(k, hkv)
+    t["v_cache"][rows, pos] = v.reshape(b, hkv, d)
+    n = cfg.kv_len + 1                                                     # every request's tokens
+    o = F.scaled_dot_product_attention(rope(q, hq)[:, :, None], t["k_cache"][:, :n].transpose(1, 2),
+                                       t["v_cache"][:, :n].transpose(1, 2), enable_gqa=True)
+    x = x + o.reshape(b, cfg.hidden) @ t["w_o"]
+    gate, up = (F.rms_norm(x, (cfg.hidden,), t["w_mlp_norm"], eps=day06.EPS) @ t["w_gate_up"]).chunk(2, dim=-1)
+    return {"out": x + (F.silu(gate) * up) @ t["w_down"]}
+
+
+def run_block(state: dict, cfg: BlockConfig) -> dict:
+    """The course's block, every stage in turn on `state` (device arrays, updated in place)."""
+    for stage in STAGES:
+        state.update(stage.run(state, cfg))
+    return state
+
+
+def _torch_views(state: dict, torch) -> dict:
+    return {k: torch.from_dlpack(v) for k, v in state.items()}
+
+
+def check_torch_block(seed: int, batch: int, qo_heads: int, kv_heads: int, intermediate: int, kv_len: int) -> float:
+    """The torch eager block and the course's on the same inputs (each on its own device copy): the
+    outputs and the new cache rows must agree (relative error norm 3e-3). Returns the outputs'
+    relative error (norm). Needs a GPU and torch."""
+    torch = _torch()
+    if torch is None or device.why_not_hardware():
+        raise RuntimeError("the torch eager block needs torch and a CUDA GPU")
+    cfg = BlockConfig(batch, qo_heads, kv_heads, intermediate, kv_len)
+    host = block_inputs(cfg, seed)
+    ours = run_block({k: device.asarray(v) for k, v in host.items()}, cfg)
+    theirs = {k: device.asarray(v) for k, v in host.items()}
+    out = torch_block(torch, _torch_views(theirs, torch), cfg)["out"]
+    device.synchronize("the torch eager block")
+    got, expected = out.double().cpu().numpy(), device.to_host(ours["out"]).astype(np.float64)
+    name = f"torch eager block against the course's ({cfg})"
+    checks.assert_close(got, expected, dt="float16", tol=END_TO_END_TOL, seed=seed, name=f"{name}: out")
+    for cache in ("k_cache", "v_cache"):
+        rows = device.to_host(theirs[cache])[:, cfg.kv_len].astype(np.float64)
+        checks.assert_close(rows, device.to_host(ours[cache])[:, cfg.kv_len].astype(np.float64), dt="float16",
+                            tol=END_TO_END_TOL, seed=seed, name=f"{name}: {cache} row kv_len (the new token)")
+    return float(np.linalg.norm(got - expected) / np.linalg.norm(expected))
+
+
+def timing_state(cfg: BlockConfig = TIMING_CONFIG) -> dict:
+    """Random device inputs of the block at `cfg` (weights scaled by 1/sqrt(fan-in)), the page table."""
     cp = device.require_gpu()
     rng = cp.random.default_rng(0)
     h, i = cfg.hidden, cfg.intermediate
     shapes = {"x": (cfg.batch, h), "w_attn_norm": (h,), "w_qkv": (h, cfg.qkv_width), "w_o": (h, h),
               "w_mlp_norm": (h,), "w_gate_up": (h, 2 * i), "w_down": (i, h),
-              "k_cache": (cfg.batch, cfg.kv_len + 1, cfg.kv_heads, cfg.head_dim)}
+              "k_cache": (cfg.batch, cfg.max_len, cfg.kv_heads, cfg.head_dim)}
     shapes["v_cache"] = shapes["k_cache"]
     state = {k: (rng.standard_normal(s, dtype=np.float32) / (np.sqrt(s[0]) if len(s) == 2 and k != "x" else 1))
              .astype(np.float16) for k, s in shapes.items()}
     state["pos"] = cp.full(cfg.batch, cfg.kv_len, dtype=np.int32)
+    state.update({k: cp.asarray(v) for k, v in page_table(cfg).items()})
+    return state
+
+
+def time_block(cfg: BlockConfig = TIMING_CONFIG, repeat: int = 20) -> dict:
+    """GPU times (medians of CUDA-event timings, L2 flushed before each) on random device data:
+    "stages", each stage alone (stage, source, ms, share of their sum, GB/s, % of the copy ceiling);
+    "block_ms", the course's whole block, and "torch_ms", the torch eager block on the same arrays
+    (None without torch), timed in turns; "ratio", torch_ms / block_ms (> 1: the course's is faster)."""
+    state = timing_state(cfg)
     rows = []
     for stage in STAGES:
         state.update(stage.run(state, cfg))  # the outputs the next stage reads
@@ -452,17 +729,35 @@ def time_block(cfg: BlockConfig = TIMING_CONFIG, repeat: int = 20) -> list[dict]
     ceiling = bench.copy_ceiling(1 << 28).gbps
     for r in rows:
         r["share"], r["of_copy"] = r["ms"] / total, r["gbps"] / ceiling
-    return rows
+    blocks = {"course": lambda: run_block(state, cfg)}
+    torch = _torch()
+    if torch is not None:
+        views = _torch_views(state, torch)
+        blocks["torch"] = lambda: torch_block(torch, views, cfg)
+    times = bench.measure_interleaved(blocks, size=cfg.batch, repeat=max(1, repeat // 5))
+    block_ms = times["course"].ms
+    torch_ms = times["torch"].ms if "torch" in times else None
+    return {"stages": rows, "block_ms": block_ms, "torch_ms": torch_ms,
+            "ratio": torch_ms / block_ms if torch_ms else None}
 
 
-def stage_table(rows: list[dict], cfg: BlockConfig = TIMING_CONFIG) -> str:
+def stage_table(times: dict, cfg: BlockConfig = TIMING_CONFIG) -> str:
+    """time_block's result as a table, the whole blocks and their ratio below it."""
     lines = [f"decode step of one block: batch {cfg.batch}, hidden {cfg.hidden}, heads {cfg.qo_heads}/"
-             f"{cfg.kv_heads}, intermediate {cfg.intermediate}, kv_len {cfg.kv_len + 1}",
-             f"{'stage':<24} {'kernel from':<14} {'us':>9} {'share':>6} {'GB/s':>8} {'% of copy':>9}"]
-    for r in rows:
-        lines.append(f"{r['stage']:<24} {r['source']:<14} {r['ms'] * 1e3:9.1f} {r['share']:6.1%} "
+             f"{cfg.kv_heads}, intermediate {cfg.intermediate}, kv_len {cfg.kv_len + 1} (paged, {PAGE_SIZE} "
+             f"tokens a page); every stage goes through binding.py's as_cupy / current_stream / to_caller",
+             f"{'stage':<24} {'kernel from':<20} {'us':>9} {'share':>6} {'GB/s':>8} {'% of copy':>9}"]
+    for r in times["stages"]:
+        lines.append(f"{r['stage']:<24} {r['source']:<20} {r['ms'] * 1e3:9.1f} {r['share']:6.1%} "
                      f"{r['gbps']:8.0f} {r['of_copy']:9.0%}")
-    lines.append(f"{'block':<24} {'':<14} {sum(r['ms'] for r in rows) * 1e3:9.1f}")
+    lines.append(f"{'sum of the stages':<45} {sum(r['ms'] for r in times['stages']) * 1e3:9.1f}")
+    lines.append(f"{'course block, end to end':<45} {times['block_ms'] * 1e3:9.1f}")
+    if times["torch_ms"] is None:
+        lines.append("torch eager block: not timed (torch is not installed, or sees no GPU)")
+    else:
+        lines.append(f"{'torch eager block, end to end':<45} {times['torch_ms'] * 1e3:9.1f}")
+        lines.append(f"course block: {times['ratio']:.2f}x the speed of torch eager "
+                     f"({'faster' if times['ratio'] > 1 else 'slower'})")
     return "\n".join(lines)
 
 
@@ -471,6 +766,8 @@ EXERCISES = (
              check_binding, BINDING_CASES),
     Exercise("day14", "binding_errors", "binding.py", "bad arguments refused in one line, before any launch",
              check_binding_errors, BINDING_ERRORS),
+    Exercise("day14", "rmsnorm_ffi", "rmsnorm_ffi.py", "a TVM-FFI function and a torch custom op (torch.compile)",
+             check_rmsnorm_ffi, FFI_CASES),
     Exercise("day14", "append_kv", "append_kv.cu", "split qkv and append the new k, v to the cache",
              check_append_kv, APPEND_CASES, technique=(WIDE,)),
     Exercise("day14", "rope_append_kv", "rope_append_kv.cu", "RoPE and append KV fused: qkv read once",

@@ -253,3 +253,34 @@ def decode_attention(q, k, v):
                                       bind.as_cupy(v), o, sync=False)
     return bind.to_caller(o, tq)
 
+
+
+def decode_attention_paged(q, k_pages, v_pages, kv_indptr, kv_indices, kv_last_page_len):
+    """softmax(q k^T / sqrt(128)) v for one query token per request over a paged KV cache (day 11's
+    decode_paged, one chunk per request): q [batch, qo_heads, 128]; k_pages, v_pages [num_pages,
+    page_size, kv_heads, 128] (NHD); request b's pages are kv_indices[kv_indptr[b]:kv_indptr[b + 1]],
+    in order, the last holding kv_last_page_len[b] tokens (int32 arrays). Returns o like q."""
+    bind = binding()
+    tq, tk, tv = describe("q", q), describe("k_pages", k_pages), describe("v_pages", v_pages)
+    ti, tx, tl = (describe("kv_indptr", kv_indptr), describe("kv_indices", kv_indices),
+                  describe("kv_last_page_len", kv_last_page_len))
+    dims = check([(tq, ("batch", "qo_heads", decode.HEAD_DIM)),
+                  (tk, ("pages", "page_size", "kv_heads", decode.HEAD_DIM)),
+                  (tv, ("pages", "page_size", "kv_heads", decode.HEAD_DIM))], ("float16",))
+    validate([(ti, (dims["batch"] + 1,)), (tx, ("used",)), (tl, (dims["batch"],))], ("int32",), tq.device)
+    hq, hkv = dims["qo_heads"], dims["kv_heads"]
+    if hq % hkv:
+        raise ValueError(f"qo_heads = {hq} is not a multiple of kv_heads = {hkv}")
+    g = decode.heads_per_block(hq, hkv)
+    kernel = _module("day11", "decode_paged").get_function(f"decode_paged_g{g}")
+    with bind.current_stream(tq, tk, tv, ti, tx, tl):
+        cp = device.require_gpu()
+        o = cp.empty(tq.shape, dtype=np.float16)
+        lse2 = cp.empty((dims["batch"], hq), dtype=np.float32)
+        # one chunk per request (no split-KV): o and lse2 also stand in for the unused partial results
+        kernel((1, hq // g, dims["batch"]), (decode.BLOCK,),
+               (bind.as_cupy(q), bind.as_cupy(k_pages), bind.as_cupy(v_pages), bind.as_cupy(kv_indptr),
+                bind.as_cupy(kv_indices), bind.as_cupy(kv_last_page_len), o, lse2, o, lse2,
+                np.int32(dims["page_size"]), np.int32(hq), np.int32(hkv), np.int32(2**31 - 1),
+                decode.scale_log2()))
+    return bind.to_caller(o, tq)
