@@ -25,7 +25,8 @@ import numpy as np
 from grader import bench, checks, device, paths
 from grader.exercises import Exercise
 from grader.exercises.day09 import accumulate_tolerance
-from grader.launchers.gemm import CHUNK, GemmConfig, launch, padded_b, prepared_kernel, validate_shapes
+from grader.launchers.gemm import (CHUNK, GemmConfig, launch, padded_b, prepared_kernel, validate_shapes,
+                                   with_config)
 from grader.technique import Technique
 
 TUNED_FILE = paths.STATE / "autotune" / "day10_gemm.json"
@@ -67,17 +68,6 @@ def search_space(max_smem: int = 227 * 1024, max_threads: int = 256) -> list[Gem
 
 
 # ---- launching ----------------------------------------------------------------------------------
-
-@functools.lru_cache(maxsize=64)
-def _compile_config(code: str, config: GemmConfig):
-    return device.load_source(code, "gemm.cu", options=config.defines())
-
-
-def with_config(module, config: GemmConfig):
-    """The same gemm.cu source as `module`, compiled with `config` (cached)."""
-    config.validate()
-    return _compile_config(module.code, config)
-
 
 def load_config(path, config: GemmConfig):
     """gemm.cu at `path` compiled with `config`."""
