@@ -18,8 +18,8 @@ import numpy as np
 from grader import bench, checks, device
 from grader.exercises import Exercise
 from grader.launchers.decode import (BLOCK, HEAD_DIM, HEAD_DIMS, HEADS_PER_BLOCK, KV_DTYPES, LAYOUTS, LOG2E,
-                                    heads_per_block, kv_dtype_of, launch_decode_attention, scale_log2,
-                                    specialise)
+                                    NO_CHUNKS, heads_per_block, kv_dtype_of, launch_decode_attention,
+                                    launch_decode_paged, scale_log2, specialise)
 from grader.technique import Technique
 
 MERGE_ROWS_PER_BLOCK = 4    # merge kernels: one warp per row, 128 threads
@@ -468,27 +468,16 @@ def decode_paged(module, q, k_pages, v_pages, kv_indptr, kv_indices, kv_last_pag
         raise ValueError(f"num_chunks={num_chunks}: expected >= 1")
     if num_chunks > 1 and not max_len:
         raise ValueError("split-KV (num_chunks > 1) needs max_len, the longest request's length")
-    chunk_tokens = -(-max_len // num_chunks) if num_chunks > 1 else 2**31 - 1
+    chunk_tokens = -(-max_len // num_chunks) if num_chunks > 1 else NO_CHUNKS
     bufs = buffers or paged_buffers(batch, num_qo_heads, num_chunks, head_dim, OUT_DTYPE[kv_dtype])
     o, lse2 = bufs["o"], bufs["lse2"]
     tmp_o, tmp_lse2 = (bufs["tmp_o"], bufs["tmp_lse2"]) if num_chunks > 1 else (o, lse2)  # unused
-    g = heads_per_block(num_qo_heads, num_kv_heads, head_dim)
-    module = specialise(module, kv_dtype, head_dim, layout)
-    kernel = module.get_function(f"decode_paged_g{g}")
-    grid = (num_chunks, num_qo_heads // g, batch)
-    args = (q, k_pages, v_pages, kv_indptr, kv_indices, kv_last_page_len, o, lse2, tmp_o, tmp_lse2,
-            np.int32(page_size), np.int32(num_qo_heads), np.int32(num_kv_heads), np.int32(chunk_tokens),
-            scale_log2(head_dim))
-    if kv_dtype == "e4m3":
-        args += (np.float32(k_scale), np.float32(v_scale))
-    if sync:
-        device.launch(kernel, grid, (BLOCK,), args,
-                      what=f"decode_paged_g{g} ({num_chunks} chunks{_where(kv_dtype, head_dim, layout)})")
-    else:
-        kernel(grid, (BLOCK,), args)
+    launch_decode_paged(module, q, k_pages, v_pages, kv_indptr, kv_indices, kv_last_page_len, o, lse2, tmp_o,
+                        tmp_lse2, num_chunks, chunk_tokens, sync=sync, layout=layout, k_scale=k_scale,
+                        v_scale=v_scale)
     if num_chunks > 1:
         rows = batch * num_qo_heads
-        merge_states(module, tmp_o, tmp_lse2, kernel="merge_chunks",
+        merge_states(specialise(module, kv_dtype, head_dim, layout), tmp_o, tmp_lse2, kernel="merge_chunks",
                      out=(o.reshape(rows, head_dim), lse2.reshape(rows)), sync=sync, head_dim=head_dim)
     return o, lse2
 

@@ -272,16 +272,11 @@ def decode_attention_paged(q, k_pages, v_pages, kv_indptr, kv_indices, kv_last_p
     hq, hkv = dims["qo_heads"], dims["kv_heads"]
     if hq % hkv:
         raise ValueError(f"qo_heads = {hq} is not a multiple of kv_heads = {hkv}")
-    g = decode.heads_per_block(hq, hkv)
-    kernel = _module("day11", "decode_paged").get_function(f"decode_paged_g{g}")
     with bind.current_stream(tq, tk, tv, ti, tx, tl):
         cp = device.require_gpu()
         o = cp.empty(tq.shape, dtype=np.float16)
         lse2 = cp.empty((dims["batch"], hq), dtype=np.float32)
-        # one chunk per request (no split-KV): o and lse2 also stand in for the unused partial results
-        kernel((1, hq // g, dims["batch"]), (decode.BLOCK,),
-               (bind.as_cupy(q), bind.as_cupy(k_pages), bind.as_cupy(v_pages), bind.as_cupy(kv_indptr),
-                bind.as_cupy(kv_indices), bind.as_cupy(kv_last_page_len), o, lse2, o, lse2,
-                np.int32(dims["page_size"]), np.int32(hq), np.int32(hkv), np.int32(2**31 - 1),
-                decode.scale_log2()))
+        decode.launch_decode_paged(_module("day11", "decode_paged"), bind.as_cupy(q), bind.as_cupy(k_pages),
+                                   bind.as_cupy(v_pages), bind.as_cupy(kv_indptr), bind.as_cupy(kv_indices),
+                                   bind.as_cupy(kv_last_page_len), o, lse2, o, lse2, sync=False)  # one chunk
     return bind.to_caller(o, tq)

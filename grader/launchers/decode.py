@@ -97,3 +97,31 @@ def launch_decode_attention(module, q, k, v, o, sync: bool = True, layout: str =
         device.launch(kernel, grid, (BLOCK,), args, what=f"decode_attention_g{g} ({kv_dtype}, d{head_dim}, {layout})")
     else:
         kernel(grid, (BLOCK,), args)
+
+
+NO_CHUNKS = 2**31 - 1  # chunk_tokens of a launch without split-KV: one chunk holds every token
+
+
+def launch_decode_paged(module, q, k_pages, v_pages, kv_indptr, kv_indices, kv_last_page_len, o, lse2, tmp_o,
+                        tmp_lse2, num_chunks: int = 1, chunk_tokens: int = NO_CHUNKS, sync: bool = True,
+                        layout: str = "NHD", k_scale: float = 1.0, v_scale: float = 1.0) -> None:
+    """Launch decode_paged_g<G> over `num_chunks` chunks of `chunk_tokens` per request, unchecked: o and
+    lse2 receive a request's result when it is one chunk, tmp_o and tmp_lse2 the chunks' partial results
+    otherwise (merge_chunks merges them; with one chunk pass o and lse2 again). The configuration follows
+    the arrays, as launch_decode_attention's; the paged HND layout is [pages, Hkv, page_size, D]."""
+    batch, num_qo_heads, head_dim = q.shape
+    kv_dtype = kv_dtype_of(k_pages)
+    page_size, num_kv_heads = k_pages.shape[1:3] if layout == "NHD" else k_pages.shape[2:0:-1]
+    g = heads_per_block(num_qo_heads, num_kv_heads, head_dim)
+    kernel = specialise(module, kv_dtype, head_dim, layout).get_function(f"decode_paged_g{g}")
+    grid = (num_chunks, num_qo_heads // g, batch)
+    args = (q, k_pages, v_pages, kv_indptr, kv_indices, kv_last_page_len, o, lse2, tmp_o, tmp_lse2,
+            np.int32(page_size), np.int32(num_qo_heads), np.int32(num_kv_heads), np.int32(chunk_tokens),
+            scale_log2(head_dim))
+    if kv_dtype == "e4m3":
+        args += (np.float32(k_scale), np.float32(v_scale))
+    if sync:
+        device.launch(kernel, grid, (BLOCK,), args,
+                      what=f"decode_paged_g{g} ({num_chunks} chunks; {kv_dtype}, d{head_dim}, {layout})")
+    else:
+        kernel(grid, (BLOCK,), args)
