@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day11/decode_attention.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 69aa9d8a182f5a86
+// stub-sha256: cb5e50bff95fd805
 // Day 11, exercise 4: decode attention over a contiguous KV cache (GQA).
 //
 //   q: [batch, num_qo_heads, D]   k, v: [batch, kv_len, num_kv_heads, D] (NHD) or
@@ -110,24 +110,9 @@ __device__ void decode_attention(const DTypeQ* __restrict__ q, const DTypeKV* __
 
 }  // namespace
 
-// The instantiations, named decode_attention_g<G>: by default the tuned case, fp16, HEAD_DIM 128, NHD.
-// The grader compiles this file again for each other configuration (grader/launchers/decode.py, the
-// way FlashInfer's JIT specialises its templates) with -DDECODE_Q=<q and o type> -DDECODE_KV=<K and V
-// type> -DDECODE_HEAD_DIM=<64, 128 or 256> -DDECODE_LAYOUT=<NHD or HND>, and -DDECODE_KV_SCALES for an
-// fp8 cache, whose kernels take k_scale and v_scale after scale_log2.
-#ifndef DECODE_KV
-#define DECODE_Q half
-#define DECODE_KV half
-#define DECODE_HEAD_DIM 128
-#define DECODE_LAYOUT NHD
-#endif
-#ifdef DECODE_KV_SCALES
-#define DECODE_SCALE_PARAMS , float k_scale, float v_scale
-#define DECODE_SCALE_ARGS k_scale, v_scale
-#else
-#define DECODE_SCALE_PARAMS
-#define DECODE_SCALE_ARGS 1.f, 1.f
-#endif
+// The instantiations, named decode_attention_g<G>: by default the tuned case, fp16, HEAD_DIM 128, NHD;
+// the grader compiles this file again for each other configuration (course/attention/decode_config.cuh).
+#include <course/attention/decode_config.cuh>
 #define DECODE_KERNEL(G)                                                                              \
   extern "C" __global__ void __launch_bounds__(BLOCK)                                                 \
   decode_attention_g##G(const DECODE_Q* q, const DECODE_KV* k, const DECODE_KV* v, DECODE_Q* o,       \

@@ -228,24 +228,9 @@ __device__ void decode_attention(const DTypeQ* __restrict__ q, const DTypeKV* __
 
 }  // namespace
 
-// The instantiations, named decode_attention_g<G>: by default the tuned case, fp16, HEAD_DIM 128, NHD.
-// The grader compiles this file again for each other configuration (grader/launchers/decode.py, the
-// way FlashInfer's JIT specialises its templates) with -DDECODE_Q=<q and o type> -DDECODE_KV=<K and V
-// type> -DDECODE_HEAD_DIM=<64, 128 or 256> -DDECODE_LAYOUT=<NHD or HND>, and -DDECODE_KV_SCALES for an
-// fp8 cache, whose kernels take k_scale and v_scale after scale_log2.
-#ifndef DECODE_KV
-#define DECODE_Q half
-#define DECODE_KV half
-#define DECODE_HEAD_DIM 128
-#define DECODE_LAYOUT NHD
-#endif
-#ifdef DECODE_KV_SCALES
-#define DECODE_SCALE_PARAMS , float k_scale, float v_scale
-#define DECODE_SCALE_ARGS k_scale, v_scale
-#else
-#define DECODE_SCALE_PARAMS
-#define DECODE_SCALE_ARGS 1.f, 1.f
-#endif
+// The instantiations, named decode_attention_g<G>: by default the tuned case, fp16, HEAD_DIM 128, NHD;
+// the grader compiles this file again for each other configuration (course/attention/decode_config.cuh).
+#include <course/attention/decode_config.cuh>
 #define DECODE_KERNEL(G)                                                                              \
   extern "C" __global__ void __launch_bounds__(BLOCK)                                                 \
   decode_attention_g##G(const DECODE_Q* q, const DECODE_KV* k, const DECODE_KV* v, DECODE_Q* o,       \
