@@ -54,8 +54,8 @@ case "${1:-}" in
     lang=${COURSE_LANG:-en}
     if [ "${1:-}" = "--lang" ]; then lang=${2:-}; shift $(( $# > 1 ? 2 : 1 )); fi
     case "$lang" in
-      en) extras=(); locale=en; landing=notebooks ;;
-      zh) extras=(zh); locale=zh_CN; landing=notebooks/zh ;;
+      en) extras=(ffi); locale=en; landing=notebooks ;;          # ffi: day 14's TVM-FFI exercise
+      zh) extras=(zh ffi); locale=zh_CN; landing=notebooks/zh ;;
       *) echo "--lang ${lang:-(none)}: expected en or zh" >&2; exit 2 ;;
     esac
     setup ${extras[@]+"${extras[@]}"}

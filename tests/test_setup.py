@@ -127,9 +127,10 @@ def test_one_python_promise():
 def test_course_sh_installs_what_it_runs_with_the_constraints():
     script = (paths.ROOT / "course.sh").read_text()
     assert "-c constraints.txt" in script
-    assert re.search(r"^\s+setup class zh\b", script, re.M), \
-        "./course.sh test must install the class extra (Ray) and the zh extra (the CJK font the plot test needs)"
-    assert re.search(r"zh\) extras=\(zh\)", script), "./course.sh lab --lang zh must install the zh extra"
+    assert re.search(r"^\s+setup class zh ffi\b", script, re.M), \
+        "./course.sh test must install the class extra (Ray), the zh extra (the CJK font the plot test needs) and ffi"
+    assert re.search(r"zh\) extras=\(zh ffi\)", script), "./course.sh lab --lang zh must install the zh and ffi extras"
+    assert re.search(r"en\) extras=\(ffi\)", script), "./course.sh lab must install the ffi extra (day 14's TVM-FFI)"
 
 
 def test_readme_gives_the_two_commands_and_ci_runs_the_test_one():
