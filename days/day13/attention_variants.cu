@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day13/attention_variants.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 69b9adc4b7962daf
+// stub-sha256: 8a5a2a591eb02d55
 // Day 13, exercises 3 and 4: attention variants, the small pieces of CUDA that FlashInfer's
 // `define_variant` renders into its attention kernels.
 //
@@ -37,3 +37,13 @@ __device__ __forceinline__ bool prefix_lm_visible(int q_pos, int key, int prefix
 }
 
 }  // namespace day13
+
+// Compiled on its own, the file holds one kernel: the table of a mask over positions [0, n) x [0, n),
+// out[q_pos * n + key] = visible (variant 0: chunked_visible, 1: prefix_lm_visible, with `param`). The
+// grader compares it with numpy before any attention runs, so a wrong mask is named by its (q_pos, key).
+extern "C" __global__ void mask_table(unsigned char* out, int n, int variant, int param) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n * n; i += gridDim.x * blockDim.x) {
+    const int q_pos = i / n, key = i % n;
+    out[i] = variant == 0 ? day13::chunked_visible(q_pos, key, param) : day13::prefix_lm_visible(q_pos, key, param);
+  }
+}

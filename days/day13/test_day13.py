@@ -12,8 +12,9 @@ How to read the output:
   expected vs got, and the seed: COURSE_SEED=<seed> replays the same inputs. fp16 and bf16 are
   compared by the norm of the error (relative 1e-3 and 1e-2) with a float64 reference.
 - The heads after `heads` in each row (a packed v) hold NaN and must come back untouched.
-- test_chunked and test_prefix_lm render a variant whose mask calls your attention_variants.cu
-  (day13::chunked_visible, day13::prefix_lm_visible) into day 12's batch prefill (the course's: day 13
+- test_chunked and test_prefix_lm first run your mask alone (the file's mask_table kernel, positions
+  0..129) against numpy, naming the first wrong (q_pos, key); then they render a variant whose mask calls
+  your day13::chunked_visible / day13::prefix_lm_visible into day 12's batch prefill (the course's: day 13
   grades the mask, not your day 12), through kernels/templates/attention_variant.cu.jinja, and compare
   o and the base-2 LSE with float64 attention under the same mask in numpy, on ragged GQA requests (an
   empty one, a one-query one, one with queries and no keys; relative 1e-3 for o, 1e-4 for lse2). chunked

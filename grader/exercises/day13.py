@@ -15,7 +15,7 @@ from grader.launchers import variants
 from grader.launchers.rope import THETA, kernel_source, launch_rope, render_rope, rope_kernel, spec_name
 
 __all__ = ["EXERCISES", "MAX_POS", "THETA", "base_prefill", "bench_rope", "check_chunked", "check_prefix_lm", "check_rope",
-           "check_rope_interleaved", "chunked", "kernel_mask", "kernel_source", "launch_rope", "prefix_lm", "render_rope",
+           "check_mask_table", "check_rope_interleaved", "chunked", "kernel_mask", "kernel_source", "launch_rope", "prefix_lm", "render_rope",
            "rope_kernel", "rope_reference", "spec_name", "variant_attention"]  # the launchers' too
 from grader.technique import Technique
 
@@ -169,16 +169,46 @@ def _check_variant(variant, visible, causal, seed, batch, qo_len, kv_len, num_qo
     day11.assert_lse(lse2.ravel(), lse_ref.ravel(), name=f"{variant.name} lse2 {where}", seed=seed)
 
 
+MASK_TABLE_MAX = 130  # positions of the mask table checked first (past a chunk or prefix of 64)
+
+
+def check_mask_table(module, which: str, param: int, n: int) -> None:
+    """The mask alone, from the file's mask_table kernel over positions [0, n)^2, against numpy, before any
+    attention runs: a wrong answer is named by its (q_pos, key). For chunked (run with the kernel's causal
+    mask) only key <= q_pos counts."""
+    q_pos, key = np.indices((n, n))
+    if which == "chunked":
+        expected, counts, name = key // param == q_pos // param, key <= q_pos, "chunk"
+    else:
+        expected, counts, name = (key < param) | (key <= q_pos), np.ones((n, n), bool), "prefix"
+    out = device.asarray(np.full((n, n), 2, np.uint8))  # 2: never written
+    device.launch(module.get_function("mask_table"), (-(-n * n // 256),), (256,),
+                  (out, np.int32(n), np.int32(0 if which == "chunked" else 1), np.int32(param)),
+                  what=f"mask_table ({which})")
+    got = device.to_host(out)
+    wrong = np.argwhere(counts & (got != expected))
+    if wrong.size:
+        q, k = (int(x) for x in wrong[0])
+        said = {0: "false", 1: "true"}.get(int(got[q, k]), f"{got[q, k]} (not written)")
+        raise AssertionError(f"day13::{which}_visible(q_pos={q}, key={k}, {name}={param}) returned {said}, "
+                             f"expected {str(bool(expected[q, k])).lower()}: {len(wrong)} of {int(counts.sum())} "
+                             f"(q_pos, key) pairs of positions 0..{n - 1} wrong (mask_table, before any attention)")
+
+
 def check_chunked(module, seed: int, batch: int, qo_len: int, kv_len: int, num_qo_heads: int, num_kv_heads: int,
                   head_dim: int, chunk: int) -> None:
-    """Chunked attention on ragged GQA requests, causal, against float64 with the same mask in numpy."""
+    """The mask's table, then chunked attention on ragged GQA requests, causal, against float64 with the
+    same mask in numpy."""
+    check_mask_table(module, "chunked", chunk, min(kv_len, MASK_TABLE_MAX))
     _check_variant(chunked(module), lambda q_pos, key, head: key // chunk == q_pos // chunk, True, seed, batch,
                    qo_len, kv_len, num_qo_heads, num_kv_heads, head_dim, f"chunk={chunk}, causal", chunk=chunk)
 
 
 def check_prefix_lm(module, seed: int, batch: int, qo_len: int, kv_len: int, num_qo_heads: int,
                     num_kv_heads: int, head_dim: int, prefix: int) -> None:
-    """Prefix-LM on ragged GQA requests, without the kernel's causal mask, against float64."""
+    """The mask's table, then prefix-LM on ragged GQA requests, without the kernel's causal mask, against
+    float64."""
+    check_mask_table(module, "prefix_lm", prefix, min(kv_len, MASK_TABLE_MAX))
     _check_variant(prefix_lm(module), lambda q_pos, key, head: (key < prefix) | (key <= q_pos), False, seed,
                    batch, qo_len, kv_len, num_qo_heads, num_kv_heads, head_dim, f"prefix={prefix}, no causal",
                    prefix=prefix)

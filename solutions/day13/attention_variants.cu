@@ -43,3 +43,13 @@ __device__ __forceinline__ bool prefix_lm_visible(int q_pos, int key, int prefix
 }
 
 }  // namespace day13
+
+// Compiled on its own, the file holds one kernel: the table of a mask over positions [0, n) x [0, n),
+// out[q_pos * n + key] = visible (variant 0: chunked_visible, 1: prefix_lm_visible, with `param`). The
+// grader compares it with numpy before any attention runs, so a wrong mask is named by its (q_pos, key).
+extern "C" __global__ void mask_table(unsigned char* out, int n, int variant, int param) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n * n; i += gridDim.x * blockDim.x) {
+    const int q_pos = i / n, key = i % n;
+    out[i] = variant == 0 ? day13::chunked_visible(q_pos, key, param) : day13::prefix_lm_visible(q_pos, key, param);
+  }
+}
