@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day16/attention_wgmma.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 0c808ed1df7e4f84
+// stub-sha256: 38b45d72e19af41e
 // Day 16: FlashAttention-3-style prefill on Hopper: TMA loads, wgmma for S = Q K^T and O += P V, the softmax
 // of one warpgroup overlapped with the GEMMs of the other (ping-pong).
 //
@@ -79,6 +79,7 @@ __device__ void attention(const TensorMap* tq, const TensorMap* tk, const Tensor
   }
 
   setmaxnreg_inc<232>();  // the consumers
+  mbarrier_wait(&sh.q_full, 0);  // the Q tile: a thread may read TMA's bytes only after waiting on their barrier
   const int rows = (warpgroup - 1) * 64, warp = tid / 32, lane = tid % 32;
   const int r_lo = m0 + rows + 16 * warp + lane / 4;  // this thread's queries: r_lo (h = 0), r_lo + 8 (h = 1)
   const uint32_t q0 = smem_address(sh.q) + rows * 128;

@@ -76,6 +76,7 @@ __device__ void attention(const TensorMap* tq, const TensorMap* tk, const Tensor
   }
 
   setmaxnreg_inc<232>();  // the consumers
+  mbarrier_wait(&sh.q_full, 0);  // the Q tile: a thread may read TMA's bytes only after waiting on their barrier
   const int rows = (warpgroup - 1) * 64, warp = tid / 32, lane = tid % 32;
   const int r_lo = m0 + rows + 16 * warp + lane / 4;  // this thread's queries: r_lo (h = 0), r_lo + 8 (h = 1)
   const uint32_t q0 = smem_address(sh.q) + rows * 128;
