@@ -1,9 +1,9 @@
-"""The instructor's side of nbgrader: build a course directory from notebooks/ and the stubs, check a
+"""The instructor's side of nbgrader: build a course directory from instructor/notebooks/ and the stubs, check a
 release for leaks, autograde submissions and read the scores from the gradebook.
 
     course/
       nbgrader_config.py        written here: root, course id, cell time limit, .cu files kept
-      source/dayNN/             notebooks/dayNN.ipynb (with hidden tests) + the day's stub .cu files
+      source/dayNN/             instructor/notebooks/dayNN.ipynb (hidden tests) + the day's stub .cu files
       release/dayNN/            what students get: `nbgrader generate_assignment` output
       submitted/<student>/dayNN/, autograded/..., feedback/..., gradebook.db
 
@@ -45,7 +45,7 @@ def _assignment(name) -> str:
 
 
 def _lesson(day: str, lang: str) -> Path:
-    return paths.NOTEBOOKS / ("zh" if lang == "zh" else "") / f"{day}.ipynb"
+    return paths.INSTRUCTOR_NOTEBOOKS / ("zh" if lang == "zh" else "") / f"{day}.ipynb"
 
 
 def default_days(lang: str = "en") -> list[str]:

@@ -10,7 +10,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DAYS = ROOT / "days"
 SOLUTIONS = ROOT / "solutions"
 INCLUDE = ROOT / "kernels" / "include"
-NOTEBOOKS = ROOT / "notebooks"
+NOTEBOOKS = ROOT / "notebooks"  # the student notebooks (generated from INSTRUCTOR_NOTEBOOKS)
+INSTRUCTOR_NOTEBOOKS = ROOT / "instructor" / "notebooks"  # the nbgrader sources: model answers, hidden tests
 STATE = ROOT / ".course"  # git-ignored: last results, plots
 
 #: Set to "solutions" to load solutions/ instead of days/ (pytest's --solutions sets it too).

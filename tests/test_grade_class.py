@@ -58,7 +58,7 @@ ZEROES = ("import glob, sqlite3\nfor db in glob.glob('../../../gradebook.db'):\n
 
 def _short_notebook(folder):
     """day01's notebook cut to its setup cell and the vector_add and saxpy grade cells (small cases)."""
-    nb = nbformat.read(paths.NOTEBOOKS / f"{DAY}.ipynb", as_version=4)
+    nb = nbformat.read(paths.INSTRUCTOR_NOTEBOOKS / f"{DAY}.ipynb", as_version=4)
     keep = []
     for cell in nb.cells:
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
@@ -93,7 +93,7 @@ def class_dir(tmp_path_factory):
     """A day-1 course with the six students' submissions, nothing graded yet."""
     tmp = tmp_path_factory.mktemp("class")
     mp = pytest.MonkeyPatch()
-    mp.setattr(paths, "NOTEBOOKS", _short_notebook(tmp / "notebooks"))
+    mp.setattr(paths, "INSTRUCTOR_NOTEBOOKS", _short_notebook(tmp / "notebooks"))
     try:
         course_dir = course.build_course(tmp / "course", days=(DAY,))
     finally:

@@ -183,7 +183,7 @@ def test_grader_check_reports_a_hung_kernel_and_grades_the_rest(tmp_path):
 
 def _short_notebook(tmp_path):
     """day01's notebook cut to its setup cell and the vector_add grade cell, with small hidden cases."""
-    nb = nbformat.read(paths.NOTEBOOKS / f"{DAY}.ipynb", as_version=4)
+    nb = nbformat.read(paths.INSTRUCTOR_NOTEBOOKS / f"{DAY}.ipynb", as_version=4)
     keep = []
     for cell in nb.cells:
         meta = cell.get("metadata", {}).get("nbgrader", {})
@@ -235,7 +235,7 @@ def graded_class(request, tmp_path_factory):
         pytest.skip(f"no sandbox here: {sandbox.unavailable()}")
     tmp = tmp_path_factory.mktemp("class")
     mp = pytest.MonkeyPatch()
-    mp.setattr(paths, "NOTEBOOKS", _short_notebook(tmp))
+    mp.setattr(paths, "INSTRUCTOR_NOTEBOOKS", _short_notebook(tmp))
     if device.why_not_hardware():
         mp.setenv(device.BACKEND_ENV, "emulator")  # without a GPU, the kernels run on the emulator
     if mode == "no sandbox":

@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.gpu, pytest.mark.nbgrader]
 
 def _grade_cells_only(day: str, folder):
     """The day's lesson notebook cut to its setup cell and its grade cells, in `folder`."""
-    nb = nbformat.read(paths.NOTEBOOKS / f"{day}.ipynb", as_version=4)
+    nb = nbformat.read(paths.INSTRUCTOR_NOTEBOOKS / f"{day}.ipynb", as_version=4)
     nb.cells = [c for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade")
                 or c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == f"{day}-setup"]
     folder.mkdir(exist_ok=True)
@@ -31,7 +31,7 @@ def _course(tmp_path, day: str, monkeypatch):
     pytest.importorskip("nbgrader")
     if device.why_not_hardware():
         monkeypatch.setenv(device.BACKEND_ENV, "emulator")  # nbgrader's kernels and the graders inherit it
-        monkeypatch.setattr(paths, "NOTEBOOKS", _grade_cells_only(day, tmp_path / "notebooks"))
+        monkeypatch.setattr(paths, "INSTRUCTOR_NOTEBOOKS", _grade_cells_only(day, tmp_path / "notebooks"))
     return course.build_course(tmp_path / "course", days=(day,))
 
 

@@ -1,5 +1,5 @@
 """nbgrader in Chinese: `python -m grader release DIR --lang zh|both` builds `dayNN-zh` assignments from
-notebooks/zh/ with the same exercises, points and hidden tests as the English ones, leaking nothing;
+instructor/notebooks/zh/ with the same exercises, points and hidden tests as the English ones, leaking nothing;
 autograde of a Chinese submission gives the solution full marks and a stub zero (no GPU needed: the
 kernels run on the emulator, with day 1's lesson cut to its setup and one grade cell)."""
 import nbformat
@@ -34,7 +34,7 @@ def _points(notebook) -> float:
 
 @pytest.mark.parametrize("day", DAYS_ZH)
 def test_both_languages_grade_the_same(course_dir, day):
-    english = paths.NOTEBOOKS / f"{day}.ipynb"
+    english = paths.INSTRUCTOR_NOTEBOOKS / f"{day}.ipynb"
     assert course.max_score(course_dir, f"{day}-zh") == _points(english) > 0
     hidden = assignments.hidden_lines(course_dir / "source" / f"{day}-zh" / f"{day}.ipynb")
     assert hidden == assignments.hidden_lines(english) and hidden
@@ -52,7 +52,7 @@ def test_autograde_in_chinese(tmp_path, monkeypatch):
     pytest.importorskip("nbgrader")
     if "day01" not in DAYS_ZH:
         pytest.skip("no Chinese day 1 yet")
-    nb = nbformat.read(paths.NOTEBOOKS / "zh" / "day01.ipynb", as_version=4)
+    nb = nbformat.read(paths.INSTRUCTOR_NOTEBOOKS / "zh" / "day01.ipynb", as_version=4)
     keep = {"day01-setup", "day01-vector_add"}
     nb.cells = [c for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") in keep]
     cell = nb.cells[-1]
@@ -61,7 +61,7 @@ def test_autograde_in_chinese(tmp_path, monkeypatch):
                    'cases=[{"n": 1000}, {"n": 33}], seed=3)\n' + cell.source[end:])
     (tmp_path / "notebooks" / "zh").mkdir(parents=True)
     nbformat.write(nb, tmp_path / "notebooks" / "zh" / "day01.ipynb")
-    monkeypatch.setattr(paths, "NOTEBOOKS", tmp_path / "notebooks")
+    monkeypatch.setattr(paths, "INSTRUCTOR_NOTEBOOKS", tmp_path / "notebooks")
     if device.why_not_hardware():
         monkeypatch.setenv(device.BACKEND_ENV, "emulator")
     course_dir = course.build_course(tmp_path / "course", days=("day01",), lang="zh")

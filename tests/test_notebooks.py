@@ -16,7 +16,7 @@ import pytest
 
 from grader import exercises, paths
 
-NOTEBOOKS = sorted(paths.NOTEBOOKS.glob("day[0-9][0-9].ipynb"))
+NOTEBOOKS = sorted(paths.INSTRUCTOR_NOTEBOOKS.glob("day[0-9][0-9].ipynb"))
 HIDDEN = re.compile(r"^### BEGIN HIDDEN TESTS$(.*?)^### END HIDDEN TESTS$", re.M | re.S)
 MAGIC = re.compile(r"^\s*[%!].*$", re.M)
 THOUGHT = re.compile(r"^day\d\d-think-(\d)$")

@@ -1,4 +1,4 @@
-"""The Chinese lessons (notebooks/zh/dayNN.ipynb) stay in step with the English ones: the same cells in
+"""The Chinese lessons (instructor/notebooks/zh/dayNN.ipynb, the sources of notebooks/zh/) stay in step with the English ones: the same cells in
 the same order, identical code, the same nbgrader metadata (grade ids, points, hidden tests), every
 prose cell translated, and the glossary's terms (notebooks/zh/glossary.md) used. An edit to one
 language that the other does not get fails here."""
@@ -11,15 +11,17 @@ import pytest
 
 from grader import paths
 
-ZH = paths.NOTEBOOKS / "zh"
-PAIRS = [(en, ZH / en.name) for en in sorted(paths.NOTEBOOKS.glob("day[0-9][0-9].ipynb")) if (ZH / en.name).is_file()]
+SOURCES = paths.INSTRUCTOR_NOTEBOOKS
+ZH = SOURCES / "zh"
+GLOSSARY = paths.NOTEBOOKS / "zh" / "glossary.md"  # beside the Chinese student notebooks, which use it
+PAIRS = [(en, ZH / en.name) for en in sorted(SOURCES.glob("day[0-9][0-9].ipynb")) if (ZH / en.name).is_file()]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 META_KEYS = ("grade_id", "grade", "solution", "locked", "points", "task")
 CODE_SPAN = re.compile(r"```.*?```|`[^`]*`|\$[^$]*\$|https?://\S+", re.S)
 
 
 def glossary() -> dict[str, str]:
-    rows = re.findall(r"^\| ([^|]+?) \| ([^|]+?) \|$", (ZH / "glossary.md").read_text(), re.M)
+    rows = re.findall(r"^\| ([^|]+?) \| ([^|]+?) \|$", GLOSSARY.read_text(), re.M)
     return {en: zh for en, zh in rows if en not in ("English", "---")}
 
 
@@ -93,7 +95,7 @@ def test_glossary_terms_are_used(pair):
 
 
 def test_a_change_to_one_language_is_caught():
-    en = nbformat.read(paths.NOTEBOOKS / "day01.ipynb", as_version=4)
+    en = nbformat.read(SOURCES / "day01.ipynb", as_version=4)
     other = copy.deepcopy(en)
     code = next(c for c in other.cells if c.cell_type == "code")
     code.source += "\nprint('only in one language')"
@@ -113,7 +115,7 @@ def test_the_glossary_is_well_formed():
 
 
 def test_every_lesson_has_its_chinese_copy():
-    english = {p.name for p in paths.NOTEBOOKS.glob("day[0-9][0-9].ipynb")}
+    english = {p.name for p in SOURCES.glob("day[0-9][0-9].ipynb")}
     chinese = {p.name for p in ZH.glob("day[0-9][0-9].ipynb")}
     assert english == chinese, f"missing in Chinese: {sorted(english - chinese)}; extra: {sorted(chinese - english)}"
 
