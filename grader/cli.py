@@ -40,7 +40,8 @@ from pathlib import Path
 
 from grader import compiler, days, device, exercises, paths
 
-COMMAND_MODULES = ("sanitize", "autotune", "hints", "debug", "classgrade", "leaderboard", "profile")
+COMMAND_MODULES = ("sanitize", "autotune", "hints", "debug", "classgrade", "leaderboard", "profile",
+                   "student_notebooks", "answers")
 
 
 def _days(arg: str | None) -> list[str]:

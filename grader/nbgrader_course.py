@@ -1,5 +1,5 @@
-"""The instructor's side of nbgrader: build a course directory from instructor/notebooks/ and the stubs, check a
-release for leaks, autograde submissions and read the scores from the gradebook.
+"""The instructor's side of nbgrader: build a course directory from instructor/notebooks/ and the stubs,
+check a release for leaks, autograde submissions and read the scores from the gradebook.
 
     course/
       nbgrader_config.py        written here: root, course id, cell time limit, .cu files kept

@@ -1,5 +1,6 @@
-"""Every lesson notebook executes top to bottom with the course's solutions. On a GPU machine all of
-them, English and Chinese. Without one they run on the PTX emulator (COURSE_BACKEND=emulator: small
+"""Every student notebook (notebooks/, generated from instructor/notebooks/: no hidden tests, so each
+grade cell runs the exercise's own cases) executes top to bottom with the course's solutions. On a GPU
+machine all of them, English and Chinese. Without one they run on the PTX emulator (COURSE_BACKEND=emulator: small
 sizes from nb.size, nothing timed, memory statistics instead): every English notebook, and of the
 Chinese ones, whose code cells are the English ones (tests/test_notebooks_zh.py), day01; COURSE_FULL=1
 runs them all. Days 2, 7 and 10 must draw at least one plot on either."""
