@@ -3,10 +3,14 @@
 # solutions full marks and the stubs zero, the sanitizer finds day 4's planted bugs, and each benchmark
 # meets its target. Correctness, notebooks and nbgrader run one process per day, in parallel; the timed
 # tests run alone afterwards. A table per day comes last; every log is in $OUT/logs.tgz.
-# Usage: bash .ci/gpu_check.sh [--parts correct,course,timed] [days...]
+# Usage: bash .ci/gpu_check.sh [--parts correct,course,stress,timed] [days...]
 #   correct: solutions pass, stubs fail;  course: notebooks, nbgrader, the grading cheats, sanitizer,
 #   the course's GPU tests;
-#   timed: the performance tests.  Default: all three, for every day with solutions.
+#   stress: the async pipelines (days 7, 11, 12, 15, 16: cp.async, TMA, mbarriers, wgmma) run again and
+#   again with fresh seeds while a GEMM loop loads the GPU ($STRESS_REPEAT runs of days 15-16, default 20;
+#   a quarter as many of days 7, 11, 12), then days 15-16 under compute-sanitizer (memcheck, racecheck,
+#   synccheck, initcheck): a race shows as a rare failure;
+#   timed: the performance tests.  Default: all four, for every day with solutions.
 set -u
 out=${OUT:-/tmp/course-out}; mkdir -p "$out"
 logs=$(mktemp -d); export LOGS=$logs
@@ -16,7 +20,7 @@ if [ -d .whl ]; then  # the Jupyter + nbgrader wheelhouse (bash ../shared/device
     export PYTHONPATH=$PYTHONPATH:/tmp/site PATH=/tmp/site/bin:$PATH JUPYTER_PATH=/tmp/site/share/jupyter &&
     python3 -m ipykernel install --user --name python3 >/dev/null
 fi
-parts=correct,course,timed
+parts=correct,course,stress,timed
 [ "${1:-}" = "--parts" ] && { parts=$2; shift 2; }
 part() { [[ ",$parts," == *",$1,"* ]]; }
 days=${*:-$(cd solutions && ls -d day[0-9][0-9])}
@@ -44,6 +48,42 @@ if part course; then
     python3 -m grader sanitize day04 --solutions --cases 2 > "$logs/sanitize.log" 2>&1
     echo "exit status $?" >> "$logs/sanitize.log"; } &
   wait
+fi
+if part stress; then
+  sdays=$(for d in $days; do case $d in day07|day11|day12|day15|day16) echo $d ;; esac; done)
+  if [ -n "$sdays" ]; then
+    python3 - > "$logs/stress-load.log" 2>&1 <<'EOF' &
+import time
+import cupy as cp
+a = cp.random.rand(8192, 8192, dtype=cp.float32).astype(cp.float16)
+end = time.time() + 1800
+while time.time() < end:  # the load: fp16 GEMMs back to back, until the stress runs end
+    for _ in range(10):
+        a @ a
+    cp.cuda.Device().synchronize()
+EOF
+    load=$!
+    pids=()
+    for d in $sdays; do  # days 15-16 in $STRESS_STREAMS processes at once (default 2), the others in one
+      n=${STRESS_REPEAT:-20} streams=${STRESS_STREAMS:-2}
+      case $d in day15|day16) ;; *) n=$(( (n + 3) / 4 )) streams=1 ;; esac
+      for k in $(seq "$streams"); do
+        for i in $(seq "$k" "$streams" "$n"); do
+          $PY days/$d --solutions -m "not perf" > "$logs/stress.$d.$i.log" 2>&1; echo "$i $?"
+        done > "$logs/stress.$d.$k.status" &
+        pids+=($!)
+      done
+    done
+    wait "${pids[@]}"
+    kill "$load" 2>/dev/null; wait "$load" 2>/dev/null
+    for d in $sdays; do
+      case $d in day15|day16)
+        python3 -m grader sanitize $d --solutions --no-demos --cases 2 --tool memcheck --tool racecheck \
+          --tool synccheck --tool initcheck > "$logs/sanitize.$d.log" 2>&1
+        echo "exit status $?" >> "$logs/sanitize.$d.log" ;;
+      esac
+    done
+  fi
 fi
 t1=$(date +%s)
 targets=""; for d in $days; do targets+=" days/$d"; done
@@ -73,6 +113,15 @@ if (logs / "course.log").exists():
 if (logs / "cheats.log").exists():
     print(f"grading cheats: {last('cheats')}")
     print("\n".join(l for l in (logs / "cheats.log").read_text().splitlines() if "students in" in l))
+for d in sorted({p.name.split(".")[1] for p in logs.glob("stress.*.status")}):
+    runs = [l.split() for p in logs.glob(f"stress.{d}.*.status") for l in p.read_text().splitlines()]
+    bad = [r for r in runs if r[1] != "0"]
+    print(f"stress {d}: {len(runs) - len(bad)} of {len(runs)} runs passed under load")
+    for i, _ in bad:
+        print("\n".join("  " + l for l in (logs / f"stress.{d}.{i}.log").read_text().splitlines()
+                        if l.startswith("FAILED") or "seed" in l.lower())[:2000])
+for s in sorted(logs.glob("sanitize.day1[56].log")):
+    print(f"sanitize {s.stem.split('.')[1]}: " + " | ".join(s.read_text().strip().splitlines()[-3:]))
 s = logs / "sanitize.log"
 if s.exists():
     print("sanitize day04: " + " | ".join(s.read_text().strip().splitlines()[-3:]))
@@ -82,4 +131,4 @@ start = next((i for i, l in enumerate(perf) if l.startswith("exercise ")), None)
 if start is not None:
     print("\n".join(l for l in perf[start:] if l.strip() and not l.startswith(("=", "Skipped"))))
 EOF
-echo "wall: parallel part $((t1 - t0)) s, timed part $((t2 - t1)) s"
+echo "wall: parallel and stress parts $((t1 - t0)) s, timed part $((t2 - t1)) s"

@@ -1,8 +1,8 @@
 """`python -m grader sanitize dayNN`: a day's checks under compute-sanitizer, findings by source line.
 
-Three tools: memcheck (out-of-bounds and misaligned accesses to global, local and shared memory),
-racecheck (shared-memory hazards: a missing __syncthreads) and synccheck (barriers that not every
-thread reaches). Each tool runs each exercise in its own child process (`grader.child`'s protocol),
+Three tools by default: memcheck (out-of-bounds and misaligned accesses to global, local and shared
+memory), racecheck (shared-memory hazards: a missing __syncthreads) and synccheck (barriers that not
+every thread reaches); `--tool initcheck` adds reads of global memory nothing wrote. Each tool runs each exercise in its own child process (`grader.child`'s protocol),
 
     compute-sanitizer --tool TOOL python -m grader.sanitize '<request>'
 
@@ -28,8 +28,9 @@ from pathlib import Path
 
 from grader import child, device, exercises, paths
 
-HELP = "the day's tests under compute-sanitizer (memcheck, racecheck, synccheck)"
-TOOLS = ("memcheck", "racecheck", "synccheck")
+HELP = "the day's tests under compute-sanitizer (memcheck, racecheck, synccheck; initcheck on request)"
+TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
+DEFAULT_TOOLS = TOOLS[:3]  # initcheck (reads of global memory never written) with --tool initcheck
 SANITIZER_ENV = "COMPUTE_SANITIZER"  # the compute-sanitizer executable, if not on PATH or in a toolkit
 
 _PREFIX = "========="
@@ -224,7 +225,7 @@ def run_job(sanitizer: Path, job: Job, timeout: float) -> Result:
     return Result(job, r["status"], r["message"], findings, finished.output)
 
 
-def jobs_for(day, tools=TOOLS, names=None, cases: int = 3, demos: bool = True, solutions: bool = False,
+def jobs_for(day, tools=DEFAULT_TOOLS, names=None, cases: int = 3, demos: bool = True, solutions: bool = False,
              demos_only: bool = False) -> list[Job]:
     """The (tool, exercise) runs for a day: its exercises' first `cases` cases, then its DEMOS."""
     d = paths.day_name(day)
@@ -251,7 +252,7 @@ def demo_exercises(day) -> list[tuple[exercises.Exercise, str]]:
     return list(getattr(module, "DEMOS", ()))
 
 
-def run(day, tools=TOOLS, names=None, cases: int = 3, demos: bool = True, solutions: bool | None = None,
+def run(day, tools=DEFAULT_TOOLS, names=None, cases: int = 3, demos: bool = True, solutions: bool | None = None,
         sanitizer: str | None = None, jobs: int = 3, timeout: float = 600, log_dir: str | None = None,
         demos_only: bool = False) -> list[Result]:
     """Run a day's checks under compute-sanitizer (see the module's doc), print the table and what
@@ -300,7 +301,7 @@ WIDTH = 64  # the widest a table cell gets
 def add_arguments(parser) -> None:
     parser.add_argument("day")
     parser.add_argument("--solutions", action="store_true", help="check solutions/ instead of days/")
-    parser.add_argument("--tool", action="append", choices=TOOLS, help="repeatable (default: all three)")
+    parser.add_argument("--tool", action="append", choices=TOOLS, help="repeatable (default: memcheck, racecheck, synccheck)")
     parser.add_argument("--exercise", action="append", metavar="NAME", help="only this exercise (repeatable)")
     parser.add_argument("--cases", type=int, default=3, help="the first N cases of each exercise (default 3)")
     parser.add_argument("--no-demos", action="store_true", help="skip the day's planted-bug demos")
@@ -313,7 +314,7 @@ def add_arguments(parser) -> None:
 
 
 def main(args) -> int:
-    results = run(args.day, tuple(args.tool or TOOLS), args.exercise, args.cases, not args.no_demos,
+    results = run(args.day, tuple(args.tool or DEFAULT_TOOLS), args.exercise, args.cases, not args.no_demos,
                   args.solutions or paths.use_solutions(), args.sanitizer, args.jobs, args.timeout, args.log_dir,
                   args.demos_only)
     return 1 if any(r.problem for r in results) else 0

@@ -393,3 +393,19 @@ def test_compare_shows_both_versions(tmp_path):
     yours, solution = (_value(table["columns"][k]["duration"]) for k in ("yours float16", "solution float16"))
     assert abs(yours - solution) / solution < 0.15  # the same kernel twice
     assert json.loads((profile.FOLDER / "day06-rmsnorm-compare.json").read_text())["calls"]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("day, name, prefix", [("day15", "gemm_persistent", "gemm_persistent"),
+                                               ("day16", "attention_wgmma", "attention_wgmma")])
+def test_hopper_benchmarks_are_profiled(day, name, prefix):
+    """Days 15-16 time their kernels in turns (bench.measure_interleaved): the profile child sees those
+    launches too (ncu once profiled no kernel there)."""
+    _needs_ncu()
+    if device.properties()["sm"] != "sm_90":
+        pytest.skip("wgmma and TMA need sm_90a (an H100 or H200)")
+    found = profile.collect(exercises.get(day, name), solutions=True)
+    table = next(t for t in found["tables"] if t["kernel"].startswith(prefix))
+    rows = table["columns"]["solution"]
+    assert _value(rows["tensor"]) > 30, rows
+    assert _value(rows["duration"]) > 0

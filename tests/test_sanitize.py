@@ -135,6 +135,22 @@ def test_synccheck_report():
     assert f.where == "/home/me/course/days/day06/block_sum.cu:44"  # outside the course: shown in full
 
 
+INITCHECK = """\
+========= Uninitialized __global__ memory read of size 4 bytes
+=========     at gemm_persistent+0x1a40 in /x/days/day15/gemm_persistent.cu:88
+=========     by thread (5,0,0) in block (2,0,0)
+=========     Address 0x7f0000000010
+========= ERROR SUMMARY: 1 error
+"""
+
+
+def test_initcheck_report():
+    f, = sanitize.parse(INITCHECK, "initcheck")
+    assert f.what == "Uninitialized __global__ memory read of size 4 bytes"
+    assert (f.kernel, f.line, f.count) == ("gemm_persistent", 88, 1)
+    assert "initcheck" not in sanitize.DEFAULT_TOOLS  # on request: --tool initcheck
+
+
 def test_the_students_file_is_preferred_to_an_inlined_header():
     f, = sanitize.parse(INLINED, "memcheck", "/elsewhere/transpose_swizzled.cu")
     assert f.line == 101 and f.kernel == "transpose_swizzled"
@@ -150,14 +166,14 @@ def test_clean_output_has_no_findings():
 
 
 def test_unknown_tool_is_named():
-    with pytest.raises(ValueError, match="unknown tool 'initcheck'"):
-        sanitize.parse("", "initcheck")
+    with pytest.raises(ValueError, match="unknown tool 'leakcheck'"):
+        sanitize.parse("", "leakcheck")
 
 
 def test_runs_planned_for_day04():
     jobs = sanitize.jobs_for("day04", cases=2)
     assert len(jobs) == 3 * (len(day04.EXERCISES) + len(day04.DEMOS))
-    assert {j.tool for j in jobs} == set(sanitize.TOOLS)
+    assert {j.tool for j in jobs} == set(sanitize.DEFAULT_TOOLS)
     tiled = next(j for j in jobs if j.exercise.name == "transpose_tiled")
     assert tiled.cases == list(day04.EXERCISES[0].cases[:2]) and not tiled.demo
     race = next(j for j in jobs if j.exercise.name == "race")
@@ -213,8 +229,8 @@ def test_argument_errors(argv, message, capsys):
 
 def test_bad_tool_is_refused(capsys):
     with pytest.raises(SystemExit):
-        cli.main(["sanitize", "day04", "--tool", "initcheck"])
-    assert "invalid choice: 'initcheck'" in capsys.readouterr().err
+        cli.main(["sanitize", "day04", "--tool", "leakcheck"])
+    assert "invalid choice: 'leakcheck'" in capsys.readouterr().err
 
 
 def test_missing_sanitizer_is_explained(tmp_path, monkeypatch):
