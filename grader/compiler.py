@@ -15,17 +15,19 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import paths
+from grader import includes, paths
 
 ARCHS = ("sm_80", "sm_90")
 STD = "-std=c++17"
 
 
 class CompileError(RuntimeError):
-    """A kernel failed to compile; the message is the compiler's log, naming the student's file and line."""
+    """A kernel failed to compile; the message is the compiler's log, naming the student's file and line
+    (only the diagnostics located in that file's folder and the include path: `includes.sanitize_log`)."""
 
     def __init__(self, path: str, log: str):
-        self.path, self.log = path, log.strip()
+        roots = [Path(path).resolve().parent, *include_dirs()]
+        self.path, self.log = path, includes.sanitize_log(log.strip(), roots)
         first = next((ln for ln in self.log.splitlines() if "error" in ln), self.log[:200])
         super().__init__(f"{path} does not compile: {first}\n\n{self.log}")
 
@@ -76,37 +78,14 @@ def options(arch: str | None = None, extra: tuple[str, ...] = ()) -> tuple[str, 
     return tuple(opts) + tuple(extra)
 
 
-_DIRECTIVE = re.compile(r"^[ \t]*(?:#|%:)[ \t]*(include|include_next|import|embed)\b[ \t]*(.*)$", re.M)
-_NAMED = re.compile(r'^(<[^>]*>|"[^"]*")')
-
-
-def check_includes(text: str, path: Path, _seen: set | None = None) -> None:
-    """Refuse an #include that could reach a file outside the include path: `..` or an absolute path
-    (`#include <../../solutions/day01/vector_add.cu>`), or a computed name (`#include SOME_MACRO`).
-    Quoted includes of files beside `path` are followed and checked too."""
-    seen = _seen if _seen is not None else set()
-    if path in seen:
-        return
-    seen.add(path)
-    text = re.sub(r"\\\n", "", text)  # line continuations
-    for number, line in enumerate(text.splitlines(), 1):
-        m = _DIRECTIVE.match(line)
-        if not m:
-            continue
-        kind, rest = m.groups()
-        named = _NAMED.match(rest.strip())
-        where = f"{path.name}:{number}"
-        if kind != "include" or not named:
-            raise CompileError(str(path), f"{where}: error: `{line.strip()}` is not allowed: include "
-                               f"headers by name, as #include <course/...> or #include \"file.cuh\"")
-        name = named.group(1)[1:-1]
-        if name.startswith("/") or ".." in Path(name).parts or "\\" in name:
-            raise CompileError(str(path), f"{where}: error: #include {named.group(1)} is not allowed: "
-                               f"an include may not name an absolute path or go up a folder (..); the "
-                               f"course headers are included as <course/...>")
-        beside = path.parent / name
-        if named.group(1).startswith('"') and beside.is_file():
-            check_includes(beside.read_text(errors="replace"), beside, seen)
+def check_includes(path: Path) -> None:
+    """Refuse (CompileError, one line) an include that is computed, absolute, goes up a folder or
+    resolves outside the file's own folder and the include path, on the preprocessor's tokens
+    (`grader.includes`)."""
+    try:
+        includes.check(path, include_dirs())
+    except includes.IncludeRefused as e:
+        raise CompileError(str(path), str(e)) from None
 
 
 def read_source(path: str | os.PathLike) -> str:
@@ -119,7 +98,7 @@ def read_source(path: str | os.PathLike) -> str:
         text = path.read_text()
     except UnicodeDecodeError:
         raise CompileError(str(path), f"{path.name}: error: not a text file (CUDA C source is text)") from None
-    check_includes(text, path)
+    check_includes(path)
     return f'#line 1 "{path}"\n' + text
 
 

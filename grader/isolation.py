@@ -5,7 +5,8 @@ notebook's `nb.grade`, `grader check` and nbgrader autograde. The child
 
 - works in an empty folder of its own that holds only copies of the submission's .cu/.cuh files
   (regular files; a link is refused), and compiles them with the course headers on the include path
-  (`compiler.check_includes` refuses `..`, absolute and computed includes);
+  (`compiler.check_includes`: only its own files and the course's headers, decided on the
+  preprocessor's tokens, `grader.includes`);
 - gets a scrubbed environment (a short allow-list; HOME is its own folder) and resource limits: CPU
   time, file size, no core files, and address space on the emulator;
 - reports on a pipe of its own, each line carrying a nonce the parent chose (`grader.child`, the
@@ -103,19 +104,30 @@ def _child_env(workdir: Path) -> dict[str, str]:
     return env
 
 
+EMULATOR_ADDRESS_SPACE = 16 << 30  # CUDA reserves far more address space than it uses: only the emulator is capped
+
+
+def apply_limits(cpu_seconds: int, address_space: int | None, processes: int | None = None) -> None:
+    """This process's limits (its children inherit them): CPU time, file size, no core files, and the
+    address space and number of processes where given; it dies with its parent."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (256 << 20, 256 << 20))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
+    if address_space:
+        resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+    if processes:
+        resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
+    if sys.platform == "linux":  # dies with the grader that started it (a killed autograde, say)
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
 def _limits(cpu_seconds: int, emulated: bool):
     def apply():  # in the child, before exec
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (256 << 20, 256 << 20))
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
-        if emulated:  # CUDA reserves far more address space than it uses: only the emulator is capped
-            resource.setrlimit(resource.RLIMIT_AS, (16 << 30, 16 << 30))
-        if sys.platform == "linux":  # dies with the grader that started it (a killed autograde, say)
-            import ctypes
-
-            ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        apply_limits(cpu_seconds, EMULATOR_ADDRESS_SPACE if emulated else None)
     return apply
 
 
