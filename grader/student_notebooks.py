@@ -18,8 +18,6 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-import nbformat
-
 from grader import paths
 
 COMMAND = "notebooks"
@@ -47,6 +45,7 @@ def _digest(nb) -> str:
 
 def render_notebook(source: Path):
     """The student version of an instructor notebook, as a NotebookNode."""
+    import nbformat
     from nbgrader.preprocessors import ClearHiddenTests, ClearOutput, ClearSolutions
 
     nb = nbformat.read(source, as_version=4)
@@ -60,6 +59,8 @@ def render_notebook(source: Path):
 
 def render(source: Path) -> str:
     """The student notebook's file text (nbformat's layout: indent 1, a final newline)."""
+    import nbformat
+
     return nbformat.writes(render_notebook(source)) + "\n"
 
 
@@ -67,6 +68,8 @@ def status(notebook: Path) -> str:
     """'missing', 'untouched' (as generated) or 'edited' (written in, run, or not generated at all)."""
     if not notebook.is_file():
         return "missing"
+    import nbformat  # the course's CLI works without Jupyter installed (a bare GPU machine)
+
     try:
         nb = nbformat.read(notebook, as_version=4)
     except Exception:  # noqa: BLE001 - a file that is not a notebook is someone's
