@@ -22,12 +22,17 @@ grades were computed before the notebook ran, from a copy taken by the course.
 from __future__ import annotations
 
 import ast
+import base64
+import binascii
+import html
 import json
 import os
+import re
 import sqlite3
 import sys
 import tempfile
 import time
+import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -180,10 +185,59 @@ def _leaks(course_dir: Path, assignment: str, day: str, own: set[str]) -> set[st
     return lines - own
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_BACKSLASH = re.compile(r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|[0-7]{1,3}|.)", re.S)
+_BASE64 = re.compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "f": "\f", "v": "\v", "b": "\b", "a": "\a"}
+_UNESCAPE_ROUNDS = 8
+_BASE64_BUDGET = 16 << 20
+
+
+def _unescape_char(m) -> str:
+    code = m.group(1)
+    if code[0] in "uUx" and len(code) > 1:
+        return chr(int(code[1:], 16)) if int(code[1:], 16) <= 0x10FFFF else m.group()
+    if code[0] in "01234567":
+        return chr(int(code, 8))
+    return _ESCAPES.get(code, code)
+
+
+def _unescaped(text: str) -> list[str]:
+    """`text` and what it becomes as HTML entities, backslash escapes (JSON, C, Python: `\\n`,
+    `\\"`, `\\u0041`), %-escapes and terminal colours are undone, again and again until nothing
+    changes (a doubly escaped copy), each step's text whitespace-collapsed."""
+    views, text = [], _ANSI.sub("", text)
+    for _ in range(_UNESCAPE_ROUNDS):
+        views.append(" ".join(text.split()))
+        new = urllib.parse.unquote(_BACKSLASH.sub(_unescape_char, html.unescape(text)))
+        if new == text:
+            break
+        text = _ANSI.sub("", new)
+    return views
+
+
+def _views(printed: str) -> list[str]:
+    """What `printed` may show once decoded: its unescaped forms (`_unescaped`), and those of each
+    base64 run in it."""
+    views, budget = _unescaped(printed), _BASE64_BUDGET
+    for run in {m.group() for v in views for m in _BASE64.finditer(v)}:
+        budget -= len(run)
+        if budget < 0:
+            break
+        try:
+            decoded = base64.b64decode(run + "=" * (-len(run) % 4), altchars=b"-_" if "-" in run or "_" in run
+                                       else None).decode("utf-8", errors="ignore")
+        except (ValueError, binascii.Error):
+            continue
+        views += _unescaped(decoded)
+    return views
+
+
 def _leaked(leaks: set[str], printed: str) -> list[str]:
-    """The lines of `leaks` that `printed` shows, as they are or as JSON strings (a notebook file
-    printed raw escapes its quotes)."""
-    return [ln for ln in leaks if ln in printed or json.dumps(ln)[1:-1] in printed]
+    """The lines of `leaks` that `printed` shows, however escaped (`_views`: HTML, JSON, doubly,
+    unicode escapes, base64) and with any spacing."""
+    views = _views(printed)
+    return [ln for ln in leaks if any(" ".join(ln.split()) in v for v in views)]
 
 
 def _output_text(output) -> str:
