@@ -16,6 +16,10 @@ observed (cutting the keys moves the diagonal otherwise): they are the first q_l
 queries, run as a problem of their own. Day 11's decode kernels show (m, d, o) through o and, for
 the paged kernel, lse2 = m + log2 d; with --chunks > 1 the paged kernel's partial result per chunk
 is compared too, then the merge.
+
+By default it replays your kernel's last failing case in that file (its sizes, mask and seed, which
+pytest and `grader check` record in .course/failures.json: grader.progress), so a wrong causal diagonal
+is debugged on the causal case that caught it; --fresh, a size or --seed choose other inputs.
 """
 from __future__ import annotations
 
@@ -26,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from grader import checks, device, exercises, paths, runner
+from grader import checks, device, exercises, paths, progress, runner
 
 COMMAND = "debug"
 HELP = "where an attention kernel (day 11, day 12) first leaves the float64 reference, KV tile by KV tile"
@@ -393,11 +397,41 @@ DAYS = {"day11": tuple(DAY11_TILE), "day12": ("attention_scalar", "attention_mma
                                               "prefill", "prefill_causal")}
 
 
+# A check's case keys under debug's names (day 11's checks name the heads num_heads / num_qo_heads).
+CASE_KEYS = {"num_heads": "heads", "num_qo_heads": "heads", "num_kv_heads": "kv_heads"}
+
+
+def last_failure(ex, allowed) -> tuple[dict, int | None, str] | None:
+    """The last failing case of your kernel in the exercise's file (recorded by pytest and `grader
+    check`; the causal and the unmasked exercise of one file share it) as debug's sizes, its seed, and a
+    line saying what is replayed; None when nothing failed since it last passed."""
+    named = [e for e in exercises.day_exercises(ex.day) if e.source == ex.source and e.name in DAYS[ex.day]]
+    found = [(f["when"], e.name == ex.name, e, f) for e in named if (f := progress.last_failure(e.key))]
+    if not found:
+        return None
+    _, _, failed, record = max(found, key=lambda x: x[:2])
+    case = {CASE_KEYS.get(k, k): v for k, v in record["case"].items()}
+    if "num_heads" in record["case"]:  # decode_warp: one KV head per query head
+        case["kv_heads"] = case["heads"]
+    sizes = {k: v for k, v in case.items() if k in allowed}
+    if failed.name.endswith("_causal"):
+        sizes.setdefault("causal", True)
+    fixed = {"kv_dtype": "float16", "head_dim": 128, "layout": "NHD"}  # what debug's day-11 inputs are
+    left = [f"{k} {v}" for k, v in record["case"].items()
+            if CASE_KEYS.get(k, k) not in allowed and fixed.get(k, v) != v]
+    said = ", ".join(f"{k} {v}" for k, v in sizes.items())
+    line = (f"replaying the last failing case of {failed.key} ({record['when']}): {said}, seed {record['seed']}"
+            + (f" (debug runs fp16, head_dim 128, NHD: not replayed {', '.join(left)})" if left else "")
+            + "; --fresh (or any size or --seed) for other inputs")
+    return sizes, record.get("seed"), line
+
+
 def debug(day, name: str, *, solutions: bool = False, source: str | None = None, seed: int | None = None,
-          tile: int | None = None, **sizes) -> Report:
+          tile: int | None = None, replay: bool = True, **sizes) -> Report:
     """Load the exercise's kernel (yours, the solution, or `source`) and compare it tile by tile.
     `sizes`: day 12 heads, q_len, kv_len, head_dim, causal; day 11 batch, kv_len, heads, kv_heads,
-    page_size, chunks (None: a small default)."""
+    page_size, chunks (None: a small default). With `replay`, on your kernel, with no size and no seed
+    given: the sizes, mask and seed of its last failing case (`last_failure`), else the defaults."""
     day = paths.day_name(day)
     if day not in DAYS:
         raise ValueError(f"debug follows attention kernels tile by tile: day11 or day12, not {day}")
@@ -412,23 +446,32 @@ def debug(day, name: str, *, solutions: bool = False, source: str | None = None,
     path = Path(source).resolve() if source else runner.source_of(ex, solutions).resolve()
     if not path.is_file():
         raise FileNotFoundError(f"no kernel source {source}")
-    seed = checks.new_seed() if seed is None else seed
     defaults = DAY12_DEFAULTS if day == "day12" else DAY11_DEFAULTS
     allowed = set(defaults) | ({"causal"} if day == "day12" else set())
     extra = [k for k, val in sizes.items() if val is not None and k not in allowed]
     if extra:
         raise ValueError(f"--{extra[0].replace('_', '-')} does not apply to {day} (its sizes: "
                          f"{', '.join('--' + k.replace('_', '-') for k in sorted(allowed))})")
+    replayed = None
+    if replay and not solutions and source is None and seed is None and all(v is None for v in sizes.values()):
+        replayed = last_failure(ex, allowed)
+        if replayed:
+            sizes, seed = {**sizes, **replayed[0]}, replayed[1] if replayed[1] is not None else seed
     chosen = {k: sizes.get(k) if sizes.get(k) is not None else val for k, val in defaults.items()}
     if small := [k for k, val in chosen.items() if val < 1]:
         raise ValueError(f"--{small[0].replace('_', '-')} {chosen[small[0]]}: expected >= 1")
+    seed = checks.new_seed() if seed is None else seed
     module = device.load(path)
     shown = path.relative_to(paths.ROOT) if path.is_relative_to(paths.ROOT) else path
     if day == "day12":
         causal = sizes.get("causal")
         causal = ex.name.endswith("_causal") if causal is None else causal
-        return debug_day12(ex.name, module, shown, seed=seed, tile=tile, causal=causal, **chosen)
-    return debug_day11(ex.name, module, shown, seed=seed, tile=tile, **chosen)
+        report = debug_day12(ex.name, module, shown, seed=seed, tile=tile, causal=bool(causal), **chosen)
+    else:
+        report = debug_day11(ex.name, module, shown, seed=seed, tile=tile, **chosen)
+    if replayed:
+        report.title = f"{replayed[2]}\n{report.title}"
+    return report
 
 
 def add_arguments(parser) -> None:
@@ -450,6 +493,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--causal", action="store_true", default=None,
                         help="day 12: causal mask (default: as the exercise's name says)")
     parser.add_argument("--no-causal", dest="causal", action="store_false", help="day 12: no mask")
+    parser.add_argument("--fresh", action="store_true",
+                        help="the defaults and a fresh seed, not your last failing case (replayed by default)")
 
 
 def main(args) -> int:
@@ -457,7 +502,7 @@ def main(args) -> int:
                                            "page_size", "chunks", "causal")}
     try:
         report = debug(args.day, args.exercise, solutions=args.solutions, source=args.source, seed=args.seed,
-                       tile=args.tile, **sizes)
+                       tile=args.tile, replay=not args.fresh, **sizes)
     except device.KernelFault as e:
         print(f"error: {e}")
         return 1

@@ -83,6 +83,7 @@ class Course:
             else:
                 why = f"not run: an earlier case of {ex.key} ended the checking process ({outcome.message.splitlines()[0]})"
             pytest.fail(why, pytrace=False)
+        progress.record_failure(ex.key, result.case, result.seed)  # what `grader debug` replays
         prefix = {"crashed": "crashed: ", "timed out": ""}.get(result.status, "")
         pytest.fail(prefix + result.message, pytrace=False)
 

@@ -159,3 +159,30 @@ def test_on_the_gpu_a_long_causal_prefill_is_followed_tile_by_tile(tmp_path):
     assert report.divergence and report.divergence.step == "KV tile 1 (keys 64..127)", report.text()
     assert debug.debug("day11", "decode_attention", solutions=True, seed=SEED, batch=4, kv_len=1000, heads=32,
                        kv_heads=8).agrees
+
+
+# ---- replaying the last failure -----------------------------------------------------------------
+
+def test_the_last_failing_case_is_replayed_by_default(tmp_path, monkeypatch, capsys):
+    """A causal diagonal one key late agrees on the unmasked default; recorded as the last failure of
+    attention_mma_causal (as pytest records it), `debug day12 attention_mma` replays that causal case
+    with its seed and finds it, and says so; once the exercise passes, nothing is left to replay."""
+    from grader import paths, progress
+
+    monkeypatch.setattr(progress, "FAILURES", tmp_path / "failures.json")
+    monkeypatch.setattr(progress, "FILE", tmp_path / "progress.json")
+    monkeypatch.delenv(paths.SOURCE_DIR_ENV, raising=False)
+    monkeypatch.delenv(paths.KERNELS_ENV, raising=False)
+    progress.record_failure("day12/attention_mma_causal", {**SMALL12, "causal": True}, SEED)
+    _planted(tmp_path, "day12", "attention_mma.cu", "      if (col >= kv_len || (CAUSAL && col > row + causal_offset))",
+                      "      if (col >= kv_len || (CAUSAL && col > row + causal_offset + 1))")
+    monkeypatch.setenv(paths.SOURCE_DIR_ENV, str(tmp_path))  # the student's file: the planted one
+    assert debug.debug("day12", "attention_mma", **SMALL12).agrees  # sizes given: no replay, no mask
+    assert cli.main(["debug", "day12", "attention_mma"]) == 1
+    out = capsys.readouterr().out
+    assert "replaying the last failing case of day12/attention_mma_causal" in out and f"seed {SEED}" in out, out
+    assert "causal" in out and "FIRST DIVERGENCE" in out, out
+    monkeypatch.delenv(paths.SOURCE_DIR_ENV)
+    progress.record([{"exercise": "day12/attention_mma_causal", "status": "passed", "passed": 10, "failed": 0,
+                      "skipped": 0}], "pytest")
+    assert progress.last_failure("day12/attention_mma_causal") is None
