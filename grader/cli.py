@@ -13,6 +13,8 @@
     sanitize dayNN          the day's tests under compute-sanitizer (memcheck, racecheck, synccheck)
     autotune                search the day 10 GEMM's configuration space on the GPU in use
     hint dayNN exercise     the exercise's hints, level by level (--level 1|2|3)
+    answer dayNN N          thought question N's model answer, once your notebook holds your own
+    notebooks [dayNN]       regenerate the student notebooks from instructor/notebooks/ (keeps your edits)
     debug day11|day12 ex    the first KV tile where an attention kernel leaves a float64 reference
     profile dayNN [exercise] an exercise's benchmark case under Nsight Compute (the emulator's estimates
                             without a GPU); --compare, --all-sizes, --timeline (day14)
@@ -289,10 +291,10 @@ def cmd_stubs(args) -> int:
 def cmd_progress(args) -> int:
     from rich.cells import cell_len  # a Chinese character takes two columns
 
-    from grader import hints, progress, stubs
+    from grader import answers, hints, progress, stubs
     from grader.language import language
 
-    used, lang = hints.levels_used(), language()
+    used, lang, shown = hints.levels_used(), language(), answers.seen()
     width = max(cell_len(days.title(d, lang)) for d in days.NAMES)
     for day in days.NAMES:
         exs, title = exercises.day_exercises(day), days.title(day, lang)
@@ -304,6 +306,7 @@ def cmd_progress(args) -> int:
         result = progress.day_summary(day, [ex.key for ex in exs])
         helped = [f"{k.split('/')[1]} {lv}" for k, lv in used.items() if k.startswith(day + "/")]
         result += f"; hint levels used: {', '.join(helped)}" if helped else ""
+        result += f"; model answers seen: {', '.join(f'Q{n}' for n in shown[day])}" if shown.get(day) else ""
         count = f"{len(exs)} exercise{'s' if len(exs) != 1 else ''}"
         print(f"{day}  {title} {count}, {edited} edited; {result}")
     return 0

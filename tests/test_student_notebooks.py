@@ -86,3 +86,35 @@ def test_regeneration_keeps_student_edits(tmp_path, monkeypatch):
     nb.cells[1].source += " "
     nbformat.write(nb, student)
     assert sn.status(student) == "edited"
+
+
+# ---- python -m grader answer ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_answer_shows_the_model_answer_only_after_yours(tmp_path, monkeypatch, capsys, lang):
+    from grader import answers, cli
+
+    folder = tmp_path / "notebooks" / ("zh" if lang == "zh" else "")
+    folder.mkdir(parents=True)
+    shutil.copy(paths.NOTEBOOKS / ("zh" if lang == "zh" else "") / "day02.ipynb", folder)
+    monkeypatch.setattr(paths, "NOTEBOOKS", tmp_path / "notebooks")
+    monkeypatch.setattr(paths, "STATE", tmp_path / ".course")
+    monkeypatch.setattr(paths, "ROOT", tmp_path)
+    args = ["answer", "day02", "2", "--lang", lang]
+    assert cli.main(args) == 1
+    out = capsys.readouterr().out
+    assert len(out.strip().splitlines()) == 1 and "answer day02 2" in out, out
+    assert answers.seen() == {}
+
+    nb = nbformat.read(folder / "day02.ipynb", as_version=4)
+    cell = next(c for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "day02-think-2")
+    cell.source = "My own answer: the L2 holds the data."
+    nbformat.write(nb, folder / "day02.ipynb")
+    assert cli.main(args) == 0
+    out = capsys.readouterr().out
+    model = answers.model_answer("day02", 2, lang)
+    assert model in out and "BEGIN SOLUTION" not in out and len(model) > 150
+    assert answers.seen() == {"day02": [2]}
+    assert cli.main(["answer", "day02", "9", "--lang", lang]) == 2
+    err = capsys.readouterr().err
+    assert "no thought question 9" in err and len(err.strip().splitlines()) == 1, err
