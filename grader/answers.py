@@ -13,8 +13,6 @@ import json
 import re
 import time
 
-import nbformat
-
 from grader import paths
 
 COMMAND = "answer"
@@ -32,6 +30,8 @@ TEXT = {
 
 
 def _notebook(root, day: str, lang: str):
+    import nbformat  # the lab's extra; the command line works without it
+
     path = root / ("zh" if lang == "zh" else "") / f"{day}.ipynb"
     if not path.is_file():
         raise FileNotFoundError(f"no notebook {path.relative_to(paths.ROOT) if path.is_relative_to(paths.ROOT) else path}")

@@ -46,6 +46,7 @@ def _digest(nb) -> str:
 def render_notebook(source: Path):
     """The student version of an instructor notebook, as a NotebookNode."""
     import nbformat
+    import nbformat  # with nbgrader, the lab's and the instructor's extras; the command line works without
     from nbgrader.preprocessors import ClearHiddenTests, ClearOutput, ClearSolutions
 
     nb = nbformat.read(source, as_version=4)
