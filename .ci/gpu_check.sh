@@ -100,7 +100,7 @@ def last(name):
     lines = [l for l in p.read_text().splitlines() if re.search(r"\d+ (passed|failed|error|skipped)", l)]
     return lines[-1].strip("= ") if lines else "no result (see log)"
 
-per_day = any(logs.glob("*.day[0-9][0-9].log"))
+per_day = any(p for k in ("solutions", "stubs", "notebook", "nbgrader") for p in logs.glob(f"{k}.day[0-9][0-9].log"))
 if per_day:
     print(f"{'day':<6} {'solutions (not timed)':<34} {'stubs':<34} {'notebook':<22} nbgrader")
 for d in days if per_day else []:
