@@ -4,8 +4,9 @@ Each exercise of a day has a locked autograder cell that calls `nb.grade("<day>"
 hidden tests whose cases fit the exercise's check; every code cell compiles as Python. Each day opens
 with learning objectives and a 2-3 hour plan (`<day>-objectives`) and closes with 3-5 thought
 questions: a locked question cell `<day>-think-K-q`, then a manually graded markdown answer cell
-`<day>-think-K` whose model answer sits between `### BEGIN SOLUTION` and `### END SOLUTION` (the
-release replaces it with "YOUR ANSWER HERE").
+`<day>-think-K` whose model answer sits between `### BEGIN SOLUTION` and `### END SOLUTION`, ending with
+a "Rubric:" of 2-3 gradable points for the instructor (the release and the student notebooks replace it
+all with "YOUR ANSWER HERE").
 """
 import ast
 import inspect
@@ -22,6 +23,13 @@ MAGIC = re.compile(r"^\s*[%!].*$", re.M)
 THOUGHT = re.compile(r"^day\d\d-think-(\d)$")
 MODEL_ANSWER = re.compile(r"^### BEGIN SOLUTION$(.*?)^### END SOLUTION$", re.M | re.S)
 MINUTES = re.compile(r"(\d+)\s*min")
+
+
+def rubric(model_answer: str, heading: str) -> list[str]:
+    """The points of the rubric that ends a model answer (a `heading` line, then `- ` items)."""
+    if heading not in model_answer:
+        return []
+    return re.findall(r"^- \S", model_answer.split(heading, 1)[1], re.M)
 
 
 def _read(path):
@@ -173,6 +181,8 @@ def test_closes_with_thought_questions(notebook):
         model = MODEL_ANSWER.search(answer.source)
         assert model and len(model.group(1).strip()) >= 150, \
             f"{day}-think-{k}: a model answer of some substance between BEGIN/END SOLUTION"
+        assert 2 <= len(rubric(model.group(1), "Rubric:")) <= 3, \
+            f"{day}-think-{k}: the model answer ends with a 'Rubric:' list of 2-3 gradable points"
     last_exercise = max(i for i, c in enumerate(nb.cells) if c in _grade_cells(nb))
     assert cells[f"{day}-think-1-q"][0] > last_exercise, f"{day}: thought questions come after the exercises"
 

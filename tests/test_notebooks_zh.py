@@ -10,6 +10,7 @@ import nbformat
 import pytest
 
 from grader import paths
+from test_notebooks import rubric
 
 SOURCES = paths.INSTRUCTOR_NOTEBOOKS
 ZH = SOURCES / "zh"
@@ -43,6 +44,9 @@ def differences(en, zh) -> list[str]:
                 problems.append(f"{where}: nbgrader {key} is {ma.get(key)!r} in English, {mb.get(key)!r} in Chinese")
         if ma.get("solution") and ("### BEGIN SOLUTION" in a.source) != ("### BEGIN SOLUTION" in b.source):
             problems.append(f"{where}: the model answer's markers differ")
+        if ma.get("solution") and len(rubric(a.source, "Rubric:")) != len(rubric(b.source, "评分要点：")):
+            problems.append(f"{where}: the rubric has {len(rubric(a.source, 'Rubric:'))} points in English, "
+                            f"{len(rubric(b.source, '评分要点：'))} in Chinese (评分要点：)")
     return problems
 
 
@@ -107,6 +111,10 @@ def test_a_change_to_one_language_is_caught():
     other = copy.deepcopy(en)
     del other.cells[3]
     assert differences(en, other)
+    other = copy.deepcopy(en)
+    answer = next(c for c in other.cells if c.get("metadata", {}).get("nbgrader", {}).get("solution"))
+    answer.source = answer.source.replace("Rubric:", "评分要点：").replace("\n- ", "\n", 1)  # one point lost
+    assert any("the rubric has" in p for p in differences(en, other))
 
 
 def test_the_glossary_is_well_formed():
