@@ -210,6 +210,7 @@ def run_exercise(day, name: str, cases: list[dict] | None = None, *, source_dir:
     from grader import device, exercises
 
     ex = exercises.get(day, name)
+    explicit = cases
     cases = list(cases) if cases is not None else runnable_cases(ex)
     if source_dir:
         folder = Path(source_dir).resolve()
@@ -231,7 +232,26 @@ def run_exercise(day, name: str, cases: list[dict] | None = None, *, source_dir:
                    record=folder == (paths.SOLUTIONS / ex.day).resolve())
     if outcome.status == "passed" and backend == "cupy" and ex.day in RACECHECK_DAYS:
         outcome = _racecheck(ex, outcome, folder, cases, budgets)
+    if explicit is None and len(cases) < len(ex.cases):
+        outcome.message = "\n".join(filter(None, [outcome.message, _not_run(ex, cases)]))
     return outcome
+
+
+def _not_run(ex, ran: list[dict]) -> str:
+    """The sizes the emulator left out, and the boundaries past the largest case it ran (2^24
+    elements: float indices; 2^31: 32-bit offsets) that only a GPU's grade checks."""
+    from grader import exercises
+    from grader.emulator.scaling import case_size
+
+    left = [c for c in ex.cases if c not in ran]
+    largest = max((case_size(c) for c in ran), default=0)
+    past = [name for bound, name in ((1 << 24, "2^24"), (1 << 31, "2^31")) if largest <= bound <
+            max(case_size(c) for c in left)]
+    return (f"not run on the emulator (too large for a CPU; a GPU's grade runs them): "
+            f"{', '.join(exercises.case_id(c) for c in left)}"
+            + (f"; sizes past {' and '.join(past)} elements are unchecked here" if past else ""))
+
+
 
 
 def _racecheck(ex, outcome: Outcome, folder: Path, cases: list[dict], budgets: list[float]) -> Outcome:

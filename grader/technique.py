@@ -3,13 +3,18 @@
 A correct result is not enough where a day teaches a technique: a one-thread-per-element GEMM is
 right on day 10 but teaches nothing about tensor cores. An exercise declares what its kernels must
 (and must not) compile to; `check` compiles the graded file offline with NVRTC for sm_90, reads its
-SASS with nvdisasm, and raises AssertionError with a sentence a student understands.
+SASS with nvdisasm, and raises AssertionError with a sentence a student understands. It looks at
+the kernels the exercise launches, one by one (a kernel's SASS section holds the device functions it
+calls): each required instruction must show in each kernel that shows it in the solution, so an
+unused second kernel holding the shuffles proves nothing.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from grader import float_index, paths, sass
 
 ARCH = "sm_90"
 
@@ -68,31 +73,59 @@ def _name(pattern: str) -> str:
     return f"{plain} ({_NAMES[key]})" if key else plain
 
 
-def problems(path: str | Path, techniques) -> list[str]:
-    """What the file's SASS lacks (or has but must not), one sentence each; [] when all is there."""
-    from grader import sass
+def _has(code: dict, names: list[str], pattern: str, whole_line: bool = False) -> bool:
+    if whole_line:
+        return any(re.search(pattern, line) for n in names for line in code[n])
+    return any(re.match(pattern, sass.opcode(line)) for n in names for line in code[n])
 
+
+def _graded(code: dict, ref: dict | None, t: Technique, pattern: str, whole_line: bool = False) -> list[list[str]]:
+    """The groups of the student's functions that must each show `pattern`: one group per kernel of the
+    reference (the solution) in which the reference shows it, matched by name (the kernels the
+    exercise launches: a kernel the solution does not define is never launched, and one kernel's
+    shuffles do not count for another); without a reference, all of the exercise's kernels pooled."""
+    in_scope = [f for f in code if not t.kernels or sass.plain_name(f) in t.kernels or f in t.kernels]
+    if ref is None:
+        return [in_scope]
+    ref_scope = [f for f in ref if not t.kernels or sass.plain_name(f) in t.kernels or f in t.kernels]
+    showing = [f for f in ref_scope if _has(ref, [f], pattern, whole_line)]
+    if not showing:
+        return [in_scope]
+    return [[f] if f in code else [g for g in code if sass.plain_name(g) == sass.plain_name(f)]
+            for f in showing]
+
+
+def problems(path: str | Path, techniques, reference: str | Path | None = None) -> list[str]:
+    """What the file's SASS lacks (or has but must not), one sentence each; [] when all is there.
+    With a `reference` (the solution), each required instruction is looked for in each kernel that
+    shows it in the reference, by name, and a function the reference does not define is ignored."""
     if not techniques:
         return []
     _, code, usage = sass.load(path, ARCH)
+    ref = sass.load(reference, ARCH)[1] if reference and Path(reference).is_file() else None
+    launched = set(code) if ref is None else {f for f in code if any(
+        sass.plain_name(f) == sass.plain_name(r) for r in ref)}
     found = []
     for t in techniques:
         found += _source_problems(Path(path), t)
-        names = [f for f in code if not t.kernels or sass.plain_name(f) in t.kernels or f in t.kernels]
+        names = [f for f in code if f in launched and (not t.kernels or sass.plain_name(f) in t.kernels
+                                                       or f in t.kernels)]
         missing_kernels = [k for k in t.kernels if not any(k in (f, sass.plain_name(f)) for f in code)]
         if missing_kernels:
             found.append(f"no kernel {', '.join(missing_kernels)} in {Path(path).name}")
             continue
-        ops = [sass.opcode(line) for n in names for line in code[n]]
         for pattern in t.require:
-            if not any(re.match(pattern, op) for op in ops):
-                found.append(f"no {_name(pattern)} instruction in the SASS of "
-                             f"{', '.join(map(sass.plain_name, names))}: this exercise is graded on "
-                             f"{t.why}")
+            for group in _graded(code, ref, t, pattern):
+                if not group or not _has(code, group, pattern):
+                    found.append(f"no {_name(pattern)} instruction in the SASS of "
+                                 f"{', '.join(map(sass.plain_name, group)) or 'its kernels'}: this exercise "
+                                 f"is graded on {t.why}")
         for pattern, what in t.require_lines:
-            if not any(re.search(pattern, line) for n in names for line in code[n]):
-                found.append(f"{', '.join(map(sass.plain_name, names))} has no {what} in its SASS: this "
-                             f"exercise is graded on {t.why}")
+            for group in _graded(code, ref, t, pattern, whole_line=True):
+                if not group or not _has(code, group, pattern, whole_line=True):
+                    found.append(f"{', '.join(map(sass.plain_name, group)) or 'its kernels'} has no {what} "
+                                 f"in its SASS: this exercise is graded on {t.why}")
+        ops = [sass.opcode(line) for n in names for line in code[n]]
         for pattern in t.forbid:
             hits = sorted({op for op in ops if re.match(pattern, op)})
             if hits:
@@ -109,14 +142,21 @@ def problems(path: str | Path, techniques) -> list[str]:
 
 
 def check(ex, path: str | Path) -> None:
-    """AssertionError naming what is missing when `path` does not use the exercise's technique."""
+    """AssertionError naming what is missing when `path` does not use the exercise's technique, or
+    when a kernel the exercise launches computes its index through a float (`grader.float_index`)."""
     techniques = getattr(ex, "technique", ())
-    if not techniques:
-        return
+    solution = paths.SOLUTIONS / ex.day / ex.source
     try:
-        found = problems(path, techniques)
+        found = problems(path, techniques, solution)
+        compiled = sass.load(path, ARCH)[0]
+        reference = sass.load(solution, ARCH)[0].kernels if solution.is_file() else None
     except FileNotFoundError as e:  # nvdisasm / cuobjdump missing: the course install has them
         raise AssertionError(f"{ex.key}: cannot read the SASS to check the technique: {e}") from None
     if found:
         raise AssertionError(f"{ex.key}: the technique of the day is missing from {Path(path).name}: "
                              + "; ".join(found))
+    launched = None if reference is None else [
+        k for k in compiled.kernels if any(sass.plain_name(k) == sass.plain_name(r) for r in reference)]
+    wrong = float_index.problems(compiled.ptx, launched)
+    if wrong:
+        raise AssertionError(f"{ex.key}: {Path(path).name}: " + "; ".join(wrong))
