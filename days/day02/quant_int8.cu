@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day02/quant_int8.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 7f8ee8598efd7b24
+// stub-sha256: 3caf32cc57affd40
 // Day 2, exercise 3: per-row symmetric int8 quantisation and back, 16 bytes per access.
 //
 //   x, out: [rows, d] fp16    q: [rows, d] int8    scales: [rows] fp32
@@ -12,6 +12,9 @@
 // is 16 quantised values in one 16-byte access, and the same 16 values as fp16 are two vec_t<half, 8>.
 // One block of BLOCK threads per row: grid = (rows,), block = (BLOCK,). When d % 16 == 0 every row
 // starts 16-byte aligned in x, q and out; other d fall back to one element per thread per step.
+// The test: d from 1 to 8192 (also odd d and a row of zeros); scales within 2^-22 relative, every q
+// exact (except an input that sits on a rounding tie within float error), out within fp16 tolerance;
+// the technique check requires 16-byte loads and stores (LDG.E.128, STG.E.128) in both kernels.
 #include <course/vec_dtypes.cuh>
 
 namespace {
@@ -33,7 +36,8 @@ __device__ float block_max(float v) {
 
 COURSE_INLINE int8_t quantize(float x, float inv_scale) {
   // TODO: your code here.
-  //   Hint: x * inv_scale rounded to the NEAREST integer (a cast truncates towards zero), then clamped.
+  //   Hint: What does a C++ cast from float to int do with 2.6, and with -2.6? Is that what the contract
+  //   Hint: asks for?
   return 0;
 }
 
@@ -45,8 +49,8 @@ extern "C" __global__ void quantize_int8(int8_t* __restrict__ q, float* __restri
   const half* xr = x + row * d;
   int8_t* qr = q + row * d;
   // TODO: your code here.
-  //   Hint: two passes over the row: the largest |x| (then block_max), then quantize with its scale.
-  //   Hint: 16 elements per step when d % VEC == 0: two 16-byte fp16 loads in, one 16-byte int8 store out.
+  //   Hint: The scale depends on the whole row, and every element's quantised value depends on the scale:
+  //   Hint: how many times must the block read the row, and what must all threads agree on in between?
 }
 
 extern "C" __global__ void dequantize_int8(half* __restrict__ out, const int8_t* __restrict__ q,
@@ -55,5 +59,6 @@ extern "C" __global__ void dequantize_int8(half* __restrict__ out, const int8_t*
   const int8_t* qr = q + row * d;
   half* outr = out + row * d;
   // TODO: your code here.
-  //   Hint: the mirror of pass 2: one 16-byte int8 load, 16 products with the row's scale, two fp16 stores.
+  //   Hint: The mirror image of quantize_int8's second pass: which access is now the 16-byte int8 one,
+  //   Hint: and which ones are fp16?
 }

@@ -9,6 +9,9 @@
 // is 16 quantised values in one 16-byte access, and the same 16 values as fp16 are two vec_t<half, 8>.
 // One block of BLOCK threads per row: grid = (rows,), block = (BLOCK,). When d % 16 == 0 every row
 // starts 16-byte aligned in x, q and out; other d fall back to one element per thread per step.
+// The test: d from 1 to 8192 (also odd d and a row of zeros); scales within 2^-22 relative, every q
+// exact (except an input that sits on a rounding tie within float error), out within fp16 tolerance;
+// the technique check requires 16-byte loads and stores (LDG.E.128, STG.E.128) in both kernels.
 #include <course/vec_dtypes.cuh>
 
 namespace {
@@ -30,10 +33,13 @@ __device__ float block_max(float v) {
 
 COURSE_INLINE int8_t quantize(float x, float inv_scale) {
   // BEGIN EXERCISE
-  // HINT: x * inv_scale rounded to the NEAREST integer (a cast truncates towards zero), then clamped.
-  // HINT2: __float2int_rn (cvt.rni: round to nearest, ties to even) gives an int; min/max clamp it to
-  // HINT2: [-127, 127] (symmetric: -128 is never used) before the cast to int8_t.
-  // HINT3: return static_cast<int8_t>(max(-127, min(127, __float2int_rn(x * inv_scale))));
+  // HINT: What does a C++ cast from float to int do with 2.6, and with -2.6? Is that what the contract
+  // HINT: asks for?
+  // HINT2: Two steps: round the scaled value to an int with the rounding the contract names, then keep it
+  // HINT2: inside the symmetric range before narrowing to int8_t.
+  // HINT3: CUDA has a float-to-int conversion for every rounding mode (__float2int_rn, _rz, _ru, _rd);
+  // HINT3: rn is to nearest, ties to even, as numpy's rint. Clamp before the cast: narrowing 200 to
+  // HINT3: int8_t wraps to -56 instead of saturating.
   // STUB: return 0;
   const int r = __float2int_rn(x * inv_scale);
   return static_cast<int8_t>(max(-127, min(127, r)));
@@ -48,13 +54,14 @@ extern "C" __global__ void quantize_int8(int8_t* __restrict__ q, float* __restri
   const half* xr = x + row * d;
   int8_t* qr = q + row * d;
   // BEGIN EXERCISE
-  // HINT: two passes over the row: the largest |x| (then block_max), then quantize with its scale.
-  // HINT: 16 elements per step when d % VEC == 0: two 16-byte fp16 loads in, one 16-byte int8 store out.
-  // HINT2: pass 1: for (i = threadIdx.x * VEC; i < d; i += BLOCK * VEC) load_as_float 8 halves at
-  // HINT2: xr + i and 8 at xr + i + 8, amax = fmaxf(amax, fabsf(v)); else one element per thread per step.
-  // HINT2: amax = block_max(amax); scale = amax / 127; thread 0 writes scales[row].
-  // HINT2: pass 2: the same loop; course::vec_t<int8_t, VEC> o; o[k] = quantize(...); o.store(qr + i).
-  // HINT3: const float inv_scale = amax > 0.f ? 127.f / amax : 0.f;  (a row of zeros: 0, not 0 / 0)
+  // HINT: The scale depends on the whole row, and every element's quantised value depends on the scale:
+  // HINT: how many times must the block read the row, and what must all threads agree on in between?
+  // HINT2: Pass 1: each thread's largest |x| over its part of the row, then block_max; one thread writes
+  // HINT2: the row's scale. Pass 2: the same walk over the row, quantize, store. Both passes have a
+  // HINT2: 16-elements-per-step path (d % VEC == 0) and a one-element fallback.
+  // HINT3: Divide once: use the reciprocal of the scale in quantize, and give a row of zeros 0 for it
+  // HINT3: (0 / 0 would make every q NaN). In the vector path 16 halves are two 16-byte loads (the second
+  // HINT3: 8 elements further on), and the 16 int8 results go out as one vec_t<int8_t, VEC> store.
   float amax = 0.f;
   if (d % VEC == 0) {
     for (int i = threadIdx.x * VEC; i < d; i += BLOCK * VEC) {
@@ -95,10 +102,12 @@ extern "C" __global__ void dequantize_int8(half* __restrict__ out, const int8_t*
   const int8_t* qr = q + row * d;
   half* outr = out + row * d;
   // BEGIN EXERCISE
-  // HINT: the mirror of pass 2: one 16-byte int8 load, 16 products with the row's scale, two fp16 stores.
-  // HINT2: const float scale = scales[row]; for (i = threadIdx.x * VEC; i < d; i += BLOCK * VEC)
-  // HINT2: { course::vec_t<int8_t, VEC> v; v.load(qr + i); lo[k] = course::to_float(v[k]) * scale; ... }
-  // HINT3: course::store_from_float(outr + i, lo); course::store_from_float(outr + i + VEC / 2, hi);
+  // HINT: The mirror image of quantize_int8's second pass: which access is now the 16-byte int8 one,
+  // HINT: and which ones are fp16?
+  // HINT2: Read the row's scale once; walk the row as pass 2 does (vector path and fallback); each step:
+  // HINT2: one int8 load, the products in float, the fp16 stores.
+  // HINT3: 16 int8 values become 16 halves, 32 bytes: two 16-byte stores, the second half of the products
+  // HINT3: 8 elements after the first. The fallback converts one int8 through float to half.
   const float scale = scales[row];
   if (d % VEC == 0) {
     for (int i = threadIdx.x * VEC; i < d; i += BLOCK * VEC) {

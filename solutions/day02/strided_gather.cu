@@ -1,18 +1,22 @@
 // Day 2, exercise 1: a strided read, to measure what coalescing is worth.
 //
-//   out[i] = in[i * stride]   for 0 <= i < n_out
+//   out[i] = in[i * stride]   for 0 <= i < n_out          (float32; n_out and stride are int64_t)
 //
 // Writes are contiguous; reads skip `stride` floats. A warp's 32 reads then touch up to 32 different
 // 32-byte sectors instead of 4: the sweep in the notebook shows useful bandwidth falling with stride.
+// The grader launches 1-D blocks with the grid rounded up (n_out is not a multiple of the block) and
+// compares exactly; in holds n_out * stride floats, which can pass 2^31.
 #include <course/common.cuh>
 
 extern "C" __global__ void strided_gather(const float* __restrict__ in, float* __restrict__ out,
                                           int64_t n_out, int64_t stride) {
   // BEGIN EXERCISE
-  // HINT: one thread per output element, guarded by n_out.
-  // HINT: compute the input index in 64 bits: i * stride can exceed 2^31.
-  // HINT2: const int64_t i = course::global_thread_id(); if (i < n_out) out[i] = in[...];
-  // HINT3: out[i] = in[i * stride];  (both int64_t: no overflow; the writes stay contiguous)
+  // HINT: The same shape as day 1's vector add; the only new thing is where each thread reads from.
+  // HINT: How large can that input position get?
+  // HINT2: This thread's output position, a guard against the end of out, then one read from the strided
+  // HINT2: position and one contiguous write.
+  // HINT3: The read position is a product of two sizes: in 32 bits it wraps once it passes 2^31 (the
+  // HINT3: sweep's largest inputs do). Keep both factors and the product in int64_t.
   const int64_t i = course::global_thread_id();
   if (i < n_out) out[i] = in[i * stride];
   // END EXERCISE
