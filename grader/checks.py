@@ -2,8 +2,9 @@
 
 Tolerances follow the dtype: float32 is checked element by element (relative 1e-5); float16 and
 bfloat16 by the norm of the error (relative 1e-3 and 1e-2), since rounding to them is the dominant
-error. NaN and Inf are always failures: outputs are poisoned with NaN before each launch, so a NaN
-usually means the kernel never wrote that element.
+error. NaN and Inf are always failures: outputs are poisoned before each launch with a NaN whose bits no
+arithmetic makes (grader.dtypes.POISON_BITS), so a message tells an element the kernel never wrote from
+a NaN it computed.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from grader.device import bfloat16, dtype as as_dtype
+from grader.dtypes import unwritten
 
 SEED_ENV = "COURSE_SEED"
 
@@ -57,6 +59,29 @@ def _fmt_index(flat: int, shape) -> str:
     return str(tuple(int(i) for i in np.unravel_index(flat, shape))) if len(shape) > 1 else str(flat)
 
 
+def nan_problem(got, expected, name: str, replay: str = "") -> str | None:
+    """What the NaNs of `got` say, most specific first: elements still holding the poison (never
+    written) and NaNs the kernel computed, each counted, with the first index; None without NaN."""
+    g = np.asarray(got)
+    nan = np.isnan(g.astype(np.float64))
+    if not nan.any():
+        return None
+    e = np.asarray(expected, dtype=np.float64)
+    never = unwritten(g) & nan
+    computed = nan & ~never
+    parts = []
+    for mask, what in ((never, "still hold the NaN poison written before launch: never written"),
+                       (computed, "are NaN the kernel computed (not the poison): 0 x inf, inf - inf, 0 / 0 "
+                                  "or the root or log of a negative, e.g. an eps outside the square root")):
+        if mask.any():
+            i = int(np.flatnonzero(mask)[0])
+            parts.append(f"{int(mask.sum())} of {g.size} elements {what}; first at index "
+                         f"{_fmt_index(i, g.shape)}, expected {e.flat[i]:.6g}")
+    if computed.any() and (not never.any() or np.flatnonzero(computed)[0] < np.flatnonzero(never)[0]):
+        parts.reverse()  # the first wrong element's story first
+    return f"{name}: " + "; and ".join(parts) + replay
+
+
 def assert_close(got, expected, *, dt=None, name: str = "output", seed: int | None = None,
                  tol: Tolerance | None = None) -> None:
     """Raise AssertionError unless `got` (the kernel's result, on the host) matches `expected`
@@ -84,13 +109,9 @@ def assert_close(got, expected, *, dt=None, name: str = "output", seed: int | No
         return
     g = got.astype(np.float64)
     e = expected.astype(np.float64)
-    nan = np.flatnonzero(np.isnan(g))
-    if nan.size:
-        i = nan[0]
-        raise AssertionError(
-            f"{name}: {nan.size} of {g.size} elements are NaN (the poison written before launch, "
-            f"so probably never written); first at index {_fmt_index(i, g.shape)}, "
-            f"expected {e.flat[i]:.6g}{replay}")
+    problem = nan_problem(got, e, name, replay)
+    if problem:
+        raise AssertionError(problem)
     inf = np.flatnonzero(np.isinf(g) & ~np.isinf(e))
     if inf.size:
         i = inf[0]

@@ -14,7 +14,7 @@ import numpy as np
 
 from grader import compiler
 from grader.backend import Backend, KernelFault, NoGPU
-from grader.dtypes import BF16_NAN_BITS, bfloat16, dtype, storage
+from grader.dtypes import bfloat16, dtype, poison, storage
 
 
 @functools.cache
@@ -85,10 +85,9 @@ class CupyBackend(Backend):
         cp = self.require_gpu()
         dt = dtype(dt)
         store = storage(dt)
-        if dt == bfloat16:
-            return cp.full(shape, BF16_NAN_BITS, dtype=store)
-        if dt.kind == "f":
-            return cp.full(shape, np.nan, dtype=dt)
+        if dt == bfloat16 or dt.kind == "f":
+            bits_dtype, bits = poison(dt)
+            return cp.full(shape, bits, dtype=bits_dtype).view(store)
         out = cp.empty(shape, dtype=dt)
         out.view(np.uint8).fill(0xFF)
         return out

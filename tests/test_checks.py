@@ -10,11 +10,45 @@ def test_exact_match_passes():
     checks.assert_close(x, x.astype(np.float64))
 
 
-def test_nan_poison_is_reported_as_unwritten():
-    got = np.ones(40, np.float32)
-    got[33:] = np.nan
-    with pytest.raises(AssertionError, match=r"7 of 40 elements are NaN.*never written.*index 33.*seed 5"):
+def _poisoned(n: int, dt: str) -> np.ndarray:
+    return device.to_host(device.empty(n, dt), dt)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float16", "bfloat16", "float64"])
+def test_nan_poison_is_reported_as_unwritten(dt):
+    got = _poisoned(40, dt)
+    got[:33] = 1
+    with pytest.raises(AssertionError, match=r"7 of 40 elements still hold the NaN poison.*never written.*index 33"
+                                             r".*seed 5") as info:
+        checks.assert_close(got.astype(np.float64) if dt == "float16" else got, np.ones(40), name="c", seed=5)
+    assert "computed" not in str(info.value)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float16", "bfloat16"])
+def test_a_computed_nan_is_not_called_unwritten(dt):
+    """0 x inf on a zero row (eps outside the square root): written, and NaN."""
+    got = _poisoned(40, dt)
+    got[:] = 1
+    with np.errstate(invalid="ignore"):
+        got[5:10] = np.float32(0) * np.float32(np.inf)
+    got[20] = np.nan  # the CPU's NaN: the emulator's arithmetic makes it
+    with pytest.raises(AssertionError) as info:
         checks.assert_close(got, np.ones(40), name="c", seed=5)
+    msg = str(info.value)
+    assert "6 of 40 elements are NaN the kernel computed" in msg and "index 5" in msg, msg
+    assert "never written" not in msg
+
+
+def test_both_kinds_of_nan_are_counted_first_wrong_first():
+    got = _poisoned(10, "float32")
+    got[:3] = 1
+    with np.errstate(invalid="ignore"):
+        got[1] = np.float32(0) * np.float32(np.inf)
+    with pytest.raises(AssertionError) as info:
+        checks.assert_close(got, np.ones(10), name="c")
+    msg = str(info.value)
+    assert msg.index("computed") < msg.index("never written"), msg
+    assert "1 of 10 elements are NaN the kernel computed" in msg and "7 of 10 elements still hold" in msg
 
 
 def test_wrong_value_reports_worst_index_expected_got_and_relative_error():

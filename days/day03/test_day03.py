@@ -3,8 +3,9 @@
 How to read the output:
 - Each case draws fresh random inputs; a failure names the output, the worst element (its input,
   expected, got, the error in ulps and relative terms, and what was allowed) and the seed:
-  COURSE_SEED=<seed> replays the same inputs. Outputs are NaN-poisoned: "elements are NaN" means
-  elements never written (a grid-stride loop that stops early, a forgotten tail).
+  COURSE_SEED=<seed> replays the same inputs. Outputs are NaN-poisoned: "still hold the NaN poison"
+  means elements never written (a grid-stride loop that stops early, a forgotten tail); "NaN the
+  kernel computed" means your arithmetic made it.
 - ptx_math checks each operation (op 0 to 6: exp2, lg2, rsqrt, rcp, tanh, exp, log) against numpy in float64
   with the error the PTX ISA states for its instruction (APPROX_BOUNDS in the checks), the ends of
   its domain included. A wrong op order shows as a huge error on the first op you swapped.

@@ -3,8 +3,8 @@
 How to read the output:
 - Each case transposes a fresh random float32 matrix [rows, cols] (the seed is printed on failure;
   COURSE_SEED=<seed> replays it) into a NaN-poisoned out [cols, rows] with one extra poisoned row.
-  A transpose only moves values, so every element must match in.T EXACTLY. "elements are NaN" means
-  elements never written (often a whole edge tile: check the bounds); "the row past out's end"
+  A transpose only moves values, so every element must match in.T EXACTLY. "still hold the NaN
+  poison" means elements never written (often a whole edge tile: check the bounds); "the row past out's end"
   means a write past out's last row (a missing or wrong bounds check on the store).
 - transpose_tiled checks three kernels of transpose_tiled.cu in turn: transpose_naive (given),
   transpose_tiled and transpose_padded (yours); the message names the one that failed.

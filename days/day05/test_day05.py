@@ -7,9 +7,9 @@ How to read the output:
   -1 in "got" is the poison: an element never written.
 - softmax_stats: m must be each row's max exactly, s = sum exp(x - m) within relative 1e-5; NaN in s
   for short rows (d < 32) usually means two empty states merged: -inf - (-inf) is NaN.
-- softmax writes into a NaN-poisoned output, so NaN usually means "never written"; in the cases with
-  "large" inputs (logits near +-90) it can also be the kernel's own inf / inf or 0 / 0: subtract the
-  row max before exp. fp32 is compared element by element (relative 1e-5), fp16 by the norm of the
+- softmax writes into a NaN-poisoned output: "still hold the NaN poison" means never written; "NaN
+  the kernel computed" is the kernel's own inf / inf or 0 / 0 (with "large" inputs, logits near
+  +-90): subtract the row max before exp. fp32 is compared element by element (relative 1e-5), fp16 by the norm of the
   error (1e-3).
 - compact checks the per-block counts first (exact), then that out_idx and out hold exactly the kept
   indices and values in input order (the compaction must be stable), and that nothing is written

@@ -6,7 +6,8 @@ How to read the output:
 - block_sum runs each n twice: on small integers, where any order of additions is exact and the sum
   must match exactly (so a missing or doubled element shows), and on normal floats, within the bound
   for float32 rounding that the message states.
-- rmsnorm writes into a NaN-poisoned output: "elements are NaN" means elements never written.
+- rmsnorm writes into a NaN-poisoned output: "still hold the NaN poison" means elements never
+  written; "NaN the kernel computed" on a zero row is 0 x inf: eps belongs inside the square root.
   fused_add_rmsnorm works in place, so nothing can be poisoned; both residual and x are compared in
   full. Every element must lie within one rounding of the dtype (bf16 2^-8, fp16 2^-11, plus 2e-5 for
   the float32 arithmetic) of the float64 value: what a kernel that accumulates in fp32 always meets.

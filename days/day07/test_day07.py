@@ -4,8 +4,8 @@ How to read the output:
 - Each correctness case draws fresh random inputs. A failure names the output, the worst element
   (index, expected, got, relative error) and the seed: COURSE_SEED=<seed> replays the same inputs.
 - async_copy writes whole tiles into a NaN-poisoned output: out[:n] must be an exact copy of the
-  input, and out[n:] exactly 0.0, the zero-fill of your copies past the end of the data. "elements
-  are NaN" there means a tile not written; a non-zero value in the tail means no zero-fill.
+  input, and out[n:] exactly 0.0, the zero-fill of your copies past the end of the data. "still hold
+  the NaN poison" there means a tile not written; a non-zero value in the tail means no zero-fill.
 - double_buffer and pipeline run on a few blocks, so each block goes round its buffers many times; a
   race (a missing wait or barrier) shows as wrong elements that change from run to run.
 - qk_scores compares each score with the float64 dot product, within the rounding error a 64-term

@@ -9,7 +9,7 @@ How to read the output:
   (low half first) and look them up in the tile: which row and column you loaded instead.
 - mma_tile and block_tile compare with float64 numpy products, by the norm of the error, allowing
   fp32 accumulation error that grows with K (grader/exercises/day09.py: accumulate_tolerance).
-  "elements are NaN" means outputs never written (they are poisoned before each launch).
+  "still hold the NaN poison" means outputs never written (they are poisoned before each launch).
 - block_tile runs at sizes that are not multiples of its 64x64 tile (1x1x1, 33x31x17, 257x129x1000):
   edges must be zero-filled on load and guarded on store.
 The checks themselves are in grader/exercises/day09.py.

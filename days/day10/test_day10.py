@@ -4,7 +4,7 @@ How to read the output:
 - Each case draws fresh random fp16 inputs (normal numbers) and compares C with a float64 numpy
   product by the norm of the error: 1e-3 for the fp16 output plus 2^-23 * K for fp32 accumulation.
   A failure names the worst element (index, expected, got) and the seed: COURSE_SEED=<seed> replays it.
-- C is poisoned with NaN before each launch: "elements are NaN" means tiles (often the edge tiles)
+- C is poisoned with NaN before each launch: "still hold the NaN poison" means tiles (often the edge tiles)
   never written. Shapes include M and N that no tile divides (33 x 31, 257 x 129, 300 x 5) and K that
   is a multiple of 8 but not of the K step (24, 40, 136, 2056).
 - swizzle checks properties, not one formula: each row a permutation of itself, 16-byte chunks whole,

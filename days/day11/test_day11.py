@@ -3,9 +3,9 @@
 How to read the output:
 - Each correctness case draws fresh random inputs. A failure names the output, the worst element
   (index, expected, got, relative error) and the seed: COURSE_SEED=<seed> replays the same inputs.
-- Outputs are NaN-poisoned: "elements are NaN" means elements never written (or a NaN that got in:
-  the paged cache's unused pages and slots are NaN, so reading a token that is not in the page table
-  shows the same way). o is compared with float64 numpy by the norm of the error (fp16 1e-3, bf16
+- Outputs are NaN-poisoned: "still hold the NaN poison" means elements never written; "NaN the kernel
+  computed" is often a NaN that got in: the paged cache's unused pages and slots are NaN, so reading a
+  token that is not in the page table shows that way. o is compared with float64 numpy by the norm of the error (fp16 1e-3, bf16
   1e-2), then head by head (fp16 4e-3, bf16 1.6e-2 for each (request, head) alone: "request b,
   head h" names the worst); lse2 (base-2 log-sum-exp, float32) element by element, and an empty row
   must be exactly -inf.

@@ -9,7 +9,7 @@ How to read the output:
   attention_mma must use HMMA and LDSM (ldmatrix), the attention kernels SHFL (the quad reductions) and
   MUFU.EX2, the pipelined one LDGSTS (cp.async), and none may spill to local memory. A failure names the kernel, the shape, the worst element (index (head, query, dim), expected,
   got, relative error) and the seed: COURSE_SEED=<seed> replays the same inputs.
-- The output is poisoned with NaN before each launch: "elements are NaN" means rows never written
+- The output is poisoned with NaN before each launch: "still hold the NaN poison" means rows never written
   (often: the last, partial query tile, or a whole exercise region still empty).
 - Case ids read heads, q_len, kv_len, head_dim, causal. q_len < kv_len is a cache being extended: with
   causal, query i sees key j iff j <= i + kv_len - q_len (the mask aligned to the END of the KV).

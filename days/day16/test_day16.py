@@ -7,7 +7,7 @@ How to read the output:
 - attention_wgmma compares o = softmax(q k^T / sqrt(d)) v with day 12's float64 reference (fp16 output
   tolerance), at sequence lengths that are not multiples of the 128-query and 128-key tiles (1, 129,
   200, 520, 1000), head_dim 64 and 128; attention_wgmma_causal the same with the causal mask. A wrong
-  P fragment or a missing rescale gives errors of order 1; "elements are NaN" means rows never written
+  P fragment or a missing rescale gives errors of order 1; "still hold the NaN poison" means rows never written
   or a softmax that divided by zero.
 - The technique is checked on the SASS for sm_90a: HGMMA (both products), UTMALDG and SYNCS (TMA on
   mbarriers), MUFU.EX2, BAR.ARV (the warpgroups take turns) and WARPGROUP.DEPBAR.LE gsb0, 0x1 (P V left

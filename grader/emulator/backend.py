@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from grader.backend import Backend, KernelFault, NoTiming
-from grader.dtypes import BF16_NAN_BITS, bfloat16, dtype, storage
+from grader.dtypes import bfloat16, dtype, poison, storage
 from grader.emulator import EmulatorFault, arch, cupy_shim, load_source as _load_source, load as _load
 from grader.emulator.memory import DeviceArray
 
@@ -52,10 +52,9 @@ class EmulatorBackend(Backend):
     def empty(self, shape, dt="float32"):
         dt = dtype(dt)
         out = DeviceArray.empty(shape, storage(dt))
-        if dt == bfloat16:
-            out.fill(BF16_NAN_BITS)
-        elif dt.kind == "f":
-            out.fill(np.nan)
+        if dt == bfloat16 or dt.kind == "f":
+            bits_dtype, bits = poison(dt)
+            out.view(bits_dtype).fill(bits)
         else:
             out.view(np.uint8).fill(0xFF)
         return out

@@ -132,6 +132,18 @@ def quant_int8_reference(x: np.ndarray):
     return scales, q, ambiguous
 
 
+def _quant_diagnosis(got: np.ndarray, v: np.ndarray, expected: np.ndarray) -> str:
+    """What the wrong values of quantize_int8 have in common, the most specific story first: each is
+    x / scale truncated (or clamped to +-128), or each is -1, the poison 0xFF, where -1 is far off."""
+    if np.all(got == np.clip(np.trunc(v), -127, 127)):
+        return " (every wrong value is x / scale truncated instead of rounded to nearest)"
+    if np.all(got == np.trunc(np.clip(v, -128, 127))) or np.all(got == np.clip(np.rint(v), -128, 127)):
+        return " (every wrong value is -128: clamp to [-127, 127], the symmetric range)"
+    if np.all(got == -1) and np.all(np.abs(expected + 1) > 1):
+        return " (-1 at every wrong value: the poison 0xFF, never written?)"
+    return ""
+
+
 def check_quant_int8(module, seed: int, rows: int, d: int) -> None:
     rng = np.random.default_rng(seed)
     x = quant_int8_input(rng, rows, d)
@@ -151,9 +163,7 @@ def check_quant_int8(module, seed: int, rows: int, d: int) -> None:
     if not ok.all():
         bad = np.argwhere(~ok)
         r, c = (int(k) for k in bad[0])
-        why = (" (-1 everywhere: never written?)" if got[r, c] == -1 else
-               " (towards zero: truncated instead of rounded to nearest?)" if abs(got[r, c]) < abs(q_ref[r, c])
-               and abs(v[r, c]) % 1 > 0.5 else "")
+        why = _quant_diagnosis(got[~ok], v[~ok], q_ref[~ok])
         raise AssertionError(
             f"quantize_int8 q (rows={rows}, d={d}): {len(bad)} of {got.size} values wrong; first at "
             f"(row {r}, col {c}): x = {float(x[r, c]):.6g}, scale = {scales_ref[r]:.6g}, x / scale = "

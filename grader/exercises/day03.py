@@ -92,16 +92,14 @@ def assert_within(got, exact, bound, *, name: str, seed: int, inputs=None) -> No
     element against its bound (input, expected, got, error in ulps and relative) and the largest
     relative error over all elements."""
     replay = f" [seed {seed}: rerun with {checks.SEED_ENV}={seed}]"
-    got = np.asarray(got).astype(np.float64)
+    raw = np.asarray(got)
+    got = raw.astype(np.float64)
     exact = np.asarray(exact, dtype=np.float64)
     if got.shape != exact.shape:
         raise AssertionError(f"{name}: shape {got.shape}, expected {exact.shape}{replay}")
-    nan = np.flatnonzero(np.isnan(got))
-    if nan.size:
-        i = nan[0]
-        raise AssertionError(f"{name}: {nan.size} of {got.size} elements are NaN (the poison written before "
-                             f"launch, so probably never written); first at index {_index(i, got.shape)}, "
-                             f"expected {exact.flat[i]:.6g}{replay}")
+    problem = checks.nan_problem(raw, exact, name, replay)
+    if problem:
+        raise AssertionError(problem)
     err = np.abs(got - exact)
     allowed = np.broadcast_to(bound, exact.shape) + np.finfo(np.float32).tiny
     over = err / allowed
