@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day03/ptx_math.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 8049611b70e3c646
+// stub-sha256: 92488b2a6f5d5270
 // Day 3, exercise 1: the GPU's approximate math instructions through PTX inline asm.
 //
 //   out[i] = f(x[i]),  f = 2^x (op 0), log2(x) (op 1), 1/sqrt(x) (op 2), 1/x (op 3), tanh(x) (op 4),
@@ -19,44 +19,45 @@ namespace {
 
 COURSE_INLINE float my_exp2(float x) {
   // TODO: your code here.
-  //   Hint: one line of inline PTX: asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(out) : "f"(in)); return out.
+  //   Hint: Which PTX instruction computes 2^x approximately on the SFU? Look it up in the PTX ISA
+  //   Hint: ("Floating Point Instructions"); course/math.cuh explains how inline asm names its operands.
   return 0.f;
 }
 
 COURSE_INLINE float my_log2(float x) {
   // TODO: your code here.
-  //   Hint: the same shape as my_exp2, with lg2.approx.ftz.f32.
+  //   Hint: The same shape as my_exp2: which instruction is the approximate base-2 logarithm?
   return 0.f;
 }
 
 COURSE_INLINE float my_rsqrt(float x) {
   // TODO: your code here.
-  //   Hint: rsqrt.approx.ftz.f32
+  //   Hint: The approximate reciprocal square root has its own instruction; same shape again.
   return 0.f;
 }
 
 COURSE_INLINE float my_rcp(float x) {
   // TODO: your code here.
-  //   Hint: rcp.approx.ftz.f32
+  //   Hint: And the approximate reciprocal: which instruction?
   return 0.f;
 }
 
 COURSE_INLINE float my_tanh(float x) {
   // TODO: your code here.
-  //   Hint: tanh.approx.f32 (no .ftz form exists for tanh).
+  //   Hint: The approximate tanh: check in the ISA which qualifiers it accepts (not all take .ftz).
   return 0.f;
 }
 
 // e^x and ln(x), the way softmax and log-sum-exp use the SFU: 2^(x log2 e) and log2(x) ln 2.
 COURSE_INLINE float my_exp(float x) {
   // TODO: your code here.
-  //   Hint: e^x = 2^(x * log2(e)): one multiply, then your my_exp2. log2(e) = 1.4426950409f.
+  //   Hint: The SFU only has 2^x. How do you write e^x as a power of 2?
   return 0.f;
 }
 
 COURSE_INLINE float my_log(float x) {
   // TODO: your code here.
-  //   Hint: ln(x) = log2(x) * ln(2): your my_log2, then one multiply. ln(2) = 0.6931471806f.
+  //   Hint: The SFU only has log2. Which constant turns log2(x) into ln(x)?
   return 0.f;
 }
 
@@ -64,6 +65,6 @@ COURSE_INLINE float my_log(float x) {
 
 extern "C" __global__ void ptx_math(const float* __restrict__ x, float* __restrict__ out, int n, int op) {
   // TODO: your code here.
-  //   Hint: a grid-stride loop over i < n (the grid may be smaller than n / 256 blocks);
-  //   Hint: switch (op) { case 0: my_exp2 ... case 6: my_log } and write out[i].
+  //   Hint: The grid may be smaller than n / 256 blocks: how does each thread reach all its elements? And
+  //   Hint: how does the one kernel pick which of the seven functions to apply?
 }

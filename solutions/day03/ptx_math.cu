@@ -16,9 +16,13 @@ namespace {
 
 COURSE_INLINE float my_exp2(float x) {
   // BEGIN EXERCISE
-  // HINT: one line of inline PTX: asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(out) : "f"(in)); return out.
-  // HINT2: declare `float y;`, then the asm with y as the output ("=f") and x as the input ("f").
-  // HINT3: asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  // HINT: Which PTX instruction computes 2^x approximately on the SFU? Look it up in the PTX ISA
+  // HINT: ("Floating Point Instructions"); course/math.cuh explains how inline asm names its operands.
+  // HINT2: One asm statement with one float output and one float input, wrapped in a function that
+  // HINT2: declares the result and returns it. The instruction is ex2 with the approximate, flush-to-zero,
+  // HINT2: 32-bit float qualifiers.
+  // HINT3: The constraint letter for a 32-bit float register is f; an output is marked with =. volatile
+  // HINT3: keeps the compiler from dropping or moving a statement it thinks it understands.
   // STUB: return 0.f;
   float y;
   asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
@@ -28,8 +32,8 @@ COURSE_INLINE float my_exp2(float x) {
 
 COURSE_INLINE float my_log2(float x) {
   // BEGIN EXERCISE
-  // HINT: the same shape as my_exp2, with lg2.approx.ftz.f32.
-  // HINT2: not log2f(x): the exercise is graded on your asm (the library call is forbidden here).
+  // HINT: The same shape as my_exp2: which instruction is the approximate base-2 logarithm?
+  // HINT2: A library call (log2f) would compile, but the exercise is graded on your asm: it is refused.
   // STUB: return 0.f;
   float y;
   asm volatile("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
@@ -39,7 +43,7 @@ COURSE_INLINE float my_log2(float x) {
 
 COURSE_INLINE float my_rsqrt(float x) {
   // BEGIN EXERCISE
-  // HINT: rsqrt.approx.ftz.f32
+  // HINT: The approximate reciprocal square root has its own instruction; same shape again.
   // STUB: return 0.f;
   float y;
   asm volatile("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
@@ -49,7 +53,7 @@ COURSE_INLINE float my_rsqrt(float x) {
 
 COURSE_INLINE float my_rcp(float x) {
   // BEGIN EXERCISE
-  // HINT: rcp.approx.ftz.f32
+  // HINT: And the approximate reciprocal: which instruction?
   // STUB: return 0.f;
   float y;
   asm volatile("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
@@ -59,7 +63,7 @@ COURSE_INLINE float my_rcp(float x) {
 
 COURSE_INLINE float my_tanh(float x) {
   // BEGIN EXERCISE
-  // HINT: tanh.approx.f32 (no .ftz form exists for tanh).
+  // HINT: The approximate tanh: check in the ISA which qualifiers it accepts (not all take .ftz).
   // STUB: return 0.f;
   float y;
   asm volatile("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
@@ -70,9 +74,9 @@ COURSE_INLINE float my_tanh(float x) {
 // e^x and ln(x), the way softmax and log-sum-exp use the SFU: 2^(x log2 e) and log2(x) ln 2.
 COURSE_INLINE float my_exp(float x) {
   // BEGIN EXERCISE
-  // HINT: e^x = 2^(x * log2(e)): one multiply, then your my_exp2. log2(e) = 1.4426950409f.
-  // HINT2: the multiply rounds x * log2(e) to float: an error of |x| 2^-24 in the exponent, so the
-  // HINT2: check allows e^x a relative 2 |x| 2^-24 more than ex2 alone (APPROX_BOUNDS["exp"]).
+  // HINT: The SFU only has 2^x. How do you write e^x as a power of 2?
+  // HINT2: One multiply by a constant, then your my_exp2. The multiply rounds the exponent to float: an
+  // HINT2: error of |x| 2^-24 in it, which the check allows e^x on top of ex2's own (APPROX_BOUNDS["exp"]).
   // STUB: return 0.f;
   return my_exp2(x * 1.4426950409f);
   // END EXERCISE
@@ -80,7 +84,7 @@ COURSE_INLINE float my_exp(float x) {
 
 COURSE_INLINE float my_log(float x) {
   // BEGIN EXERCISE
-  // HINT: ln(x) = log2(x) * ln(2): your my_log2, then one multiply. ln(2) = 0.6931471806f.
+  // HINT: The SFU only has log2. Which constant turns log2(x) into ln(x)?
   // STUB: return 0.f;
   return my_log2(x) * 0.6931471806f;
   // END EXERCISE
@@ -90,11 +94,10 @@ COURSE_INLINE float my_log(float x) {
 
 extern "C" __global__ void ptx_math(const float* __restrict__ x, float* __restrict__ out, int n, int op) {
   // BEGIN EXERCISE
-  // HINT: a grid-stride loop over i < n (the grid may be smaller than n / 256 blocks);
-  // HINT: switch (op) { case 0: my_exp2 ... case 6: my_log } and write out[i].
-  // HINT2: for (int64_t i = course::global_thread_id(); i < n; i += course::grid_threads())
-  // HINT2: { const float v = x[i]; float r; switch (op) { case 0: r = my_exp2(v); break; ... } out[i] = r; }
-  // HINT3: op is the same for every thread: the switch costs one uniform branch, not divergence.
+  // HINT: The grid may be smaller than n / 256 blocks: how does each thread reach all its elements? And
+  // HINT: how does the one kernel pick which of the seven functions to apply?
+  // HINT2: A grid-stride loop (day 1) over the elements; inside it, read, pick the function by op, write.
+  // HINT3: op is the same for every thread: a switch on it is one uniform branch, not warp divergence.
   for (int64_t i = course::global_thread_id(); i < n; i += course::grid_threads()) {
     const float v = x[i];
     float r;
