@@ -66,7 +66,8 @@ def test_commit_without_wait_reads_copies_not_landed(planted):
 
 def test_waiting_too_little_uses_a_tile_before_it_lands(planted):
     msg = planted("day07", "double_buffer", _derive("double_buffer.cu", "    cpa::wait_group<1>();\n", "    cpa::wait_group<2>();\n"))
-    assert msg and "double_buffer out" in msg, msg
+    # on a GPU the tile read early gives wrong results; the emulator names the read (ordering.py)
+    assert msg and ("double_buffer out" in msg or "read before cp.async.wait_group" in msg), msg
 
 
 def test_no_empty_group_at_the_end_skips_the_wait_for_the_last_tile(planted):
@@ -77,7 +78,8 @@ def test_no_empty_group_at_the_end_skips_the_wait_for_the_last_tile(planted):
                    "    if (t + step < num_tiles) {\n      issue_tile(buf[(k + 1) % 2], in, t + step, num_tiles, n);\n"
                    "      cpa::commit_group();\n    }\n")
     msg = planted("day07", "double_buffer", text)
-    assert msg and "double_buffer out" in msg, msg
+    # on a GPU the tile read early gives wrong results; the emulator names the read (ordering.py)
+    assert msg and ("double_buffer out" in msg or "read before cp.async.wait_group" in msg), msg
 
 
 # ---- pipeline -----------------------------------------------------------------------------------

@@ -20,6 +20,8 @@ typedef @T@ T;
 #define A_REGS @AREGS@
 #define EARLY @EARLY@
 #define NOFENCE @NOFENCE@
+#define NOPROXY @NOPROXY@  // no fence.proxy.async after the stores
+#define A_AFTER_FENCE @AAF@  // A's registers written after wgmma.fence
 
 // byte offset of element (r, c) of a rows x K K-major tile whose shared address is `base`
 __device__ unsigned tile_offset(unsigned base, int rows, int r, int c) {
@@ -45,6 +47,9 @@ extern "C" __global__ void wg(const T* a, const T* b, float* d, int scale_d) {
     unsigned ba = (unsigned)__cvta_generic_to_shared(sa), bb = (unsigned)__cvta_generic_to_shared(sb);
     for (int i = t; i < 64 * K; i += 128) sa[tile_offset(ba, 64, i / K, i % K) / 2] = a[i];
     for (int i = t; i < N * K; i += 128) sb[tile_offset(bb, N, i / K, i % K) / 2] = b[i];
+#if !NOPROXY
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // the stores, visible to the async proxy
+#endif
     __syncthreads();
     float acc[N / 2];
 #pragma unroll
@@ -61,6 +66,9 @@ extern "C" __global__ void wg(const T* a, const T* b, float* d, int scale_d) {
         unsigned long long db = desc(bb + step_b, SWIZZLE ? 16 : 128, SWIZZLE ? 1024 : 256);
         int sd = kk > 0 ? 1 : scale_d;
 #if A_REGS
+#if A_AFTER_FENCE
+        asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#endif
         unsigned r[4];
         for (int i = 0; i < 4; i++) {
             int row = 16 * warp + lane / 4 + 8 * (i % 2), col = 16 * kk + 2 * (lane % 4) + 8 * (i / 2);
@@ -68,7 +76,9 @@ extern "C" __global__ void wg(const T* a, const T* b, float* d, int scale_d) {
             T lo = sa[tile_offset(ba, 64, row, col) / 2], hi = sa[tile_offset(ba, 64, row, col + 1) / 2];
             r[i] = (unsigned)*(unsigned short*)&lo | ((unsigned)*(unsigned short*)&hi << 16);
         }
+#if !A_AFTER_FENCE
         asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#endif
         asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %@SDI@, 0;\n"
                      "wgmma.mma_async.sync.aligned.m64n@N@k16.f32.@PT@.@PT@ {@ACC@}, "
                      "{%@AR0@, %@AR1@, %@AR2@, %@AR3@}, %@DB@, p, 1, 1, 0;\n}\n"
@@ -95,11 +105,13 @@ extern "C" __global__ void wg(const T* a, const T* b, float* d, int scale_d) {
 """
 
 
-def source(n, dtype="f16", swizzle=0, desc_swizzle=None, a_regs=False, early=False, no_fence=False):
+def source(n, dtype="f16", swizzle=0, desc_swizzle=None, a_regs=False, early=False, no_fence=False,
+           no_proxy_fence=False, a_after_fence=False):
     m = n // 2
     subs = {"T": "__half" if dtype == "f16" else "__nv_bfloat16", "PT": dtype, "N": n, "K": K, "SW": swizzle,
             "DSW": (1 if swizzle else 0) if desc_swizzle is None else desc_swizzle,
-            "AREGS": int(a_regs), "EARLY": int(early), "NOFENCE": int(no_fence),
+            "AREGS": int(a_regs), "EARLY": int(early), "NOFENCE": int(no_fence), "NOPROXY": int(no_proxy_fence),
+            "AAF": int(a_after_fence),
             "ACC": ", ".join(f"%{j}" for j in range(m)), "OUTS": ", ".join(f'"+f"(acc[{j}])' for j in range(m)),
             "DA": m, "DB": m + 1, "SD": m + 2, "AR0": m, "AR1": m + 1, "AR2": m + 2, "AR3": m + 3}
     if a_regs:
@@ -222,6 +234,17 @@ def mn_inputs():
     a = rng.standard_normal((64, K)).astype(np.float16)
     b = rng.standard_normal((128, K)).astype(np.float16)
     return a, b, a.astype(np.float64) @ b.astype(np.float64).T
+
+
+def test_stores_without_fence_proxy_async_are_named(monkeypatch):
+    with pytest.raises(EmulatorFault, match=r"(?s)without fence.proxy.async: .*wgmma.cu:\d+.*wgmma.cu:\d+"):
+        run(monkeypatch, 8, no_proxy_fence=True)
+
+
+def test_a_registers_written_after_wgmma_fence_are_named(monkeypatch):
+    with pytest.raises(EmulatorFault, match=r"(?s)wgmma.cu:\d+: its A register .* written after the last "
+                                            r"wgmma.fence"):
+        run(monkeypatch, 64, "f16", 1, swizzle=1, a_regs=True, a_after_fence=True)
 
 
 def test_mma_async_with_b_mn_major(monkeypatch):

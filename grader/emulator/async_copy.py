@@ -3,26 +3,26 @@
 - An mbarrier lives at a shared-memory address; its state (expected arrivals, pending arrivals,
   transaction count, completed phases) is kept here per block, keyed by that address.
   A phase completes when its pending arrivals and its transaction count are both zero.
-- A bulk copy into shared memory lands at once and completes its bytes on the mbarrier; until a
-  `try_wait`/`test_wait` of some thread of the block has observed that phase complete, reading the
-  bytes it wrote is an error naming the read and the copy (`BulkState.check_read`, called by
-  memops for every checked shared-memory read).
+- A bulk copy into shared memory lands at once and completes its bytes on the mbarrier; who may read
+  them, and when, is `ordering.py`'s: a thread that has observed that phase (its own try_wait/test_wait,
+  or another's through a barrier).
 - `mbarrier.try_wait` blocks until the phase completes (allowed by the PTX ISA: it returns true);
   threads still waiting when nothing else can run are a deadlock, reported as
-  "mbarrier never completed: expected N bytes, got M".
+  "mbarrier never completed: expected N bytes, got M"; a kernel that ends with transaction bytes still
+  expected on an mbarrier is named too (`BulkState.finish`).
 - Tensor maps: the 128-byte parameter `grader.tensor_map` encodes for the emulator (`tensor_maps.py`);
   boxes are zero-filled out of bounds, 32/64/128-byte swizzles XOR the 16-byte chunk index (address
   bits 4-6) with the 128-byte row index (bits 7-9) of the absolute shared address, as the hardware does.
 - Bulk stores (shared -> global) write at once, but their source bytes count as being read until the
   issuing thread's `cp.async.bulk.wait_group.read N` (or `wait_group N`) has retired their group
   (`commit_group` closes one): a shared-memory write to them before that is an error naming the write
-  and the store (`BulkState.check_write`, called by memops for every checked shared-memory write).
+  and the store (`BulkState.check_write`, called by `ordering` for every checked shared-memory write).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from grader.emulator import memory, tensor_maps
+from grader.emulator import memory, ordering, tensor_maps
 from grader.emulator.machine import NORMAL, WSYNC, EmulatorFault, Op
 from grader.emulator.memops import resolve
 from grader.emulator.ops import BUILDERS, builder
@@ -32,28 +32,35 @@ _plain_cp = BUILDERS["cp"]
 
 
 class Barrier:
-    __slots__ = ("count", "pending", "tx", "phase", "expected", "got", "init_pc")
+    __slots__ = ("count", "pending", "tx", "phase", "expected", "got", "init_pc", "col", "rel_cur", "rel_done",
+                 "tx_pc")
 
-    def __init__(self, count, pc):
+    def __init__(self, count, pc, col):
         self.count = self.pending = count
         self.tx = self.expected = self.got = 0
         self.phase = 0  # completed phases
         self.init_pc = pc
+        self.col = col  # its column in ordering.Ordering.K
+        self.rel_cur = self.rel_done = None  # what the arrivals of the current / completed phases released
+        self.tx_pc = -1  # the last expect_tx on it
 
     def settle(self):
         if self.pending == 0 and self.tx == 0:
             self.phase += 1
             self.pending = self.count
             self.expected = self.got = 0
+            if self.rel_cur is not None:
+                r = self.rel_done
+                self.rel_done = self.rel_cur if r is None else np.maximum(
+                    self.rel_cur, np.pad(r, (0, max(0, self.rel_cur.size - r.size)))[:self.rel_cur.size])
+                self.rel_cur = None
 
 
 class BulkState:
-    """Per chunk: the mbarriers (by absolute offset in `st.shared`) and the bytes of copies not yet observed."""
+    """Per chunk: the mbarriers (by absolute offset in `st.shared`) and the bulk stores still reading."""
 
     def __init__(self, st):
         self.bars: dict[int, Barrier] = {}
-        self.flight = np.full(st.shared.size, -1, np.int32)  # per shared byte: the copy in flight, or -1
-        self.copies: list = []  # copy id -> (barrier offset, phase, op, byte offsets)
         self.reading = np.full(st.shared.size, -1, np.int32)  # per shared byte: the bulk store reading it
         self.stores: list = []  # store id -> (thread, op)
         self.open: dict[int, list[int]] = {}  # thread -> its stores since its last commit_group
@@ -90,23 +97,17 @@ class BulkState:
                 f"by {st.who(thread)}, whose group that thread has not yet waited for (cp.async.bulk.commit_group, "
                 f"then cp.async.bulk.wait_group.read before the buffer is written again)")
 
-    def check_read(self, st, op, t, byte0, size):
-        hit = self.flight[byte0]
-        if (hit >= 0).any():
-            i = int(np.flatnonzero(hit >= 0)[0])
-            key, phase, cop, _ = self.copies[int(hit[i])]
-            raise EmulatorFault(
-                f"read before the mbarrier wait: {op.where()} by {st.who(int(t[i]))} reads shared offset "
-                f"{int(byte0[i]) % st.Sp}, written by {cop.where()}, before any thread of its block observed "
-                f"phase {phase} of the mbarrier at shared offset {key % st.Sp} complete (wait with "
-                f"mbarrier.try_wait.parity first)")
-
-    def observe(self, key, done_phases):
-        for cid, (k, phase, _, offs) in enumerate(self.copies):
-            if k == key and phase < done_phases and offs is not None:
-                mine = self.flight[offs] == cid
-                self.flight[offs[mine]] = -1
-                self.copies[cid] = (k, phase, _, None)
+    def finish(self, st) -> None:
+        """At the end of the chunk: an mbarrier still expecting transaction bytes never got them."""
+        for key, b in self.bars.items():
+            if b.tx:
+                where = st.prog.code[b.tx_pc].where() if b.tx_pc >= 0 else "expect_tx"
+                raise EmulatorFault(
+                    f"mbarrier transaction bytes never arrived: the mbarrier at shared offset {key % st.Sp} of "
+                    f"{st.who(int(key // st.Sp * st.bthreads)).split(' thread ')[0]} (initialised by {st.prog.code[b.init_pc].where()}) expected {b.expected} bytes in phase "
+                    f"{b.phase} ({where}), got {b.got} from bulk copies, when the kernel ended: the expect_tx "
+                    f"bytes must equal the bytes of the copies that complete on it, and a thread must wait for "
+                    f"the phase before the bytes are used")
 
 
 def bulk_state(st) -> BulkState:
@@ -150,7 +151,8 @@ def build_mbarrier(prog, inst):
             for k, c in zip(keys, cnt):
                 if not 1 <= int(c) < 1 << 20:
                     raise EmulatorFault(f"{op.where()}: mbarrier count {int(c)} is not in 1..2^20-1")
-                bulk_state(st).bars[int(k)] = Barrier(int(c), op.pc)
+                o = ordering.of(st)
+                bulk_state(st).bars[int(k)] = Barrier(int(c), op.pc, o.column(k) if o is not None else 0)
         op = Op(NORMAL, fn, inst)
         return op
     if kind == "inval":
@@ -194,7 +196,10 @@ def _arrive(prog, inst):
             if with_tx:
                 b.tx += int(v)
                 b.expected += int(v)
+                b.tx_pc = op.pc
             if not tx_only:
+                if st.order is not None:
+                    st.order.release(int(sel[i]), b)
                 arrivals = 1 if with_tx or amount is None else int(v)
                 if arrivals > b.pending:
                     raise EmulatorFault(f"{op.where()} by {st.who(int(sel[i]))}: {arrivals} arrivals on an "
@@ -228,9 +233,11 @@ def _wait(prog, inst):
 
     def fn(st, rsel):
         keys, phases, done = complete(st, rsel)
-        b = bulk_state(st)
-        for k, ph in set(zip(keys[done].tolist(), phases[done].tolist())):
-            b.observe(k, ph)
+        if st.order is not None and done.any():
+            sel = st.idx(rsel)
+            bars = bulk_state(st).bars
+            for k in set(keys[done].tolist()):
+                st.order.observe(sel[done & (keys == k)], bars[k])
         d(st, rsel, done)
 
     if not blocking:
@@ -251,7 +258,8 @@ def never_completed(st, op, sel) -> str:
     b = _bar(st, op, key, sel[0])
     why = []
     if b.tx:
-        why.append(f"expected {b.expected} bytes (expect_tx), got {b.got} from bulk copies")
+        at = f" at {st.prog.code[b.tx_pc].inst.loc}" if b.tx_pc >= 0 and st.prog.code[b.tx_pc].inst.loc else ""
+        why.append(f"expected {b.expected} bytes (expect_tx{at}), got {b.got} from bulk copies")
     if b.pending:
         why.append(f"{b.pending} of {b.count} arrivals missing")
     return (f"mbarrier never completed: {op.where()} by {st.who(int(sel[0]))} and {sel.size - 1} more "
@@ -268,6 +276,23 @@ def build_setmaxnreg(prog, inst):
         raise EmulatorFault(f"`{inst.text}` at {inst.loc}: the register count must be a multiple of 8 "
                             f"in 24..256, not {n}")
     return Op(NORMAL, lambda st, sel: None, inst)
+
+
+_plain_fence = BUILDERS["fence"]
+
+
+@builder("fence")
+def build_fence(prog, inst):
+    """fence.proxy.async(.shared::cta): the thread's generic-proxy shared-memory stores so far become
+    visible to the async proxy (`ordering`); other fences order nothing the emulator reorders."""
+    parts = inst.parts
+    if parts[1:3] != ["proxy", "async"] or len(parts) > 3 and not parts[3].startswith("shared"):
+        return _plain_fence(prog, inst)
+
+    def fn(st, sel):
+        if st.order is not None:
+            st.order.fence(st.idx(sel))
+    return Op(NORMAL, fn, inst)
 
 
 # ---- cp.async.bulk ------------------------------------------------------------------------------
@@ -300,13 +325,12 @@ def build_cp(prog, inst):
 def _land(st, op, sel_t, bar_key, shared_offs, data):
     """Write a copy's bytes at absolute shared offsets and complete them on its mbarrier."""
     b = _bar(st, op, bar_key, sel_t)
-    bs = bulk_state(st)
+    if st.order is not None:
+        st.order.land(op, int(sel_t), shared_offs, bar_key, b)
     st.shared[shared_offs] = data
     if st.check and st.S:
         st.sh_init[shared_offs] = True
         st.sh_w[np.unique(shared_offs // 4)] = -1
-    bs.flight[shared_offs] = len(bs.copies)
-    bs.copies.append((int(bar_key), b.phase, op, shared_offs))
     b.tx -= data.size
     b.got += data.size
     b.settle()
@@ -402,6 +426,8 @@ def _tensor(prog, inst, to_shared):
                 data = np.where(ok, s.arr[np.where(ok, byte_idx, 0)], 0).astype(np.uint8)
                 _land(st, op, sel[i], keys[i], offs, data)
             else:
+                if st.order is not None:
+                    st.order.async_read(op, sel[i:i + 1], offs, "the source of a TMA store")
                 s.arr[byte_idx[ok]] = st.shared[offs[ok]]
                 bulk_state(st).store(int(sel[i]), op, offs)
     op = Op(NORMAL, fn, inst)

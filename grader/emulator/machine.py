@@ -14,6 +14,8 @@ Execution model (see README.md):
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from grader.emulator import memory, memstats
@@ -40,7 +42,10 @@ class Op:
 
     def where(self) -> str:
         loc = f" at {self.inst.loc}" if self.inst.loc is not None else ""
-        return f"`{self.inst.text}`{loc}"
+        text = self.inst.text
+        if len(text) > 160:  # e.g. a wgmma's 64 accumulators: the first two stand for them
+            text = re.sub(r"\{(%\w+), (%\w+)(, %\w+){4,}\}", r"{\1, \2, ...}", text)
+        return f"`{text}`{loc}"
 
 
 def _merge(a, b, n=0):
@@ -118,6 +123,8 @@ class State:
             self.sh_wpc = np.full(words, -1, np.int32)
         self.clock = 0
         self._runs = (None, None)
+        from grader.emulator import ordering  # (it imports this module)
+        self.order = ordering.start(self)  # who may read what async copies wrote (made at need)
 
     def barrier(self, blocks):
         """These blocks passed a barrier: their shared-memory accesses start a new epoch."""

@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 
-from grader.emulator import memory, memstats
+from grader.emulator import memory, memstats, ordering
 from grader.emulator.machine import NORMAL, WSYNC, EmulatorFault, Op
 from grader.emulator.operands import Unsupported, address, np_type, reader, writer
 
@@ -199,11 +199,8 @@ def _check_shared(st, op, sel, seg, size, write, synced=False):
     nwords = max(1, size // 4)
     unit = byte0 // 4 if nwords == 1 else byte0 // size  # the word, or the n-aligned group of words
     word = unit if nwords == 1 else (_WORD_ROWS[nwords] + unit * nwords).ravel()
-    if getattr(st, "bulk", None) is not None:  # bytes of a bulk copy (or store) not yet waited for
-        if write:
-            st.bulk.check_write(st, op, t, byte0)
-        else:
-            st.bulk.check_read(st, op, t, byte0, size)
+    if st.order is not None:  # bytes of async copies, stores the async proxy reads (ordering.py)
+        st.order.shared(op, t, byte0, size, write)
     if not write:  # the per-byte init flags, checked a word (or half word) at a time
         if size >= 4:
             init = st.sh_init.view(np.uint32)[word] == _INIT_WORD
@@ -558,6 +555,8 @@ class CpAsync:
 
     def issue(self, st, op, sel, off, data):
         self.pending.append((op, sel, self.group[sel].copy(), off, data))
+        if ordering.of(st) is not None:
+            st.order.cp_issue(op, off, data.itemsize)
 
     def commit(self, sel):
         self.group[sel] += 1
@@ -587,6 +586,8 @@ class CpAsync:
 def _retire(st, op, thr, pos, off, data):
     """Land copies (threads thr[pos]) in shared memory."""
     seg = Seg(pos, st.shared, off, "shared")
+    if st.order is not None:
+        st.order.cp_land(off, data.itemsize)
     _check_shared(st, op, thr, seg, data.itemsize, True)
     _stats_shared(st, op, thr, seg, data.itemsize)
     st.shared.view(data.dtype)[off // data.itemsize] = data

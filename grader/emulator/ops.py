@@ -1008,6 +1008,8 @@ def build_bar(prog, inst):
     def fn(st, sel):
         blocks = np.unique(st.blk[sel])
         st.barrier(blocks)
+        if st.order is not None:  # what each thread observed of async copies, shared at the barrier
+            st.order.sync(sel, _named_key(st, sel, ident) if ident is not None else st.blk[sel], ident is not None)
         if ident is not None:  # the arrivals this completion used up
             key = _named_key(st, sel, ident)
             need = int(np.asarray(count(st, sel[:1])).ravel()[0])
@@ -1062,7 +1064,10 @@ def _bar_arrive(prog, inst):
     ident = reader(prog, inst.operands[0], "u32")
 
     def fn(st, sel):
-        np.add.at(_named_credits(st), _named_key(st, st.idx(sel), ident), 1)
+        keys = _named_key(st, st.idx(sel), ident)
+        np.add.at(_named_credits(st), keys, 1)
+        if st.order is not None:
+            st.order.arrive_named(st.idx(sel), keys)
     return _normal(fn, inst)
 
 

@@ -344,6 +344,8 @@ def launch(kernel: Kernel, grid, block, args, shared_mem: int = 0) -> Launch:
         for first in range(0, total, chunk):
             st = State(prog, run, first, min(chunk, total - first))
             run_chunk(st, prog.code)
+            if getattr(st, "bulk", None) is not None and st.check:
+                st.bulk.finish(st)
             if st._cp is not None and st._cp.pending:
                 op = st._cp.pending[0][0]
                 run.warn(("cp.async", op.pc), f"cp.async copies never waited for: {op.where()} issued copies "

@@ -253,6 +253,7 @@ def parse(text: str) -> Module:
     label_scopes: list[int] = []
     scope_counter = 0
     loc: Loc | None = None
+    sites: dict[tuple[int, int, int], list] = {}  # a .loc's (file, line, column) -> its call sites, outwards
     pending_labels: list[tuple[list[int], str]] = []  # (scope chain, name) of labels awaiting an inst
     label_defs: dict[tuple[int, str], str] = {}       # (scope id, name) -> unique label
     raw_branches: list[tuple[Inst, list[int]]] = []
@@ -278,9 +279,14 @@ def parse(text: str) -> Module:
             try:
                 f, line = int(parts[1]), int(parts[2])
                 inl = None
-                if "inlined_at" in parts:
-                    k = parts.index("inlined_at")
-                    inl = (int(parts[k + 1]), int(parts[k + 2]))
+                if "inlined_at" in parts:  # the call site, itself perhaps inlined: the line shown with the
+                    k = parts.index("inlined_at")  # instruction's is the innermost one in the kernel's file
+                    at = (int(parts[k + 1]), int(parts[k + 2]), int(parts[k + 3]) if len(parts) > k + 3 else 0)
+                    chain = [at[:2]] + sites.get(at, [])
+                    if len(parts) > 3 and parts[3].isdigit():
+                        sites[(f, line, int(parts[3]))] = chain
+                    outer = chain[-1][0]
+                    inl = None if f == outer else next(c for c in chain if c[0] == outer)
                 loc = Loc(str(f), line, (str(inl[0]), inl[1]) if inl else None)
             except (ValueError, IndexError):
                 pass

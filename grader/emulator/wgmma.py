@@ -9,7 +9,10 @@ The products are exact in float64, summed over k, added to C and rounded once to
 Asynchrony: an mma_async's accumulators are written when wgmma.wait_group retires its group. Until
 then its registers are *in flight*: an instruction that reads or writes them is an error naming both
 source lines. An mma_async whose accumulators were changed by ordinary instructions since wgmma last
-wrote them, with no wgmma.fence in between, is an error too.
+wrote them, with no wgmma.fence in between, is an error too, and so is one whose A registers changed
+since the thread's last wgmma.fence. Its shared-memory operands are read through the async proxy
+(`ordering.py`: TMA bytes whose phase the warpgroup observed, stores followed by fence.proxy.async and a
+barrier); they count as read until the wait_group that retires its group.
 """
 from __future__ import annotations
 
@@ -100,6 +103,7 @@ class InFlight:
 
 class WgmmaState:
     def __init__(self, n):
+        self.snap = {}                      # A register slot -> its values at each thread's last wgmma.fence
         self.fenced = np.zeros(n, bool)     # wgmma.fence since the last wait_group
         self.group = np.zeros(n, np.int64)  # committed groups per thread
         self.pending = []                   # [threads, group ids, [(slot, values)]]
@@ -151,7 +155,13 @@ def build_wgmma(prog, inst):
     kind = parts[1]
     if kind == "fence":
         def fence(st, sel):
-            _state(st).fenced[sel] = True
+            s = _state(st)
+            s.fenced[sel] = True
+            for slot in getattr(prog, "wgmma_a_slots", ()):
+                r = st.regs[slot]
+                cur = st.zeros(slot) if r is None else np.asarray(r)
+                bits = cur.view(np.uint32) if cur.dtype.itemsize == 4 else cur.astype(np.uint32)
+                s.snap.setdefault(slot, np.zeros(st.n, np.uint32))[sel] = bits[sel]
         return _sync_op(inst, fence)
     if kind == "commit_group":
         def commit(st, sel):
@@ -169,6 +179,8 @@ def build_wgmma(prog, inst):
 
 
 def _retire(st, s, sel, keep):
+    if st.order is not None:
+        st.order.retired(sel, s.group[sel] - keep)
     mark = np.zeros(st.n, bool)
     mark[sel] = True
     still = []
@@ -231,8 +243,11 @@ def _build_mma(prog, inst):
     a_regs = ops[1].startswith("{")
     if a_regs and fp8:
         raise Unsupported(f"{inst.opcode} with A in registers")
-    a_read = [reader(prog, x.strip(), "b32") for x in ops[1].strip("{}").split(",")] if a_regs \
-        else reader(prog, ops[1], "u64")
+    a_names = [x.strip() for x in ops[1].strip("{}").split(",")]
+    a_read = [reader(prog, x, "b32") for x in a_names] if a_regs else reader(prog, ops[1], "u64")
+    a_slots = [prog.reg(x)[0] for x in a_names] if a_regs else []
+    if a_regs:
+        prog.__dict__.setdefault("wgmma_a_slots", set()).update(a_slots)
     b_read = reader(prog, ops[2], "u64")
     imm = [int(immediate(x, "s32")) for x in ops[4:]]
     scale_a, scale_b = imm[0], imm[1]
@@ -270,6 +285,11 @@ def _build_mma(prog, inst):
                                 f"reaches shared bytes {int(a.min())}..{int(a.max()) + 1}, outside the "
                                 f"block's {st.S} bytes")
         base = int(st.shared_row[sel[0]])
+        if st.order is not None:
+            offs = (base + a[:, ::16 // elem] if k_major else base + a[::8, :]).ravel()
+            st.order.async_read(op, sel, base + a.ravel() if st.order.gw is not None else offs,
+                                f"its {what} operand")
+            st.order.wgmma_reads(op, sel, offs, int(_state(st).group[sel[0]]))
         if fp8:
             return unpack(st.shared[base + a], dtype_a if what == "A" else dtype_b)
         return unpack(st.shared[base + a[..., None] + np.arange(2)].copy().view(np.uint16)[..., 0])
@@ -280,6 +300,14 @@ def _build_mma(prog, inst):
         g = sel.size // 128
         if a_regs:
             regs = np.stack([np.asarray(f(st, sel)).astype(np.uint32) for f in a_read])  # [4, thread]
+            for j, slot in enumerate(a_slots):
+                snap = s.snap.get(slot)
+                changed = regs[j] != (0 if snap is None else snap[sel])
+                if changed.any():
+                    raise EmulatorFault(f"{op.where()}: its A register {a_names[j]} was written after the last "
+                                        f"wgmma.fence (warpgroup_arrive()) of "
+                                        f"{st.who(int(sel[np.flatnonzero(changed)[0]]))}: registers an mma_async "
+                                        f"reads must be written before the wgmma.fence that precedes it")
             halves = np.ascontiguousarray(regs.T).reshape(g, 128, 4).view(np.uint16).reshape(g, 128, 4, 2)
             A = np.empty((g, 64, 16))
             A[:, a_rows, a_cols] = unpack(halves)
