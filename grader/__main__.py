@@ -1,3 +1,10 @@
-from grader.cli import main
+from grader import environment
+
+try:
+    from grader.cli import main
+except ModuleNotFoundError as e:
+    if not environment.is_dependency(e):
+        raise
+    raise SystemExit(f"error: {environment.missing_module(e.name)}") from None
 
 raise SystemExit(main())

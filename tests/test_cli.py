@@ -175,3 +175,16 @@ def test_the_command_line_needs_no_jupyter():
     code = ("import sys; sys.modules.update(nbformat=None, nbgrader=None, nbclient=None); "
             "from grader import cli; cli.parser()")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=paths.ROOT)
+
+
+@pytest.mark.parametrize("how", ["python -m grader", "pytest"])
+def test_outside_the_environment_is_one_line(how):
+    """A shell without the course's environment (here: ml_dtypes hidden) gets one line saying what to do."""
+    run = ("import runpy; sys.argv = ['grader', 'progress']; runpy.run_module('grader', run_name='__main__')"
+           if how == "python -m grader" else
+           "import pytest; sys.exit(pytest.main(['days/day02', '-q', '-p', 'no:cacheprovider', '-n', '0']))")
+    done = subprocess.run([sys.executable, "-c", f"import sys; sys.modules['ml_dtypes'] = None; {run}"],
+                          cwd=paths.ROOT, capture_output=True, text=True)
+    lines = [l for l in (done.stdout + done.stderr).splitlines() if l.strip()]
+    assert done.returncode != 0 and len(lines) == 1, lines
+    assert "environment is not active" in lines[0] and "ml_dtypes" in lines[0] and "course.sh check" in lines[0]
