@@ -1,33 +1,31 @@
 // Your exercise file. Generated from solutions/day04/transpose_swizzled.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 228f3670c0a71e86
+// stub-sha256: 8302247659294f3e
 // Day 4, exercise 2: a transpose near copy speed: 64 x 64 tiles, 16-byte accesses, a swizzled tile.
 //
 //   in: [rows, cols] float32, row-major     out: [cols, rows]     out[c][r] = in[r][c]
 //
 // Exercise 1 moves 4 bytes per access. Here every global access and every shared-memory access moves
-// 16 bytes (a float4 "chunk"), and each block of 256 threads transposes a 64 x 64 tile:
+// 16 bytes (a float4 "chunk"), and each block of 256 threads transposes a 64 x 64 tile, staged in
+// shared memory laid out as OUT's tile: 64 rows of 16 chunks (`tile`, 16 KiB, no padding). Each
+// thread owns a 4 x 4 block of the tile: it reads it from `in` as four row chunks, transposes it in
+// registers (column k of the 4 x 4 block is 4 consecutive elements of a row of out's tile), and puts
+// those four chunks in the shared tile; after a barrier the block writes out's tile to `out` in row
+// chunks. Every global read and write of a warp must be coalesced (256 contiguous bytes per row).
 //
-//   1. load:  thread (g, c) = (tid / 16, tid % 16) reads the 4 x 4 block of `in` made of rows 4g..4g+3
-//             and columns 4c..4c+3 of the tile: four float4 loads, one per row. Each load of a warp
-//             covers 2 rows x 16 chunks: 256 contiguous bytes per row (coalesced).
-//   2. transpose the 4 x 4 block in registers: column k of it (v[0][k], v[1][k], v[2][k], v[3][k]) is
-//             4 consecutive elements of row 4c + k of `out`'s tile.
-//   3. store: those 4 chunks into the shared tile, laid out as OUT's tile: 64 rows of 16 chunks.
-//   4. __syncthreads(), then each thread copies chunks of out's tile rows to `out`: a warp writes two
-//             rows x 256 contiguous bytes (coalesced).
+// Where banks bite: a 16-byte shared access is served a quarter-warp (8 threads) at a time, and 8
+// chunks are conflict-free when they sit at 8 different positions mod 8 chunks (128 bytes: all 32
+// banks). Eight threads that write the same chunk index of rows 4 apart all start in one bank: an
+// 8-way conflict, unless the chunk's position in its row depends on the row. tile_chunk is that
+// placement: an XOR of the chunk index with bits of the row (course/permuted_smem.cuh holds the
+// permutation later days use; write yours). It must keep the reads of 8 consecutive chunks of one row
+// conflict-free too, and every chunk 16-byte aligned.
 //
-// Step 3 is where banks bite. Eight threads of a quarter-warp (the unit a 16-byte store is served in)
-// write chunk g of rows 4c + k, c = 0..7: rows 64 floats (256 bytes) apart, so all 8 chunks start in
-// the same bank: an 8-way conflict. The swizzled layout stores chunk `ch` of row `row` at chunk
-// ch ^ ((row >> 2) % 8) (you write it: tile_chunk; course/permuted_smem.cuh's permuted_chunk is the
-// header version later days use): those 8 chunks land at g ^ 0 .. g ^ 7, 8 different positions
-// covering all 32 banks. Step 4 reads 8 consecutive chunks of one row: still 8 different
-// positions. No padding, and every chunk stays 16-byte aligned.
-//
-// The grader launches block = (256,) and grid = (ceil(cols / 64), ceil(rows / 64)). Float4 access
-// needs 16-byte aligned rows in `in` and `out`: when rows or cols is not a multiple of 4, the kernel
-// moves the same chunks one float at a time (VECTOR = false), with the same tile and the same swizzle.
+// Contract: block = (256,), grid = (ceil(cols / 64), ceil(rows / 64)); any shape (1 x 1, 65 x 129,
+// 2049 x 4100 ...), compared exactly. Float4 access needs 16-byte aligned rows in `in` and `out`: when
+// rows or cols is not a multiple of 4, the kernel moves the same chunks one float at a time
+// (VECTOR = false), with the same tile and the same swizzle. The SASS must show LDG.E.128, STG.E.128,
+// STS.128, LDS.128 and a barrier, the source an XOR (^); the benchmark expects 80% of a copy.
 #include <course/vec_dtypes.cuh>
 
 namespace {
@@ -41,8 +39,9 @@ constexpr int SWIZZLE_SHIFT = 2;        // rows 4c .. 4c + 3 share the permutati
 // Where chunk `chunk` of row `row` of out's tile lives in shared memory (a float4 index).
 COURSE_INLINE int tile_chunk(int row, int chunk) {
   // TODO: your code here.
-  //   Hint: the row keeps its place (CHUNKS chunks per row); inside the row, the chunk index is XORed with
-  //   Hint: 3 bits of the row index, (row >> SWIZZLE_SHIFT) % 8: rows 4c .. 4c + 3 share one permutation.
+  //   Hint: Rows keep their place; inside a row, which bits of the row index should permute the chunk
+  //   Hint: index so that the 8 rows one quarter-warp writes (same chunk, rows 4 apart) land on 8 different
+  //   Hint: chunk positions?
   return 0;
 }
 
@@ -52,8 +51,8 @@ COURSE_INLINE int tile_chunk(int row, int chunk) {
 template <bool VECTOR>
 COURSE_INLINE void load_chunk(float (&v)[VEC], const float* p, int n) {
   // TODO: your code here.
-  //   Hint: VECTOR: one 16-byte load (a float4 through reinterpret_cast) when n == 4, else zeros.
-  //   Hint: Otherwise: element by element, v[k] = p[k] for k < n and 0 for the rest.
+  //   Hint: With VECTOR a chunk is wholly inside the matrix or wholly outside: how do you read it with one
+  //   Hint: 16-byte load and no branch the warp could split on? Without VECTOR, which floats exist?
   for (int k = 0; k < VEC; ++k) v[k] = 0.f;
 }
 
@@ -61,14 +60,14 @@ COURSE_INLINE void load_chunk(float (&v)[VEC], const float* p, int n) {
 template <bool VECTOR>
 COURSE_INLINE void store_chunk(float* p, const float4& v, int n) {
   // TODO: your code here.
-  //   Hint: VECTOR: one 16-byte store when n == 4 (nothing when n == 0). Otherwise the first n floats of v,
-  //   Hint: one at a time.
+  //   Hint: The mirror of load_chunk: one 16-byte store when the whole chunk exists; otherwise only the
+  //   Hint: floats that exist.
 }
 
 // How many of the 4 elements starting at `start` lie below `end` (0 to 4).
 COURSE_INLINE int in_range(int start, int end) {
   // TODO: your code here.
-  //   Hint: end - start, clamped to 0..VEC (negative when the chunk starts past the end).
+  //   Hint: How many of the 4 positions start .. start + 3 are below end? It can be negative before clamping.
   return 0;
 }
 
@@ -78,17 +77,9 @@ __device__ void transpose_tile(const float* __restrict__ in, float* __restrict__
   const int tid = threadIdx.x;
   const int r0 = blockIdx.y * TILE, c0 = blockIdx.x * TILE;  // the tile's first row and column in `in`
   // TODO: your code here.
-  //   Hint: Steps 1-2: with g = tid / CHUNKS and c = tid % CHUNKS, read rows r = r0 + 4g + i (i = 0..3)
-  //   Hint: of `in` at columns c0 + 4c .. c0 + 4c + 3 into float v[4][VEC] with load_chunk<VECTOR>(v[i],
-  //   Hint: in + (int64_t)r * cols + c0 + 4c, n): n = in_range(c0 + 4c, cols) columns exist when r < rows,
-  //   Hint: else n = 0 (an all-zero chunk: it is never written out).
-  //   Hint: Step 3: for k = 0..3, tile[tile_chunk(4c + k, g)] = make_float4(v[0][k], v[1][k], v[2][k], v[3][k]):
-  //   Hint: row 4c + k of out's tile, chunk g (its elements come from in's rows 4g .. 4g + 3).
-  //   Hint: Then __syncthreads(), reached by every thread.
-  //   Hint: Step 4: the 64 x 16 chunks of out's tile, 256 at a time: for j = 0..3, q = j * THREADS + tid,
-  //   Hint: row = q / CHUNKS, ch = q % CHUNKS. It goes to out[c0 + row][r0 + 4ch ..] (out has `rows`
-  //   Hint: columns) when c0 + row < cols, with n = in_range(r0 + 4ch, rows) elements:
-  //   Hint: store_chunk<VECTOR>(out + (int64_t)(c0 + row) * rows + r0 + 4 * ch, tile[tile_chunk(row, ch)], n).
+  //   Hint: Each thread owns a 4 x 4 block of the 64 x 64 tile (thread id -> which 4 rows, which 4 columns):
+  //   Hint: which chunks of `in` does it read, where in out's tile does each column of its 4 x 4 block go, and
+  //   Hint: which chunks of out's tile does it write back after the barrier?
 }
 
 }  // namespace

@@ -1,21 +1,23 @@
 // Your exercise file. Generated from solutions/day04/transpose_tiled.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 517da902b30450f0
+// stub-sha256: 326881b477fa2170
 // Day 4, exercise 1: matrix transpose through a shared-memory tile, with and without padding.
 //
 //   in: [rows, cols] float32, row-major     out: [cols, rows]     out[c][r] = in[r][c]
 //
 // A transpose cannot read AND write global memory contiguously by itself: if consecutive threads read
 // consecutive elements of a row of `in`, they write down a column of `out`, `rows` floats apart
-// (transpose_naive below, the worked example). The cure: a block reads a 32 x 32 tile of `in` into
-// shared memory with coalesced row reads, waits for the whole tile (__syncthreads), then writes the
-// tile's columns as coalesced rows of `out`. Shared memory does not care about the order... except for
-// its 32 banks: the tile's column is read by a warp, and with rows of 32 floats (128 bytes) every
-// element of a column sits in the same bank. One extra float per row (PAD = 1) spreads a column over
-// all 32 banks.
+// (transpose_naive below, the worked example). The cure: a block stages a 32 x 32 tile of `in` in
+// shared memory, so that both its global reads and its global writes run along rows. Shared memory
+// does not care about the order... except for its 32 banks: with rows of 32 floats (128 bytes) every
+// element of a column of the tile sits in the same bank. One extra float per row (PAD = 1) spreads a
+// column over all 32 banks.
 //
-// The grader launches block = (32, 8) and grid = (ceil(cols / 32), ceil(rows / 32)): each thread
-// moves TILE / BLOCK_ROWS = 4 elements of the tile, so it has 4 loads in flight at once.
+// Contract: block = (32, 8), grid = (ceil(cols / 32), ceil(rows / 32)): a block owns one 32 x 32 tile
+// and each thread moves TILE / BLOCK_ROWS = 4 of its elements, so it has 4 loads in flight at once.
+// Shapes are any size (1 x 1, 33 x 31, 2049 x 4100 ...): tiles on the right and bottom edges are
+// partial. Both kernels (unpadded and padded) are compared exactly; the SASS of each must show shared
+// stores, a barrier and shared loads (STS, BAR, LDS); the benchmark compares them with a copy.
 #include <course/common.cuh>
 
 namespace {
@@ -42,14 +44,9 @@ __device__ void transpose_tile(const float* __restrict__ in, float* __restrict__
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int r0 = blockIdx.y * TILE, c0 = blockIdx.x * TILE;  // the tile's first row and column in `in`
   // TODO: your code here.
-  //   Hint: Step 1, coalesced reads: for j = 0, 8, 16, 24, thread (tx, ty) copies in[r0 + ty + j][c0 + tx]
-  //   Hint: into tile[ty + j][tx], when that element exists (row < rows and column < cols). Index `in`
-  //   Hint: with int64_t: r * cols can pass 2^31.
-  //   Hint: Step 2: __syncthreads(), reached by EVERY thread of the block (never return early): each
-  //   Hint: warp is about to read elements of the tile that other warps wrote.
-  //   Hint: Step 3, coalesced writes: the tile's column tx becomes row (c0 + ty + j) of out, and
-  //   Hint: consecutive tx must write consecutive addresses: out[c0 + ty + j][r0 + tx] = tile[tx][ty + j],
-  //   Hint: when c0 + ty + j < cols and r0 + tx < rows (out has `rows` columns).
+  //   Hint: Which element of the tile does thread (tx, ty) load so that a warp reads 32 consecutive floats
+  //   Hint: of a row of in, and which one does it store so that a warp writes 32 consecutive floats of a
+  //   Hint: row of out? Which of the two goes down a column of the tile?
 }
 
 // Unpadded: a warp reading tile[tx][ty + j] for tx = 0..31 hits one bank 32 times (32-way conflict).

@@ -3,28 +3,26 @@
 //   in: [rows, cols] float32, row-major     out: [cols, rows]     out[c][r] = in[r][c]
 //
 // Exercise 1 moves 4 bytes per access. Here every global access and every shared-memory access moves
-// 16 bytes (a float4 "chunk"), and each block of 256 threads transposes a 64 x 64 tile:
+// 16 bytes (a float4 "chunk"), and each block of 256 threads transposes a 64 x 64 tile, staged in
+// shared memory laid out as OUT's tile: 64 rows of 16 chunks (`tile`, 16 KiB, no padding). Each
+// thread owns a 4 x 4 block of the tile: it reads it from `in` as four row chunks, transposes it in
+// registers (column k of the 4 x 4 block is 4 consecutive elements of a row of out's tile), and puts
+// those four chunks in the shared tile; after a barrier the block writes out's tile to `out` in row
+// chunks. Every global read and write of a warp must be coalesced (256 contiguous bytes per row).
 //
-//   1. load:  thread (g, c) = (tid / 16, tid % 16) reads the 4 x 4 block of `in` made of rows 4g..4g+3
-//             and columns 4c..4c+3 of the tile: four float4 loads, one per row. Each load of a warp
-//             covers 2 rows x 16 chunks: 256 contiguous bytes per row (coalesced).
-//   2. transpose the 4 x 4 block in registers: column k of it (v[0][k], v[1][k], v[2][k], v[3][k]) is
-//             4 consecutive elements of row 4c + k of `out`'s tile.
-//   3. store: those 4 chunks into the shared tile, laid out as OUT's tile: 64 rows of 16 chunks.
-//   4. __syncthreads(), then each thread copies chunks of out's tile rows to `out`: a warp writes two
-//             rows x 256 contiguous bytes (coalesced).
+// Where banks bite: a 16-byte shared access is served a quarter-warp (8 threads) at a time, and 8
+// chunks are conflict-free when they sit at 8 different positions mod 8 chunks (128 bytes: all 32
+// banks). Eight threads that write the same chunk index of rows 4 apart all start in one bank: an
+// 8-way conflict, unless the chunk's position in its row depends on the row. tile_chunk is that
+// placement: an XOR of the chunk index with bits of the row (course/permuted_smem.cuh holds the
+// permutation later days use; write yours). It must keep the reads of 8 consecutive chunks of one row
+// conflict-free too, and every chunk 16-byte aligned.
 //
-// Step 3 is where banks bite. Eight threads of a quarter-warp (the unit a 16-byte store is served in)
-// write chunk g of rows 4c + k, c = 0..7: rows 64 floats (256 bytes) apart, so all 8 chunks start in
-// the same bank: an 8-way conflict. The swizzled layout stores chunk `ch` of row `row` at chunk
-// ch ^ ((row >> 2) % 8) (you write it: tile_chunk; course/permuted_smem.cuh's permuted_chunk is the
-// header version later days use): those 8 chunks land at g ^ 0 .. g ^ 7, 8 different positions
-// covering all 32 banks. Step 4 reads 8 consecutive chunks of one row: still 8 different
-// positions. No padding, and every chunk stays 16-byte aligned.
-//
-// The grader launches block = (256,) and grid = (ceil(cols / 64), ceil(rows / 64)). Float4 access
-// needs 16-byte aligned rows in `in` and `out`: when rows or cols is not a multiple of 4, the kernel
-// moves the same chunks one float at a time (VECTOR = false), with the same tile and the same swizzle.
+// Contract: block = (256,), grid = (ceil(cols / 64), ceil(rows / 64)); any shape (1 x 1, 65 x 129,
+// 2049 x 4100 ...), compared exactly. Float4 access needs 16-byte aligned rows in `in` and `out`: when
+// rows or cols is not a multiple of 4, the kernel moves the same chunks one float at a time
+// (VECTOR = false), with the same tile and the same swizzle. The SASS must show LDG.E.128, STG.E.128,
+// STS.128, LDS.128 and a barrier, the source an XOR (^); the benchmark expects 80% of a copy.
 #include <course/vec_dtypes.cuh>
 
 namespace {
@@ -38,9 +36,13 @@ constexpr int SWIZZLE_SHIFT = 2;        // rows 4c .. 4c + 3 share the permutati
 // Where chunk `chunk` of row `row` of out's tile lives in shared memory (a float4 index).
 COURSE_INLINE int tile_chunk(int row, int chunk) {
   // BEGIN EXERCISE
-  // HINT: the row keeps its place (CHUNKS chunks per row); inside the row, the chunk index is XORed with
-  // HINT: 3 bits of the row index, (row >> SWIZZLE_SHIFT) % 8: rows 4c .. 4c + 3 share one permutation.
-  // HINT3: XOR only permutes within the aligned group of 8 chunks: chunk ^ b stays in 0..15 for b < 8.
+  // HINT: Rows keep their place; inside a row, which bits of the row index should permute the chunk
+  // HINT: index so that the 8 rows one quarter-warp writes (same chunk, rows 4 apart) land on 8 different
+  // HINT: chunk positions?
+  // HINT2: Row offset plus the chunk index XORed with 3 bits taken from the row; the shift that selects
+  // HINT2: them is SWIZZLE_SHIFT (rows 4c .. 4c + 3 share one permutation).
+  // HINT3: XOR with a value below 8 only permutes inside an aligned group of 8 chunks: the result stays in
+  // HINT3: 0..15 and a row's 16 chunks stay a permutation of themselves, so nothing collides.
   // STUB: return 0;
   return row * CHUNKS + (chunk ^ ((row >> SWIZZLE_SHIFT) & 7));
   // END EXERCISE
@@ -52,12 +54,12 @@ COURSE_INLINE int tile_chunk(int row, int chunk) {
 template <bool VECTOR>
 COURSE_INLINE void load_chunk(float (&v)[VEC], const float* p, int n) {
   // BEGIN EXERCISE
-  // HINT: VECTOR: one 16-byte load (a float4 through reinterpret_cast) when n == 4, else zeros.
-  // HINT: Otherwise: element by element, v[k] = p[k] for k < n and 0 for the rest.
-  // HINT2: float4 x = make_float4(0.f, 0.f, 0.f, 0.f); if (n == VEC) x = *reinterpret_cast<const float4*>(p);
-  // HINT2: then copy x.x .. x.w into v[0..3] and return.
-  // HINT3: keep the load predicated (assign x inside the if), not a branch around the whole copy: the
-  // HINT3: warp then never splits, and the compiler emits one LDG.E.128 under a predicate.
+  // HINT: With VECTOR a chunk is wholly inside the matrix or wholly outside: how do you read it with one
+  // HINT: 16-byte load and no branch the warp could split on? Without VECTOR, which floats exist?
+  // HINT2: VECTOR: a float4 that is zero unless n is 4, then loaded in one access; copy its four fields.
+  // HINT2: Otherwise an element loop with a constant trip count, zero past n.
+  // HINT3: Keep the load predicated (the assignment inside the condition, the copy outside it): the
+  // HINT3: compiler then emits one LDG.E.128 under a predicate instead of two paths.
   // STUB: for (int k = 0; k < VEC; ++k) v[k] = 0.f;
   if (VECTOR) {
     float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
@@ -73,10 +75,10 @@ COURSE_INLINE void load_chunk(float (&v)[VEC], const float* p, int n) {
 template <bool VECTOR>
 COURSE_INLINE void store_chunk(float* p, const float4& v, int n) {
   // BEGIN EXERCISE
-  // HINT: VECTOR: one 16-byte store when n == 4 (nothing when n == 0). Otherwise the first n floats of v,
-  // HINT: one at a time.
-  // HINT2: if (VECTOR) { if (n == VEC) *reinterpret_cast<float4*>(p) = v; return; }  then put v's four
-  // HINT2: fields in a float f[VEC] and store f[k] for k < n (a loop with a constant trip count).
+  // HINT: The mirror of load_chunk: one 16-byte store when the whole chunk exists; otherwise only the
+  // HINT: floats that exist.
+  // HINT2: VECTOR: store the float4 as a whole when n is 4, nothing otherwise. Else: its fields one by one,
+  // HINT2: those below n (a loop with a constant trip count).
   if (VECTOR) {
     if (n == VEC) *reinterpret_cast<float4*>(p) = v;
     return;
@@ -91,7 +93,7 @@ COURSE_INLINE void store_chunk(float* p, const float4& v, int n) {
 // How many of the 4 elements starting at `start` lie below `end` (0 to 4).
 COURSE_INLINE int in_range(int start, int end) {
   // BEGIN EXERCISE
-  // HINT: end - start, clamped to 0..VEC (negative when the chunk starts past the end).
+  // HINT: How many of the 4 positions start .. start + 3 are below end? It can be negative before clamping.
   // STUB: return 0;
   return max(0, min(VEC, end - start));
   // END EXERCISE
@@ -103,17 +105,16 @@ __device__ void transpose_tile(const float* __restrict__ in, float* __restrict__
   const int tid = threadIdx.x;
   const int r0 = blockIdx.y * TILE, c0 = blockIdx.x * TILE;  // the tile's first row and column in `in`
   // BEGIN EXERCISE
-  // HINT: Steps 1-2: with g = tid / CHUNKS and c = tid % CHUNKS, read rows r = r0 + 4g + i (i = 0..3)
-  // HINT: of `in` at columns c0 + 4c .. c0 + 4c + 3 into float v[4][VEC] with load_chunk<VECTOR>(v[i],
-  // HINT: in + (int64_t)r * cols + c0 + 4c, n): n = in_range(c0 + 4c, cols) columns exist when r < rows,
-  // HINT: else n = 0 (an all-zero chunk: it is never written out).
-  // HINT: Step 3: for k = 0..3, tile[tile_chunk(4c + k, g)] = make_float4(v[0][k], v[1][k], v[2][k], v[3][k]):
-  // HINT: row 4c + k of out's tile, chunk g (its elements come from in's rows 4g .. 4g + 3).
-  // HINT: Then __syncthreads(), reached by every thread.
-  // HINT: Step 4: the 64 x 16 chunks of out's tile, 256 at a time: for j = 0..3, q = j * THREADS + tid,
-  // HINT: row = q / CHUNKS, ch = q % CHUNKS. It goes to out[c0 + row][r0 + 4ch ..] (out has `rows`
-  // HINT: columns) when c0 + row < cols, with n = in_range(r0 + 4ch, rows) elements:
-  // HINT: store_chunk<VECTOR>(out + (int64_t)(c0 + row) * rows + r0 + 4 * ch, tile[tile_chunk(row, ch)], n).
+  // HINT: Each thread owns a 4 x 4 block of the 64 x 64 tile (thread id -> which 4 rows, which 4 columns):
+  // HINT: which chunks of `in` does it read, where in out's tile does each column of its 4 x 4 block go, and
+  // HINT: which chunks of out's tile does it write back after the barrier?
+  // HINT2: Phase 1: four row-chunk loads from in (load_chunk, with in_range for the columns and 0 for
+  // HINT2: rows past the end). Phase 2: four shared stores, column k of the block as one chunk, placed by
+  // HINT2: tile_chunk. A barrier. Phase 3: the block writes out's tile 256 chunks at a time, consecutive
+  // HINT2: threads taking consecutive chunks of a row (store_chunk, guarded by both edges of out).
+  // HINT3: The 4 x 4 block a thread read from rows 4g.. and chunk c of in becomes chunk g of rows 4c + k
+  // HINT3: of out's tile (the tile is transposed as a whole and inside each 4 x 4 block). out's row
+  // HINT3: c0 + row holds elements r0 + 4 ch .. of out, and out's rows are rows floats long (64-bit offsets).
   const int g = tid / CHUNKS, c = tid % CHUNKS;
   float v[VEC][VEC];  // v[i][k] = in[r0 + 4g + i][c0 + 4c + k]
   const int n_cols = in_range(c0 + VEC * c, cols);

@@ -4,15 +4,17 @@
 //
 // A transpose cannot read AND write global memory contiguously by itself: if consecutive threads read
 // consecutive elements of a row of `in`, they write down a column of `out`, `rows` floats apart
-// (transpose_naive below, the worked example). The cure: a block reads a 32 x 32 tile of `in` into
-// shared memory with coalesced row reads, waits for the whole tile (__syncthreads), then writes the
-// tile's columns as coalesced rows of `out`. Shared memory does not care about the order... except for
-// its 32 banks: the tile's column is read by a warp, and with rows of 32 floats (128 bytes) every
-// element of a column sits in the same bank. One extra float per row (PAD = 1) spreads a column over
-// all 32 banks.
+// (transpose_naive below, the worked example). The cure: a block stages a 32 x 32 tile of `in` in
+// shared memory, so that both its global reads and its global writes run along rows. Shared memory
+// does not care about the order... except for its 32 banks: with rows of 32 floats (128 bytes) every
+// element of a column of the tile sits in the same bank. One extra float per row (PAD = 1) spreads a
+// column over all 32 banks.
 //
-// The grader launches block = (32, 8) and grid = (ceil(cols / 32), ceil(rows / 32)): each thread
-// moves TILE / BLOCK_ROWS = 4 elements of the tile, so it has 4 loads in flight at once.
+// Contract: block = (32, 8), grid = (ceil(cols / 32), ceil(rows / 32)): a block owns one 32 x 32 tile
+// and each thread moves TILE / BLOCK_ROWS = 4 of its elements, so it has 4 loads in flight at once.
+// Shapes are any size (1 x 1, 33 x 31, 2049 x 4100 ...): tiles on the right and bottom edges are
+// partial. Both kernels (unpadded and padded) are compared exactly; the SASS of each must show shared
+// stores, a barrier and shared loads (STS, BAR, LDS); the benchmark compares them with a copy.
 #include <course/common.cuh>
 
 namespace {
@@ -39,18 +41,15 @@ __device__ void transpose_tile(const float* __restrict__ in, float* __restrict__
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int r0 = blockIdx.y * TILE, c0 = blockIdx.x * TILE;  // the tile's first row and column in `in`
   // BEGIN EXERCISE
-  // HINT: Step 1, coalesced reads: for j = 0, 8, 16, 24, thread (tx, ty) copies in[r0 + ty + j][c0 + tx]
-  // HINT: into tile[ty + j][tx], when that element exists (row < rows and column < cols). Index `in`
-  // HINT: with int64_t: r * cols can pass 2^31.
-  // HINT: Step 2: __syncthreads(), reached by EVERY thread of the block (never return early): each
-  // HINT: warp is about to read elements of the tile that other warps wrote.
-  // HINT: Step 3, coalesced writes: the tile's column tx becomes row (c0 + ty + j) of out, and
-  // HINT: consecutive tx must write consecutive addresses: out[c0 + ty + j][r0 + tx] = tile[tx][ty + j],
-  // HINT: when c0 + ty + j < cols and r0 + tx < rows (out has `rows` columns).
-  // HINT2: two unrolled loops over j = 0; j < TILE; j += BLOCK_ROWS, with one __syncthreads() between
-  // HINT2: them: the first fills tile[ty + j][tx], the second empties tile[tx][ty + j].
-  // HINT3: out[static_cast<int64_t>(c0 + ty + j) * rows + r0 + tx] = tile[tx][ty + j];  the tile is read
-  // HINT3: down a column (tile[tx][...]) so that the global store runs along a row of out.
+  // HINT: Which element of the tile does thread (tx, ty) load so that a warp reads 32 consecutive floats
+  // HINT: of a row of in, and which one does it store so that a warp writes 32 consecutive floats of a
+  // HINT: row of out? Which of the two goes down a column of the tile?
+  // HINT2: Two phases separated by one barrier that every thread of the block reaches: fill the tile (four
+  // HINT2: rows per thread, guarded against the matrix edges), then write the transposed tile (four rows of
+  // HINT2: out's tile per thread, guarded against out's edges, which are swapped).
+  // HINT3: The write phase swaps the roles of tx and ty in the tile, not in global memory: the thread with
+  // HINT3: lane tx still writes column r0 + tx of out (consecutive addresses), so it reads tile row tx, at
+  // HINT3: column ty + j. out has rows columns, so its row stride is rows; form the offsets in 64 bits.
 #pragma unroll
   for (int j = 0; j < TILE; j += BLOCK_ROWS) {
     const int r = r0 + ty + j, c = c0 + tx;
