@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day15/gemm_persistent.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 0ab442ac2ce17fb6
+// stub-sha256: 640bed269565646d
 // Day 15, exercises 4 and 5: the persistent GEMM, c = scale * a @ b^T, whose epilogue overlaps the next
 // tile's mainloop; in fp16 / bf16 (exercise 4) and in FP8 e4m3 with per-tensor scales (exercise 5).
 //
@@ -11,20 +11,23 @@
 // Exercise 3's kernel, one block per 128 x 128 tile, leaves the tensor cores idle while it fills its ring
 // and while its 256 consumer threads store their accumulators with ordinary stores; all blocks of a wave
 // store at the same moment. This kernel launches one block per SM (grid = number of SMs) and each block
-// walks the tiles blockIdx.x, blockIdx.x + gridDim.x, ...:
-//   - the PRODUCER (warpgroup 0) runs on into the next tile's slices while the consumers finish a tile:
-//     the ring's stage and phase carry on from tile to tile;
-//   - the tiles are visited in GROUPs of 8 tile-rows, column by column (grouped order): the blocks busy at
-//     one moment share rows of a and columns of b, so those are read from DRAM once and then from L2;
-//   - the CONSUMERS (warpgroups 1 and 2, 64 rows of the tile each) keep one wgmma group in flight: they
-//     release stage i - 1 when wgmma_wait<1>() says its products are done, while slice i computes;
-//   - the epilogue writes the accumulators, as T, into a shared-memory copy of the consumer's 64 x 128
-//     block (two 64 x 64 boxes in the 128-byte swizzle: no bank conflicts), and one thread hands the two
-//     boxes to the TMA unit (cp.async.bulk.tensor ... global.shared::cta): the consumer goes back to the
-//     tensor cores while the copy engine writes c, stopping at the matrix's edge by itself.
+// walks the tiles blockIdx.x, blockIdx.x + gridDim.x, ... The PRODUCER (warpgroup 0, given) runs on into
+// the next tile's slices while the consumers finish a tile: the ring's stage and phase carry on from tile
+// to tile. What you write, and what each part must guarantee:
+//   - tile_of: the GROUPED tile order (contract above it), so that the blocks busy at one moment share rows
+//     of a and columns of b, read once from DRAM and then from L2;
+//   - mma_step: one 32-byte k step for 16-bit and for e4m3 operands;
+//   - the consumers' pipelining: at most one wgmma group in flight while the next slice is issued, and a
+//     stage released only once no wgmma group can still read it;
+//   - the epilogue: c leaves through shared memory (`cs`, two 64 x 64 boxes per consumer in the 128-byte
+//     swizzle, c_offset) and TMA stores (cp.async.bulk.tensor ... global.shared::cta, wrapped in
+//     course/hopper/tma.cuh), stopping at the matrix's edge by itself; scale applied to the fp32 values.
+// The tests: c against a float64 reference (FP8: against the dequantised inputs), awkward sizes included,
+// and the tile order alone (gemm_persistent_tile_order); the technique: HGMMA (FP8: QGMMA.64x128x32 E4M3),
+// UTMALDG, UTMASTG, SYNCS, USETMAXREG, WARPGROUP.DEPBAR.LE gsb0, 0x1 (one group left in flight) in the SASS,
+// no LDG, HMMA or STG, no spills.
 // FP8 (exercise 5): a stage still holds 128-byte rows, now of 128 e4m3 values: BK = 128, and each wgmma
-// (m64n128k32 e4m3) takes 32 of them, the same 32 bytes per step as 16-bit k16. The scales are applied
-// once, to the fp32 accumulator, in the epilogue.
+// (m64n128k32 e4m3) takes 32 of them, the same 32 bytes per step as 16-bit k16.
 #include <course/hopper/tma.cuh>
 #include <course/hopper/wgmma.cuh>
 COURSE_REQUIRE_ARCH_SPECIFIC(90);
@@ -58,8 +61,8 @@ struct Shared {
 // grouped order, GROUP tile-rows at a time (fewer in the last group), down each column of the group.
 __device__ __forceinline__ void tile_of(int t, int tiles_m, int tiles_n, int& tm, int& tn) {
   // TODO: your code here.
-  //   Hint: a group holds GROUP * tiles_n tiles; the group's first tile-row is group * GROUP and it has
-  //   Hint: min(GROUP, tiles_m - first) rows; inside the group, consecutive t go down a column first.
+  //   Hint: Grouped order: consecutive t stay inside a band of GROUP tile-rows and walk down a column of that
+  //   Hint: band before moving right. Which band holds t, where inside it is t, and how tall is the last band?
   tm = t / tiles_n; tn = t % tiles_n;  // row-major order: correct, but not grouped
 }
 
@@ -73,8 +76,8 @@ __device__ __forceinline__ uint32_t c_offset(int row, int col) {
 template <typename T>
 __device__ __forceinline__ void mma_step(float (&acc)[64], uint64_t da, uint64_t db) {
   // TODO: your code here.
-  //   Hint: 32 bytes are k16 of 16-bit values (wgmma_m64n128k16<T>) and k32 of e4m3 values
-  //   Hint: (wgmma_m64n128k32_e4m3: course/hopper/wgmma.cuh); choose at compile time with IS_FP8<T>.
+  //   Hint: 32 bytes of a row are 16 values of 16 bits but 32 values of e4m3: one wgmma shape per element type.
+  //   Hint: How does the template pick one at compile time? (The FP8 check wants QGMMA ... E4M3.E4M3 in the SASS.)
   wgmma_m64n128k16<T>(acc, da, db);  // 16-bit only: e4m3 bytes would be read as bf16
 }
 
@@ -134,8 +137,8 @@ __device__ void gemm(const TensorMap* tma_a, const TensorMap* tma_b, const Tenso
       for (int q = 0; q < ROW_BYTES / 32; q++) mma_step<T>(acc, make_descriptor(a0 + 32 * q), make_descriptor(b0 + 32 * q));
       wgmma_commit();
       // TODO: your code here.
-      //   Hint: keep this slice's group in flight: wait until at most one group is pending (the previous
-      //   Hint: slice's is then done), and let one thread release the previous stage to the producer.
+      //   Hint: wgmma_wait<N> returns once at most N committed groups are still pending. If this slice's group stays
+      //   Hint: in flight, which stage is certainly no longer read by the tensor cores, and who should release it?
       wgmma_wait<0>();  // correct, but the tensor cores wait for every slice before the next
       if (threadIdx.x % 128 == 0) mbarrier_arrive(&s.empty[stage]);
       if (++stage == STAGES) stage = 0, phase ^= 1;
@@ -146,11 +149,10 @@ __device__ void gemm(const TensorMap* tma_a, const TensorMap* tma_b, const Tenso
     // The epilogue. Accumulator j of this thread is row 16 * warp + lane / 4 + 8 * ((j % 4) / 2), column
     // 8 * (j / 4) + 2 * (lane % 4) + j % 2 of the warpgroup's 64 x 128 block.
     // TODO: your code here.
-    //   Hint: (1) the thread that issued the previous tile's store waits until it has read `cs`; the
-    //   Hint: warpgroup meets at named barrier `warpgroup` (128 threads). (2) Every thread writes its pairs
-    //   Hint: scale * acc[j], scale * acc[j + 1] as two Out<T> at c_offset(row, col). (3) fence.proxy.async, so the TMA unit sees
-    //   Hint: the stores; meet again. (4) One thread stores the two 64 x 64 boxes at (column n0 + 64 q, row m0)
-    //   Hint: and commits the bulk group.
+    //   Hint: The consumer's staging area `cs` in shared memory is reused tile after tile while the TMA unit may still be reading the
+    //   Hint: previous tile's copy of it. What must be checked before anyone overwrites it, and what makes ordinary
+    //   Hint: shared-memory stores visible to the TMA unit? c must reach global memory through TMA stores only
+    //   Hint: (no STG in the SASS), scaled by `scale`.
     (void)cs; (void)tma_c; (void)warp; (void)lane;
   }
   if (tid == 0) bulk_wait_group_read<0>();  // shared memory stays alive until the last store has read it

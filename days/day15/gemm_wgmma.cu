@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day15/gemm_wgmma.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 2d13084534be07c5
+// stub-sha256: 135a5584bdaf5068
 // Day 15, exercise 3: the warp-specialised Hopper GEMM: TMA loads into a ring of stages, wgmma on them.
 //
 //   c = a @ b^T   a: [m, k], b: [n, k] (the layout of a linear layer's weight), c: [m, n], all row-major;
@@ -10,10 +10,12 @@
 // Warpgroup 0 is the PRODUCER: one of its threads keeps STAGES slices in flight, each the 128 x 64 boxes of
 // a and of b for one 64-wide step of k, loaded by TMA into shared memory (the 128-byte swizzle) and counted
 // on that stage's FULL mbarrier. Warpgroups 1 and 2 are the CONSUMERS, rows 0-63 and 64-127 of the tile:
-// they wait on FULL, issue four wgmma m64n128k16 on the stage's descriptors, and once the tensor cores are
-// done with the stage, arrive on its EMPTY mbarrier so the producer may load the stage again.
-// The phases: the s-th stage is used for slices s, s + STAGES, s + 2 STAGES, ...; slice i waits for
-// completion number i / STAGES of its stage's barrier, whose parity is (i / STAGES) % 2.
+// they compute on a stage once it is full and give it back through its EMPTY mbarrier (count: 2, one
+// arrival per consumer warpgroup) once the tensor cores are done with it. Stage s serves slices s,
+// s + STAGES, s + 2 STAGES, ...; an mbarrier wait names the parity of the phase completion it waits for.
+// You write the producer's and the consumers' loop bodies. The test: c against a float64 reference within
+// the accumulation tolerance, awkward m, n, k included; the technique: HGMMA, UTMALDG, SYNCS, USETMAXREG in
+// the SASS, no LDG and no HMMA, no spills.
 #include <course/hopper/tma.cuh>
 #include <course/hopper/wgmma.cuh>
 COURSE_REQUIRE_ARCH_SPECIFIC(90);
@@ -55,9 +57,8 @@ __device__ void gemm(const TensorMap* tma_a, const TensorMap* tma_b, T* __restri
       for (int i = 0; i < slices; i++) {
         const int stage = i % STAGES;
         // TODO: your code here.
-        //   Hint: before reusing a stage (i >= STAGES) wait until the consumers emptied it: completion
-        //   Hint: number i / STAGES - 1 of empty[stage]; then arrive on full[stage] announcing STAGE_BYTES and
-        //   Hint: issue the two TMA loads of slice i (coordinates innermost first: k, then the row).
+        //   Hint: A stage may be refilled only after both consumers have released it, and its FULL barrier must
+        //   Hint: know how many bytes to wait for. Which completion of the stage's EMPTY barrier says it is free?
         (void)stage;
       }
     }
@@ -72,10 +73,9 @@ __device__ void gemm(const TensorMap* tma_a, const TensorMap* tma_b, T* __restri
   for (int i = 0; i < slices; i++) {
     const int stage = i % STAGES;
     // TODO: your code here.
-    //   Hint: wait for slice i on full[stage] (parity (i / STAGES) % 2); wgmma_fence(); four
-    //   Hint: wgmma_m64n128k16 (k16 step q: 32 q bytes into each row of both tiles; this warpgroup's A rows
-    //   Hint: start `rows` rows, rows * 128 bytes, into the a tile); wgmma_commit(); wgmma_wait<0>();
-    //   Hint: then one thread of the warpgroup arrives on empty[stage].
+    //   Hint: A consumer must not read a stage before its bytes have landed, and must not hand it back while the
+    //   Hint: tensor cores may still be reading it. Which barrier and parity guard the first, and when is the
+    //   Hint: stage really free?
     (void)stage;
   }
   // The epilogue: accumulator j of this thread is row 16 * warp + lane / 4 + 8 * ((j % 4) / 2), column

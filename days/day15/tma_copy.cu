@@ -1,19 +1,31 @@
 // Your exercise file. Generated from solutions/day15/tma_copy.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 04320cbc9b1fb715
+// stub-sha256: 4b4b975c8a023919
 // Day 15, exercise 2: the Tensor Memory Accelerator (TMA) and an mbarrier: copy a matrix tile by tile.
 //
 //   out[r][c] = in[r][c]   in, out: [rows, cols] row-major 16-bit elements (cols a multiple of 8)
 //
-// One block of 128 threads per 64 x 64 box: grid = (ceil(cols / 64), ceil(rows / 64)). One thread asks
-// the TMA unit for the block's box (a single instruction moves all 8 KB: no thread computes an address),
-// the copy engine lands it in shared memory in the 128-byte swizzle (the tensor map says so) and, as it
-// lands, counts the bytes against the block's mbarrier. Every thread waits on the mbarrier, then writes
-// its share of the tile to `out`, un-swizzling the addresses and guarding the matrix's edge (the TMA
-// unit fills the part of a box that lies outside the matrix with zeros).
+// One block of 128 threads per 64 x 64 box: grid = (ceil(cols / 64), ceil(rows / 64)). The host builds the
+// tensor map (grader.tensor_map.tensor_map(in, box=(64, 64), swizzle=128)) and passes it by value:
+// `const __grid_constant__` keeps it in the kernel's parameter space, where the TMA unit reads it.
 //
-// The host builds the tensor map (grader.tensor_map.tensor_map(in, box=(64, 64), swizzle=128)) and passes
-// it by value: `const __grid_constant__` keeps it in the kernel's parameter space, where the TMA unit reads it.
+// Your part (the contract): when it ends, every thread of the block may read `tile`, which then holds the
+// block's box in the 128-byte swizzle (the TMA unit fills the part of a box outside the matrix with zeros).
+// The box comes in as ONE TMA tensor copy (no thread computes an address of `in`), its completion counted
+// in bytes on the mbarrier `bar`. The given code after it writes the box out, un-swizzling and guarding the
+// matrix's edge. The test: bit-exact copies of random 16-bit patterns, boxes crossing the edge included;
+// the technique: UTMALDG and SYNCS in the SASS, no LDG, and your own asm with mbarrier.init and
+// mbarrier.arrive.expect_tx.
+//
+// Reference (PTX ISA, "Parallel Synchronization and Communication Instructions: mbarrier" and "Data
+// Movement and Conversion Instructions: cp.async.bulk.tensor"; the grammar, {} optional, instantiate it):
+//   mbarrier.init{.shared{::cta}}.b64  [addr], count;
+//   fence.mbarrier_init.sem.scope;                       .sem = { .release }, .scope = { .cluster }
+//   mbarrier.arrive.expect_tx{.sem}{.scope}{.shared{::cta}}.b64  state, [addr], txCount;
+//   cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism  [dstMem], [tensorMap, tensorCoords], [mbar];
+//       .dim = { .1d, .2d, .3d, .4d, .5d }, .dst = { .shared::cluster }, .src = { .global },
+//       .load_mode = { .tile, .im2col }, .completion_mechanism = { .mbarrier::complete_tx::bytes }
+//   mbarrier.try_wait.parity{.sem}{.scope}{.shared{::cta}}.b64  waitComplete, [addr], phaseParity;
 #include <course/vec_dtypes.cuh>
 COURSE_REQUIRE_ARCH_SPECIFIC(90);
 
@@ -41,15 +53,9 @@ extern "C" __global__ void __launch_bounds__(128) tma_copy(const __grid_constant
   const uint32_t smem_tile = static_cast<uint32_t>(__cvta_generic_to_shared(tile));
   const uint32_t smem_bar = static_cast<uint32_t>(__cvta_generic_to_shared(&bar));
   // TODO: your code here.
-  //   Hint: (1) thread 0: `mbarrier.init.shared::cta.b64 [bar], 1;` (one arrival completes a phase) and
-  //   Hint: `fence.mbarrier_init.release.cluster;` (the copy engine must see the initialised barrier);
-  //   Hint: __syncthreads() so no thread waits on an uninitialised barrier.
-  //   Hint: (2) thread 0: `mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], BOX_BYTES;` (arrive, and tell
-  //   Hint: the barrier how many bytes to expect), then
-  //   Hint: `cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [tile], [tmap, {col0, row0}], [bar];`
-  //   Hint: (coordinates innermost first: column, then row; `tmap` is the parameter's address: "l"(&tmap)).
-  //   Hint: (3) every thread: loop on `mbarrier.try_wait.parity.shared::cta.b64 p, [bar], 0;` until p is
-  //   Hint: true (phase 0 completed: the arrival happened and all BOX_BYTES landed).
+  //   Hint: A phase of an mbarrier completes when its expected arrivals have all happened AND the bytes it was
+  //   Hint: told to expect have all landed. Who arrives, who tells it the byte count, who waits, and what must
+  //   Hint: be true of the barrier before the copy engine or any thread touches it?
   (void)smem_tile; (void)smem_bar; (void)tmap;
   // Write the box out: 8 threads per 64-element row, 16 bytes (one swizzled chunk) each.
   for (int i = threadIdx.x; i < BOX * BOX / 8; i += blockDim.x) {

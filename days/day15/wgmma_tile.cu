@@ -1,20 +1,29 @@
 // Your exercise file. Generated from solutions/day15/wgmma_tile.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 2a7bab8f64518d67
+// stub-sha256: d30a755b01235d45
 // Day 15, exercise 1: one warpgroup, one tile, wgmma from shared memory:
 //
 //   d[t] = a[t] @ b[t]^T + d[t]   a: [count, 64, K], b: [count, 64, K] (both K-major: rows of K elements)
 //                                 d: [count, 64, 64] float;  T = half or __nv_bfloat16, accumulated in float
 //
 // One warpgroup (4 warps, 128 threads) per tile: grid = (count,), block = (128,); K a multiple of 64.
-// For each 64-wide slice of K the block copies A's and B's 64 x 64 slices into shared memory in the
-// layout the tensor cores read with the 128-byte swizzle (you write the address), makes the stores
-// visible to the tensor cores' "async proxy", and issues four wgmma.mma_async m64n64k16 (one per 16 of
-// the slice's 64 columns) on matrix descriptors (you write them), then commits and waits.
+// The given code loads d into the wgmma accumulator fragment (acc_row / acc_col) and stores it back.
+// You write: the swizzled address, the matrix descriptor, and the slice loop, in which A's and B's 64 x 64
+// slices of each 64-wide step of K go through shared memory (sa, sb: the 128-byte swizzle) to the tensor
+// cores with wgmma.mma_async m64n64k16 (the wrapper below). The test: D against a float64 reference within
+// the fp32 accumulation tolerance for K, fp16 and bf16; the technique: HGMMA in the SASS, and your own asm
+// with wgmma.commit_group and wgmma.wait_group (the emulator names a missing fence).
 //
 // The 128-byte swizzle: a row of the slice is 64 elements = 128 bytes = eight 16-byte chunks; chunk c of
 // row r is stored at chunk position c ^ (r % 8) of that row, rows 128 bytes apart, so 8 consecutive rows
 // form a 1024-byte "atom" whose chunks are spread over all banks. The tile must start 1024-byte aligned.
+//
+// Reference (PTX ISA, "Parallel Synchronization and Communication Instructions: membar/fence" and
+// "Asynchronous Warpgroup Level Matrix Instructions: wgmma.fence, wgmma.commit_group, wgmma.wait_group"):
+//   fence.proxy.proxykind;               .proxykind = { .alias, .async, .async.global, .async.shared::{cta, cluster} }
+//   wgmma.fence.sync.aligned;            (before the first wgmma touching registers or memory just written)
+//   wgmma.commit_group.sync.aligned;     (the wgmma issued so far become one group)
+//   wgmma.wait_group.sync.aligned N;     (returns when at most N groups are pending)
 #include <course/vec_dtypes.cuh>
 COURSE_REQUIRE_ARCH_SPECIFIC(90);
 
@@ -28,8 +37,8 @@ constexpr int TILE = 64;  // rows of A and of B (= columns of D); also the K sli
 // Byte offset of element (row, col) of a 64-column slice of 16-bit elements in the 128-byte swizzle.
 __device__ __forceinline__ uint32_t swizzled_offset(int row, int col) {
   // TODO: your code here.
-  //   Hint: rows are 128 bytes apart; within a row, the 16-byte chunk col / 8 moves to chunk
-  //   Hint: (col / 8) ^ (row % 8); the element keeps its place (col % 8) inside its chunk.
+  //   Hint: Think of a row as eight 16-byte chunks (the header defines where chunk c of row r goes).
+  //   Hint: What is the byte offset of the row, of the chunk's new place, and of the element inside its chunk?
   (void)row; (void)col; return 0;
 }
 
@@ -40,7 +49,8 @@ __device__ __forceinline__ uint32_t swizzled_offset(int row, int col) {
 // swizzle mode (1: 128 bytes).
 __device__ __forceinline__ uint64_t make_descriptor(uint32_t addr) {
   // TODO: your code here.
-  //   Hint: the 8-row groups are one 1024-byte atom apart; shift each byte count right by 4 before placing it.
+  //   Hint: Every field of the descriptor holds a byte quantity divided by 16. In this layout, how many bytes
+  //   Hint: separate one group of 8 rows from the next?
   (void)addr; return 0;
 }
 
@@ -90,13 +100,10 @@ __device__ void wgmma_tile(const T* __restrict__ a, const T* __restrict__ b, flo
   const uint32_t base_b = static_cast<uint32_t>(__cvta_generic_to_shared(sb));
   for (int k0 = 0; k0 < k; k0 += TILE) {
     // TODO: your code here.
-    //   Hint: (1) every thread copies its share of the two 64 x 64 slices (columns k0 .. k0 + 63) into sa
-    //   Hint: and sb at swizzled_offset(row, col) (a byte offset: divide by sizeof(T) to index);
-    //   Hint: (2) `fence.proxy.async.shared::cta;` then __syncthreads(): the tensor cores read shared
-    //   Hint: memory through the async proxy, which ordinary stores do not reach without the fence;
-    //   Hint: (3) `wgmma.fence.sync.aligned;`, four wgmma_m64n64k16 (the k16 step s starts 32 s bytes into
-    //   Hint: each row: add it to the descriptors' start address), `wgmma.commit_group.sync.aligned;`,
-    //   Hint: `wgmma.wait_group.sync.aligned 0;`; (4) __syncthreads() before the next slice overwrites sa.
+    //   Hint: The tensor cores read shared memory through the async proxy and run asynchronously to your threads.
+    //   Hint: What must happen between your ordinary stores into sa / sb and the first wgmma, and before any
+    //   Hint: thread overwrites sa for the next slice? The test checks D = A @ B^T + D to fp32 accumulation
+    //   Hint: tolerance, HGMMA in the SASS and wgmma.commit_group / wait_group in your asm.
     (void)base_a; (void)base_b;
   }
 #pragma unroll

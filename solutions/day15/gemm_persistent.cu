@@ -8,20 +8,23 @@
 // Exercise 3's kernel, one block per 128 x 128 tile, leaves the tensor cores idle while it fills its ring
 // and while its 256 consumer threads store their accumulators with ordinary stores; all blocks of a wave
 // store at the same moment. This kernel launches one block per SM (grid = number of SMs) and each block
-// walks the tiles blockIdx.x, blockIdx.x + gridDim.x, ...:
-//   - the PRODUCER (warpgroup 0) runs on into the next tile's slices while the consumers finish a tile:
-//     the ring's stage and phase carry on from tile to tile;
-//   - the tiles are visited in GROUPs of 8 tile-rows, column by column (grouped order): the blocks busy at
-//     one moment share rows of a and columns of b, so those are read from DRAM once and then from L2;
-//   - the CONSUMERS (warpgroups 1 and 2, 64 rows of the tile each) keep one wgmma group in flight: they
-//     release stage i - 1 when wgmma_wait<1>() says its products are done, while slice i computes;
-//   - the epilogue writes the accumulators, as T, into a shared-memory copy of the consumer's 64 x 128
-//     block (two 64 x 64 boxes in the 128-byte swizzle: no bank conflicts), and one thread hands the two
-//     boxes to the TMA unit (cp.async.bulk.tensor ... global.shared::cta): the consumer goes back to the
-//     tensor cores while the copy engine writes c, stopping at the matrix's edge by itself.
+// walks the tiles blockIdx.x, blockIdx.x + gridDim.x, ... The PRODUCER (warpgroup 0, given) runs on into
+// the next tile's slices while the consumers finish a tile: the ring's stage and phase carry on from tile
+// to tile. What you write, and what each part must guarantee:
+//   - tile_of: the GROUPED tile order (contract above it), so that the blocks busy at one moment share rows
+//     of a and columns of b, read once from DRAM and then from L2;
+//   - mma_step: one 32-byte k step for 16-bit and for e4m3 operands;
+//   - the consumers' pipelining: at most one wgmma group in flight while the next slice is issued, and a
+//     stage released only once no wgmma group can still read it;
+//   - the epilogue: c leaves through shared memory (`cs`, two 64 x 64 boxes per consumer in the 128-byte
+//     swizzle, c_offset) and TMA stores (cp.async.bulk.tensor ... global.shared::cta, wrapped in
+//     course/hopper/tma.cuh), stopping at the matrix's edge by itself; scale applied to the fp32 values.
+// The tests: c against a float64 reference (FP8: against the dequantised inputs), awkward sizes included,
+// and the tile order alone (gemm_persistent_tile_order); the technique: HGMMA (FP8: QGMMA.64x128x32 E4M3),
+// UTMALDG, UTMASTG, SYNCS, USETMAXREG, WARPGROUP.DEPBAR.LE gsb0, 0x1 (one group left in flight) in the SASS,
+// no LDG, HMMA or STG, no spills.
 // FP8 (exercise 5): a stage still holds 128-byte rows, now of 128 e4m3 values: BK = 128, and each wgmma
-// (m64n128k32 e4m3) takes 32 of them, the same 32 bytes per step as 16-bit k16. The scales are applied
-// once, to the fp32 accumulator, in the epilogue.
+// (m64n128k32 e4m3) takes 32 of them, the same 32 bytes per step as 16-bit k16.
 #include <course/hopper/tma.cuh>
 #include <course/hopper/wgmma.cuh>
 COURSE_REQUIRE_ARCH_SPECIFIC(90);
@@ -55,10 +58,13 @@ struct Shared {
 // grouped order, GROUP tile-rows at a time (fewer in the last group), down each column of the group.
 __device__ __forceinline__ void tile_of(int t, int tiles_m, int tiles_n, int& tm, int& tn) {
   // BEGIN EXERCISE
-  // HINT: a group holds GROUP * tiles_n tiles; the group's first tile-row is group * GROUP and it has
-  // HINT: min(GROUP, tiles_m - first) rows; inside the group, consecutive t go down a column first.
-  // HINT2: const int per_group = GROUP * tiles_n, first = t / per_group * GROUP, r = t % per_group;
-  // HINT3: const int rows = min(GROUP, tiles_m - first);  tm = first + r % rows;  tn = r / rows;
+  // HINT: Grouped order: consecutive t stay inside a band of GROUP tile-rows and walk down a column of that
+  // HINT: band before moving right. Which band holds t, where inside it is t, and how tall is the last band?
+  // HINT2: Split t into (band, position inside the band); a full band holds GROUP * tiles_n tiles. Inside the
+  // HINT2: band the position gives the row (fast index) and the column (slow index), using the band's own height.
+  // HINT3: The last band is shorter when tiles_m is not a multiple of GROUP: its height is
+  // HINT3: min(GROUP, tiles_m - first row of the band). Divide the position by that height, not by GROUP, or
+  // HINT3: the last band's tiles land outside the grid. gemm_persistent_tile_order checks this mapping alone.
   // STUB: tm = t / tiles_n; tn = t % tiles_n;  // row-major order: correct, but not grouped
   const int per_group = GROUP * tiles_n, first = t / per_group * GROUP, r = t % per_group;
   const int rows = min(GROUP, tiles_m - first);
@@ -77,9 +83,13 @@ __device__ __forceinline__ uint32_t c_offset(int row, int col) {
 template <typename T>
 __device__ __forceinline__ void mma_step(float (&acc)[64], uint64_t da, uint64_t db) {
   // BEGIN EXERCISE
-  // HINT: 32 bytes are k16 of 16-bit values (wgmma_m64n128k16<T>) and k32 of e4m3 values
-  // HINT: (wgmma_m64n128k32_e4m3: course/hopper/wgmma.cuh); choose at compile time with IS_FP8<T>.
-  // HINT2: if constexpr (IS_FP8<T>) { ... } else { ... }
+  // HINT: 32 bytes of a row are 16 values of 16 bits but 32 values of e4m3: one wgmma shape per element type.
+  // HINT: How does the template pick one at compile time? (The FP8 check wants QGMMA ... E4M3.E4M3 in the SASS.)
+  // HINT2: A compile-time branch on the trait IS_FP8<T>: the FP8 side calls the k32 e4m3 wrapper of
+  // HINT2: course/hopper/wgmma.cuh, the other side keeps the 16-bit k16 call of the stub.
+  // HINT3: A plain run-time `if` would still instantiate both calls for every T, and the 16-bit wrapper does
+  // HINT3: not accept uint8_t; `if constexpr` discards the branch not taken. Both shapes take the same
+  // HINT3: descriptors: only K and the element type change.
   // STUB: wgmma_m64n128k16<T>(acc, da, db);  // 16-bit only: e4m3 bytes would be read as bf16
   if constexpr (IS_FP8<T>) {
     wgmma_m64n128k32_e4m3(acc, da, db);
@@ -145,10 +155,15 @@ __device__ void gemm(const TensorMap* tma_a, const TensorMap* tma_b, const Tenso
       for (int q = 0; q < ROW_BYTES / 32; q++) mma_step<T>(acc, make_descriptor(a0 + 32 * q), make_descriptor(b0 + 32 * q));
       wgmma_commit();
       // BEGIN EXERCISE
-      // HINT: keep this slice's group in flight: wait until at most one group is pending (the previous
-      // HINT: slice's is then done), and let one thread release the previous stage to the producer.
-      // HINT2: wgmma_wait<1>();  if (previous >= 0 && tid == 0) mbarrier_arrive(&s.empty[previous]);
-      // HINT3: previous = stage;
+      // HINT: wgmma_wait<N> returns once at most N committed groups are still pending. If this slice's group stays
+      // HINT: in flight, which stage is certainly no longer read by the tensor cores, and who should release it?
+      // HINT2: After committing slice i: wait until one group at most is pending; one thread releases the stage of
+      // HINT2: the previous slice, if there was one; remember this slice's stage for the next round. The code after
+      // HINT2: the loop (given) drains the last group and releases its stage.
+      // HINT3: Releasing the current stage right after its commit lets the producer overwrite bytes the tensor cores
+      // HINT3: are still reading (the emulator names this race). The previous stage is safe because wait<1> proves
+      // HINT3: the older group finished. The technique check looks for WARPGROUP.DEPBAR.LE gsb0, 0x1 in the SASS:
+      // HINT3: that is what a wait with one group left pending compiles to.
       // STUB: wgmma_wait<0>();  // correct, but the tensor cores wait for every slice before the next
       // STUB: if (threadIdx.x % 128 == 0) mbarrier_arrive(&s.empty[stage]);
       wgmma_wait<1>();
@@ -163,15 +178,19 @@ __device__ void gemm(const TensorMap* tma_a, const TensorMap* tma_b, const Tenso
     // The epilogue. Accumulator j of this thread is row 16 * warp + lane / 4 + 8 * ((j % 4) / 2), column
     // 8 * (j / 4) + 2 * (lane % 4) + j % 2 of the warpgroup's 64 x 128 block.
     // BEGIN EXERCISE
-    // HINT: (1) the thread that issued the previous tile's store waits until it has read `cs`; the
-    // HINT: warpgroup meets at named barrier `warpgroup` (128 threads). (2) Every thread writes its pairs
-    // HINT: scale * acc[j], scale * acc[j + 1] as two Out<T> at c_offset(row, col). (3) fence.proxy.async, so the TMA unit sees
-    // HINT: the stores; meet again. (4) One thread stores the two 64 x 64 boxes at (column n0 + 64 q, row m0)
-    // HINT: and commits the bulk group.
-    // HINT2: if (tid == 0) bulk_wait_group_read<0>();  named_barrier_sync(warpgroup, 128);
-    // HINT2: course::vec_t<Out<T>, 2> v; v[0] = course::from_float<Out<T>>(scale * acc[j]); ... v.store(c_element)
-    // HINT3: const int m0 = tm * BM + rows, n0 = tn * BN;
-    // HINT3: if (tid == 0) { for (int q = 0; q < 2; q++) tma_store_2d(tma_c, cs + q * 64 * 64, n0 + 64 * q, m0); bulk_commit_group(); }
+    // HINT: The consumer's staging area `cs` in shared memory is reused tile after tile while the TMA unit may still be reading the
+    // HINT: previous tile's copy of it. What must be checked before anyone overwrites it, and what makes ordinary
+    // HINT: shared-memory stores visible to the TMA unit? c must reach global memory through TMA stores only
+    // HINT: (no STG in the SASS), scaled by `scale`.
+    // HINT2: Four phases per tile, the warpgroup alone (its own named barrier, 128 threads): (1) the thread that
+    // HINT2: issued the previous tile's store waits until that bulk group has read cs, and the warpgroup meets;
+    // HINT2: (2) every thread writes its scaled accumulator pairs as Out<T> at their c_offset; (3) a proxy fence,
+    // HINT2: then meet again; (4) one thread issues the TMA stores of the two 64 x 64 boxes and commits the group.
+    // HINT3: Named barrier ids: one per consumer warpgroup and never 0 (__syncthreads uses it); the warpgroup
+    // HINT3: index works, with 128 threads, so the two consumers never wait on each other. Only the thread that
+    // HINT3: committed the bulk group can wait on it: the same thread must issue and wait. A box's coordinates
+    // HINT3: are innermost first: the column (n0 plus 64 per box), then this warpgroup's first row of c; TMA
+    // HINT3: clips at the matrix edge by itself, so no guard is needed.
     // STUB: (void)cs; (void)tma_c; (void)warp; (void)lane;
     if (tid == 0) bulk_wait_group_read<0>();
     named_barrier_sync(warpgroup, 128);

@@ -7,10 +7,12 @@
 // Warpgroup 0 is the PRODUCER: one of its threads keeps STAGES slices in flight, each the 128 x 64 boxes of
 // a and of b for one 64-wide step of k, loaded by TMA into shared memory (the 128-byte swizzle) and counted
 // on that stage's FULL mbarrier. Warpgroups 1 and 2 are the CONSUMERS, rows 0-63 and 64-127 of the tile:
-// they wait on FULL, issue four wgmma m64n128k16 on the stage's descriptors, and once the tensor cores are
-// done with the stage, arrive on its EMPTY mbarrier so the producer may load the stage again.
-// The phases: the s-th stage is used for slices s, s + STAGES, s + 2 STAGES, ...; slice i waits for
-// completion number i / STAGES of its stage's barrier, whose parity is (i / STAGES) % 2.
+// they compute on a stage once it is full and give it back through its EMPTY mbarrier (count: 2, one
+// arrival per consumer warpgroup) once the tensor cores are done with it. Stage s serves slices s,
+// s + STAGES, s + 2 STAGES, ...; an mbarrier wait names the parity of the phase completion it waits for.
+// You write the producer's and the consumers' loop bodies. The test: c against a float64 reference within
+// the accumulation tolerance, awkward m, n, k included; the technique: HGMMA, UTMALDG, SYNCS, USETMAXREG in
+// the SASS, no LDG and no HMMA, no spills.
 #include <course/hopper/tma.cuh>
 #include <course/hopper/wgmma.cuh>
 COURSE_REQUIRE_ARCH_SPECIFIC(90);
@@ -52,11 +54,16 @@ __device__ void gemm(const TensorMap* tma_a, const TensorMap* tma_b, T* __restri
       for (int i = 0; i < slices; i++) {
         const int stage = i % STAGES;
         // BEGIN EXERCISE
-        // HINT: before reusing a stage (i >= STAGES) wait until the consumers emptied it: completion
-        // HINT: number i / STAGES - 1 of empty[stage]; then arrive on full[stage] announcing STAGE_BYTES and
-        // HINT: issue the two TMA loads of slice i (coordinates innermost first: k, then the row).
-        // HINT2: if (i >= STAGES) mbarrier_wait(&s.empty[stage], ((i / STAGES) - 1) & 1);
-        // HINT3: tma_load_2d(s.a[stage], tma_a, &s.full[stage], i * BK, m0);  (b: s.b[stage], tma_b, ..., n0)
+        // HINT: A stage may be refilled only after both consumers have released it, and its FULL barrier must
+        // HINT: know how many bytes to wait for. Which completion of the stage's EMPTY barrier says it is free?
+        // HINT2: For slice i: the first STAGES slices find their stage empty; a later one first waits on its stage's
+        // HINT2: EMPTY barrier. Then one arrival on FULL announcing the stage's bytes, then the two TMA loads of the
+        // HINT2: slice (a's rows of this tile, b's rows of this tile, the same k offset), both completing on FULL.
+        // HINT2: The wrappers are in course/hopper/tma.cuh.
+        // HINT3: Parity: the n-th completion of a barrier (counting from 0) has parity n % 2, and a wait names the
+        // HINT3: parity of the completion it needs. Slice i is use number i / STAGES of its stage; it needs the
+        // HINT3: consumers' release of the previous use, completion i / STAGES - 1 of EMPTY. Coordinates are
+        // HINT3: innermost first: the k offset in elements, then the tile's first row (m0 for a, n0 for b).
         // STUB: (void)stage;
         if (i >= STAGES) mbarrier_wait(&s.empty[stage], ((i / STAGES) - 1) & 1);
         mbarrier_arrive_expect_tx(&s.full[stage], STAGE_BYTES);
@@ -76,12 +83,16 @@ __device__ void gemm(const TensorMap* tma_a, const TensorMap* tma_b, T* __restri
   for (int i = 0; i < slices; i++) {
     const int stage = i % STAGES;
     // BEGIN EXERCISE
-    // HINT: wait for slice i on full[stage] (parity (i / STAGES) % 2); wgmma_fence(); four
-    // HINT: wgmma_m64n128k16 (k16 step q: 32 q bytes into each row of both tiles; this warpgroup's A rows
-    // HINT: start `rows` rows, rows * 128 bytes, into the a tile); wgmma_commit(); wgmma_wait<0>();
-    // HINT: then one thread of the warpgroup arrives on empty[stage].
-    // HINT2: const uint32_t a0 = smem_address(s.a[stage]) + rows * 128, b0 = smem_address(s.b[stage]);
-    // HINT3: wgmma_m64n128k16<T>(acc, make_descriptor(a0 + 32 * q), make_descriptor(b0 + 32 * q));
+    // HINT: A consumer must not read a stage before its bytes have landed, and must not hand it back while the
+    // HINT: tensor cores may still be reading it. Which barrier and parity guard the first, and when is the
+    // HINT: stage really free?
+    // HINT2: Per slice: wait on the stage's FULL barrier; point the descriptors at this warpgroup's 64 rows of the
+    // HINT2: a stage and at the b stage; fence, the k16 steps of the slice, commit, wait for the group; then one
+    // HINT2: thread of the warpgroup arrives on EMPTY (its count is the number of consumer warpgroups).
+    // HINT3: The a stage holds 128 rows of 128 bytes in the swizzle: this warpgroup's rows start rows * 128 bytes
+    // HINT3: in, a multiple of the 1024-byte atom, so its descriptors stay valid. Inside a stage the k16 step q
+    // HINT3: is 32 q bytes along the rows. FULL is used once per STAGES slices: slice i waits for its completion
+    // HINT3: number i / STAGES, parity (i / STAGES) % 2.
     // STUB: (void)stage;
     mbarrier_wait(&s.full[stage], (i / STAGES) & 1);
     const uint32_t a0 = smem_address(s.a[stage]) + rows * 128, b0 = smem_address(s.b[stage]);

@@ -2,15 +2,27 @@
 //
 //   out[r][c] = in[r][c]   in, out: [rows, cols] row-major 16-bit elements (cols a multiple of 8)
 //
-// One block of 128 threads per 64 x 64 box: grid = (ceil(cols / 64), ceil(rows / 64)). One thread asks
-// the TMA unit for the block's box (a single instruction moves all 8 KB: no thread computes an address),
-// the copy engine lands it in shared memory in the 128-byte swizzle (the tensor map says so) and, as it
-// lands, counts the bytes against the block's mbarrier. Every thread waits on the mbarrier, then writes
-// its share of the tile to `out`, un-swizzling the addresses and guarding the matrix's edge (the TMA
-// unit fills the part of a box that lies outside the matrix with zeros).
+// One block of 128 threads per 64 x 64 box: grid = (ceil(cols / 64), ceil(rows / 64)). The host builds the
+// tensor map (grader.tensor_map.tensor_map(in, box=(64, 64), swizzle=128)) and passes it by value:
+// `const __grid_constant__` keeps it in the kernel's parameter space, where the TMA unit reads it.
 //
-// The host builds the tensor map (grader.tensor_map.tensor_map(in, box=(64, 64), swizzle=128)) and passes
-// it by value: `const __grid_constant__` keeps it in the kernel's parameter space, where the TMA unit reads it.
+// Your part (the contract): when it ends, every thread of the block may read `tile`, which then holds the
+// block's box in the 128-byte swizzle (the TMA unit fills the part of a box outside the matrix with zeros).
+// The box comes in as ONE TMA tensor copy (no thread computes an address of `in`), its completion counted
+// in bytes on the mbarrier `bar`. The given code after it writes the box out, un-swizzling and guarding the
+// matrix's edge. The test: bit-exact copies of random 16-bit patterns, boxes crossing the edge included;
+// the technique: UTMALDG and SYNCS in the SASS, no LDG, and your own asm with mbarrier.init and
+// mbarrier.arrive.expect_tx.
+//
+// Reference (PTX ISA, "Parallel Synchronization and Communication Instructions: mbarrier" and "Data
+// Movement and Conversion Instructions: cp.async.bulk.tensor"; the grammar, {} optional, instantiate it):
+//   mbarrier.init{.shared{::cta}}.b64  [addr], count;
+//   fence.mbarrier_init.sem.scope;                       .sem = { .release }, .scope = { .cluster }
+//   mbarrier.arrive.expect_tx{.sem}{.scope}{.shared{::cta}}.b64  state, [addr], txCount;
+//   cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism  [dstMem], [tensorMap, tensorCoords], [mbar];
+//       .dim = { .1d, .2d, .3d, .4d, .5d }, .dst = { .shared::cluster }, .src = { .global },
+//       .load_mode = { .tile, .im2col }, .completion_mechanism = { .mbarrier::complete_tx::bytes }
+//   mbarrier.try_wait.parity{.sem}{.scope}{.shared{::cta}}.b64  waitComplete, [addr], phaseParity;
 #include <course/vec_dtypes.cuh>
 COURSE_REQUIRE_ARCH_SPECIFIC(90);
 
@@ -38,20 +50,19 @@ extern "C" __global__ void __launch_bounds__(128) tma_copy(const __grid_constant
   const uint32_t smem_tile = static_cast<uint32_t>(__cvta_generic_to_shared(tile));
   const uint32_t smem_bar = static_cast<uint32_t>(__cvta_generic_to_shared(&bar));
   // BEGIN EXERCISE
-  // HINT: (1) thread 0: `mbarrier.init.shared::cta.b64 [bar], 1;` (one arrival completes a phase) and
-  // HINT: `fence.mbarrier_init.release.cluster;` (the copy engine must see the initialised barrier);
-  // HINT: __syncthreads() so no thread waits on an uninitialised barrier.
-  // HINT: (2) thread 0: `mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], BOX_BYTES;` (arrive, and tell
-  // HINT: the barrier how many bytes to expect), then
-  // HINT: `cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [tile], [tmap, {col0, row0}], [bar];`
-  // HINT: (coordinates innermost first: column, then row; `tmap` is the parameter's address: "l"(&tmap)).
-  // HINT: (3) every thread: loop on `mbarrier.try_wait.parity.shared::cta.b64 p, [bar], 0;` until p is
-  // HINT: true (phase 0 completed: the arrival happened and all BOX_BYTES landed).
-  // HINT2: asm volatile("{\n.reg .pred p;\nWAIT:\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
-  // HINT2:              "@!p bra WAIT;\n}\n" :: "r"(smem_bar), "r"(0) : "memory");
-  // HINT3: asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-  // HINT3:              " [%0], [%1, {%2, %3}], [%4];\n" :: "r"(smem_tile), "l"(&tmap), "r"(col0), "r"(row0),
-  // HINT3:              "r"(smem_bar) : "memory");
+  // HINT: A phase of an mbarrier completes when its expected arrivals have all happened AND the bytes it was
+  // HINT: told to expect have all landed. Who arrives, who tells it the byte count, who waits, and what must
+  // HINT: be true of the barrier before the copy engine or any thread touches it?
+  // HINT2: Three phases. Set-up: one thread initialises the barrier for a single arrival and fences the
+  // HINT2: initialisation for the async proxy; then the whole block synchronises. Issue: that thread arrives
+  // HINT2: announcing the box's bytes, then asks the TMA unit for the box (destination, tensor map, the box's
+  // HINT2: coordinates, the barrier). Wait: every thread polls the barrier until phase 0 has completed.
+  // HINT2: Instantiate each instruction from the grammar quoted in the file's header.
+  // HINT3: Operands: shared addresses (tile, barrier) are 32-bit "r" operands from __cvta_generic_to_shared;
+  // HINT3: the tensor map operand is the 64-bit generic address of the __grid_constant__ parameter itself
+  // HINT3: ("l" of its address); tensorCoords are innermost first, {column, row}, in elements. try_wait only
+  // HINT3: reports a predicate (it may give up early): declare a .reg .pred inside a { } scope and branch back
+  // HINT3: while it is false. The state operand of arrive.expect_tx may be the sink `_`.
   // STUB: (void)smem_tile; (void)smem_bar; (void)tmap;
   if (threadIdx.x == 0) {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(smem_bar));

@@ -4,14 +4,23 @@
 //                                 d: [count, 64, 64] float;  T = half or __nv_bfloat16, accumulated in float
 //
 // One warpgroup (4 warps, 128 threads) per tile: grid = (count,), block = (128,); K a multiple of 64.
-// For each 64-wide slice of K the block copies A's and B's 64 x 64 slices into shared memory in the
-// layout the tensor cores read with the 128-byte swizzle (you write the address), makes the stores
-// visible to the tensor cores' "async proxy", and issues four wgmma.mma_async m64n64k16 (one per 16 of
-// the slice's 64 columns) on matrix descriptors (you write them), then commits and waits.
+// The given code loads d into the wgmma accumulator fragment (acc_row / acc_col) and stores it back.
+// You write: the swizzled address, the matrix descriptor, and the slice loop, in which A's and B's 64 x 64
+// slices of each 64-wide step of K go through shared memory (sa, sb: the 128-byte swizzle) to the tensor
+// cores with wgmma.mma_async m64n64k16 (the wrapper below). The test: D against a float64 reference within
+// the fp32 accumulation tolerance for K, fp16 and bf16; the technique: HGMMA in the SASS, and your own asm
+// with wgmma.commit_group and wgmma.wait_group (the emulator names a missing fence).
 //
 // The 128-byte swizzle: a row of the slice is 64 elements = 128 bytes = eight 16-byte chunks; chunk c of
 // row r is stored at chunk position c ^ (r % 8) of that row, rows 128 bytes apart, so 8 consecutive rows
 // form a 1024-byte "atom" whose chunks are spread over all banks. The tile must start 1024-byte aligned.
+//
+// Reference (PTX ISA, "Parallel Synchronization and Communication Instructions: membar/fence" and
+// "Asynchronous Warpgroup Level Matrix Instructions: wgmma.fence, wgmma.commit_group, wgmma.wait_group"):
+//   fence.proxy.proxykind;               .proxykind = { .alias, .async, .async.global, .async.shared::{cta, cluster} }
+//   wgmma.fence.sync.aligned;            (before the first wgmma touching registers or memory just written)
+//   wgmma.commit_group.sync.aligned;     (the wgmma issued so far become one group)
+//   wgmma.wait_group.sync.aligned N;     (returns when at most N groups are pending)
 #include <course/vec_dtypes.cuh>
 COURSE_REQUIRE_ARCH_SPECIFIC(90);
 
@@ -25,9 +34,13 @@ constexpr int TILE = 64;  // rows of A and of B (= columns of D); also the K sli
 // Byte offset of element (row, col) of a 64-column slice of 16-bit elements in the 128-byte swizzle.
 __device__ __forceinline__ uint32_t swizzled_offset(int row, int col) {
   // BEGIN EXERCISE
-  // HINT: rows are 128 bytes apart; within a row, the 16-byte chunk col / 8 moves to chunk
-  // HINT: (col / 8) ^ (row % 8); the element keeps its place (col % 8) inside its chunk.
-  // HINT2: row * 128 + (((col / 8) ^ (row % 8)) * 16) + (col % 8) * 2
+  // HINT: Think of a row as eight 16-byte chunks (the header defines where chunk c of row r goes).
+  // HINT: What is the byte offset of the row, of the chunk's new place, and of the element inside its chunk?
+  // HINT2: Three terms added together: the row's start, the permuted chunk position times the chunk size,
+  // HINT2: and the element's place in its chunk times the element size.
+  // HINT3: Only the chunk index (the column divided by 8) is XOR-ed, with the row's place in its 8-row atom;
+  // HINT3: the low three bits of the column are never touched: they pick the 2-byte element inside the chunk.
+  // HINT3: Shifts and masks (>> 3, & 7, << 4) are the same arithmetic as / 8, % 8, * 16 for these non-negative values.
   // STUB: (void)row; (void)col; return 0;
   return row * 128 + ((((col >> 3) ^ (row & 7)) << 4) | ((col & 7) << 1));
   // END EXERCISE
@@ -40,8 +53,14 @@ __device__ __forceinline__ uint32_t swizzled_offset(int row, int col) {
 // swizzle mode (1: 128 bytes).
 __device__ __forceinline__ uint64_t make_descriptor(uint32_t addr) {
   // BEGIN EXERCISE
-  // HINT: the 8-row groups are one 1024-byte atom apart; shift each byte count right by 4 before placing it.
-  // HINT2: ((addr & 0x3FFFF) >> 4) | (1ull << 16) | ((uint64_t)(1024 >> 4) << 32) | (1ull << 62)
+  // HINT: Every field of the descriptor holds a byte quantity divided by 16. In this layout, how many bytes
+  // HINT: separate one group of 8 rows from the next?
+  // HINT2: Four fields OR-ed into one 64-bit value, each shifted to the bit position the comment above
+  // HINT2: names: start address, leading byte offset, stride byte offset, swizzle mode. Widen to 64 bits
+  // HINT2: before shifting anything past bit 31.
+  // HINT3: The start-address field is 14 bits wide: keep the 18 low bits of the shared address, then shift
+  // HINT3: right by 4. The stride byte offset is one swizzle atom: 8 rows of 128 bytes = 1024 bytes, stored
+  // HINT3: as 1024 >> 4. The leading byte offset is ignored for a K-major swizzled tile: 1 by convention.
   // STUB: (void)addr; return 0;
   return (uint64_t)((addr & 0x3FFFF) >> 4) | (1ull << 16) | ((uint64_t)(1024 >> 4) << 32) | (1ull << 62);
   // END EXERCISE
@@ -93,16 +112,20 @@ __device__ void wgmma_tile(const T* __restrict__ a, const T* __restrict__ b, flo
   const uint32_t base_b = static_cast<uint32_t>(__cvta_generic_to_shared(sb));
   for (int k0 = 0; k0 < k; k0 += TILE) {
     // BEGIN EXERCISE
-    // HINT: (1) every thread copies its share of the two 64 x 64 slices (columns k0 .. k0 + 63) into sa
-    // HINT: and sb at swizzled_offset(row, col) (a byte offset: divide by sizeof(T) to index);
-    // HINT: (2) `fence.proxy.async.shared::cta;` then __syncthreads(): the tensor cores read shared
-    // HINT: memory through the async proxy, which ordinary stores do not reach without the fence;
-    // HINT: (3) `wgmma.fence.sync.aligned;`, four wgmma_m64n64k16 (the k16 step s starts 32 s bytes into
-    // HINT: each row: add it to the descriptors' start address), `wgmma.commit_group.sync.aligned;`,
-    // HINT: `wgmma.wait_group.sync.aligned 0;`; (4) __syncthreads() before the next slice overwrites sa.
-    // HINT2: for (int i = threadIdx.x; i < TILE * TILE; i += blockDim.x) { int r = i / TILE, c = i % TILE;
-    // HINT2:   sa[swizzled_offset(r, c) / 2] = a[r * k + k0 + c]; sb[...] = b[r * k + k0 + c]; }
-    // HINT3: wgmma_m64n64k16<T>(acc, make_descriptor(base_a + 32 * s), make_descriptor(base_b + 32 * s));
+    // HINT: The tensor cores read shared memory through the async proxy and run asynchronously to your threads.
+    // HINT: What must happen between your ordinary stores into sa / sb and the first wgmma, and before any
+    // HINT: thread overwrites sa for the next slice? The test checks D = A @ B^T + D to fp32 accumulation
+    // HINT: tolerance, HGMMA in the SASS and wgmma.commit_group / wait_group in your asm.
+    // HINT2: Per 64-wide slice of K, four phases: (1) the 128 threads share the copy of both slices into their
+    // HINT2: swizzled places; (2) make those generic-proxy stores visible to the async proxy, then a block
+    // HINT2: barrier; (3) wgmma fence, one m64n64k16 per 16 columns of the slice, commit the group, wait for it;
+    // HINT2: (4) a block barrier before the next slice's stores. PTX ISA, "Parallel Synchronization and
+    // HINT2: Communication Instructions: membar/fence" and "Asynchronous Warpgroup Level Matrix Instructions"
+    // HINT2: (grammar in the file's header).
+    // HINT3: The k16 step s of a slice starts 16 elements = 32 bytes into every row. You do not re-swizzle for
+    // HINT3: it: the hardware applies the XOR from the address bits of a 1024-byte-aligned atom, so moving the
+    // HINT3: descriptor's start address by 32 bytes per step (for A and B alike) selects the step.
+    // HINT3: swizzled_offset gives bytes: divide by the element size to index a T array.
     // STUB: (void)base_a; (void)base_b;
     for (int i = threadIdx.x; i < TILE * TILE; i += blockDim.x) {
       const int r = i / TILE, c = i % TILE;
