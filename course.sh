@@ -71,8 +71,9 @@ case "${1:-}" in
     # the lab's terminals have the course's environment (pytest days/dayNN works there)
     export COURSE_LANG=$lang JUPYTER_PATH="$PWD/lab${JUPYTER_PATH:+:$JUPYTER_PATH}" \
       VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH"
+    # a workspace (open tabs, layout) per language: the Chinese lab never reopens the English tabs
     exec .venv/bin/jupyter lab --ServerApp.root_dir="$PWD" --FileContentsManager.preferred_dir="$landing" \
-      ${root[@]+"${root[@]}"} "$@" ;;
+      --LabApp.workspaces_dir="$PWD/.course/lab/workspaces-$lang" ${root[@]+"${root[@]}"} "$@" ;;
   check)
     shift
     [ -n "${1:-}" ] || { echo "usage: ./course.sh check dayNN [pytest arguments]" >&2; exit 2; }

@@ -1,11 +1,17 @@
 """The set-up is one thing, described several ways: pyproject.toml, environment.yml, constraints.txt,
 course.sh, the READMEs and .ci/run; they must agree on names, versions and the Python they need."""
+import hashlib
+import os
 import re
+import shutil
+import subprocess
 import tomllib
 from importlib import metadata
 
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
+
+import pytest
 
 from grader import paths
 
@@ -137,3 +143,25 @@ def test_readme_gives_the_two_commands_and_ci_runs_the_test_one():
     readme = (paths.ROOT / "README.md").read_text()
     assert "./course.sh lab" in readme and "./course.sh test" in readme
     assert "./course.sh test" in (paths.ROOT / ".ci/run").read_text()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_each_language_has_its_own_lab_workspace(tmp_path, lang):
+    """./course.sh lab --lang zh must not reopen the English session's tabs (one workspace each)."""
+    for name in ("course.sh", "pyproject.toml", "constraints.txt"):
+        shutil.copy(paths.ROOT / name, tmp_path / name)
+    venv = tmp_path / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    digest = hashlib.sha256((paths.ROOT / "pyproject.toml").read_bytes() + (paths.ROOT / "constraints.txt").read_bytes())
+    for extra in ("cuda13", "zh", "ffi"):
+        (venv / f".installed-{digest.hexdigest()[:12]}-{extra}").touch()
+    (venv / "bin" / "python").write_text("#!/bin/sh\nexit 0\n")
+    (venv / "bin" / "jupyter").write_text('#!/bin/sh\nprintf "%s\\n" "$@"\n')
+    for exe in ("python", "jupyter"):
+        (venv / "bin" / exe).chmod(0o755)
+    done = subprocess.run(["bash", "course.sh", "lab", "--lang", lang], cwd=tmp_path, capture_output=True,
+                          text=True, env={**os.environ, "COURSE_CUDA": "13"}, timeout=60)
+    assert done.returncode == 0, done.stderr
+    args = done.stdout.splitlines()
+    assert f"--LabApp.workspaces_dir={tmp_path}/.course/lab/workspaces-{lang}" in args, args
+    assert f"--FileContentsManager.preferred_dir={'notebooks/zh' if lang == 'zh' else 'notebooks'}" in args
