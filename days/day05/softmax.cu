@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day05/softmax.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 3d1217e36b52f3df
+// stub-sha256: 8df285b69f7b7b80
 // Day 5, exercise 3: softmax over the last axis, one warp per row, for fp32 and fp16.
 //
 //   in, out: [rows, d]      out[r, j] = exp(x[r, j] - m) / sum_k exp(x[r, k] - m),  m = max_k x[r, k]
@@ -14,12 +14,16 @@
 // only once, each lane keeps its part in registers as float: CACHED vectors of VEC elements, 32 per
 // lane, 1024 elements per row. Longer rows work too: the part past the registers is read again in each
 // later pass. Exponentials use the SFU: exp(x) = 2^(x * log2(e)) with course::math::ptx_exp2 (one
-// MUFU.EX2), as FlashInfer's softmax does.
+// MUFU.EX2), as FlashInfer's softmax does (exp_shifted below).
 //
 // VEC is 16 bytes (4 floats or 8 halves) when d is a multiple of that, so that every row start is
 // aligned for 16-byte access; otherwise 1 element, and then only CACHED elements per lane stay in
 // registers (a slower path for odd shapes, kept small). The grader launches block = (256,) (8 warps,
-// 8 rows per block) and grid = (ceil(rows / 8),).
+// 8 rows per block) and grid = (ceil(rows / 8),); d from 1 to 4097 (also shorter than a warp and not a
+// multiple of VEC), inputs up to +-90, fp32 and fp16 within the dtype's tolerance of a float64
+// reference. The SASS must show SHFL.BFLY and MUFU.EX2 and no register spills (v must stay in
+// registers: index it only with compile-time constants); the course's finished reductions are refused.
+// The benchmark expects 80% of the copy bandwidth.
 #include <course/math.cuh>
 #include <course/vec_dtypes.cuh>
 
@@ -43,24 +47,15 @@ __device__ void softmax_row(T* __restrict__ out, const T* __restrict__ in, int d
   const int lane = threadIdx.x % WARP_SIZE;
   float v[CACHED][VEC];  // this lane's part of the row; every index a compile-time constant (registers)
   // TODO: your code here.
-  //   Hint: pass 1, the max. Vector k of this lane starts at i = (k * 32 + lane) * VEC (a warp's 32
-  //   Hint: loads are contiguous). For k < CACHED (#pragma unroll), when i < d: course::load_as_float(v[k],
-  //   Hint: in + i) and m = fmaxf(m, v[k][j]). Start from m = -course::math::inf. Then the rest of a long
-  //   Hint: row: for (int i = (CACHED * 32 + lane) * VEC; i < d; i += 32 * VEC), load into a float t[VEC].
-  //   Hint: Then the row's max from the 32 lanes' maxima: a butterfly of __shfl_xor_sync (offsets 16, 8,
-  //   Hint: 4, 2, 1) with fmaxf; every lane now holds the row's max.
-  //   Hint: pass 2, the sum: v[k][j] = exp_shifted(v[k][j], m) (in place), s += it; the rest re-read.
-  //   Hint: The same butterfly with + gives every lane the row's sum s; inv = 1.f / s.
-  //   Hint: pass 3: store v[k][j] * inv with course::store_from_float(out + i, ...); the rest re-read,
-  //   Hint: exp_shifted(t[j], m) * inv, stored.
+  //   Hint: Three passes over the row: its max, the sum of the shifted exponentials, the normalised output.
+  //   Hint: Which of them can reuse what an earlier pass left in v, and what must a lane do with the part of
+  //   Hint: a long row that does not fit in v?
 }
 
 template <typename T>
 __device__ void softmax(T* __restrict__ out, const T* __restrict__ in, int rows, int d) {
   // TODO: your code here.
-  //   Hint: one warp per row: row = global thread id / 32, the same in all 32 lanes. A warp past the
-  //   Hint: last row leaves as a whole (its shuffles then never run). Offset in and out to the row, and
-  //   Hint: run softmax_row with 16-byte vectors (V = 16 / sizeof(T)) when d % V == 0, else with VEC = 1.
+  //   Hint: Which row does each warp own, and when may the fast 16-byte path be used for it?
 }
 
 }  // namespace

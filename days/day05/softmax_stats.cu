@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day05/softmax_stats.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: b94b186d324863bd
+// stub-sha256: 870833c8e6792a03
 // Day 5, exercise 2: a row's softmax statistics in ONE pass over it, one warp per row.
 //
 //   x: [rows, d] float32      m[r] = max_j x[r, j]      s[r] = sum_j exp(x[r, j] - m[r])
@@ -8,14 +8,15 @@
 // softmax(x)_j = exp(x_j - m) / s: these two numbers are all a softmax needs besides the row itself.
 // Exercise 3 finds m in one pass and s in a second; here both come from one, the "online" way that
 // FlashAttention and FlashInfer's decode kernels (day 11) use: a state (m, s) = the max of what has been
-// seen so far and the sum of exp(x - m) over it. A new max m' rescales the old sum by exp(m - m'):
+// seen so far and the sum of exp(x - m) over it. merge combines two states into the state of
+// everything both have seen (the lesson derives it); one element x is the state (x, 1), nothing seen
+// is (-inf, 0).
 //
-//   merge((m1, s1), (m2, s2)) = (m', s1 * exp(m1 - m') + s2 * exp(m2 - m')),   m' = max(m1, m2)
-//
-// One element x is the state (x, 1). Each lane merges its elements j = lane, lane + 32, ... into its
-// own state; then a butterfly of __shfl_xor_sync merges the 32 lanes' states (the same 5 steps as a
-// warp sum, with merge in place of +). Exponentials: one MUFU.EX2 each, exp(x) = 2^(x * log2(e)).
-// The grader launches block = (256,) (8 warps, 8 rows) and grid = (ceil(rows / 8),).
+// Contract: one warp per row, block = (256,) (8 warps, 8 rows), grid = (ceil(rows / 8),); d from 1 to
+// 4097 (rows shorter than a warp, too) and inputs up to +-90 (exp would overflow without the shift).
+// m must be exact, s within float32's tolerance of a float64 reference. The SASS must show a butterfly
+// (SHFL.BFLY) and MUFU.EX2 (fast_exp), no register spills; the course's finished warp reductions
+// (course/reduce.cuh, course/warp.cuh) are refused.
 #include <course/math.cuh>
 
 namespace {
@@ -34,16 +35,16 @@ COURSE_INLINE float fast_exp(float x) { return course::math::ptx_exp2(x * course
 // The state of everything that `a` and `b` have seen together.
 COURSE_INLINE Stats merge(Stats a, Stats b) {
   // TODO: your code here.
-  //   Hint: the new max is the larger of the two; each sum was taken relative to its own max, so scale
-  //   Hint: it by exp(its max - the new max) (a factor <= 1) before adding.
+  //   Hint: Each sum was taken relative to its own max. If the max grows from m1 to m', how must s1 change
+  //   Hint: so that it is relative to m'? Which two states could make that computation produce NaN?
   return a;
 }
 
 // The merged state of the warp's 32 lanes, returned to every lane. All 32 lanes must call it.
 COURSE_INLINE Stats warp_merge(Stats st) {
   // TODO: your code here.
-  //   Hint: the warp-sum butterfly (offsets 16, 8, 4, 2, 1), with merge in place of +: shuffle BOTH
-  //   Hint: fields of the state from lane ^ offset, then merge them into this lane's.
+  //   Hint: A warp sum combines values with +; here the values are states and the combination is merge.
+  //   Hint: What else changes in the butterfly?
   return st;  // this lane's own state only: wrong
 }
 
@@ -52,10 +53,8 @@ COURSE_INLINE Stats warp_merge(Stats st) {
 extern "C" __global__ void softmax_stats(const float* __restrict__ x, float* __restrict__ m_out,
                                          float* __restrict__ s_out, int rows, int d) {
   // TODO: your code here.
-  //   Hint: as in warp_scan.cu: lane, row = global thread id / 32, whole warps past the last row return,
-  //   Hint: `in` points at the row.
+  //   Hint: As in warp_scan: which row does this warp own, and who leaves?
   // TODO: your code here.
-  //   Hint: start from the empty state (-course::math::inf, 0); merge in (in[j], 1) for j = lane,
-  //   Hint: lane + 32, ... < d (coalesced: a warp reads 32 consecutive floats); then warp_merge; lane 0
-  //   Hint: writes m_out[row] and s_out[row].
+  //   Hint: Each lane folds its share of the row into its own state, then the warp combines the 32 states.
+  //   Hint: Which elements should a lane take so that the warp's reads are coalesced?
 }

@@ -7,13 +7,13 @@
 //   1. compact_count:   counts[b] = how many of block b's elements are kept.
 //   2. (the host)       offsets = the exclusive prefix sum of counts: where block b's first kept
 //                       element goes; count = offsets[last] + counts[last].
-//   3. compact_scatter: each kept element goes to offsets[b] + (kept in earlier warps of the block)
-//                       + (kept in lower lanes of its warp).
-// Within a warp, __ballot_sync gives all 32 predicates as one word: its popcount is the warp's count,
-// and the popcount of the bits below a lane (course::lanemask_lt) is that lane's rank. Blocks, warps
-// and lanes are all taken in index order, so the output keeps the input's order. (A single pass that
-// reserves space with atomicAdd is simpler but unstable: blocks finish in any order.)
-// The grader launches grid = (ceil(n / 256),), block = (256,) for both kernels.
+//   3. compact_scatter: each kept element goes to offsets[b] + the number of kept elements before it
+//                       in its block, so blocks, warps and lanes all keep the input's order.
+// Use warp votes (__ballot_sync, __popc; course/warp.cuh has lanemask_lt and warp_rank) and shared
+// memory for the block's per-warp counts. (A single pass that reserves space with atomicAdd is simpler
+// but unstable: blocks finish in any order.) The grader launches grid = (ceil(n / 256),),
+// block = (256,) for both kernels; n from 1 to 2^20 + 3 (the last block partial), densities 0, 0.1,
+// 0.5 and 1; values and indices are compared exactly.
 #include <course/warp.cuh>
 
 namespace {
@@ -27,17 +27,20 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
 compact_count(const float* __restrict__ x, int n, float threshold, int* __restrict__ counts) {
   __shared__ int warp_counts[NUM_WARPS];
   // BEGIN EXERCISE
-  // HINT: this thread's element i, whether it is kept (threads past n vote "no" but still vote), its lane
-  // HINT: and its warp in the block.
+  // HINT: Which element is this thread's, and does it keep it? A thread past n has no element: what
+  // HINT: should its vote be (it must still vote)?
+  // HINT2: Four facts per thread: its element index, its keep flag (false past n), its lane, its warp.
   const int i = blockIdx.x * BLOCK + threadIdx.x;
   const bool keep = i < n && x[i] > threshold;  // threads past n vote "no" but still vote
   const int lane = course::lane_id(), warp = threadIdx.x / course::WARP_SIZE;
   // END EXERCISE
   // BEGIN EXERCISE
-  // HINT: votes = __ballot_sync(0xffffffff, keep); the warp's count is __popc(votes).
-  // HINT: lane 0 of each warp writes it to warp_counts[warp]; __syncthreads(); then thread 0 adds
-  // HINT: the NUM_WARPS counts and writes counts[blockIdx.x].
-  // HINT3: every lane must vote, also threads past n (their keep is false): the ballot names all 32 lanes.
+  // HINT: One instruction gives a warp all 32 keep flags as one word. How do you count a word's set bits,
+  // HINT: and how do the 8 warps' counts become the block's?
+  // HINT2: Each warp counts its kept elements; one lane per warp puts the count in shared memory; a
+  // HINT2: barrier; one thread adds the warps' counts and writes the block's.
+  // HINT3: Every lane must vote, also threads past n (their flag is false): the ballot's mask names all
+  // HINT3: 32 lanes. The barrier comes after the shared writes and is reached by every thread.
   const int warp_count = __popc(__ballot_sync(course::FULL_MASK, keep));
   if (lane == 0) warp_counts[warp] = warp_count;
   __syncthreads();
@@ -55,20 +58,21 @@ compact_scatter(const float* __restrict__ x, int n, float threshold, const int* 
                 float* __restrict__ out, int* __restrict__ out_idx) {
   __shared__ int warp_counts[NUM_WARPS];
   // BEGIN EXERCISE
-  // HINT: this thread's element i, whether it is kept (threads past n vote "no" but still vote), its lane
-  // HINT: and its warp in the block.
+  // HINT: The same four facts as in compact_count.
   const int i = blockIdx.x * BLOCK + threadIdx.x;
   const bool keep = i < n && x[i] > threshold;
   const int lane = course::lane_id(), warp = threadIdx.x / course::WARP_SIZE;
   // END EXERCISE
   // BEGIN EXERCISE
-  // HINT: votes = __ballot_sync(0xffffffff, keep); rank = __popc(votes & course::lanemask_lt())
-  // HINT: (kept lanes below this one); the warp's count = __popc(votes) goes to warp_counts[warp].
-  // HINT: __syncthreads(); then pos = offsets[blockIdx.x] + the counts of warps 0 .. warp - 1 + rank.
-  // HINT: If keep: out[pos] = x[i], out_idx[pos] = i. (course::warp_rank does the ballot part.)
-  // HINT2: lane 0 writes warp_counts[warp]; __syncthreads(); int pos = offsets[blockIdx.x] + rank;
-  // HINT2: for (int w = 0; w < warp; ++w) pos += warp_counts[w];
-  // HINT3: the __syncthreads() must come before any thread reads warp_counts, and be reached by all.
+  // HINT: A kept element's position = its block's offset + kept elements in earlier warps of its block +
+  // HINT: kept elements in lower lanes of its warp. Which bits of the warp's ballot word count the last
+  // HINT: term?
+  // HINT2: Each lane's rank in its warp and the warp's count (from one ballot); the warps' counts through
+  // HINT2: shared memory and a barrier; the position as the sum of the three terms; kept elements write
+  // HINT2: their value and index.
+  // HINT3: The rank is the popcount of the ballot masked to the lanes below this one (course::lanemask_lt;
+  // HINT3: course::warp_rank does both). The barrier must come before any thread reads the warps' counts,
+  // HINT3: and every thread reaches it, kept or not.
   const course::WarpRank r = course::warp_rank(keep);
   if (lane == 0) warp_counts[warp] = r.count;
   __syncthreads();

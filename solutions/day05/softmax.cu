@@ -11,12 +11,16 @@
 // only once, each lane keeps its part in registers as float: CACHED vectors of VEC elements, 32 per
 // lane, 1024 elements per row. Longer rows work too: the part past the registers is read again in each
 // later pass. Exponentials use the SFU: exp(x) = 2^(x * log2(e)) with course::math::ptx_exp2 (one
-// MUFU.EX2), as FlashInfer's softmax does.
+// MUFU.EX2), as FlashInfer's softmax does (exp_shifted below).
 //
 // VEC is 16 bytes (4 floats or 8 halves) when d is a multiple of that, so that every row start is
 // aligned for 16-byte access; otherwise 1 element, and then only CACHED elements per lane stay in
 // registers (a slower path for odd shapes, kept small). The grader launches block = (256,) (8 warps,
-// 8 rows per block) and grid = (ceil(rows / 8),).
+// 8 rows per block) and grid = (ceil(rows / 8),); d from 1 to 4097 (also shorter than a warp and not a
+// multiple of VEC), inputs up to +-90, fp32 and fp16 within the dtype's tolerance of a float64
+// reference. The SASS must show SHFL.BFLY and MUFU.EX2 and no register spills (v must stay in
+// registers: index it only with compile-time constants); the course's finished reductions are refused.
+// The benchmark expects 80% of the copy bandwidth.
 #include <course/math.cuh>
 #include <course/vec_dtypes.cuh>
 
@@ -40,19 +44,17 @@ __device__ void softmax_row(T* __restrict__ out, const T* __restrict__ in, int d
   const int lane = threadIdx.x % WARP_SIZE;
   float v[CACHED][VEC];  // this lane's part of the row; every index a compile-time constant (registers)
   // BEGIN EXERCISE
-  // HINT: pass 1, the max. Vector k of this lane starts at i = (k * 32 + lane) * VEC (a warp's 32
-  // HINT: loads are contiguous). For k < CACHED (#pragma unroll), when i < d: course::load_as_float(v[k],
-  // HINT: in + i) and m = fmaxf(m, v[k][j]). Start from m = -course::math::inf. Then the rest of a long
-  // HINT: row: for (int i = (CACHED * 32 + lane) * VEC; i < d; i += 32 * VEC), load into a float t[VEC].
-  // HINT: Then the row's max from the 32 lanes' maxima: a butterfly of __shfl_xor_sync (offsets 16, 8,
-  // HINT: 4, 2, 1) with fmaxf; every lane now holds the row's max.
-  // HINT: pass 2, the sum: v[k][j] = exp_shifted(v[k][j], m) (in place), s += it; the rest re-read.
-  // HINT: The same butterfly with + gives every lane the row's sum s; inv = 1.f / s.
-  // HINT: pass 3: store v[k][j] * inv with course::store_from_float(out + i, ...); the rest re-read,
-  // HINT: exp_shifted(t[j], m) * inv, stored.
-  // HINT2: for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2) m = fmaxf(m, __shfl_xor_sync(FULL_MASK, m, offset));
-  // HINT3: every lane must run both butterflies, also lanes that hold no element of a short row: their
-  // HINT3: m = -inf and s = 0 are the identities of max and +, so they change nothing.
+  // HINT: Three passes over the row: its max, the sum of the shifted exponentials, the normalised output.
+  // HINT: Which of them can reuse what an earlier pass left in v, and what must a lane do with the part of
+  // HINT: a long row that does not fit in v?
+  // HINT2: Each pass has two loops: an unrolled one over the CACHED register vectors (guarded against d),
+  // HINT2: then a strided loop over the rest of the row, re-read from memory. Between the passes, a
+  // HINT2: butterfly turns every lane's partial max (then sum) into the row's, in every lane. Pass 2 can
+  // HINT2: leave the exponentials in v for pass 3.
+  // HINT3: Vector k of a lane starts at element (k * 32 + lane) * VEC: the 32 lanes' vectors of one k are
+  // HINT3: contiguous, so each load instruction of the warp reads one contiguous span. Every lane runs
+  // HINT3: both butterflies, also lanes with no element of a short row: their -inf and 0 are the
+  // HINT3: identities of max and +, so they change nothing.
   float m = -course::math::inf;
 #pragma unroll
   for (int k = 0; k < CACHED; ++k) {
@@ -115,10 +117,11 @@ __device__ void softmax_row(T* __restrict__ out, const T* __restrict__ in, int d
 template <typename T>
 __device__ void softmax(T* __restrict__ out, const T* __restrict__ in, int rows, int d) {
   // BEGIN EXERCISE
-  // HINT: one warp per row: row = global thread id / 32, the same in all 32 lanes. A warp past the
-  // HINT: last row leaves as a whole (its shuffles then never run). Offset in and out to the row, and
-  // HINT: run softmax_row with 16-byte vectors (V = 16 / sizeof(T)) when d % V == 0, else with VEC = 1.
-  // HINT3: if (row >= rows) return;  must be uniform across the warp: never let single lanes leave early.
+  // HINT: Which row does each warp own, and when may the fast 16-byte path be used for it?
+  // HINT2: The warp's row from the global thread id; whole warps past the last row leave; pointers to the
+  // HINT2: row; then softmax_row with the 16-byte vector width when d allows it, else with width 1.
+  // HINT3: The exit must be uniform across the warp: never let single lanes leave early, or the
+  // HINT3: butterflies of softmax_row lose partners.
   const int64_t row = course::global_thread_id() / 32;
   if (row >= rows) return;  // a whole warp leaves together: the shuffles see all 32 lanes
   T* o = out + row * d;
