@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day06/rmsnorm.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 1ee47cddffd7ead2
+// stub-sha256: 93fd24b95bb4b710
 // Day 6, exercise 2: RMSNorm for fp16 and bf16, accumulated in fp32, and its Gemma variant.
 //
 //   in, out: [rows, d]   weight: [d]
@@ -10,14 +10,18 @@
 // After FlashInfer's RMSNormKernel (include/flashinfer/norm.cuh; Gemma's `1 + weight` is its
 // weight_bias = 1). One block of 256 threads per row: the grader launches grid = (rows,),
 // block = (256,). A row needs two passes (the sum of squares, then the scaling), and between them a
-// block reduction that every thread waits for: you write it here, the two levels of block_sum.cu.
+// block reduction that every thread waits for: you write it here (row_sum), as in block_sum.cu.
 // FlashInfer reads x from global memory again in its second pass (the row is usually still in L2).
-// Here each thread keeps its part of the row in registers instead, in its 16-bit form: up to
-// MAX_VECS vectors of VEC elements, 256 * 4 * 8 = 8192 halves per row. Longer rows are handled too:
-// the part past what the registers hold is read again in the second pass, as FlashInfer does.
+// Here each thread keeps its part of the row in registers instead, in its 16-bit form (v and w below):
+// up to MAX_VECS vectors of VEC elements, 256 * 4 * 8 = 8192 halves per row. Longer rows are handled
+// too: the part past what the registers hold is read again in the second pass, as FlashInfer does.
 //
 // VEC is the widest vector that divides d (FlashInfer: gcd(16 / sizeof(T), d)): 8 elements = one
 // 16-byte access when d % 8 == 0, down to 1 element for odd d, so every row start stays aligned.
+// The test: d from 1 to 16384 (odd d, d past 8192), fp16 and bf16, within a tolerance for the output
+// dtype against a float64 reference; the SASS must show SHFL, BAR, LDG.E.128 and STG.E.128, no atomics
+// and no register spills (the course's finished reductions and CUB are refused). The benchmark expects
+// 85% of the copy bandwidth.
 #include <course/vec_dtypes.cuh>
 
 namespace {
@@ -32,9 +36,8 @@ constexpr unsigned FULL_MASK = 0xffffffffu;
 // floats. It has barriers: every thread of the block must call it (never from inside `if (i < d)`).
 COURSE_INLINE float row_sum(float v, float* smem) {
   // TODO: your code here.
-  //   Hint: block_sum.cu's two levels (a butterfly per warp, the warp sums through shared memory, a
-  //   Hint: butterfly again), except that here every thread needs the result, and a second barrier at
-  //   Hint: the end makes smem safe to reuse.
+  //   Hint: block_sum.cu's two levels, except that here every thread needs the result: how do you get it
+  //   Hint: to every warp? And when is smem safe to write again after the function returns?
   return v;  // this thread's own value only: wrong
 }
 
@@ -42,7 +45,7 @@ COURSE_INLINE float row_sum(float v, float* smem) {
 template <bool GEMMA, typename T>
 COURSE_INLINE float gain(T w) {
   // TODO: your code here.
-  //   Hint: Gemma stores weight - 1 (its weights are centred on 0): the factor is 1 + weight, in float.
+  //   Hint: Gemma stores weight - 1 (its weights are centred on 0): what factor does that give, in float?
   return 0.f;
 }
 
@@ -54,15 +57,13 @@ __device__ void rmsnorm_row(T* __restrict__ out, const T* __restrict__ x, const 
   course::vec_t<T, VEC> v[MAX_VECS], w[MAX_VECS];
   float sum_sq = 0.f;
   // TODO: your code here.
-  //   Hint: pass 1: load this thread's vectors of the row (and of the weight) into v and w, and add the
-  //   Hint: squares of the row's elements, in float, to sum_sq. Vector k of this thread starts at element
-  //   Hint: i = (k * BLOCK + tid) * VEC: a warp's 32 accesses are then contiguous (coalesced).
-  //   Hint: Then the scale: scale = 1 / sqrt(sum_sq over the whole row / d + eps), eps inside the root.
+  //   Hint: Pass 1 must leave this thread's part of the row (and of the weight) in v and w for pass 2,
+  //   Hint: and produce the scale. Which elements does this thread own so that a warp's accesses are
+  //   Hint: contiguous, and what about a row longer than the registers hold?
   const float scale = 0.f;
   // TODO: your code here.
-  //   Hint: pass 2, the same indices as pass 1: out[i + j] = x[i + j] * scale * gain<GEMMA>(weight[i + j]),
-  //   Hint: computed in float and rounded back to T with course::store_from_float (a 16-byte store).
-  //   Hint: The elements past the registers: load x and weight again, scale, store.
+  //   Hint: Pass 2 walks the same elements as pass 1: what is left in registers, and what must be read
+  //   Hint: again?
 }
 
 template <bool GEMMA, typename T>
@@ -70,11 +71,7 @@ __device__ void rmsnorm(T* __restrict__ out, const T* __restrict__ in, const T* 
                         int d, float eps) {
   __shared__ float smem[NUM_WARPS];
   // TODO: your code here.
-  //   Hint: block b normalises row b: x and o point at its first element (64-bit offsets: rows * d can pass 2^31).
-  //   Hint: pick the widest vector that divides d (FlashInfer: gcd(16 / sizeof(T), d)): 8 halves when
-  //   Hint: d % 8 == 0, else 4, else 2, else 1, so every row start stays aligned for its access width;
-  //   Hint: then run the row with that VEC. d is the same for the whole block: all threads take the
-  //   Hint: same branch, so the barriers inside stay uniform.
+  //   Hint: Which row is this block's, and which vector width keeps every row start aligned for every d?
 }
 
 }  // namespace

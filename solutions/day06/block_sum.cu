@@ -3,11 +3,13 @@
 //   launch 1: grid = (min(ceil(n / 256), 1024),), block = (256,):  partial[b] = sum of block b's slice
 //   launch 2: grid = (1,),                        block = (256,):  out[0]     = sum of the partials
 //
-// Each thread first adds up its own grid-stride slice in a register; then the block combines its
-// 256 values in two levels that you write yourself: a butterfly of __shfl_xor_sync inside each warp
-// (5 shuffles), then, across the 8 warps, shared memory and a second butterfly. Thread 0 writes the
-// block's result. The second launch runs the same kernel over the partials. No atomics and no CUB:
-// this is the reduction those are built from (day 8 compares it with cub::BlockReduce).
+// Block b's slice: the elements a grid-stride loop gives its threads (day 1). Each block combines its
+// 256 threads' values in two levels that you write yourself: register exchanges inside each warp
+// (warp_sum), then the warps' results through shared memory (block_sum_of). The second launch runs the
+// same kernel over the partials. No atomics and no CUB (the technique check wants SHFL, BAR, STS and LDS
+// and refuses atomics, CUB and course/reduce.cuh): this is the reduction those are built from (day 8
+// compares it with cub::BlockReduce). n from 1 to 2^24 + 3; integer inputs must sum exactly, normal
+// floats within a bound on float32 rounding of the summation tree.
 #include <course/common.cuh>
 
 namespace {
@@ -20,10 +22,12 @@ constexpr unsigned FULL_MASK = 0xffffffffu;        // all 32 lanes take part in 
 // Level 1: the sum of `v` over the 32 lanes of a warp, returned to EVERY lane.
 COURSE_INLINE float warp_sum(float v) {
   // BEGIN EXERCISE
-  // HINT: a butterfly: lane i adds the value of lane i ^ offset, for offset = 16, 8, 4, 2, 1. After
-  // HINT: the step with offset o, each lane holds the sum of 32 / o lanes; after 5 steps, of all 32.
-  // HINT2: one unrolled loop: for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2) v += <the partner's v>;
-  // HINT3: v += __shfl_xor_sync(FULL_MASK, v, offset);  (every lane must execute it: no lane may skip a step)
+  // HINT: Day 3's butterfly, now with __shfl_xor_sync: after how many exchange-and-add steps does every
+  // HINT: lane hold the sum of all 32?
+  // HINT2: One unrolled loop of five steps, the partner distance halving from 16; each step adds the
+  // HINT2: partner lane's value.
+  // HINT3: Every lane must execute every shuffle (FULL_MASK names all 32); after the step with distance o,
+  // HINT3: each lane holds the sum of the 32 / o lanes that share its upper bits.
   // STUB: return v;  // this thread's own value only: wrong
 #pragma unroll
   for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2) v += __shfl_xor_sync(FULL_MASK, v, offset);
@@ -34,12 +38,13 @@ COURSE_INLINE float warp_sum(float v) {
 // Level 2: the sum of `v` over the block, valid in thread 0 (or in every thread, if you like).
 COURSE_INLINE float block_sum_of(float v, float* smem) {
   // BEGIN EXERCISE
-  // HINT: each warp reduces its own 32 values (warp_sum); the 8 warp sums meet in shared memory; one
-  // HINT: more warp_sum over those 8 gives the block's sum.
-  // HINT2: lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE. v = warp_sum(v); lane 0 of each
-  // HINT2: warp writes smem[warp]; __syncthreads() (reached by every thread); then every warp loads
-  // HINT2: smem[lane] for lane < NUM_WARPS, 0 for the other lanes, and calls warp_sum again.
-  // HINT3: v = lane < NUM_WARPS ? smem[lane] : 0.f;  (all 32 lanes take part in the shuffles, with 0 as filler)
+  // HINT: Each warp can sum its own 32 values. Where do the 8 warp sums meet, and which warp adds them up
+  // HINT: (with which function)?
+  // HINT2: Level 1: warp_sum; one lane per warp writes its warp's sum to shared memory. A barrier that every
+  // HINT2: thread reaches. Level 2: a warp reads the 8 sums and reduces them with warp_sum again.
+  // HINT3: In level 2 all 32 lanes must take part in the shuffles although there are only 8 sums: lanes
+  // HINT3: beyond NUM_WARPS bring 0. If every warp does level 2, every thread gets the result without a
+  // HINT3: second barrier.
   // STUB: return v;  // this thread's own value only: wrong
   const int lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
   v = warp_sum(v);
@@ -57,13 +62,14 @@ block_sum(const float* __restrict__ in, float* __restrict__ out, int64_t n) {
   __shared__ float smem[NUM_WARPS];
   // BEGIN EXERCISE
   float acc = 0.f;
-  // HINT: float acc = 0.f, then a grid-stride loop: i = course::global_thread_id(); i < n; i += course::grid_threads(),
-  // HINT: adding in[i] to acc. Threads past n keep acc = 0 but must still reach the block reduction.
-  // HINT3: float acc = 0.f; then for (int64_t i = course::global_thread_id(); i < n; i += course::grid_threads())
+  // HINT: Before any cooperation, each thread sums its own elements in a register. Which elements, when
+  // HINT: the grid may be much smaller than n?
+  // HINT2: A grid-stride loop over the input (64-bit index) adding into acc. A thread with no element
+  // HINT2: keeps 0 and still goes on to the block reduction.
   for (int64_t i = course::global_thread_id(); i < n; i += course::grid_threads()) acc += in[i];
   // END EXERCISE
   // BEGIN EXERCISE
-  // HINT: every thread calls block_sum_of (it has a barrier); thread 0 writes the block's sum to out[blockIdx.x].
+  // HINT: Who must call block_sum_of (it holds a barrier), and who writes the block's result where?
   const float total = block_sum_of(acc, smem);
   if (threadIdx.x == 0) out[blockIdx.x] = total;
   // END EXERCISE

@@ -12,6 +12,8 @@
 // between the two passes, so x is the RMSNorm of the residual that was written. Past 8192 elements
 // per row (for 16-bit T), pass 2 re-reads `residual`. FlashInfer instead keeps the unrounded fp32 sum
 // of the whole row in shared memory (d floats) and normalises that; the grader accepts either.
+// The test: the shapes of rmsnorm.cu, both outputs within the dtype's tolerance; the same technique
+// check (SHFL, BAR, 16-byte loads and stores, no atomics, no spills); 85% of the copy bandwidth.
 #include <course/vec_dtypes.cuh>
 
 namespace {
@@ -26,9 +28,10 @@ constexpr unsigned FULL_MASK = 0xffffffffu;
 // holds NUM_WARPS floats; every thread of the block must call it.
 COURSE_INLINE float row_sum(float v, float* smem) {
   // BEGIN EXERCISE
-  // HINT: the same two-level reduction as rmsnorm.cu's row_sum: warp butterfly, shared memory, butterfly.
-  // HINT2: butterfly (offsets 16 .. 1, __shfl_xor_sync); lane 0 writes smem[warp]; __syncthreads();
-  // HINT2: v = lane < NUM_WARPS ? smem[lane] : 0.f; butterfly again; __syncthreads(); return v.
+  // HINT: block_sum.cu's two levels, except that here every thread needs the result: how do you get it
+  // HINT: to every warp? And when is smem safe to write again after the function returns?
+  // HINT2: rmsnorm.cu's row_sum: a butterfly per warp, the warp sums through shared memory and a barrier,
+  // HINT2: the butterfly again in every warp, a barrier before returning.
   // STUB: return v;  // this thread's own value only: wrong
   const int lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
 #pragma unroll
@@ -51,17 +54,15 @@ __device__ void fused_add_rmsnorm_row(T* __restrict__ x, T* __restrict__ residua
   course::vec_t<T, VEC> a[MAX_VECS], v[MAX_VECS], w[MAX_VECS];
   float sum_sq = 0.f;
   // BEGIN EXERCISE
-  // HINT: pass 1, indexed as in rmsnorm.cu: add x and residual in float, round the sum to T, store it
-  // HINT: into residual and keep it in v[k]; add the squares of the ROUNDED values to sum_sq (the norm
-  // HINT: is that of the stored residual). Then the scale, with the block reduction, as in rmsnorm.cu.
-  // HINT2: i = (k * BLOCK + tid) * VEC for k < MAX_VECS (unrolled), then i = (MAX_VECS * BLOCK + tid) * VEC
-  // HINT2: in steps of BLOCK * VEC for longer rows. Load x into a[k], residual into v[k] and weight into
-  // HINT2: w[k] (vec_t::load); v[k][j] = course::from_float<T>(to_float(a[k][j]) + to_float(v[k][j]));
-  // HINT2: sum_sq += to_float(v[k][j]) squared; v[k].store(residual + i).
-  // HINT3: Issue every load before the first store: the compiler cannot move a load of x above a
-  // HINT3: store to residual (for all it knows they overlap), and loads waiting one after another
-  // HINT3: leave the memory system idle. So: one unrolled loop of loads, then one of add-and-store.
-  // HINT3: const float scale = rsqrtf(row_sum(sum_sq, smem) / d + eps);  reached by every thread.
+  // HINT: Pass 1 writes the new residual and must norm exactly what it wrote: in which precision do you
+  // HINT: add, when do you round, and which values do you square?
+  // HINT2: As rmsnorm.cu's pass 1 (register vectors, then the tail of a long row), now loading x, residual
+  // HINT2: and weight, adding in float, rounding the sum to T, storing it to residual and keeping it in v;
+  // HINT2: the squares are those of the rounded values. Then the scale from the block-wide sum.
+  // HINT3: Issue every load before the first store: the compiler cannot move a load of x above a store
+  // HINT3: to residual (for all it knows they overlap), and loads waiting one after another leave the
+  // HINT3: memory system idle. So: one unrolled loop of loads, then one of add-and-store. The scale's
+  // HINT3: block reduction is reached by every thread, after both loops.
   // STUB: const float scale = 0.f;
 #pragma unroll
   for (int k = 0; k < MAX_VECS; ++k) {
@@ -99,10 +100,12 @@ __device__ void fused_add_rmsnorm_row(T* __restrict__ x, T* __restrict__ residua
   const float scale = rsqrtf(row_sum(sum_sq, smem) / d + eps);
   // END EXERCISE
   // BEGIN EXERCISE
-  // HINT: pass 2: x[i + j] = residual[i + j] * scale * weight[i + j] in float, stored rounded to T, in
-  // HINT: place. Past the registers, re-read residual and weight: this thread wrote those residual
-  // HINT: elements in pass 1, so it sees its own stores without any barrier.
-  // HINT2: as rmsnorm.cu's pass 2, with v[k] (the stored residual) in place of the row and x as the output.
+  // HINT: Pass 2 normalises the residual written in pass 1, into x. Where is it for the register part,
+  // HINT: and where for the tail? Does a thread need a barrier to read its own tail back?
+  // HINT2: rmsnorm.cu's pass 2 with v (the stored residual) in place of the row and x as the output; the
+  // HINT2: tail re-reads residual and weight.
+  // HINT3: Each thread re-reads only residual elements it wrote itself in pass 1, so it sees its own
+  // HINT3: stores without any barrier.
 #pragma unroll
   for (int k = 0; k < MAX_VECS; ++k) {
     const int i = (k * BLOCK + tid) * VEC;
@@ -130,16 +133,12 @@ __device__ void fused_add_rmsnorm(T* __restrict__ x, T* __restrict__ residual,
                                   const T* __restrict__ weight, int d, float eps) {
   __shared__ float smem[NUM_WARPS];
   // BEGIN EXERCISE
-  // HINT: block b works on row b: move x and residual to its first element (64-bit offsets).
+  // HINT: As in rmsnorm.cu: this block's row, and the widest vector width that divides d.
+  // HINT2: Move x and residual to the row (64-bit offsets); a chain of tests on d from 16 bytes down to
+  // HINT2: 1 element, each calling the row function with that width.
   const int64_t row = blockIdx.x;
   x += row * d;
   residual += row * d;
-  // HINT: pick the widest vector that divides d (FlashInfer: gcd(16 / sizeof(T), d)): 8 halves when
-  // HINT: d % 8 == 0, else 4, else 2, else 1, so every row start stays aligned for its access width;
-  // HINT: then run the row with that VEC. d is the same for the whole block: all threads take the
-  // HINT: same branch, so the barriers inside stay uniform.
-  // HINT2: constexpr int V = 16 / sizeof(T); if (d % V == 0) {...<V>} else if (d % (V / 2) == 0) {...<V / 2>}
-  // HINT2: else if (d % 2 == 0) {...<2>} else {...<1>}: four instantiations of the row function.
   constexpr int V = 16 / sizeof(T);  // 8 for fp16 and bf16
   // The widest vector that divides d; the whole block takes the same branch.
   if (d % V == 0) {

@@ -7,14 +7,18 @@
 // After FlashInfer's RMSNormKernel (include/flashinfer/norm.cuh; Gemma's `1 + weight` is its
 // weight_bias = 1). One block of 256 threads per row: the grader launches grid = (rows,),
 // block = (256,). A row needs two passes (the sum of squares, then the scaling), and between them a
-// block reduction that every thread waits for: you write it here, the two levels of block_sum.cu.
+// block reduction that every thread waits for: you write it here (row_sum), as in block_sum.cu.
 // FlashInfer reads x from global memory again in its second pass (the row is usually still in L2).
-// Here each thread keeps its part of the row in registers instead, in its 16-bit form: up to
-// MAX_VECS vectors of VEC elements, 256 * 4 * 8 = 8192 halves per row. Longer rows are handled too:
-// the part past what the registers hold is read again in the second pass, as FlashInfer does.
+// Here each thread keeps its part of the row in registers instead, in its 16-bit form (v and w below):
+// up to MAX_VECS vectors of VEC elements, 256 * 4 * 8 = 8192 halves per row. Longer rows are handled
+// too: the part past what the registers hold is read again in the second pass, as FlashInfer does.
 //
 // VEC is the widest vector that divides d (FlashInfer: gcd(16 / sizeof(T), d)): 8 elements = one
 // 16-byte access when d % 8 == 0, down to 1 element for odd d, so every row start stays aligned.
+// The test: d from 1 to 16384 (odd d, d past 8192), fp16 and bf16, within a tolerance for the output
+// dtype against a float64 reference; the SASS must show SHFL, BAR, LDG.E.128 and STG.E.128, no atomics
+// and no register spills (the course's finished reductions and CUB are refused). The benchmark expects
+// 85% of the copy bandwidth.
 #include <course/vec_dtypes.cuh>
 
 namespace {
@@ -29,14 +33,13 @@ constexpr unsigned FULL_MASK = 0xffffffffu;
 // floats. It has barriers: every thread of the block must call it (never from inside `if (i < d)`).
 COURSE_INLINE float row_sum(float v, float* smem) {
   // BEGIN EXERCISE
-  // HINT: block_sum.cu's two levels (a butterfly per warp, the warp sums through shared memory, a
-  // HINT: butterfly again), except that here every thread needs the result, and a second barrier at
-  // HINT: the end makes smem safe to reuse.
-  // HINT2: lane, warp from threadIdx.x; for offset = 16 .. 1: v += __shfl_xor_sync(FULL_MASK, v, offset);
-  // HINT2: lane 0 stores smem[warp]; __syncthreads(); v = smem[lane] (lanes < NUM_WARPS, else 0); the
-  // HINT2: same butterfly: after it EVERY lane of EVERY warp holds the block's sum; __syncthreads(); return v.
-  // HINT3: the last __syncthreads() keeps a fast warp from leaving and writing smem again (in a later
-  // HINT3: reduction) while a slow warp still reads it; here it costs little and saves a subtle race.
+  // HINT: block_sum.cu's two levels, except that here every thread needs the result: how do you get it
+  // HINT: to every warp? And when is smem safe to write again after the function returns?
+  // HINT2: A butterfly per warp; one lane per warp writes to shared memory; a barrier; every warp reads
+  // HINT2: the warp sums (0 past NUM_WARPS) and runs the same butterfly, so every lane of every warp holds
+  // HINT2: the block's sum; a second barrier before returning.
+  // HINT3: The last barrier keeps a fast warp from leaving and writing smem again (in a later reduction)
+  // HINT3: while a slow warp still reads it; here it costs little and saves a subtle race.
   // STUB: return v;  // this thread's own value only: wrong
   const int lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
 #pragma unroll
@@ -55,8 +58,8 @@ COURSE_INLINE float row_sum(float v, float* smem) {
 template <bool GEMMA, typename T>
 COURSE_INLINE float gain(T w) {
   // BEGIN EXERCISE
-  // HINT: Gemma stores weight - 1 (its weights are centred on 0): the factor is 1 + weight, in float.
-  // HINT3: GEMMA is a compile-time constant: `GEMMA ? a : b` costs nothing at run time.
+  // HINT: Gemma stores weight - 1 (its weights are centred on 0): what factor does that give, in float?
+  // HINT3: GEMMA is a compile-time constant: a conditional on it costs nothing at run time.
   // STUB: return 0.f;
   return GEMMA ? 1.f + course::to_float(w) : course::to_float(w);
   // END EXERCISE
@@ -70,19 +73,17 @@ __device__ void rmsnorm_row(T* __restrict__ out, const T* __restrict__ x, const 
   course::vec_t<T, VEC> v[MAX_VECS], w[MAX_VECS];
   float sum_sq = 0.f;
   // BEGIN EXERCISE
-  // HINT: pass 1: load this thread's vectors of the row (and of the weight) into v and w, and add the
-  // HINT: squares of the row's elements, in float, to sum_sq. Vector k of this thread starts at element
-  // HINT: i = (k * BLOCK + tid) * VEC: a warp's 32 accesses are then contiguous (coalesced).
-  // HINT2: for k < MAX_VECS, when i < d: v[k].load(x + i) (one 16-byte load when VEC * sizeof(T) == 16),
-  // HINT2: w[k].load(weight + i) (its latency hides behind the block reduction), and sum_sq +=
-  // HINT2: course::to_float(v[k][j]) squared for j < VEC. Then, for rows longer than BLOCK * VEC * MAX_VECS,
-  // HINT2: continue from i = (MAX_VECS * BLOCK + tid) * VEC in steps of BLOCK * VEC, adding squares only
-  // HINT2: (course::load_as_float into a float t[VEC]; those elements are read again in pass 2).
-  // HINT: Then the scale: scale = 1 / sqrt(sum_sq over the whole row / d + eps), eps inside the root.
-  // HINT3: #pragma unroll on the k loop: v can only stay in registers when every index into it is a
-  // HINT3: compile-time constant (else it goes to local memory, and the technique check fails: no spills).
-  // HINT3: const float scale = rsqrtf(row_sum(sum_sq, smem) / d + eps);  EVERY thread must reach row_sum
-  // HINT3: (it has barriers), so call it after the loops, never inside `if (i < d)`.
+  // HINT: Pass 1 must leave this thread's part of the row (and of the weight) in v and w for pass 2,
+  // HINT: and produce the scale. Which elements does this thread own so that a warp's accesses are
+  // HINT: contiguous, and what about a row longer than the registers hold?
+  // HINT2: An unrolled loop over the MAX_VECS register vectors (guarded against d): load the row and the
+  // HINT2: weight, add the squares in float. Then a loop over the rest of a long row, squares only
+  // HINT2: (those elements are read again in pass 2). Then the scale from the block-wide sum, reached
+  // HINT2: by every thread.
+  // HINT3: Vector k of a thread starts at element (k * BLOCK + tid) * VEC, so a warp's 32 accesses are
+  // HINT3: contiguous. The k loop must be unrolled: v stays in registers only when every index into it is
+  // HINT3: a compile-time constant (else it goes to local memory, and the no-spills check fails). row_sum
+  // HINT3: has barriers: call it after the loops, never inside the guard on d. eps goes inside the root.
   // STUB: const float scale = 0.f;
 #pragma unroll
   for (int k = 0; k < MAX_VECS; ++k) {
@@ -104,13 +105,12 @@ __device__ void rmsnorm_row(T* __restrict__ out, const T* __restrict__ x, const 
   const float scale = rsqrtf(row_sum(sum_sq, smem) / d + eps);
   // END EXERCISE
   // BEGIN EXERCISE
-  // HINT: pass 2, the same indices as pass 1: out[i + j] = x[i + j] * scale * gain<GEMMA>(weight[i + j]),
-  // HINT: computed in float and rounded back to T with course::store_from_float (a 16-byte store).
-  // HINT: The elements past the registers: load x and weight again, scale, store.
-  // HINT2: for k < MAX_VECS (unrolled), when i < d: float y[VEC]; y[j] = to_float(v[k][j]) * scale *
-  // HINT2: gain<GEMMA>(w[k][j]); store_from_float(out + i, y). Then the same loop as pass 1's tail, with
-  // HINT2: x[i..i+VEC) loaded again (course::load_as_float) and weight loaded as T (vec_t::load) for gain.
-  // HINT3: gain<GEMMA>() takes the weight in T: load the tail's weight with course::vec_t<T, VEC>::load.
+  // HINT: Pass 2 walks the same elements as pass 1: what is left in registers, and what must be read
+  // HINT: again?
+  // HINT2: The register vectors first: each element times the scale times its gain, in float, stored
+  // HINT2: rounded to T (one wide store per vector). Then the tail of a long row: the row and the weight
+  // HINT2: loaded again, scaled, stored.
+  // HINT3: gain<GEMMA>() takes the weight in T: load the tail's weight as a vec_t of T, not as floats.
 #pragma unroll
   for (int k = 0; k < MAX_VECS; ++k) {
     const int i = (k * BLOCK + tid) * VEC;
@@ -139,16 +139,14 @@ __device__ void rmsnorm(T* __restrict__ out, const T* __restrict__ in, const T* 
                         int d, float eps) {
   __shared__ float smem[NUM_WARPS];
   // BEGIN EXERCISE
-  // HINT: block b normalises row b: x and o point at its first element (64-bit offsets: rows * d can pass 2^31).
+  // HINT: Which row is this block's, and which vector width keeps every row start aligned for every d?
+  // HINT2: Pointers to the block's row (64-bit offsets); then a chain of tests on d from the widest
+  // HINT2: vector (16 bytes) down to 1 element, each calling the row function with that width.
+  // HINT3: d is the same for the whole block, so all threads take the same branch and the barriers
+  // HINT3: inside the row function stay uniform.
   const int64_t row = blockIdx.x;
   const T* x = in + row * d;
   T* o = out + row * d;
-  // HINT: pick the widest vector that divides d (FlashInfer: gcd(16 / sizeof(T), d)): 8 halves when
-  // HINT: d % 8 == 0, else 4, else 2, else 1, so every row start stays aligned for its access width;
-  // HINT: then run the row with that VEC. d is the same for the whole block: all threads take the
-  // HINT: same branch, so the barriers inside stay uniform.
-  // HINT2: constexpr int V = 16 / sizeof(T); if (d % V == 0) {...<V>} else if (d % (V / 2) == 0) {...<V / 2>}
-  // HINT2: else if (d % 2 == 0) {...<2>} else {...<1>}: four instantiations of the row function.
   constexpr int V = 16 / sizeof(T);  // 8 for fp16 and bf16
   // The whole block takes the same branch (d is uniform), so the barriers inside stay uniform too.
   if (d % V == 0) {
