@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day16/attention_wgmma.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 38b45d72e19af41e
+// stub-sha256: 8685034fe778dfd4
 // Day 16: FlashAttention-3-style prefill on Hopper: TMA loads, wgmma for S = Q K^T and O += P V, the softmax
 // of one warpgroup overlapped with the GEMMs of the other (ping-pong).
 //
@@ -9,16 +9,22 @@
 //   head's end belong to the next head or are zero: they are masked, never stored)
 //
 // One block of three warpgroups per 128 queries of one head: grid = (ceil(s / 128), heads).
-// Warpgroup 0, the PRODUCER: one thread loads the Q tile once, then the K and V tiles (128 keys each) into
-// a ring of STAGES stages (full / empty mbarriers, as day 15's GEMM).
-// Warpgroups 1 and 2, the CONSUMERS, 64 queries each, keep the online softmax of day 12 in registers:
-//   S_j = Q K_j^T     wgmma m64n128k16 from shared memory (K-major Q and K, 128-byte swizzle);
-//   P_j = exp2(S_j * scale * log2 e - m), rescaling O and l when the running max m grows;
-//   O  += P_j V_j     wgmma m64nDk16 with A = P_j from registers (the S accumulators, packed two per
-//                     register, are exactly the A fragment) and B = V_j MN-major (trans-b: V is [key][d]).
-// Two overlaps hide the softmax: in each warpgroup, S_{j+1} and P_j V_j are issued together and the softmax
-// of S_{j+1} runs while P_j V_j is still on the tensor cores (wgmma_wait<1>); across the two warpgroups,
-// named barriers make them take turns issuing GEMMs, so one's softmax runs while the other's GEMMs do.
+// Given: warpgroup 0, the PRODUCER, whose one thread loads the Q tile once, then the K and V tiles (128 keys
+// each) into a ring of STAGES stages (full / empty mbarriers, as day 15's GEMM); for the CONSUMERS
+// (warpgroups 1 and 2, 64 queries each): issue_s(j) (S_j = Q K_j^T, one committed wgmma group, after
+// waiting for stage j to be full), issue_pv(j, P) (O += P V_j, P from registers, one committed group), the
+// masking at the start of softmax, the turn-taking primitives and the epilogue (O / l).
+// You write, in the consumers:
+//   - softmax(j, pp), the online softmax of day 12 on the wgmma accumulator fragment (its contract is
+//     above it);
+//   - the schedule: every tile's S_j and P_j V_j issued once, O rescaled to the running max before P_j V_j
+//     is added, each stage released (one arrival per consumer warpgroup) once nothing reads it any more;
+//     with two overlaps: in a warpgroup, the softmax of S_{j+1} runs while P_j V_j is still on the tensor
+//     cores; across warpgroups, GEMM issues take turns (named barriers), so one's softmax runs while the
+//     other's GEMMs do.
+// The test: o against a float64 reference (fp16 tolerance), causal and not, s not a multiple of 128; the
+// technique: HGMMA, UTMALDG, SYNCS, MUFU.EX2, BAR.ARV and WARPGROUP.DEPBAR.LE gsb0, 0x1 (one wgmma group
+// left in flight during the softmax) in the SASS, no LDG or HMMA, no spills.
 #include <course/hopper/tma.cuh>
 #include <course/hopper/wgmma.cuh>
 #include <course/math.cuh>
@@ -108,8 +114,10 @@ __device__ void attention(const TensorMap* tq, const TensorMap* tk, const Tensor
     for (int kk = 0; kk < BN / 16; kk++) wgmma_m64k16_rs<D, half>(acc_o, pp[kk], make_descriptor_mn(v0 + kk * 2048, BN * 128));
     wgmma_commit();
   };
-  // The online softmax of S_j into pp: mask, row max (4 threads share a row), corr = 2^(m_old - m_new),
-  // P = 2^(S scale log2e - m_new) packed as fp16 pairs, l = l corr + row sum of P.
+  // softmax(j, pp): on entry acc_s holds S_j (the given code masks it: -inf where a key is past the end or,
+  // causal, past the query); on exit pp holds P_j = 2^(S_j scale_log2 - m) as fp16, the A fragments of the
+  // BN / 16 k16 steps of issue_pv, m_run[h] and l_run[h] (row h of this thread: h = 0, 1) are the running max
+  // (log2 units) and sum over tiles 0..j, and corr[h] the factor that brings O and l from the old max to m.
   auto softmax = [&](int j, uint32_t (&pp)[BN / 16][4]) {
     const int n0 = j * BN;
     if (n0 + BN > s || (CAUSAL && n0 + BN > m0 + rows + 16 * warp)) {  // a tile that crosses an edge
@@ -120,10 +128,9 @@ __device__ void attention(const TensorMap* tq, const TensorMap* tk, const Tensor
       }
     }
     // TODO: your code here.
-    //   Hint: per row h: the max of its 32 values here, then of the 4 threads of the quad (shfl_xor 1, 2);
-    //   Hint: m_new = max(m_run, max * scale_log2); base = m_new, or 0 while the row saw only -inf;
-    //   Hint: corr[h] = 2^(m_run - base); P = 2^(S * scale_log2 - base) (one FFMA and ptx_exp2), summed;
-    //   Hint: accumulator pair (i, i + 1) -> pp[(i / 4) / 2][2 * ((i / 4) % 2) + h]; l = l * corr + sum.
+    //   Hint: The online softmax of day 12, now on a wgmma accumulator fragment: each thread holds parts of two
+    //   Hint: rows, and four threads share each row. Which values must those four agree on before anyone
+    //   Hint: exponentiates, and what must a row that has seen only masked (-inf) scores still produce?
     corr[0] = corr[1] = 1.f; (void)pp; (void)scale_log2;
   };
   // Ping-pong: named barriers 8 and 9 (256 threads: this warpgroup's bar.sync and the other's bar.arrive).
@@ -132,11 +139,9 @@ __device__ void attention(const TensorMap* tq, const TensorMap* tk, const Tensor
   auto pass_turn = [&]() { asm volatile("bar.arrive %0, 256;\n" ::"r"(other) : "memory"); };
 
   // TODO: your code here.
-  //   Hint: the schedule. Warpgroup 2 first gives warpgroup 1 its turn (bar.arrive 8, 256). Each GEMM issue
-  //   Hint: is wrapped in my_turn() ... pass_turn(). Prologue: S_0, wait, softmax(0, p). Step j (while
-  //   Hint: j + 1 < tiles): issue S_{j+1} and P_j V_j in one turn; wgmma_wait<1>() (S_{j+1} done, P_j V_j may
-  //   Hint: run on); softmax(j + 1, into the other P buffer); wgmma_wait<0>(); release stage j (one thread);
-  //   Hint: O *= corr. The last P V in a turn of its own; warpgroup 1 passes one last turn to warpgroup 2.
+  //   Hint: Two things can hide the softmax: inside a warpgroup, the next S and this P V can be on the tensor
+  //   Hint: cores while the softmax of the next S runs; across warpgroups, one computes its softmax while the
+  //   Hint: other's GEMMs run. What must a turn contain, which wgmma_wait lets P V run on, and who goes first?
   (void)my_turn; (void)pass_turn; (void)p_next;  // one warpgroup at a time, no overlap: correct, slow
   for (int j = 0; j < tiles; j++) {
     issue_s(j); wgmma_wait<0>(); softmax(j, p);

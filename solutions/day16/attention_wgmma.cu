@@ -6,16 +6,22 @@
 //   head's end belong to the next head or are zero: they are masked, never stored)
 //
 // One block of three warpgroups per 128 queries of one head: grid = (ceil(s / 128), heads).
-// Warpgroup 0, the PRODUCER: one thread loads the Q tile once, then the K and V tiles (128 keys each) into
-// a ring of STAGES stages (full / empty mbarriers, as day 15's GEMM).
-// Warpgroups 1 and 2, the CONSUMERS, 64 queries each, keep the online softmax of day 12 in registers:
-//   S_j = Q K_j^T     wgmma m64n128k16 from shared memory (K-major Q and K, 128-byte swizzle);
-//   P_j = exp2(S_j * scale * log2 e - m), rescaling O and l when the running max m grows;
-//   O  += P_j V_j     wgmma m64nDk16 with A = P_j from registers (the S accumulators, packed two per
-//                     register, are exactly the A fragment) and B = V_j MN-major (trans-b: V is [key][d]).
-// Two overlaps hide the softmax: in each warpgroup, S_{j+1} and P_j V_j are issued together and the softmax
-// of S_{j+1} runs while P_j V_j is still on the tensor cores (wgmma_wait<1>); across the two warpgroups,
-// named barriers make them take turns issuing GEMMs, so one's softmax runs while the other's GEMMs do.
+// Given: warpgroup 0, the PRODUCER, whose one thread loads the Q tile once, then the K and V tiles (128 keys
+// each) into a ring of STAGES stages (full / empty mbarriers, as day 15's GEMM); for the CONSUMERS
+// (warpgroups 1 and 2, 64 queries each): issue_s(j) (S_j = Q K_j^T, one committed wgmma group, after
+// waiting for stage j to be full), issue_pv(j, P) (O += P V_j, P from registers, one committed group), the
+// masking at the start of softmax, the turn-taking primitives and the epilogue (O / l).
+// You write, in the consumers:
+//   - softmax(j, pp), the online softmax of day 12 on the wgmma accumulator fragment (its contract is
+//     above it);
+//   - the schedule: every tile's S_j and P_j V_j issued once, O rescaled to the running max before P_j V_j
+//     is added, each stage released (one arrival per consumer warpgroup) once nothing reads it any more;
+//     with two overlaps: in a warpgroup, the softmax of S_{j+1} runs while P_j V_j is still on the tensor
+//     cores; across warpgroups, GEMM issues take turns (named barriers), so one's softmax runs while the
+//     other's GEMMs do.
+// The test: o against a float64 reference (fp16 tolerance), causal and not, s not a multiple of 128; the
+// technique: HGMMA, UTMALDG, SYNCS, MUFU.EX2, BAR.ARV and WARPGROUP.DEPBAR.LE gsb0, 0x1 (one wgmma group
+// left in flight during the softmax) in the SASS, no LDG or HMMA, no spills.
 #include <course/hopper/tma.cuh>
 #include <course/hopper/wgmma.cuh>
 #include <course/math.cuh>
@@ -105,8 +111,10 @@ __device__ void attention(const TensorMap* tq, const TensorMap* tk, const Tensor
     for (int kk = 0; kk < BN / 16; kk++) wgmma_m64k16_rs<D, half>(acc_o, pp[kk], make_descriptor_mn(v0 + kk * 2048, BN * 128));
     wgmma_commit();
   };
-  // The online softmax of S_j into pp: mask, row max (4 threads share a row), corr = 2^(m_old - m_new),
-  // P = 2^(S scale log2e - m_new) packed as fp16 pairs, l = l corr + row sum of P.
+  // softmax(j, pp): on entry acc_s holds S_j (the given code masks it: -inf where a key is past the end or,
+  // causal, past the query); on exit pp holds P_j = 2^(S_j scale_log2 - m) as fp16, the A fragments of the
+  // BN / 16 k16 steps of issue_pv, m_run[h] and l_run[h] (row h of this thread: h = 0, 1) are the running max
+  // (log2 units) and sum over tiles 0..j, and corr[h] the factor that brings O and l from the old max to m.
   auto softmax = [&](int j, uint32_t (&pp)[BN / 16][4]) {
     const int n0 = j * BN;
     if (n0 + BN > s || (CAUSAL && n0 + BN > m0 + rows + 16 * warp)) {  // a tile that crosses an edge
@@ -117,11 +125,17 @@ __device__ void attention(const TensorMap* tq, const TensorMap* tk, const Tensor
       }
     }
     // BEGIN EXERCISE
-    // HINT: per row h: the max of its 32 values here, then of the 4 threads of the quad (shfl_xor 1, 2);
-    // HINT: m_new = max(m_run, max * scale_log2); base = m_new, or 0 while the row saw only -inf;
-    // HINT: corr[h] = 2^(m_run - base); P = 2^(S * scale_log2 - base) (one FFMA and ptx_exp2), summed;
-    // HINT: accumulator pair (i, i + 1) -> pp[(i / 4) / 2][2 * ((i / 4) % 2) + h]; l = l * corr + sum.
-    // HINT2: pp[...] = course::mma::pack2<half>(e0, e1);  fmaf(acc_s[i], scale_log2, -base[h])
+    // HINT: The online softmax of day 12, now on a wgmma accumulator fragment: each thread holds parts of two
+    // HINT: rows, and four threads share each row. Which values must those four agree on before anyone
+    // HINT: exponentiates, and what must a row that has seen only masked (-inf) scores still produce?
+    // HINT2: Per row h of the thread: its own row max, then the quad's; the new running max, in the log2-scaled
+    // HINT2: units of scale_log2; the correction factor for the old O and l; then every pair of S values
+    // HINT2: exponentiated (one FFMA into ptx_exp2: MUFU.EX2), summed, and packed as one fp16x2 register of P's
+    // HINT2: A fragment; last, l advanced.
+    // HINT3: P reuses the S accumulator layout as wgmma's register A fragment: the pair (i, i + 1) is on row
+    // HINT3: h = (i % 4) / 2 of 8-column group i / 4; a k16 step spans two such groups, so the pair
+    // HINT3: becomes register 2 * ((i / 4) % 2) + h of k16 step (i / 4) / 2. A row with no finite score keeps
+    // HINT3: m = -inf: subtract 0 instead of m then, or -inf - (-inf) makes NaN.
     // STUB: corr[0] = corr[1] = 1.f; (void)pp; (void)scale_log2;
     float mx[2] = {-inf, -inf}, sum[2] = {0.f, 0.f}, base[2];
 #pragma unroll
@@ -153,14 +167,20 @@ __device__ void attention(const TensorMap* tq, const TensorMap* tk, const Tensor
   auto pass_turn = [&]() { asm volatile("bar.arrive %0, 256;\n" ::"r"(other) : "memory"); };
 
   // BEGIN EXERCISE
-  // HINT: the schedule. Warpgroup 2 first gives warpgroup 1 its turn (bar.arrive 8, 256). Each GEMM issue
-  // HINT: is wrapped in my_turn() ... pass_turn(). Prologue: S_0, wait, softmax(0, p). Step j (while
-  // HINT: j + 1 < tiles): issue S_{j+1} and P_j V_j in one turn; wgmma_wait<1>() (S_{j+1} done, P_j V_j may
-  // HINT: run on); softmax(j + 1, into the other P buffer); wgmma_wait<0>(); release stage j (one thread);
-  // HINT: O *= corr. The last P V in a turn of its own; warpgroup 1 passes one last turn to warpgroup 2.
-  // HINT2: unroll by two so that P buffers alternate (p, p_next) without copies: step(j, p, p_next);
-  // HINT2: step(j + 1, p_next, p); the loop ends with one or two tiles left.
-  // HINT3: for (i < D / 2) acc_o[i] *= corr[(i % 4) / 2];   (accumulator i of O is on row h = (i % 4) / 2)
+  // HINT: Two things can hide the softmax: inside a warpgroup, the next S and this P V can be on the tensor
+  // HINT: cores while the softmax of the next S runs; across warpgroups, one computes its softmax while the
+  // HINT: other's GEMMs run. What must a turn contain, which wgmma_wait lets P V run on, and who goes first?
+  // HINT2: Three parts. A prologue: S_0 and its softmax. A steady state per tile: one turn issuing the next S
+  // HINT2: and this P V; wait until only P V is pending; the next tile's softmax into the other P buffer; wait
+  // HINT2: for everything; release the stage; rescale O. An epilogue: the last P V in a turn of its own, the
+  // HINT2: final release. Every issue sits between my_turn() and pass_turn(); the turns must balance (one
+  // HINT2: warpgroup passes a first turn before, the other a last one after). Two P buffers alternate: unroll
+  // HINT2: by two rather than copy them.
+  // HINT3: Why O is rescaled after the full wait: the corr of S_{j+1}'s softmax applies to O including P_j V_j,
+  // HINT3: which is in acc_o only once that group is done; touching acc_o while its wgmma is in flight is a race
+  // HINT3: (the emulator names the accumulator). Accumulator i of O is on row (i % 4) / 2. The turn balance:
+  // HINT3: warpgroup 2 arrives once on barrier 8 before its first turn and warpgroup 1 passes once more after
+  // HINT3: its last, or one side's final bar.sync waits forever.
   // STUB: (void)my_turn; (void)pass_turn; (void)p_next;  // one warpgroup at a time, no overlap: correct, slow
   // STUB: for (int j = 0; j < tiles; j++) {
   // STUB:   issue_s(j); wgmma_wait<0>(); softmax(j, p);
