@@ -27,7 +27,9 @@ setup() {
   [ ${#missing[@]} -eq 0 ] && return
   echo "setting up .venv (${missing[*]}; a minute or two the first time)..."
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -c constraints.txt -e ".[$(IFS=,; echo "${missing[*]}")]"
+  # (setuptools' "Editable installation" warning box says nothing a student can act on)
+  PYTHONWARNINGS="ignore:Editable installation" \
+    .venv/bin/python -m pip install -q -c constraints.txt -e ".[$(IFS=,; echo "${missing[*]}")]"
   find .venv -maxdepth 1 -name '.installed-*' ! -name ".installed-$sum-*" -delete
   for extra in "${missing[@]}"; do touch ".venv/.installed-$sum-$extra"; done
 }
@@ -71,6 +73,10 @@ case "${1:-}" in
     # the lab's terminals have the course's environment (pytest days/dayNN works there)
     export COURSE_LANG=$lang JUPYTER_PATH="$PWD/lab${JUPYTER_PATH:+:$JUPYTER_PATH}" \
       VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH"
+    # a student's lab: without nbgrader's instructor menus and server extensions (lab/student/);
+    # COURSE_INSTRUCTOR=1 keeps them (formgrader, Create Assignment)
+    [ "${COURSE_INSTRUCTOR:-0}" = 1 ] ||
+      export JUPYTER_CONFIG_PATH="$PWD/lab/student${JUPYTER_CONFIG_PATH:+:$JUPYTER_CONFIG_PATH}"
     # a workspace (open tabs, layout) per language: the Chinese lab never reopens the English tabs
     exec .venv/bin/jupyter lab --ServerApp.root_dir="$PWD" --FileContentsManager.preferred_dir="$landing" \
       --LabApp.workspaces_dir="$PWD/.course/lab/workspaces-$lang" ${root[@]+"${root[@]}"} "$@" ;;

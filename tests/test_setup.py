@@ -5,8 +5,10 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tomllib
 from importlib import metadata
+from pathlib import Path
 
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
@@ -143,6 +145,10 @@ def test_readme_gives_the_two_commands_and_ci_runs_the_test_one():
     readme = (paths.ROOT / "README.md").read_text()
     assert "./course.sh lab" in readme and "./course.sh test" in readme
     assert "./course.sh test" in (paths.ROOT / ".ci/run").read_text()
+    # the second command a student reads is the day's check; the full test says what it is and costs
+    zh = (paths.ROOT / "README.zh.md").read_text()
+    assert "./course.sh check day01" in readme and "./course.sh check day01" in zh
+    assert "maintainers' check" in readme and "30 minutes" in readme and "维护者" in zh
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -156,7 +162,7 @@ def test_each_language_has_its_own_lab_workspace(tmp_path, lang):
     for extra in ("cuda13", "zh", "ffi"):
         (venv / f".installed-{digest.hexdigest()[:12]}-{extra}").touch()
     (venv / "bin" / "python").write_text("#!/bin/sh\nexit 0\n")
-    (venv / "bin" / "jupyter").write_text('#!/bin/sh\nprintf "%s\\n" "$@"\n')
+    (venv / "bin" / "jupyter").write_text('#!/bin/sh\nprintf "%s\\n" "$@" "config=$JUPYTER_CONFIG_PATH"\n')
     for exe in ("python", "jupyter"):
         (venv / "bin" / exe).chmod(0o755)
     done = subprocess.run(["bash", "course.sh", "lab", "--lang", lang], cwd=tmp_path, capture_output=True,
@@ -165,3 +171,18 @@ def test_each_language_has_its_own_lab_workspace(tmp_path, lang):
     args = done.stdout.splitlines()
     assert f"--LabApp.workspaces_dir={tmp_path}/.course/lab/workspaces-{lang}" in args, args
     assert f"--FileContentsManager.preferred_dir={'notebooks/zh' if lang == 'zh' else 'notebooks'}" in args
+    assert f"config={tmp_path}/lab/student" in args  # nbgrader's instructor menus off for students
+
+
+def test_the_student_lab_turns_nbgrader_off():
+    """lab/student/ (JUPYTER_CONFIG_PATH of ./course.sh lab) disables every nbgrader extension installed."""
+    import json
+
+    config = paths.ROOT / "lab" / "student"
+    off = json.loads((config / "jupyter_server_config.json").read_text())["ServerApp"]["jpserver_extensions"]
+    assert off and not any(off.values())
+    installed = [p for p in (Path(sys.prefix) / "etc/jupyter/jupyter_server_config.d").glob("nbgrader*.json")]
+    for p in installed:
+        assert set(json.loads(p.read_text())["ServerApp"]["jpserver_extensions"]) <= set(off), p
+    page = json.loads((config / "labconfig" / "page_config.json").read_text())
+    assert page["disabledExtensions"] == {"@jupyter/nbgrader": True}
