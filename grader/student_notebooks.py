@@ -45,8 +45,7 @@ def _digest(nb) -> str:
 
 def render_notebook(source: Path):
     """The student version of an instructor notebook, as a NotebookNode."""
-    import nbformat
-    import nbformat  # with nbgrader, the lab's and the instructor's extras; the command line works without
+    import nbformat  # imported where used: the course's CLI works without Jupyter (a bare GPU machine)
     from nbgrader.preprocessors import ClearHiddenTests, ClearOutput, ClearSolutions
 
     nb = nbformat.read(source, as_version=4)
@@ -69,7 +68,7 @@ def status(notebook: Path) -> str:
     """'missing', 'untouched' (as generated) or 'edited' (written in, run, or not generated at all)."""
     if not notebook.is_file():
         return "missing"
-    import nbformat  # the course's CLI works without Jupyter installed (a bare GPU machine)
+    import nbformat
 
     try:
         nb = nbformat.read(notebook, as_version=4)
