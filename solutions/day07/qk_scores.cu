@@ -5,13 +5,13 @@
 //
 // The first half of a decode attention step (day 11): one query against a long K, each row of K read
 // once. Tiles are ROWS = 32 rows of K (8 KiB); block b handles tiles b, b + gridDim.x, ... through a
-// ring of STAGES = 4 tiles in shared memory, exactly the ring of pipeline.cu. What is new is the copy
-// of a 2D tile: a row is 64 floats = 16 chunks of 16 bytes, the tile 512 chunks, two per thread; the
-// rows past n are zero-filled (cpa::load_128b with a false predicate reads nothing and writes zeros).
-//
-// The compute: warp w takes rows w * 4 .. w * 4 + 3 of the tile. Lane l holds q[2l], q[2l + 1] in
-// registers (loaded once), multiplies them with K[row, 2l], K[row, 2l + 1] from shared memory, and
-// the warp adds its 32 partial sums with shuffles; lane 0 writes the score.
+// ring of STAGES = 4 tiles in shared memory, the ring of pipeline.cu. What is new is the copy of a 2D
+// tile: a row is 64 floats = 16 chunks of 16 bytes, the tile 512 chunks; rows past n are zero-filled
+// (cpa::load_128b with a false predicate reads nothing and writes zeros). score_tile's warp w scores
+// rows w * ROWS_PER_WARP .. of the tile, lane l holding q[2l] and q[2l + 1] in registers (loaded once).
+// The test: n from 1 to 10^6 + 1 with 1 to 264 blocks, within a bound on float32 rounding of a
+// 64-term dot product. The SASS must show cp.async (LDGSTS, LDGDEPBAR, DEPBAR) and a butterfly
+// (SHFL.BFLY), and no 16-byte plain global load.
 #include <course/cp_async.cuh>
 
 namespace {
@@ -30,13 +30,14 @@ namespace cpa = course::cp_async;
 COURSE_INLINE void issue_tile(float* stage, const float* __restrict__ k, int64_t t, int64_t num_tiles,
                               int64_t n) {
   // BEGIN EXERCISE
-  // HINT: the tile is ROWS * CHUNKS = 512 chunks of 16 bytes, two per thread; chunk c is row
-  // HINT: c / CHUNKS, floats 4 * (c % CHUNKS) .. + 3 of that row. A row past n is zero-filled.
-  // HINT2: if (t < num_tiles) for i = 0, 1: c = threadIdx.x + i * BLOCK; row = c / CHUNKS;
-  // HINT2: col = 4 * (c % CHUNKS); j = t * ROWS + row (the row of K);
-  // HINT2: cpa::load_128b(stage + row * D + col, k + j * D + col, j < n).
-  // HINT3: consecutive threads take consecutive chunks of a row: 16 threads read one 256-byte row,
-  // HINT3: so every warp's copies are two whole rows, coalesced.
+  // HINT: 512 chunks, 256 threads: which chunks should a thread copy so that every warp's copies read
+  // HINT: whole rows of K (coalesced)? What happens to a chunk of a row past n?
+  // HINT2: If the tile exists: two chunks per thread, chunk c of the tile being a row and a 16-byte column
+  // HINT2: of it; the row of K it comes from; one predicated 16-byte copy, the predicate saying whether
+  // HINT2: that row exists.
+  // HINT3: Let consecutive threads take consecutive chunks: 16 threads then read one 256-byte row and a
+  // HINT3: warp's copies are two whole rows. The chunk's row is c / CHUNKS and its first float
+  // HINT3: 4 * (c % CHUNKS); the K offset is 64-bit (n * 64 floats can pass 2^31 bytes).
   if (t < num_tiles) {
 #pragma unroll
     for (int i = 0; i < ROWS * CHUNKS / BLOCK; ++i) {
@@ -54,15 +55,14 @@ COURSE_INLINE void issue_tile(float* stage, const float* __restrict__ k, int64_t
 COURSE_INLINE void score_tile(const float* stage, float q0, float q1, float* __restrict__ scores,
                               int64_t first_row, int64_t n) {
   // BEGIN EXERCISE
-  // HINT: per row of this warp: each lane multiplies its two elements, then the warp adds the 32
-  // HINT: partial sums with __shfl_xor_sync (a butterfly: every lane ends with the sum).
-  // HINT2: lane = threadIdx.x % 32, warp = threadIdx.x / 32; for i = 0 .. ROWS_PER_WARP - 1:
-  // HINT2:   r = warp * ROWS_PER_WARP + i; kr = the float2 at stage + r * D + 2 * lane (one LDS.64);
-  // HINT2:   s = q0 * kr.x + q1 * kr.y;
-  // HINT2:   for (o = 16; o > 0; o /= 2) s += __shfl_xor_sync(0xffffffffu, s, o);
-  // HINT2:   if (lane == 0 && first_row + r < n) scores[first_row + r] = s;
-  // HINT3: every lane of the warp must reach the shuffles, also for rows past n (their zero-filled
-  // HINT3: rows give 0): only the final store is guarded.
+  // HINT: Each row of this warp is one 64-element dot product spread over 32 lanes: what does one lane
+  // HINT: contribute, and how does the warp combine the 32 contributions?
+  // HINT2: A loop over this warp's rows of the tile: each lane reads its two elements of the row from
+  // HINT2: shared memory as one 8-byte value, multiplies with its q0, q1; the warp butterfly-sums; one
+  // HINT2: lane stores the score if the row exists.
+  // HINT3: Every lane must reach the shuffles, also for rows past n (their zero-filled rows give 0): only
+  // HINT3: the final store is guarded. Reading a float2 at lane's offset gives one LDS.64 per row, with
+  // HINT3: no bank conflict (32 lanes x 8 bytes = 256 contiguous bytes).
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
 #pragma unroll
   for (int i = 0; i < ROWS_PER_WARP; ++i) {
@@ -82,15 +82,13 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
 qk_scores(const float* __restrict__ q, const float* __restrict__ k, float* __restrict__ scores, int64_t n) {
   __shared__ __align__(16) float smem[STAGES][ROWS * D];
   // BEGIN EXERCISE
-  // HINT: pipeline.cu's ring with STAGES = 4, tile t of K going through issue_tile and score_tile;
-  // HINT: each lane loads its two elements of q into registers once, before the loop.
-  // HINT2: num_tiles = ceil(n / ROWS); q0 = q[2 * lane], q1 = q[2 * lane + 1] (lane = threadIdx.x % 32).
-  // HINT2: prologue: for s = 0 .. STAGES - 2: issue_tile(smem[s], k, first_tile + s * step, ...);
-  // HINT2: cpa::commit_group(). Then for i = 0 while t = first_tile + i * step < num_tiles:
-  // HINT2:   issue tile t + (STAGES - 1) * step into smem[(i + STAGES - 1) % STAGES]; commit;
-  // HINT2:   cpa::wait_group<STAGES - 1>(); __syncthreads();
-  // HINT2:   score_tile(smem[i % STAGES], q0, q1, scores, t * ROWS, n); __syncthreads();
-  // HINT3: name the step counter i, not k: k is the pointer to K here.
+  // HINT: pipeline.cu's ring, now with issue_tile and score_tile doing the copy and the compute. What
+  // HINT: does each lane need from q, and when should it load it?
+  // HINT2: This lane's two elements of q, once, before the ring. Then pipeline.cu's prologue and steps
+  // HINT2: with STAGES = 4: issue the tile STAGES - 1 ahead and commit, wait, barrier, score_tile on the
+  // HINT2: current stage (its first row being the tile's first row of K), barrier.
+  // HINT3: Name the step counter something else than k: k is the pointer to K here. The tile's first
+  // HINT3: row of K is the tile index times ROWS, in 64 bits.
   const int64_t num_tiles = (n + ROWS - 1) / ROWS;
   const int64_t first_tile = blockIdx.x, step = gridDim.x;
   const float q0 = q[2 * (threadIdx.x % 32)], q1 = q[2 * (threadIdx.x % 32) + 1];
