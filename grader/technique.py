@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import float_index, paths, sass
+from grader import compiler, float_index, paths, sass
 
 ARCH = "sm_90"
 
@@ -98,21 +98,30 @@ def _graded(code: dict, ref: dict | None, t: Technique, pattern: str, whole_line
 def problems(path: str | Path, techniques, reference: str | Path | None = None) -> list[str]:
     """What the file's SASS lacks (or has but must not), one sentence each; [] when all is there.
     With a `reference` (the solution), each required instruction is looked for in each kernel that
-    shows it in the reference, by name, and a function the reference does not define is ignored."""
+    shows it in the reference, by name, and a function the reference does not define is ignored. The
+    reference is compiled only for a file that passes with its functions pooled (one that fails
+    pooled fails kernel by kernel too) and is not the reference itself."""
     if not techniques:
         return []
+    found = _problems(Path(path), techniques, None)
+    if found or not reference or not Path(reference).is_file() or \
+            Path(path).read_bytes() == Path(reference).read_bytes():
+        return found
+    return _problems(Path(path), techniques, sass.load(reference, ARCH)[1])
+
+
+def _problems(path: Path, techniques, ref: dict | None) -> list[str]:
     _, code, usage = sass.load(path, ARCH)
-    ref = sass.load(reference, ARCH)[1] if reference and Path(reference).is_file() else None
     launched = set(code) if ref is None else {f for f in code if any(
         sass.plain_name(f) == sass.plain_name(r) for r in ref)}
     found = []
     for t in techniques:
-        found += _source_problems(Path(path), t)
+        found += _source_problems(path, t)
         names = [f for f in code if f in launched and (not t.kernels or sass.plain_name(f) in t.kernels
                                                        or f in t.kernels)]
         missing_kernels = [k for k in t.kernels if not any(k in (f, sass.plain_name(f)) for f in code)]
         if missing_kernels:
-            found.append(f"no kernel {', '.join(missing_kernels)} in {Path(path).name}")
+            found.append(f"no kernel {', '.join(missing_kernels)} in {path.name}")
             continue
         for pattern in t.require:
             for group in _graded(code, ref, t, pattern):
@@ -141,22 +150,26 @@ def problems(path: str | Path, techniques, reference: str | Path | None = None) 
     return found
 
 
+def _ptx(path: Path, techniques) -> str:
+    """The file's PTX: from the SASS already read for the technique, or compiled for it alone."""
+    if techniques:
+        return sass.load(path, ARCH)[0].ptx
+    source = compiler.read_source(path)
+    return compiler.nvrtc_compile(source, str(path), compiler.options(None, ("-arch=compute_90",)))[0]
+
+
 def check(ex, path: str | Path) -> None:
     """AssertionError naming what is missing when `path` does not use the exercise's technique, or
-    when a kernel the exercise launches computes its index through a float (`grader.float_index`)."""
+    when one of its kernels computes its index through a float (`grader.float_index`)."""
     techniques = getattr(ex, "technique", ())
-    solution = paths.SOLUTIONS / ex.day / ex.source
     try:
-        found = problems(path, techniques, solution)
-        compiled = sass.load(path, ARCH)[0]
-        reference = sass.load(solution, ARCH)[0].kernels if solution.is_file() else None
+        found = problems(path, techniques, paths.SOLUTIONS / ex.day / ex.source)
+        ptx = _ptx(Path(path), techniques)
     except FileNotFoundError as e:  # nvdisasm / cuobjdump missing: the course install has them
         raise AssertionError(f"{ex.key}: cannot read the SASS to check the technique: {e}") from None
     if found:
         raise AssertionError(f"{ex.key}: the technique of the day is missing from {Path(path).name}: "
                              + "; ".join(found))
-    launched = None if reference is None else [
-        k for k in compiled.kernels if any(sass.plain_name(k) == sass.plain_name(r) for r in reference)]
-    wrong = float_index.problems(compiled.ptx, launched)
+    wrong = float_index.problems(ptx)
     if wrong:
         raise AssertionError(f"{ex.key}: {Path(path).name}: " + "; ".join(wrong))
