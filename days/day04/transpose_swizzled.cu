@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day04/transpose_swizzled.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 8302247659294f3e
+// stub-sha256: 270addd2359f5873
 // Day 4, exercise 2: a transpose near copy speed: 64 x 64 tiles, 16-byte accesses, a swizzled tile.
 //
 //   in: [rows, cols] float32, row-major     out: [cols, rows]     out[c][r] = in[r][c]
@@ -8,15 +8,16 @@
 // Exercise 1 moves 4 bytes per access. Here every global access and every shared-memory access moves
 // 16 bytes (a float4 "chunk"), and each block of 256 threads transposes a 64 x 64 tile, staged in
 // shared memory laid out as OUT's tile: 64 rows of 16 chunks (`tile`, 16 KiB, no padding). Each
-// thread owns a 4 x 4 block of the tile: it reads it from `in` as four row chunks, transposes it in
-// registers (column k of the 4 x 4 block is 4 consecutive elements of a row of out's tile), and puts
-// those four chunks in the shared tile; after a barrier the block writes out's tile to `out` in row
-// chunks. Every global read and write of a warp must be coalesced (256 contiguous bytes per row).
+// thread owns a 4 x 4 block of the tile: (1) it reads it from `in` as four row chunks, (2) transposes
+// it in registers (column k of the 4 x 4 block is 4 consecutive elements of a row of out's tile),
+// (3) stores those four chunks in the shared tile; (4) after a barrier the block writes out's tile to
+// `out` in row chunks. Every global read and write of a warp must be coalesced (256 contiguous bytes
+// per row).
 //
-// Where banks bite: a 16-byte shared access is served a quarter-warp (8 threads) at a time, and 8
-// chunks are conflict-free when they sit at 8 different positions mod 8 chunks (128 bytes: all 32
-// banks). Eight threads that write the same chunk index of rows 4 apart all start in one bank: an
-// 8-way conflict, unless the chunk's position in its row depends on the row. tile_chunk is that
+// Step 3 is where banks bite: a 16-byte shared access is served a quarter-warp (8 threads) at a
+// time, and 8 chunks are conflict-free when they sit at 8 different positions mod 8 chunks (128 bytes:
+// all 32 banks). Eight threads that write the same chunk index of rows 4 apart all start in one bank:
+// an 8-way conflict, unless the chunk's position in its row depends on the row. tile_chunk is that
 // placement: an XOR of the chunk index with bits of the row (course/permuted_smem.cuh holds the
 // permutation later days use; write yours). It must keep the reads of 8 consecutive chunks of one row
 // conflict-free too, and every chunk 16-byte aligned.
