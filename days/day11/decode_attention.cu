@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day11/decode_attention.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: cb5e50bff95fd805
+// stub-sha256: 78a7ccd77dc88dc6
 // Day 11, exercise 4: decode attention over a contiguous KV cache (GQA).
 //
 //   q: [batch, num_qo_heads, D]   k, v: [batch, kv_len, num_kv_heads, D] (NHD) or
@@ -44,10 +44,8 @@ template <int G, int LANES, typename T>
 __device__ void update(state_t<VEC> (&st)[G], const float (&q)[G][VEC], const course::vec_t<T, VEC>& k,
                        const course::vec_t<T, VEC>& v, bool valid) {
   // TODO: your code here.
-  //   Hint: Exercise 3's loop body, for G heads at once: the token's K and V are read once and serve
-  //   Hint: all G query heads (that is GQA's saving). For each head g: the score x (partial dot product
-  //   Hint: of q[g] with this thread's 8 dims of k, summed over the LANES lanes of the row), then the
-  //   Hint: online step on st[g].m, st[g].d, st[g].o: rescale by 2^(m - m_new), add p = 2^(x - m_new).
+  //   Hint: This is exercise 3's per-token step for G query heads at once. What can the G heads share (that is
+  //   Hint: GQA's saving), and which instructions must every lane execute whether or not its token exists?
 }
 
 // Merge the states of the block's token groups into one per head, normalise it, times v_scale (the
@@ -61,13 +59,9 @@ __device__ void merge_and_store(state_t<VEC> (&st)[G], float* smem, T* __restric
   float* smem_o = smem;                           // [WARPS][G][HEAD_DIM]
   float* smem_md = smem + WARPS * G * HEAD_DIM;   // [WARPS][G][2]: m, d
   // TODO: your code here.
-  //   Hint: Three levels, like FlashInfer's sync_state: (1) the 32 / LANES token groups of a warp (2 at
-  //   Hint: d128) own the same dims: merge them across lane ^ LANES, ^ 2 LANES ... with shuffles (exercise
-  //   Hint: 3); (2) lane group 0 of each warp writes its state (o, m, d) per head to shared memory; (3)
-  //   Hint: after a barrier, thread c < G * LANES merges the WARPS states of one (head g = c / LANES,
-  //   Hint: 8-dim chunk (c % LANES) * 8), normalises (o / d), multiplies by v_scale (an fp8 cache holds
-  //   Hint: v / v_scale) and stores 8 elements of T. state_t's merge/normalize (state.cuh) may do the
-  //   Hint: arithmetic.
+  //   Hint: Three levels of merging, from the cheapest: token groups of the same warp own the same dims; warps
+  //   Hint: do not share registers; the last merge needs one thread per (head, 8-dim chunk). Which mechanism
+  //   Hint: carries states at each level? The output is normalised and multiplied by v_scale.
 }
 
 template <int G, typename DTypeQ, typename DTypeKV, int HEAD_DIM, KVLayout LAYOUT>
@@ -90,19 +84,14 @@ __device__ void decode_attention(const DTypeQ* __restrict__ q, const DTypeKV* __
 
   // Token t's K row (and V row) of this KV head, this thread's dims: k + kv_base + t * row_stride.
   // TODO: your code here.
-  //   Hint: NHD [batch, kv_len, num_kv_heads, HEAD_DIM]: token t of request b, head h is row
-  //   Hint: (b * kv_len + t) * num_kv_heads + h; HND [batch, num_kv_heads, kv_len, HEAD_DIM]: row
-  //   Hint: (b * num_kv_heads + h) * kv_len + t. Rows are HEAD_DIM elements; if constexpr on LAYOUT.
+  //   Hint: Where does token t of this request's KV head start in each layout? Which of the two offsets changes
+  //   Hint: with t, and which type keeps a cache of more than 2^31 elements addressable?
   int64_t row_stride = 0, kv_base = 0;
   DTypeKV* ring = reinterpret_cast<DTypeKV*>(smem);  // [STAGES][2 (K, V)][BLOCK][VEC] elements
   // TODO: your code here.
-  //   Hint: Step s gives token s * GROUPS + ty to this thread's token group (GROUPS tokens a step).
-  //   Hint: Its K and V vectors (VEC elements each, at k + kv_base + t * row_stride) travel with cp.async
-  //   Hint: (course::cp_async::load<BYTES>, day 7; BYTES = sizeof(DTypeKV) * VEC: 16, 8 for fp8) into
-  //   Hint: THIS thread's own slots of a STAGES-deep ring in shared memory, issued STAGES - 1 steps
-  //   Hint: ahead of the step being computed: the loads stay in flight while the thread computes,
-  //   Hint: without holding registers. Each thread reads back only its own copies, so
-  //   Hint: cp_async::wait_group alone orders them: no __syncthreads.
+  //   Hint: The loads of a token's K and V take a DRAM latency; the thread needs them one step later. How can
+  //   Hint: a thread keep several steps of copies in flight without holding them in registers, and why does
+  //   Hint: it need no __syncthreads to read them back? The technique: LDGSTS (cp.async), SHFL.BFLY, MUFU.EX2.
 
   // Merge the token groups' states, normalise, and store each head's HEAD_DIM outputs (8 a thread).
   merge_and_store<G, HEAD_DIM>(st, reinterpret_cast<float*>(smem), o + qo_offset, v_scale);

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day11/decode_paged.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 6895bc79eff2045d
+// stub-sha256: cf2ef13044cb3288
 // Day 11, exercise 5: decode attention over a paged KV cache, with split-KV for long sequences.
 //
 //   q: [batch, num_qo_heads, D]                        o: like q    lse2: [batch, num_qo_heads] (float)
@@ -68,32 +68,15 @@ __device__ void decode_paged(const DTypeQ* __restrict__ q, const DTypeKV* __rest
   for (auto& s : st) s.init();  // empty states: m = -inf, d = 0, o = 0
 
   // TODO: your code here.
-  //   Hint: 1. This request's length: its pages are kv_indices[first .. first + num_pages) with
-  //   Hint:    first = kv_indptr[b], num_pages = kv_indptr[b + 1] - first; every page is full but the
-  //   Hint:    last, which holds kv_last_page_len[b] tokens. (num_pages = 0 would mean no tokens.)
-  //   Hint: 2. This block's chunk: tokens [begin, end) = [chunk * chunk_tokens, + chunk_tokens), both
-  //   Hint:    clipped to kv_len (a chunk past the end is empty: begin = end).
-  //   Hint: 3. Walk the chunk in segments of whole pages, at most TABLE_PAGES of them: the segment
-  //   Hint:    [seg, seg_end) starting in page p0 = seg / page_size. Copy the page numbers of its pages
-  //   Hint:    (request page p0 + i -> table[i]) into shared memory, one per thread, between two
-  //   Hint:    __syncthreads (the last segment's lookups must be done before the table is overwritten).
-  //   Hint: 4. row(t): the element offset of token t's row of this KV head in k_pages (and v_pages):
-  //   Hint:    page = table[t / page_size - p0], in_page = t % page_size, the pool being
-  //   Hint:    [num_pages, page_size, num_kv_heads, HEAD_DIM] (NHD) or [num_pages, num_kv_heads,
-  //   Hint:    page_size, HEAD_DIM] (HND: if constexpr on LAYOUT). In int64_t: pools pass 2^31 elements.
-  //   Hint:    Divide with a course::uint_fastdiv made once from page_size (divmod gives both).
-  //   Hint: 5. attend<G, VEC, LANES, BLOCK, STAGES>(st, qr, k_pages, v_pages, row, seg, seg_end,
-  //   Hint:    reinterpret_cast<DTypeKV*>(smem), update_state<G, VEC, LANES>): it adds the segment's
-  //   Hint:    tokens to the states st, which carry over from segment to segment.
+  //   Hint: Which tokens does this block own, and where is each one in the pool? Looking up its page number
+  //   Hint: and dividing by page_size once per token cost 13 points of bandwidth (header): what can the
+  //   Hint: block do once for many tokens instead?
 
   block_merge<G, VEC, LANES, WARPS>(st, reinterpret_cast<float*>(smem), [&](int g, int dim0, const state_t<VEC>& s) {
     // s.o: the normalised output dims [dim0, dim0 + 8) of query head head0 + g; s.lse2(): its lse2.
     // TODO: your code here.
-    //   Hint: The output is s.o times v_scale (an fp8 cache holds v / v_scale; 1 otherwise), in both cases:
-    //   Hint: One chunk (num_chunks == 1): store it as 8 DTypeQ to o (course::store_from_float) at row
-    //   Hint: head_row + g, dims dim0..; the thread with dim0 == 0 writes lse2[head_row + g] = s.lse2().
-    //   Hint: Several: the partial result goes to row (head_row + g) * num_chunks + chunk of tmp_o (8
-    //   Hint: floats: two course::vec_t<float, 4> stores) and of tmp_lse2.
+    //   Hint: One chunk: this block's result is final. Several: it is one part for merge_chunks to combine, in
+    //   Hint: float. What must each case write, and where?
   });
 }
 
@@ -109,9 +92,7 @@ __device__ void merge_parts(const float* __restrict__ tmp_o, const float* __rest
   const int64_t r = static_cast<int64_t>(blockIdx.x) * 4 + threadIdx.x / 32;
   if (r >= rows) return;
   // TODO: your code here.
-  //   Hint: Exercise 2 again: chunk c of row r is the normalised state (o = tmp_o[r, c], m =
-  //   Hint: tmp_lse2[r, c], d = 1); an empty chunk has lse2 = -inf and weighs nothing. state_t<N>
-  //   Hint: (state.cuh) has init(), merge(o, m, d), normalize() and lse2(): the course's copy of yours.
+  //   Hint: Exercise 2 again: what state is a normalised chunk result, and what does an empty chunk weigh?
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day11/decode_warp.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 0f922deadb4d5055
+// stub-sha256: dba6dfb19a1b4ff8
 // Day 11, exercise 3: one warp decodes one head (fp16, head_dim 128, no GQA yet, no pipeline).
 //
 //   q: [batch, num_heads, 128]   k, v: [batch, kv_len, num_heads, 128] (NHD)   o: like q
@@ -12,8 +12,10 @@
 //     and o, and loads them with one 16-byte access (course::vec_t<half, 8>);
 //   - the warp's 2 lane groups (ty = lane / 16) take different tokens: step s gives token 2 s + ty to
 //     group ty, and each group keeps its own state (m, d, o[8]) over the tokens it saw;
-//   - a score q . k_j is the sum of the 16 lanes' partial dot products: a butterfly of shuffles;
-//   - at the end the 2 groups' states are merged (a shuffle across lane ^ 16), normalised, stored.
+//   - o[b, h] combines both groups' states; lanes 0-15 store it.
+// The test: o at fp16's tolerance, kv_len from 1 (group 1 sees no token) up. The technique: scores summed
+// with warp shuffles (SHFL.BFLY), exp as ex2.approx (MUFU.EX2), the state in registers, your own butterfly
+// and merge (not group_sum of decode.cuh, not merge_shfl_xor of state.cuh).
 // scale_log2 = sm_scale * log2(e): q times it makes q . k the base-2 score of exercise 1.
 #include <course/math.cuh>
 #include <course/vec_dtypes.cuh>
@@ -33,9 +35,8 @@ decode_warp(const half* __restrict__ q, const half* __restrict__ k, const half* 
   const int64_t row_stride = static_cast<int64_t>(num_heads) * HEAD_DIM;  // from token t to t + 1
   const int64_t kv_offset = static_cast<int64_t>(b) * kv_len * row_stride + h * HEAD_DIM + tx * VEC;
   // TODO: your code here.
-  //   Hint: q in registers: this lane's 8 dims as float (course::load_as_float), times scale_log2.
-  //   Hint: A state per lane: m = -inf, d = 0, acc[8] = 0 (o is the output). A step folds ONE token in:
-  //   Hint: its score x (partial dot product, summed over the 16 lanes of the row), m_new = max(m, x), d and
-  //   Hint: o scaled by 2^(m - m_new), p = 2^(x - m_new) added to d and p * v to o. Then the two lane
-  //   Hint: groups' states merge across lane ^ 16 (exercise 2's merge), and o / d is the output.
+  //   Hint: Each lane group runs exercise 1's online softmax one token at a time, but no single lane can
+  //   Hint: compute a token's score alone. How do 16 lanes agree on q . k_j, and how do the two groups' states
+  //   Hint: become one at the end? The technique: SHFL.BFLY and MUFU.EX2, your own butterfly and merge (no
+  //   Hint: group_sum, no merge_shfl_xor).
 }

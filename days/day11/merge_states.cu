@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day11/merge_states.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: a4213793f8a204cd
+// stub-sha256: a5f2db402e21d0b0
 // Day 11, exercise 2: merge partial attention results (FlashInfer's MergeStates, cascade.cuh).
 //
 //   v:   [rows, num_states, 128] float   lse2:     [rows, num_states] float
@@ -19,6 +19,8 @@
 //
 // One warp per row, 4 rows per block of 128 threads: the grader launches grid = (ceil(rows / 4),),
 // block = (128,). Lane l owns dims [4l, 4l + 4): one 16-byte load of float4 per part.
+// The test: out at fp16's tolerance, lse2_out in float, empty parts and empty rows included. The
+// technique: exp as one ex2.approx (MUFU.EX2), the state in registers, your own merge (not state_t::merge).
 #include <course/math.cuh>
 #include <course/vec_dtypes.cuh>
 
@@ -38,8 +40,7 @@ merge_states(const float* __restrict__ v, const float* __restrict__ lse2, half* 
   const float* v_row = v + row * num_states * HEAD_DIM;
   const float* lse_row = lse2 + row * num_states;
   // TODO: your code here.
-  //   Hint: Keep this lane's state of its 4 dims in registers: m, d and o[4], empty at first (m = -inf,
-  //   Hint: d = 0, o = 0). A normalised part (v_s, lse2_s) is the state (o = v_s, m = lse2_s, d = 1).
-  //   Hint: Merging states A and B: m = max(m_A, m_B); each side is scaled by 2^(m_side - m) before
-  //   Hint: the two d and the two o are added. At the end o / d is the output, m + log2(d) the lse2.
+  //   Hint: A normalised part (v_s, lse2_s) is itself a state (m, d, o) of exercise 1: which one? Merging two
+  //   Hint: states is the rescale step you wrote there. The test checks out at fp16 and lse2_out in float; the
+  //   Hint: technique: ex2.approx (MUFU.EX2), the state in registers, your own merge (not state_t::merge).
 }

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day11/online_softmax.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 4e642962421cd7d5
+// stub-sha256: 4aa16863a7a815e2
 // Day 11, exercise 1: the online softmax, one thread per row (the state (m, d, o) of state.cuh).
 //
 //   x: [rows, n] float   base-2 scores x_j = q . k_j * sm_scale * log2(e) (-inf: a masked key)
@@ -16,7 +16,9 @@
 // whole first tile can be -inf (the state stays empty: m = -inf, d = 0, o = 0), and scores go up to
 // ~300, where 2^x overflows float unless the running max is subtracted first.
 //
-// One thread per row: the grader launches grid = (ceil(rows / 128),), block = (128,).
+// One thread per row: the grader launches grid = (ceil(rows / 128),), block = (128,). The technique: exp
+// as one ex2.approx (MUFU.EX2), the state in registers (no spills), your own state arithmetic (not
+// state_t::merge of state.cuh).
 #include <course/math.cuh>
 #include <course/vec_dtypes.cuh>
 
@@ -35,8 +37,7 @@ online_softmax(const float* __restrict__ x, const float* __restrict__ v, float* 
   const float* x_row = x + row * n;
   const float* v_row = v + row * n * N;
   // TODO: your code here.
-  //   Hint: Start empty: m = -inf (course::math::inf), d = 0, o = 0. Per tile: the new max m_new =
-  //   Hint: max(m, the tile's scores); everything summed so far was relative to the old m, so scale d
-  //   Hint: AND o by 2^(m - m_new) (course::math::ptx_exp2); then add p_j = 2^(x_j - m_new) to d and
-  //   Hint: p_j * v_j to o; m = m_new. Write (m, d, o) at index row * tiles + t after each tile.
+  //   Hint: The state (m, d, o) only means something relative to its m. When a tile raises the max, what
+  //   Hint: happens to everything already summed? And what must an empty state (every key so far -inf) look
+  //   Hint: like after a tile, without a NaN?
 }

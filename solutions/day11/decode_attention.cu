@@ -41,14 +41,11 @@ template <int G, int LANES, typename T>
 __device__ void update(state_t<VEC> (&st)[G], const float (&q)[G][VEC], const course::vec_t<T, VEC>& k,
                        const course::vec_t<T, VEC>& v, bool valid) {
   // BEGIN EXERCISE
-  // HINT: Exercise 3's loop body, for G heads at once: the token's K and V are read once and serve
-  // HINT: all G query heads (that is GQA's saving). For each head g: the score x (partial dot product
-  // HINT: of q[g] with this thread's 8 dims of k, summed over the LANES lanes of the row), then the
-  // HINT: online step on st[g].m, st[g].d, st[g].o: rescale by 2^(m - m_new), add p = 2^(x - m_new).
-  // HINT2: float kf[VEC], vf[VEC]: k and v as float (course::to_float), once, outside the g loop.
-  // HINT2: for g: partial = sum_i q[g][i] * kf[i]; x = group_sum<LANES>(partial) (decode.cuh: your
-  // HINT2: butterfly of exercise 3); x = valid ? x : -inf; m_new = fmaxf(st[g].m, x); skip if -inf;
-  // HINT2: a = ptx_exp2(st[g].m - m_new), p = ptx_exp2(x - m_new); d = d * a + p; o[i] = o[i] * a + p * vf[i].
+  // HINT: This is exercise 3's per-token step for G query heads at once. What can the G heads share (that is
+  // HINT: GQA's saving), and which instructions must every lane execute whether or not its token exists?
+  // HINT2: The token's K and V elements converted to float once, outside the head loop; per head: the partial
+  // HINT2: dot product, its sum over the row's LANES lanes (your butterfly, or group_sum of decode.cuh), the
+  // HINT2: score replaced by -inf for an invalid token, the online step of exercise 1 on st[g].
   // HINT3: group_sum shuffles: call it for every token, valid or not, BEFORE any `continue`.
   float kf[VEC], vf[VEC];
 #pragma unroll
@@ -82,20 +79,14 @@ __device__ void merge_and_store(state_t<VEC> (&st)[G], float* smem, T* __restric
   float* smem_o = smem;                           // [WARPS][G][HEAD_DIM]
   float* smem_md = smem + WARPS * G * HEAD_DIM;   // [WARPS][G][2]: m, d
   // BEGIN EXERCISE
-  // HINT: Three levels, like FlashInfer's sync_state: (1) the 32 / LANES token groups of a warp (2 at
-  // HINT: d128) own the same dims: merge them across lane ^ LANES, ^ 2 LANES ... with shuffles (exercise
-  // HINT: 3); (2) lane group 0 of each warp writes its state (o, m, d) per head to shared memory; (3)
-  // HINT: after a barrier, thread c < G * LANES merges the WARPS states of one (head g = c / LANES,
-  // HINT: 8-dim chunk (c % LANES) * 8), normalises (o / d), multiplies by v_scale (an fp8 cache holds
-  // HINT: v / v_scale) and stores 8 elements of T. state_t's merge/normalize (state.cuh) may do the
-  // HINT: arithmetic.
-  // HINT2: __syncthreads() first: the ring is being reused. (1) for g, mask = LANES, LANES * 2, .. < 32:
-  // HINT2: other m, d, o[i] = __shfl_xor_sync(0xffffffff, ..., mask); st[g].merge(other_o, other_m, other_d).
-  // HINT2: (2) if (lane < LANES): smem_o[(warp * G + g) * HEAD_DIM + tx * VEC + i] = st[g].o[i];
-  // HINT2: smem_md[(warp * G + g) * 2] = m, [+ 1] = d.  __syncthreads().
-  // HINT2: (3) for (c = threadIdx.x; c < G * LANES; c += BLOCK): state_t<VEC> merged; init; merge the
-  // HINT2: WARPS entries; normalize; o[i] *= v_scale;
-  // HINT2: course::store_from_float(o_heads + g * HEAD_DIM + dim0, merged.o).
+  // HINT: Three levels of merging, from the cheapest: token groups of the same warp own the same dims; warps
+  // HINT: do not share registers; the last merge needs one thread per (head, 8-dim chunk). Which mechanism
+  // HINT: carries states at each level? The output is normalised and multiplied by v_scale.
+  // HINT2: A barrier first (smem may be the pipeline's ring). (1) Shuffles across the token groups of a warp,
+  // HINT2: every lane taking part; (2) token group 0 of each warp writes its per-head state (o, m, d) to
+  // HINT2: shared memory, then a barrier; (3) threads strided over G * LANES each merge the WARPS entries of
+  // HINT2: one (head, chunk), normalise, scale and store 8 elements of T. state_t's merge and normalize
+  // HINT2: may do the arithmetic.
   // HINT3: Every lane must shuffle (all 32), so no `if` around step (1); merge handles empty states
   // HINT3: (both m = -inf) by leaving the state as it is. At d256 LANES = 32: step (1) has nothing to do.
   __syncthreads();  // every thread is done with the ring
@@ -159,12 +150,14 @@ __device__ void decode_attention(const DTypeQ* __restrict__ q, const DTypeKV* __
 
   // Token t's K row (and V row) of this KV head, this thread's dims: k + kv_base + t * row_stride.
   // BEGIN EXERCISE
-  // HINT: NHD [batch, kv_len, num_kv_heads, HEAD_DIM]: token t of request b, head h is row
-  // HINT: (b * kv_len + t) * num_kv_heads + h; HND [batch, num_kv_heads, kv_len, HEAD_DIM]: row
-  // HINT: (b * num_kv_heads + h) * kv_len + t. Rows are HEAD_DIM elements; if constexpr on LAYOUT.
-  // HINT2: NHD: row_stride = num_kv_heads * HEAD_DIM, kv_base = b * kv_len * row_stride + kv_head * HEAD_DIM;
-  // HINT2: HND: row_stride = HEAD_DIM, kv_base = (b * num_kv_heads + kv_head) * kv_len * HEAD_DIM;
-  // HINT2: both + tx * VEC, in int64_t (a cache passes 2^31 elements).
+  // HINT: Where does token t of this request's KV head start in each layout? Which of the two offsets changes
+  // HINT: with t, and which type keeps a cache of more than 2^31 elements addressable?
+  // HINT2: A compile-time branch on LAYOUT: for each, the distance between consecutive tokens and the offset
+  // HINT2: of token 0 of (b, kv_head), plus this thread's first dim; all in int64_t.
+  // HINT3: NHD: consecutive tokens of one head are a whole row of all num_kv_heads heads apart; HND: one
+  // HINT3: HEAD_DIM row apart, the head's tokens being contiguous. Token 0 of (b, kv_head) is then, in NHD,
+  // HINT3: past b requests of kv_len such rows plus kv_head rows of HEAD_DIM; in HND, past
+  // HINT3: b * num_kv_heads + kv_head spans of kv_len * HEAD_DIM. Cast before the first multiplication.
   // STUB: int64_t row_stride = 0, kv_base = 0;
   int64_t row_stride, kv_base;
   if constexpr (LAYOUT == KVLayout::HND) {
@@ -177,21 +170,14 @@ __device__ void decode_attention(const DTypeQ* __restrict__ q, const DTypeKV* __
   // END EXERCISE
   DTypeKV* ring = reinterpret_cast<DTypeKV*>(smem);  // [STAGES][2 (K, V)][BLOCK][VEC] elements
   // BEGIN EXERCISE
-  // HINT: Step s gives token s * GROUPS + ty to this thread's token group (GROUPS tokens a step).
-  // HINT: Its K and V vectors (VEC elements each, at k + kv_base + t * row_stride) travel with cp.async
-  // HINT: (course::cp_async::load<BYTES>, day 7; BYTES = sizeof(DTypeKV) * VEC: 16, 8 for fp8) into
-  // HINT: THIS thread's own slots of a STAGES-deep ring in shared memory, issued STAGES - 1 steps
-  // HINT: ahead of the step being computed: the loads stay in flight while the thread computes,
-  // HINT: without holding registers. Each thread reads back only its own copies, so
-  // HINT: cp_async::wait_group alone orders them: no __syncthreads.
-  // HINT2: slot(step, which) = ring + (((step % STAGES) * 2 + which) * BLOCK + threadIdx.x) * VEC (0: K, 1: V).
-  // HINT2: issue(step): t = step * GROUPS + ty; load<BYTES>(K slot, k + ..., t < kv_len) and the same for
-  // HINT2: V (a false predicate fills zeros: pass a valid address, e.g. offset 0); then commit_group().
-  // HINT2: Prologue: issue(0 .. STAGES - 2). Loop over steps = ceil_div(kv_len, GROUPS) (the same
-  // HINT2: in every thread: update shuffles): wait_group<STAGES - 2>(); load K and V from the slots
-  // HINT2: into vec_t<DTypeKV, VEC> (one LDS); issue(step + STAGES - 1);
-  // HINT2: update<G, LANES>(st, qr, k, v, t < kv_len).
-  // HINT2: After the loop: cp_async::wait_all().
+  // HINT: The loads of a token's K and V take a DRAM latency; the thread needs them one step later. How can
+  // HINT: a thread keep several steps of copies in flight without holding them in registers, and why does
+  // HINT: it need no __syncthreads to read them back? The technique: LDGSTS (cp.async), SHFL.BFLY, MUFU.EX2.
+  // HINT2: A ring of STAGES slots per thread in shared memory (K and V each): a prologue issues the first
+  // HINT2: STAGES - 1 steps; each step waits until its own copies landed, reads them into registers, issues
+  // HINT2: the copies STAGES - 1 steps ahead into the slot just freed, and calls update(). Every thread runs
+  // HINT2: the same number of steps (update shuffles); the ring is drained after the loop. Copies past the
+  // HINT2: end are predicated off (zeros) but still committed.
   // HINT3: Commit a group on EVERY step, even past the end (an empty one): wait_group<n> counts
   // HINT3: groups, so a missing commit makes it wait for the wrong step's copies.
   // HINT3: (step + STAGES - 1) % STAGES == (step - 1) % STAGES: the new copies go into the slot that

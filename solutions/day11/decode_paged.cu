@@ -65,34 +65,18 @@ __device__ void decode_paged(const DTypeQ* __restrict__ q, const DTypeKV* __rest
   for (auto& s : st) s.init();  // empty states: m = -inf, d = 0, o = 0
 
   // BEGIN EXERCISE
-  // HINT: 1. This request's length: its pages are kv_indices[first .. first + num_pages) with
-  // HINT:    first = kv_indptr[b], num_pages = kv_indptr[b + 1] - first; every page is full but the
-  // HINT:    last, which holds kv_last_page_len[b] tokens. (num_pages = 0 would mean no tokens.)
-  // HINT: 2. This block's chunk: tokens [begin, end) = [chunk * chunk_tokens, + chunk_tokens), both
-  // HINT:    clipped to kv_len (a chunk past the end is empty: begin = end).
-  // HINT: 3. Walk the chunk in segments of whole pages, at most TABLE_PAGES of them: the segment
-  // HINT:    [seg, seg_end) starting in page p0 = seg / page_size. Copy the page numbers of its pages
-  // HINT:    (request page p0 + i -> table[i]) into shared memory, one per thread, between two
-  // HINT:    __syncthreads (the last segment's lookups must be done before the table is overwritten).
-  // HINT: 4. row(t): the element offset of token t's row of this KV head in k_pages (and v_pages):
-  // HINT:    page = table[t / page_size - p0], in_page = t % page_size, the pool being
-  // HINT:    [num_pages, page_size, num_kv_heads, HEAD_DIM] (NHD) or [num_pages, num_kv_heads,
-  // HINT:    page_size, HEAD_DIM] (HND: if constexpr on LAYOUT). In int64_t: pools pass 2^31 elements.
-  // HINT:    Divide with a course::uint_fastdiv made once from page_size (divmod gives both).
-  // HINT: 5. attend<G, VEC, LANES, BLOCK, STAGES>(st, qr, k_pages, v_pages, row, seg, seg_end,
-  // HINT:    reinterpret_cast<DTypeKV*>(smem), update_state<G, VEC, LANES>): it adds the segment's
-  // HINT:    tokens to the states st, which carry over from segment to segment.
-  // HINT2: kv_len = num_pages > 0 ? (num_pages - 1) * page_size + kv_last_page_len[b] : 0;
-  // HINT2: begin = min(kv_len, chunk * chunk_tokens), end = min(kv_len, begin + chunk_tokens).
-  // HINT2: const course::uint_fastdiv page(page_size); then for (int seg = begin; seg < end;):
-  // HINT2: p0 = seg / page_size, seg_end = min(end, (p0 + TABLE_PAGES) * page_size), the segment's
-  // HINT2: pages_here = (seg_end - 1) / page_size - p0 + 1; thread i (strided by BLOCK) copies
-  // HINT2: table[i] = kv_indices[first + p0 + i]; ...; seg = seg_end.
-  // HINT3: row: uint32_t p, in_page; page.divmod(t, p, in_page);
-  // HINT3: NHD: slot = (int64_t)table[p - p0] * page_size + in_page is the token's row among the
-  // HINT3: pool's num_pages * page_size rows; then (slot * num_kv_heads + kv_head) * HEAD_DIM.
-  // HINT3: HND: ((table[p - p0] * num_kv_heads + kv_head) * page_size + in_page) * HEAD_DIM.
-  // HINT3: A lambda: auto row = [=](int t) -> int64_t { ... }; (table, a __shared__ array, is not copied.)
+  // HINT: Which tokens does this block own, and where is each one in the pool? Looking up its page number
+  // HINT: and dividing by page_size once per token cost 13 points of bandwidth (header): what can the
+  // HINT: block do once for many tokens instead?
+  // HINT2: Four steps: the request's length from its page list; this chunk's token range, clipped; a walk over
+  // HINT2: that range in segments of at most TABLE_PAGES pages, each segment's page numbers staged in the
+  // HINT2: shared table between two barriers; per segment, a row(t) function (fast division, both layouts,
+  // HINT2: int64_t) handed to your own pipelined main loop (exercise 4's), the states carrying over.
+  // HINT3: row(t): the fast division's divmod gives the request's page index p and the slot in that page; the
+  // HINT3: table holds the segment's pages from p0 on, so the pool page is table[p - p0]. NHD: a pool page is
+  // HINT3: page_size rows of num_kv_heads heads; HND: num_kv_heads blocks of page_size rows. A lambda that
+  // HINT3: captures by value works (the __shared__ table is not copied). A request with no pages has no
+  // HINT3: tokens: kv_len 0, not (0 - 1) * page_size + ...
   const int first = kv_indptr[b], num_pages = kv_indptr[b + 1] - first;
   const int kv_len = num_pages > 0 ? (num_pages - 1) * page_size + kv_last_page_len[b] : 0;
   const int begin = min(kv_len, chunk * chunk_tokens), end = min(kv_len, begin + chunk_tokens);
@@ -125,14 +109,11 @@ __device__ void decode_paged(const DTypeQ* __restrict__ q, const DTypeKV* __rest
   block_merge<G, VEC, LANES, WARPS>(st, reinterpret_cast<float*>(smem), [&](int g, int dim0, const state_t<VEC>& s) {
     // s.o: the normalised output dims [dim0, dim0 + 8) of query head head0 + g; s.lse2(): its lse2.
     // BEGIN EXERCISE
-    // HINT: The output is s.o times v_scale (an fp8 cache holds v / v_scale; 1 otherwise), in both cases:
-    // HINT: One chunk (num_chunks == 1): store it as 8 DTypeQ to o (course::store_from_float) at row
-    // HINT: head_row + g, dims dim0..; the thread with dim0 == 0 writes lse2[head_row + g] = s.lse2().
-    // HINT: Several: the partial result goes to row (head_row + g) * num_chunks + chunk of tmp_o (8
-    // HINT: floats: two course::vec_t<float, 4> stores) and of tmp_lse2.
-    // HINT2: One chunk: the final result, normalised (block_merge already divided by d), in DTypeQ.
-    // HINT2: Several: float, row part = r * num_chunks + chunk, at tmp_o + part * HEAD_DIM + dim0.
-    // HINT2: (v_scale on the partial results is as good: merge_chunks is linear in them.)
+    // HINT: One chunk: this block's result is final. Several: it is one part for merge_chunks to combine, in
+    // HINT: float. What must each case write, and where?
+    // HINT2: Both cases scale the normalised output by v_scale. One chunk: 8 DTypeQ at the head's row of o, and
+    // HINT2: the lse2 written once per head. Several: 8 floats at the (row, chunk) part of tmp_o (two 16-byte
+    // HINT2: stores) and its lse2 in tmp_lse2.
     const int64_t r = head_row + g;
     float out[VEC];
 #pragma unroll
@@ -165,13 +146,9 @@ __device__ void merge_parts(const float* __restrict__ tmp_o, const float* __rest
   const int64_t r = static_cast<int64_t>(blockIdx.x) * 4 + threadIdx.x / 32;
   if (r >= rows) return;
   // BEGIN EXERCISE
-  // HINT: Exercise 2 again: chunk c of row r is the normalised state (o = tmp_o[r, c], m =
-  // HINT: tmp_lse2[r, c], d = 1); an empty chunk has lse2 = -inf and weighs nothing. state_t<N>
-  // HINT: (state.cuh) has init(), merge(o, m, d), normalize() and lse2(): the course's copy of yours.
-  // HINT2: st.init(); for c: load this lane's N floats at tmp_o + (r * num_chunks + c) * HEAD_DIM +
-  // HINT2: lane * N (vec_t<float, W>: 16-byte loads, W = 4 floats; N = 2 at d64), st.merge(them,
-  // HINT2: tmp_lse2[r * num_chunks + c], 1.f); st.normalize(); store N elements of T to
-  // HINT2: o + r * HEAD_DIM + lane * N; lane 0 writes lse2[r] = st.lse2().
+  // HINT: Exercise 2 again: what state is a normalised chunk result, and what does an empty chunk weigh?
+  // HINT2: One state_t per lane, empty at first; a loop over the chunks, each loaded with 16-byte vector
+  // HINT2: loads and merged; then normalised, stored as T, and the lse2 written by one lane.
   state_t<N> st;
   st.init();
   for (int c = 0; c < num_chunks; ++c) {

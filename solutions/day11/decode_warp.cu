@@ -9,8 +9,10 @@
 //     and o, and loads them with one 16-byte access (course::vec_t<half, 8>);
 //   - the warp's 2 lane groups (ty = lane / 16) take different tokens: step s gives token 2 s + ty to
 //     group ty, and each group keeps its own state (m, d, o[8]) over the tokens it saw;
-//   - a score q . k_j is the sum of the 16 lanes' partial dot products: a butterfly of shuffles;
-//   - at the end the 2 groups' states are merged (a shuffle across lane ^ 16), normalised, stored.
+//   - o[b, h] combines both groups' states; lanes 0-15 store it.
+// The test: o at fp16's tolerance, kv_len from 1 (group 1 sees no token) up. The technique: scores summed
+// with warp shuffles (SHFL.BFLY), exp as ex2.approx (MUFU.EX2), the state in registers, your own butterfly
+// and merge (not group_sum of decode.cuh, not merge_shfl_xor of state.cuh).
 // scale_log2 = sm_scale * log2(e): q times it makes q . k the base-2 score of exercise 1.
 #include <course/math.cuh>
 #include <course/vec_dtypes.cuh>
@@ -30,18 +32,14 @@ decode_warp(const half* __restrict__ q, const half* __restrict__ k, const half* 
   const int64_t row_stride = static_cast<int64_t>(num_heads) * HEAD_DIM;  // from token t to t + 1
   const int64_t kv_offset = static_cast<int64_t>(b) * kv_len * row_stride + h * HEAD_DIM + tx * VEC;
   // BEGIN EXERCISE
-  // HINT: q in registers: this lane's 8 dims as float (course::load_as_float), times scale_log2.
-  // HINT: A state per lane: m = -inf, d = 0, acc[8] = 0 (o is the output). A step folds ONE token in:
-  // HINT: its score x (partial dot product, summed over the 16 lanes of the row), m_new = max(m, x), d and
-  // HINT: o scaled by 2^(m - m_new), p = 2^(x - m_new) added to d and p * v to o. Then the two lane
-  // HINT: groups' states merge across lane ^ 16 (exercise 2's merge), and o / d is the output.
-  // HINT2: for (int t0 = 0; t0 < kv_len; t0 += 2) { t = t0 + ty; valid = t < kv_len;
-  // HINT2:   k, v of token t at k + kv_offset + t * row_stride (16 bytes each; zeros when !valid);
-  // HINT2:   partial = sum_i q[i] * k[i]; for (off = 8; off > 0; off /= 2) partial += shfl_xor(partial, off);
-  // HINT2:   x = valid ? partial : -inf; the online step of exercise 1 on (m, d, acc), for one key; }
-  // HINT2: Merge: other_m, other_d, other_o[i] = __shfl_xor_sync(0xffffffff, ..., 16); m_new = max;
-  // HINT2: both sides scaled by 2^(side_m - m_new). Lanes 0..15 store o / d as 8 halves
-  // HINT2: (course::store_from_float) at o + qo_offset.
+  // HINT: Each lane group runs exercise 1's online softmax one token at a time, but no single lane can
+  // HINT: compute a token's score alone. How do 16 lanes agree on q . k_j, and how do the two groups' states
+  // HINT: become one at the end? The technique: SHFL.BFLY and MUFU.EX2, your own butterfly and merge (no
+  // HINT: group_sum, no merge_shfl_xor).
+  // HINT2: Set-up: this lane's 8 dims of q as float, pre-scaled to base 2; an empty state. A loop over the
+  // HINT2: tokens two at a time (one per lane group): the group's token's K and V (zeros past the end), the
+  // HINT2: partial dot product, a butterfly of shuffles over the group's 16 lanes, the online update. Then
+  // HINT2: the two groups' states merged by shuffles across the group boundary, normalised, stored by one group.
   // HINT3: The loop runs the same number of steps in both lane groups (t0 < kv_len, not t < kv_len):
   // HINT3: __shfl_xor_sync(0xffffffff, ...) needs all 32 lanes, so a lane past the end shuffles too.
   // HINT3: A state that saw only -inf (kv_len = 1: group 1 sees no token) keeps m = -inf: guard

@@ -13,7 +13,9 @@
 // whole first tile can be -inf (the state stays empty: m = -inf, d = 0, o = 0), and scores go up to
 // ~300, where 2^x overflows float unless the running max is subtracted first.
 //
-// One thread per row: the grader launches grid = (ceil(rows / 128),), block = (128,).
+// One thread per row: the grader launches grid = (ceil(rows / 128),), block = (128,). The technique: exp
+// as one ex2.approx (MUFU.EX2), the state in registers (no spills), your own state arithmetic (not
+// state_t::merge of state.cuh).
 #include <course/math.cuh>
 #include <course/vec_dtypes.cuh>
 
@@ -32,17 +34,15 @@ online_softmax(const float* __restrict__ x, const float* __restrict__ v, float* 
   const float* x_row = x + row * n;
   const float* v_row = v + row * n * N;
   // BEGIN EXERCISE
-  // HINT: Start empty: m = -inf (course::math::inf), d = 0, o = 0. Per tile: the new max m_new =
-  // HINT: max(m, the tile's scores); everything summed so far was relative to the old m, so scale d
-  // HINT: AND o by 2^(m - m_new) (course::math::ptx_exp2); then add p_j = 2^(x_j - m_new) to d and
-  // HINT: p_j * v_j to o; m = m_new. Write (m, d, o) at index row * tiles + t after each tile.
-  // HINT2: for (int t = 0; t < tiles; ++t) { j0 = t * tile, j1 = min(n, j0 + tile);
-  // HINT2:   pass 1: m_new = fmaxf over x_row[j0 .. j1);  rescale d, o[0..4);
-  // HINT2:   pass 2: p = ptx_exp2(x_row[j] - m_new); d += p; o[i] += p * v_row[j * N + i];
-  // HINT2:   m = m_new; store m_out[row * tiles + t], d_out[...], o_out[(row * tiles + t) * N + i] }
-  // HINT2: v_row + j * N is 16 bytes: course::vec_t<float, N>::load reads it in one access.
-  // HINT3: While every key so far is -inf, m_new = -inf and 2^(-inf - -inf) is NaN: subtract
-  // HINT3: m_use = (m_new == -inf ? 0.f : m_new) instead; 2^(m - m_use) = 2^(-inf) = 0 then, as it should.
+  // HINT: The state (m, d, o) only means something relative to its m. When a tile raises the max, what
+  // HINT: happens to everything already summed? And what must an empty state (every key so far -inf) look
+  // HINT: like after a tile, without a NaN?
+  // HINT2: One loop over the tiles, two passes over each tile's keys: first the new running max, then the old
+  // HINT2: sums brought to it and this tile's weights and weighted values added; the state is stored at
+  // HINT2: (row, tile) after each tile. A value row is 16 bytes: one vector load, one vector store for o.
+  // HINT3: While every key seen is -inf the new max is -inf and 2^(-inf - (-inf)) is NaN: exponentiate
+  // HINT3: relative to 0 in that case. The old state's factor is then 2^(-inf) = 0, exactly what an empty
+  // HINT3: state needs, and the max you store stays -inf.
   float m = -course::math::inf, d = 0.f, o[N] = {0.f, 0.f, 0.f, 0.f};
   for (int t = 0; t < tiles; ++t) {
     const int j0 = t * tile, j1 = min(n, j0 + tile);
