@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day08/compact.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 90b5624cd8c563f1
+// stub-sha256: c1c86775a896a3b9
 // Day 8, exercise 3: stream compaction, the elements above a threshold packed in order.
 //
 //   out[0 .. count) = [x for x in in if x > threshold] (in their order), count[0] = how many
@@ -8,10 +8,10 @@
 //   grid = (ceil(n / TILE),), block = (256,), TILE = 256 * 8 items
 //   tile_status: [grid] uint64, tile_counter: [1] uint32, both zeroed by the grader before each launch
 //
-// An element's place in `out` is the number of kept elements before it: the EXCLUSIVE prefix sum of
-// the flags (1 = keep, 0 = drop). One block per tile, as in scan.cu: the block's exclusive scan of
-// its flags (cub::BlockScan) gives places within the tile, and the look-back across tiles
-// (course::LookbackPrefix, course/scan.cuh) adds the kept elements of all earlier tiles.
+// One block per tile, as in scan.cu, with the tile claimed in start order (course::claim_tile, given)
+// and the look-back across tiles from the course (course::LookbackPrefix, course/scan.cuh: a prefix
+// callback for cub::BlockScan). The test: n from 1 to 2^24 + 3, thresholds keeping none, some or all
+// of the elements; count and out[:count] compared exactly.
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_scan.cuh>
 
@@ -40,6 +40,6 @@ compact_f32(const float* __restrict__ in, float* __restrict__ out, int* __restri
   const int64_t tile = course::claim_tile(tile_counter);
   int place[ITEMS];
   // TODO: your code here.
-  //   Hint: the exclusive scan of the keep-flags, with the look-back adding the kept elements of
-  //   Hint: earlier tiles, is each kept element's place in `out`.
+  //   Hint: Where does a kept element go in out? Count the kept elements before it: which prefix sum is
+  //   Hint: that, and over which values?
 }

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day08/ragged.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: ebc010457f8462d3
+// stub-sha256: b0ba011fe7859800
 // Day 8, exercise 4: ragged batches in the indptr layout (course/ragged.cuh).
 //
 //   build_indptr  grid = (1,), block = (256,):   indptr[0] = 0, indptr[i + 1] = lengths[0] + ... + lengths[i]
@@ -10,6 +10,9 @@
 //                 rows out_indptr[k] .. out_indptr[k + 1] of `out` are the rows of sequence ids[k].
 //
 // Lengths can be 0: an empty sequence has no rows, its sum is 0 and it adds nothing to `out`.
+// CUB's block primitives are allowed here (the includes below). The test: batches of 1 to 5000
+// sequences, lengths 0 to 5000, row widths d from 1 to 128; indptr and the gathered rows exactly,
+// the sums within float32 tolerance.
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
@@ -34,7 +37,8 @@ struct RunningTotal {
   int total;
   __device__ int operator()(int tile_total) {
     // TODO: your code here.
-    //   Hint: return the total before this tile, and move the total past the tile.
+    //   Hint: The callback is asked once per tile, in order, for the tile's prefix: what is it, and what must
+    //   Hint: the functor remember for the next tile?
     return 0;
   }
 };
@@ -43,8 +47,7 @@ struct RunningTotal {
 // indptr[i] <= row, so empty sequences (indptr[i] == indptr[i + 1]) are skipped.
 COURSE_INLINE int find_sequence(const int* indptr, int batch, int64_t row) {
   // TODO: your code here.
-  //   Hint: binary search over indptr[0 .. batch - 1], which is sorted: about log2(batch) reads, which
-  //   Hint: stay in L1/L2 when a whole grid searches the same indptr.
+  //   Hint: indptr is sorted: how do you find the last entry <= row in about log2(batch) reads?
   return 0;
 }
 
@@ -56,8 +59,8 @@ build_indptr(const int* __restrict__ lengths, int* __restrict__ indptr, int batc
   __shared__ BlockScan::TempStorage temp;
   RunningTotal running{0};
   // TODO: your code here.
-  //   Hint: indptr[1:] is the INCLUSIVE scan of the lengths: scan tile after tile, the callback adding
-  //   Hint: the total of the tiles before; indptr[0] = 0 on its own.
+  //   Hint: indptr[1:] is which scan of the lengths? With one block and any batch size, how is the total of
+  //   Hint: earlier tiles carried into each tile's scan?
 }
 
 // One block per sequence: each thread sums a strided share of its rows, then cub::BlockReduce.
@@ -67,8 +70,8 @@ segment_sum(const float* __restrict__ values, const int* __restrict__ indptr, fl
   const course::ragged::RowRange rows = course::ragged::row_range(indptr, blockIdx.x);
   float acc = 0.f;
   // TODO: your code here.
-  //   Hint: a block-strided loop over the sequence's rows, then one block reduction; an empty
-  //   Hint: sequence still writes its 0.
+  //   Hint: One block per sequence: how do 256 threads share a sequence's rows, and what does an empty
+  //   Hint: sequence write?
 }
 
 // One warp per row of `out`: which selected sequence the row belongs to comes from a binary search
@@ -81,6 +84,6 @@ gather_rows(const float* __restrict__ data, const int* __restrict__ indptr, cons
   const int lane = threadIdx.x % 32;
   if (row >= out_rows) return;
   // TODO: your code here.
-  //   Hint: which selected sequence k the row belongs to (find_sequence in out_indptr), then where
-  //   Hint: that row lives in data; the warp copies its d floats.
+  //   Hint: Row `row` of out: which selected sequence does it belong to, which of that sequence's rows is
+  //   Hint: it, and where is that row in data?
 }

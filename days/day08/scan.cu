@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day08/scan.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 2ed6267b9c0421ae
+// stub-sha256: 454dc4b859778735
 // Day 8, exercise 2: a single-pass exclusive prefix sum of int32, with CUB's block primitives and a
 // decoupled look-back between blocks.
 //
@@ -13,12 +13,17 @@
 // exclusive sums, cub::BlockStore writes them back. What the tile must add is the sum of all earlier
 // tiles: BlockScan asks for it through a prefix callback, the decoupled look-back below. You write
 // that callback here, with the publication of the tile states it reads; course/scan.cuh holds the
-// finished one (LookbackPrefix) for the next exercise.
+// finished one (LookbackPrefix) for the next exercise, refused here.
 //
 //   lookback_i32  grid = (number of probed tiles,), block = (32,): the grader's probe of your
 //                 look-back alone: block b runs it for tile tiles[b] with aggregate aggregates[b],
 //                 against tile states the grader published beforehand in a random mix of aggregates
 //                 and inclusive prefixes, as blocks finishing in any order leave them.
+//
+// The test: n from 1 to 2^24 + 5, compared exactly, and the probe. The SASS of exclusive_sum_i32 must
+// show an atomic add (ATOMG.E.ADD), a warp vote (VOTE.ANY), a 64-bit release store and acquire load at
+// GPU scope (STG.E.64.STRONG.GPU, LDG.E.64.STRONG.GPU) and no spills; the source inline PTX
+// st.release.gpu.global and ld.acquire.gpu.global. The benchmark expects 70% of the copy bandwidth.
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/block/block_store.cuh>
@@ -44,14 +49,14 @@ using WarpReduce = cub::WarpReduce<int>;
 // word) and an acquire load (what this thread reads after it is at least that new), at GPU scope.
 COURSE_INLINE void publish(unsigned long long* status, int64_t tile, course::TileFlag flag, int value) {
   // TODO: your code here.
-  //   Hint: pack (flag << 32) | (the value's 32 bits) into one word and store it with ONE
-  //   Hint: st.release.gpu.global.u64 (inline PTX): a flag never appears without its value.
+  //   Hint: Another block may read the state while you write it: how do you make sure it never sees a new
+  //   Hint: flag with an old value? Which PTX store also makes your earlier writes visible first?
 }
 
 COURSE_INLINE unsigned long long read_state(const unsigned long long* status, int64_t tile) {
   // TODO: your code here.
-  //   Hint: one ld.acquire.gpu.global.u64 (inline PTX): never a cached or compiler-hoisted copy, since
-  //   Hint: the look-back reads the same word again and again until another block changes it.
+  //   Hint: The look-back reads the same word again and again until another block changes it: what must
+  //   Hint: the load be so that it is never a cached or hoisted copy, and sees what the publisher released?
   return 0;
 }
 
@@ -60,9 +65,9 @@ COURSE_INLINE unsigned long long read_state(const unsigned long long* status, in
 COURSE_INLINE int64_t claim_tile(unsigned* counter) {
   __shared__ int64_t tile;
   // TODO: your code here.
-  //   Hint: a tile numbered by blockIdx.x may wait on a block that has not started and, on a full GPU,
-  //   Hint: cannot start until the waiting one ends: a deadlock. Numbers handed out in start order only
-  //   Hint: ever make a tile wait for blocks already running.
+  //   Hint: A tile numbered by blockIdx.x may wait on a block that has not started and, on a full GPU,
+  //   Hint: cannot start until the waiting one ends: a deadlock. How can tiles be numbered in the order
+  //   Hint: blocks start instead?
   return 0;
 }
 
@@ -79,9 +84,9 @@ struct Lookback {
   __device__ int operator()(int aggregate) {
     const int lane = threadIdx.x % 32;
     // TODO: your code here.
-    //   Hint: publish this tile's aggregate at once (later tiles can use it before this one knows its
-    //   Hint: prefix), then walk back over the predecessors 32 at a time, one per lane, adding their
-    //   Hint: values up to the nearest one that already holds an inclusive prefix; then publish yours.
+    //   Hint: Your tile needs the sum of every earlier tile, but they finish in any order, some having
+    //   Hint: published only their own sum, some their inclusive prefix. How far back must you read, and
+    //   Hint: what should you publish, and when, so that later tiles wait as little as possible?
     return 0;
   }
 };
@@ -99,7 +104,8 @@ exclusive_sum_i32(const int* __restrict__ in, int* __restrict__ out, int64_t n,
   __shared__ WarpReduce::TempStorage warp_temp;
   int items[ITEMS];
   // TODO: your code here.
-  //   Hint: claim the tile, load it, scan it with your look-back as BlockScan's prefix callback, store it.
+  //   Hint: Claim, load, scan with your look-back as BlockScan's prefix callback, store. What must the
+  //   Hint: last, partial tile do differently?
 }
 
 // The grader's probe of the look-back alone (given; not part of the exercise).

@@ -6,12 +6,11 @@
 //       out[i] = the exclusive sum of in over i's tile up to i, tile_sums[b] = the sum of tile b
 //   Elements past n count as 0 and are not written.
 //
-// A warp scans with shuffles, as in day 5's warp_scan.cu: after the step with distance d, lane l holds
-// the sum of lanes l - 2d + 1 .. l (Hillis-Steele: 5 steps for 32 lanes). A block scans in three levels, the way
-// cub::BlockScan (BLOCK_SCAN_WARP_SCANS) does, which the next exercises use:
-//   1. each thread scans its ITEMS consecutive items serially (the thread's "blocked" items);
-//   2. the warps scan the threads' totals with the warp scan;
-//   3. the warps' totals go through shared memory, and each thread adds the totals of earlier warps.
+// A warp scans with shuffles, as in day 5's warp_scan.cu. A block scans its tile the way
+// cub::BlockScan (BLOCK_SCAN_WARP_SCANS) does, which the next exercises use: each thread holds ITEMS
+// consecutive items (the "blocked" arrangement), and the warp scan and shared memory do the rest.
+// The test: n from 1 to 2^20 + 5 (partial warps and tiles), compared exactly. The SASS must show
+// SHFL.UP and no register spills; CUB is refused here.
 #include <course/common.cuh>
 
 namespace {
@@ -24,12 +23,12 @@ constexpr int WARPS = BLOCK / 32;
 // The inclusive sum of v over lanes 0 .. this lane of the warp (all 32 lanes call it).
 COURSE_INLINE int warp_inclusive_sum(int v) {
   // BEGIN EXERCISE
-  // HINT: log2(32) = 5 steps; in the step of distance d every lane adds the value of the lane d below
-  // HINT: it, which __shfl_up_sync hands over; lanes below d have no such lane and keep theirs.
-  // HINT2: lane = threadIdx.x % 32; for (d = 1; d < 32; d *= 2) { up = __shfl_up_sync(0xffffffffu, v, d);
-  // HINT2: if (lane >= d) v += up; } return v;
-  // HINT3: the shuffle stays outside the `if`: every lane of the mask must execute it, also the lanes
-  // HINT3: that do not use what they receive.
+  // HINT: Day 5's Hillis-Steele scan again: how many steps for 32 lanes, and which lanes have no partner
+  // HINT: in the step of distance d?
+  // HINT2: Five steps, the distance doubling from 1; each step hands every lane the value d lanes below
+  // HINT2: and adds it where such a lane exists.
+  // HINT3: The shuffle stays outside the condition: every lane of the mask must execute it, also the
+  // HINT3: lanes that do not use what they receive.
   const int lane = threadIdx.x % 32;
 #pragma unroll
   for (int d = 1; d < 32; d *= 2) {
@@ -45,15 +44,14 @@ COURSE_INLINE int warp_inclusive_sum(int v) {
 // warp_totals: WARPS ints of shared memory.
 COURSE_INLINE int block_exclusive_sum(int (&items)[ITEMS], int* warp_totals) {
   // BEGIN EXERCISE
-  // HINT: three levels: a serial exclusive scan of the thread's own items (their sum left over), the
-  // HINT: warp scan of the threads' sums, then the warps' totals through shared memory. A thread's
-  // HINT: offset = (totals of earlier warps) + (its warp-inclusive sum - its own sum).
-  // HINT2: 1. sum = 0; for j: { x = items[j]; items[j] = sum; sum += x; }
-  // HINT2: 2. inclusive = warp_inclusive_sum(sum); lane 31 writes warp_totals[warp] = inclusive;
-  // HINT2:    __syncthreads();
-  // HINT2: 3. for w = 0 .. WARPS - 1: total += warp_totals[w], and before += it too when w < warp;
-  // HINT2:    then items[j] += before + inclusive - sum; return total.
-  // HINT3: lane 31 holds the warp's total because the warp scan is inclusive.
+  // HINT: An item's exclusive sum over the tile = the items before it in its own thread + the items of
+  // HINT: earlier threads of its warp + the items of earlier warps. Which scan gives each of the three?
+  // HINT2: Three levels: a serial exclusive scan of the thread's own items (keeping their total); the warp
+  // HINT2: scan of the threads' totals; the warps' totals through shared memory and a barrier, from which
+  // HINT2: each thread takes the sum of the earlier warps and the block's total. Then add the thread's
+  // HINT2: offset to its items.
+  // HINT3: The warp scan is inclusive: the thread's offset within its warp is its inclusive result minus
+  // HINT3: its own total, and the last lane's inclusive result is the warp's total (the value to share).
   int sum = 0;
 #pragma unroll
   for (int j = 0; j < ITEMS; ++j) {
@@ -85,8 +83,8 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
 warp_inclusive_sum_i32(const int* __restrict__ in, int* __restrict__ out, int64_t n) {
   const int64_t i = static_cast<int64_t>(blockIdx.x) * BLOCK + threadIdx.x;
   // BEGIN EXERCISE
-  // HINT: every lane scans, also the ones past n (with 0): the shuffles need the whole warp.
-  // HINT2: v = warp_inclusive_sum(i < n ? in[i] : 0); if (i < n) out[i] = v;
+  // HINT: Which lanes must take part in the warp scan, also when the last warp runs past n?
+  // HINT2: Scan this thread's element (0 past n) and store the result only below n.
   const int v = warp_inclusive_sum(i < n ? in[i] : 0);
   if (i < n) out[i] = v;
   // END EXERCISE
@@ -99,10 +97,10 @@ block_exclusive_sum_i32(const int* __restrict__ in, int* __restrict__ out, int* 
   const int64_t base = static_cast<int64_t>(blockIdx.x) * TILE + threadIdx.x * ITEMS;  // my first item
   int items[ITEMS];
   // BEGIN EXERCISE
-  // HINT: load the thread's ITEMS items (0 past n), block_exclusive_sum, store them (only below n);
-  // HINT: thread 0 writes the tile's total to tile_sums[blockIdx.x].
-  // HINT2: for j: items[j] = base + j < n ? in[base + j] : 0;  total = block_exclusive_sum(items, warp_totals);
-  // HINT2: for j: if (base + j < n) out[base + j] = items[j];
+  // HINT: Load, scan, store: which items does this thread hold, what stands in for items past n, and
+  // HINT: who writes the tile's total?
+  // HINT2: Load the thread's ITEMS consecutive items (0 past n), block_exclusive_sum, store them below n;
+  // HINT2: one thread writes the tile's total.
 #pragma unroll
   for (int j = 0; j < ITEMS; ++j) items[j] = base + j < n ? in[base + j] : 0;
   const int total = block_exclusive_sum(items, warp_totals);

@@ -5,10 +5,10 @@
 //   grid = (ceil(n / TILE),), block = (256,), TILE = 256 * 8 items
 //   tile_status: [grid] uint64, tile_counter: [1] uint32, both zeroed by the grader before each launch
 //
-// An element's place in `out` is the number of kept elements before it: the EXCLUSIVE prefix sum of
-// the flags (1 = keep, 0 = drop). One block per tile, as in scan.cu: the block's exclusive scan of
-// its flags (cub::BlockScan) gives places within the tile, and the look-back across tiles
-// (course::LookbackPrefix, course/scan.cuh) adds the kept elements of all earlier tiles.
+// One block per tile, as in scan.cu, with the tile claimed in start order (course::claim_tile, given)
+// and the look-back across tiles from the course (course::LookbackPrefix, course/scan.cuh: a prefix
+// callback for cub::BlockScan). The test: n from 1 to 2^24 + 3, thresholds keeping none, some or all
+// of the elements; count and out[:count] compared exactly.
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_scan.cuh>
 
@@ -37,18 +37,15 @@ compact_f32(const float* __restrict__ in, float* __restrict__ out, int* __restri
   const int64_t tile = course::claim_tile(tile_counter);
   int place[ITEMS];
   // BEGIN EXERCISE
-  // HINT: the exclusive scan of the keep-flags, with the look-back adding the kept elements of
-  // HINT: earlier tiles, is each kept element's place in `out`.
-  // HINT2: 0. base = tile * TILE, valid = the items of this tile that exist; float x[ITEMS];
-  // HINT2:    BlockLoad(temp.load).Load(in + base, x, valid) (thread t gets items t * ITEMS ..
-  // HINT2:    t * ITEMS + ITEMS - 1: "blocked"; those past the end are left undefined);
-  // HINT2:    __syncthreads() (the scan reuses temp).
-  // HINT2: 1. flags: place[j] = 1 when item j exists (t * ITEMS + j < valid) and x[j] > threshold.
-  // HINT2: 2. Lookback prefix(tile_status, tile, warp_temp);
-  // HINT2:    BlockScan(temp.scan).ExclusiveSum(place, place, prefix): each flag becomes its element's
-  // HINT2:    place in `out`, counted from the start of the whole array.
-  // HINT2: 3. write the kept ones: out[place[j]] = x[j]. The thread holding the array's last element
-  // HINT2:    (base + t * ITEMS + j == n - 1) writes *count = place[j] + its flag (keep the flags).
+  // HINT: Where does a kept element go in out? Count the kept elements before it: which prefix sum is
+  // HINT: that, and over which values?
+  // HINT2: Load the tile (blocked, guarded by how many items exist; a barrier since the scan reuses
+  // HINT2: temp); a flag per item (exists and is above the threshold); the block's exclusive scan of the
+  // HINT2: flags with the look-back as its prefix callback; kept items write themselves to their place;
+  // HINT2: the thread holding the array's last element writes count.
+  // HINT3: Keep a copy of the flags: the scan overwrites them with places. The last element's place plus
+  // HINT3: its flag is the total kept count; an item that does not exist (past the end) must get flag 0,
+  // HINT3: since BlockLoad leaves it undefined.
   const int64_t base = tile * TILE;
   const int valid = n - base < TILE ? static_cast<int>(n - base) : TILE;  // items in this tile
   float x[ITEMS];

@@ -7,6 +7,9 @@
 //                 rows out_indptr[k] .. out_indptr[k + 1] of `out` are the rows of sequence ids[k].
 //
 // Lengths can be 0: an empty sequence has no rows, its sum is 0 and it adds nothing to `out`.
+// CUB's block primitives are allowed here (the includes below). The test: batches of 1 to 5000
+// sequences, lengths 0 to 5000, row widths d from 1 to 128; indptr and the gathered rows exactly,
+// the sums within float32 tolerance.
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
@@ -31,8 +34,9 @@ struct RunningTotal {
   int total;
   __device__ int operator()(int tile_total) {
     // BEGIN EXERCISE
-    // HINT: return the total before this tile, and move the total past the tile.
-    // HINT2: const int prefix = total; total += tile_total; return prefix;
+    // HINT: The callback is asked once per tile, in order, for the tile's prefix: what is it, and what must
+    // HINT: the functor remember for the next tile?
+    // HINT2: Return the total so far, after moving the stored total past this tile.
     // STUB: return 0;
     const int prefix = total;
     total += tile_total;
@@ -45,13 +49,12 @@ struct RunningTotal {
 // indptr[i] <= row, so empty sequences (indptr[i] == indptr[i + 1]) are skipped.
 COURSE_INLINE int find_sequence(const int* indptr, int batch, int64_t row) {
   // BEGIN EXERCISE
-  // HINT: binary search over indptr[0 .. batch - 1], which is sorted: about log2(batch) reads, which
-  // HINT: stay in L1/L2 when a whole grid searches the same indptr.
-  // HINT2: lo = 0, hi = batch - 1 (the answer lies in [lo, hi]); while (lo < hi):
-  // HINT2: mid = lo + (hi - lo + 1) / 2; if (indptr[mid] <= row) lo = mid; else hi = mid - 1.
-  // HINT3: round mid UP ((hi - lo + 1) / 2): with lo = mid, rounding down would never move lo
-  // HINT3: when hi = lo + 1, and the loop would never end. Among equal indptr values (empty
-  // HINT3: sequences) the largest index wins, which is the non-empty sequence that owns the row.
+  // HINT: indptr is sorted: how do you find the last entry <= row in about log2(batch) reads?
+  // HINT2: A binary search that keeps the answer inside [lo, hi]: probe the middle, keep the upper half
+  // HINT2: when its entry is <= row, else the lower half, until one index is left.
+  // HINT3: Round the middle UP: when lo moves to mid, rounding down would never move lo once hi = lo + 1,
+  // HINT3: and the loop would never end. Among equal indptr values (empty sequences) the largest index
+  // HINT3: wins, which is the non-empty sequence that owns the row.
   // STUB: return 0;
   int lo = 0, hi = batch - 1;
   while (lo < hi) {
@@ -74,14 +77,14 @@ build_indptr(const int* __restrict__ lengths, int* __restrict__ indptr, int batc
   __shared__ BlockScan::TempStorage temp;
   RunningTotal running{0};
   // BEGIN EXERCISE
-  // HINT: indptr[1:] is the INCLUSIVE scan of the lengths: scan tile after tile, the callback adding
-  // HINT: the total of the tiles before; indptr[0] = 0 on its own.
-  // HINT2: thread 0 writes indptr[0] = 0. Then for base = 0, TILE, 2 * TILE, ... < batch:
-  // HINT2:   int len[ITEMS]; cub::LoadDirectBlocked(threadIdx.x, lengths + base, len, valid, 0)
-  // HINT2:   (valid = min(TILE, batch - base); thread t gets lengths base + t * ITEMS ...; 0 past the end);
-  // HINT2:   BlockScan(temp).InclusiveSum(len, len, running): the running total of earlier tiles is added;
-  // HINT2:   cub::StoreDirectBlocked(threadIdx.x, indptr + 1 + base, len, valid);
-  // HINT2:   __syncthreads() before the next tile reuses temp.
+  // HINT: indptr[1:] is which scan of the lengths? With one block and any batch size, how is the total of
+  // HINT: earlier tiles carried into each tile's scan?
+  // HINT2: indptr[0] written once. Then a loop over tiles of TILE lengths: load blocked (0 past the end),
+  // HINT2: an inclusive block scan with the running-total callback, store blocked below the end, a
+  // HINT2: barrier before the next tile reuses the scan's storage.
+  // HINT3: cub's direct blocked load and store (LoadDirectBlocked, StoreDirectBlocked) take the number of
+  // HINT3: valid items, so a partial last tile neither reads nor writes past batch; the output is shifted
+  // HINT3: by one (indptr + 1).
   if (threadIdx.x == 0) indptr[0] = 0;
   for (int base = 0; base < batch; base += TILE) {
     const int valid = min(TILE, batch - base);
@@ -101,11 +104,10 @@ segment_sum(const float* __restrict__ values, const int* __restrict__ indptr, fl
   const course::ragged::RowRange rows = course::ragged::row_range(indptr, blockIdx.x);
   float acc = 0.f;
   // BEGIN EXERCISE
-  // HINT: a block-strided loop over the sequence's rows, then one block reduction; an empty
-  // HINT: sequence still writes its 0.
-  // HINT2: for (i = rows.begin + threadIdx.x; i < rows.end; i += BLOCK) acc += values[i];
-  // HINT2: then total = BlockReduce(temp).Sum(acc) (valid in thread 0 only), and thread 0 writes
-  // HINT2: sums[blockIdx.x].
+  // HINT: One block per sequence: how do 256 threads share a sequence's rows, and what does an empty
+  // HINT: sequence write?
+  // HINT2: A block-strided loop over the sequence's rows into each thread's accumulator, then one block
+  // HINT2: reduction; one thread writes the sum (also 0 for an empty sequence).
   for (int64_t i = rows.begin + threadIdx.x; i < rows.end; i += BLOCK) acc += values[i];
   const float total = BlockReduce(temp).Sum(acc);
   if (threadIdx.x == 0) sums[blockIdx.x] = total;
@@ -122,11 +124,12 @@ gather_rows(const float* __restrict__ data, const int* __restrict__ indptr, cons
   const int lane = threadIdx.x % 32;
   if (row >= out_rows) return;
   // BEGIN EXERCISE
-  // HINT: which selected sequence k the row belongs to (find_sequence in out_indptr), then where
-  // HINT: that row lives in data; the warp copies its d floats.
-  // HINT2: k = find_sequence(out_indptr, num_ids, row): row is row (row - out_indptr[k])
-  // HINT2: of sequence ids[k], which is packed row src = indptr[ids[k]] + (row - out_indptr[k]) of data.
-  // HINT2: The warp copies the d floats: out[row * d + c] = data[src * d + c] for c = lane, lane + 32, ...
+  // HINT: Row `row` of out: which selected sequence does it belong to, which of that sequence's rows is
+  // HINT: it, and where is that row in data?
+  // HINT2: find_sequence in out_indptr gives the selection k; the row's offset inside it; the source row
+  // HINT2: of data from indptr of ids[k]; the warp copies the d floats, lanes striding across the row.
+  // HINT3: Form the row offsets in 64 bits (rows * d can pass 2^31) and let lane l take floats l, l + 32,
+  // HINT3: ... so the warp's loads and stores are contiguous.
   const int k = find_sequence(out_indptr, num_ids, row);
   const int64_t src = indptr[ids[k]] + (row - out_indptr[k]);
   for (int c = lane; c < d; c += 32) out[row * d + c] = data[src * d + c];

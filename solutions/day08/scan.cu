@@ -10,12 +10,17 @@
 // exclusive sums, cub::BlockStore writes them back. What the tile must add is the sum of all earlier
 // tiles: BlockScan asks for it through a prefix callback, the decoupled look-back below. You write
 // that callback here, with the publication of the tile states it reads; course/scan.cuh holds the
-// finished one (LookbackPrefix) for the next exercise.
+// finished one (LookbackPrefix) for the next exercise, refused here.
 //
 //   lookback_i32  grid = (number of probed tiles,), block = (32,): the grader's probe of your
 //                 look-back alone: block b runs it for tile tiles[b] with aggregate aggregates[b],
 //                 against tile states the grader published beforehand in a random mix of aggregates
 //                 and inclusive prefixes, as blocks finishing in any order leave them.
+//
+// The test: n from 1 to 2^24 + 5, compared exactly, and the probe. The SASS of exclusive_sum_i32 must
+// show an atomic add (ATOMG.E.ADD), a warp vote (VOTE.ANY), a 64-bit release store and acquire load at
+// GPU scope (STG.E.64.STRONG.GPU, LDG.E.64.STRONG.GPU) and no spills; the source inline PTX
+// st.release.gpu.global and ld.acquire.gpu.global. The benchmark expects 70% of the copy bandwidth.
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/block/block_store.cuh>
@@ -41,11 +46,12 @@ using WarpReduce = cub::WarpReduce<int>;
 // word) and an acquire load (what this thread reads after it is at least that new), at GPU scope.
 COURSE_INLINE void publish(unsigned long long* status, int64_t tile, course::TileFlag flag, int value) {
   // BEGIN EXERCISE
-  // HINT: pack (flag << 32) | (the value's 32 bits) into one word and store it with ONE
-  // HINT: st.release.gpu.global.u64 (inline PTX): a flag never appears without its value.
-  // HINT2: const unsigned long long word = (static_cast<unsigned long long>(flag) << 32) | static_cast<uint32_t>(value);
-  // HINT2: asm volatile("st.release.gpu.global.u64 [%0], %1;" :: "l"(status + tile), "l"(word) : "memory");
-  // HINT3: cast the value through uint32_t: a negative int would otherwise sign-extend over the flag.
+  // HINT: Another block may read the state while you write it: how do you make sure it never sees a new
+  // HINT: flag with an old value? Which PTX store also makes your earlier writes visible first?
+  // HINT2: Pack the flag into the high half and the value into the low half of one 64-bit word, then one
+  // HINT2: 64-bit release store at GPU scope in inline PTX (with a "memory" clobber).
+  // HINT3: Convert the value through an unsigned 32-bit type before widening: a negative int would
+  // HINT3: otherwise sign-extend over the flag.
   const unsigned long long word = (static_cast<unsigned long long>(flag) << 32) | static_cast<uint32_t>(value);
   asm volatile("st.release.gpu.global.u64 [%0], %1;\n" ::"l"(status + tile), "l"(word) : "memory");
   // END EXERCISE
@@ -53,10 +59,10 @@ COURSE_INLINE void publish(unsigned long long* status, int64_t tile, course::Til
 
 COURSE_INLINE unsigned long long read_state(const unsigned long long* status, int64_t tile) {
   // BEGIN EXERCISE
-  // HINT: one ld.acquire.gpu.global.u64 (inline PTX): never a cached or compiler-hoisted copy, since
-  // HINT: the look-back reads the same word again and again until another block changes it.
-  // HINT2: unsigned long long word; asm volatile("ld.acquire.gpu.global.u64 %0, [%1];"
-  // HINT2:     : "=l"(word) : "l"(status + tile) : "memory"); return word;
+  // HINT: The look-back reads the same word again and again until another block changes it: what must
+  // HINT: the load be so that it is never a cached or hoisted copy, and sees what the publisher released?
+  // HINT2: One 64-bit acquire load at GPU scope in inline PTX: a 64-bit output, the address as input, a
+  // HINT2: "memory" clobber.
   // STUB: return 0;
   unsigned long long word;
   asm volatile("ld.acquire.gpu.global.u64 %0, [%1];\n" : "=l"(word) : "l"(status + tile) : "memory");
@@ -69,10 +75,11 @@ COURSE_INLINE unsigned long long read_state(const unsigned long long* status, in
 COURSE_INLINE int64_t claim_tile(unsigned* counter) {
   __shared__ int64_t tile;
   // BEGIN EXERCISE
-  // HINT: a tile numbered by blockIdx.x may wait on a block that has not started and, on a full GPU,
-  // HINT: cannot start until the waiting one ends: a deadlock. Numbers handed out in start order only
-  // HINT: ever make a tile wait for blocks already running.
-  // HINT2: if (threadIdx.x == 0) tile = atomicAdd(counter, 1u); __syncthreads(); return tile;
+  // HINT: A tile numbered by blockIdx.x may wait on a block that has not started and, on a full GPU,
+  // HINT: cannot start until the waiting one ends: a deadlock. How can tiles be numbered in the order
+  // HINT: blocks start instead?
+  // HINT2: One thread takes the next number from the counter atomically and shares it with the block
+  // HINT2: through shared memory; a barrier before everyone reads it.
   // STUB: return 0;
   if (threadIdx.x == 0) tile = atomicAdd(counter, 1u);
   __syncthreads();
@@ -93,20 +100,20 @@ struct Lookback {
   __device__ int operator()(int aggregate) {
     const int lane = threadIdx.x % 32;
     // BEGIN EXERCISE
-    // HINT: publish this tile's aggregate at once (later tiles can use it before this one knows its
-    // HINT: prefix), then walk back over the predecessors 32 at a time, one per lane, adding their
-    // HINT: values up to the nearest one that already holds an inclusive prefix; then publish yours.
-    // HINT2: tile 0: lane 0 publishes TILE_PREFIX with its aggregate; return 0.
-    // HINT2: other tiles: lane 0 publishes TILE_AGGREGATE, then for window = tile - 1, tile - 33, ...:
-    // HINT2:   lane l reads tile (window - l) with read_state (a negative index counts as TILE_PREFIX
-    // HINT2:   with value 0: don't read it); spin until no lane sees TILE_EMPTY (__any_sync);
-    // HINT2:   p = __ballot_sync(0xffffffff, flag == TILE_PREFIX); the nearest prefix is lane __ffs(p) - 1;
-    // HINT2:   add up the values of lanes 0 .. that lane (all 32 if p == 0) with
-    // HINT2:   WarpReduce(warp_temp).Sum(v) (the sum is valid in lane 0), then __syncwarp();
-    // HINT2:   stop if p != 0, else go on to the next window.
-    // HINT2: Finally lane 0 publishes TILE_PREFIX with exclusive + aggregate, and returns exclusive.
-    // HINT3: the spin re-reads the whole window: do { word = read_state(...) } while (__any_sync(
-    // HINT3: 0xffffffffu, (word >> 32) == course::TILE_EMPTY)); every lane loops until all 32 are set.
+    // HINT: Your tile needs the sum of every earlier tile, but they finish in any order, some having
+    // HINT: published only their own sum, some their inclusive prefix. How far back must you read, and
+    // HINT: what should you publish, and when, so that later tiles wait as little as possible?
+    // HINT2: Tile 0 publishes its prefix at once and returns 0. Any other tile: publish its aggregate first;
+    // HINT2: then walk back over the predecessors a window of 32 at a time, one per lane: wait until no
+    // HINT2: lane sees an empty state, find the nearest predecessor holding a prefix, add up the values from
+    // HINT2: the tile just before yours back to it (or the whole window, if none), and stop once a prefix
+    // HINT2: was found. Finally publish your inclusive prefix and return the exclusive one.
+    // HINT3: The wait re-reads the whole window until all 32 lanes see a non-empty state (a warp vote on
+    // HINT3: "some lane still empty"), so every lane stays in the loop together. Lane l reads tile
+    // HINT3: window - l: lane 0 is the nearest, so the lowest set bit of the ballot of "holds a prefix" is
+    // HINT3: the nearest prefix; lanes past it must add 0. A predecessor index below 0 must not be read:
+    // HINT3: treat it as a prefix of value 0. The warp sum reuses shared storage: __syncwarp before the
+    // HINT3: next window.
     // STUB: return 0;
     int exclusive = 0;  // tile 0 has nothing before it
     if (tile > 0 && lane == 0) {
@@ -144,15 +151,14 @@ exclusive_sum_i32(const int* __restrict__ in, int* __restrict__ out, int64_t n,
   __shared__ WarpReduce::TempStorage warp_temp;
   int items[ITEMS];
   // BEGIN EXERCISE
-  // HINT: claim the tile, load it, scan it with your look-back as BlockScan's prefix callback, store it.
-  // HINT2: 0. tile = claim_tile(tile_counter) (not blockIdx.x); base = tile * TILE; valid = the items
-  // HINT2:    of this tile that exist, TILE but for the last tile.
-  // HINT2: 1. A full tile: BlockLoad(temp.load).Load(in + base, items); the last one:
-  // HINT2:    .Load(in + base, items, valid, 0) (0 past the end, so the tile's sum is right).
-  // HINT2: 2. __syncthreads() (temp is shared by load, scan and store), then
-  // HINT2:    Lookback prefix{tile_status, tile, warp_temp};
-  // HINT2:    BlockScan(temp.scan).ExclusiveSum(items, items, prefix);
-  // HINT2: 3. __syncthreads(), then BlockStore(temp.store).Store(out + base, items[, valid]).
+  // HINT: Claim, load, scan with your look-back as BlockScan's prefix callback, store. What must the
+  // HINT: last, partial tile do differently?
+  // HINT2: The tile from claim_tile (not blockIdx.x), its first item and how many of its items exist; the
+  // HINT2: load (a guarded form with 0 past the end for a partial tile); a barrier, since load, scan and
+  // HINT2: store share temp; the exclusive scan with the Lookback callback; a barrier; the store (guarded
+  // HINT2: for a partial tile).
+  // HINT3: Items past the end must load as 0, or the tile's aggregate (published to later tiles) is wrong
+  // HINT3: although no output shows it.
   const int64_t tile = claim_tile(tile_counter);  // in the order blocks start
   const int64_t base = tile * TILE;
   const int valid = n - base < TILE ? static_cast<int>(n - base) : TILE;  // items in this tile
