@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day09/block_tile.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 6133b2b48c92a6e0
+// stub-sha256: 786725b9f5d6ce5d
 // Day 9, exercise 3: a block tile built from warp tiles: C = A * B with ldmatrix and mma.sync.
 //
 //   a: [M, K] row-major   b: [K, N] row-major   c: [M, N] float (written, never read)
@@ -14,6 +14,8 @@
 // of the instructions you wrote in exercises 1 and 2):
 //   A, one m16 x k16 piece:       ldmatrix_m8n8x4 (4 registers: the whole A fragment)
 //   B, one k16 x n16 piece:       ldmatrix_m8n8x4_trans (the B fragments of two n8 tiles)
+// The test: C against float64 within the fp32 accumulation tolerance for K, any M, N, K (1 x 1 x 1 up);
+// the technique: HMMA, LDSM.16.M88 and LDSM.16.MT88 in the SASS, no spills.
 #include <course/mma.cuh>
 #include <course/vec_dtypes.cuh>
 
@@ -37,15 +39,13 @@ __device__ void block_tile(const T* __restrict__ a, const T* __restrict__ b, flo
   const T zero = course::from_float<T>(0.f);
 
   // TODO: your code here.
-  //   Hint: the K loop, k0 += BK. Stage each K step, sa = A[m0 .. m0 + BM, k0 .. k0 + BK] and
-  //   Hint: sb = B[k0 .. k0 + BK, n0 .. n0 + BN], zeros past the edges (a zero adds nothing to the
-  //   Hint: sums), rows padded to A_ROW / B_ROW elements; __syncthreads(); then, for each k16 step of the BK = 32 columns,
-  //   Hint: this warp's A fragments (MT) and B fragments (NT / 2 ldmatrix.x4.trans, two n8 tiles each)
-  //   Hint: with course::mma's ldmatrix wrappers, and MT x NT mma into acc[mt][nt]; __syncthreads()
-  //   Hint: before the next K step overwrites the tiles.
+  //   Hint: The block computes a 64 x 64 tile of C in steps of 32 along K. What must be in shared memory before
+  //   Hint: any warp reads fragments, what fills the parts outside the matrix, and when may the next step
+  //   Hint: overwrite it?
   (void)tid; (void)zero; (void)wm; (void)wn; (void)m0; (void)n0;
   // TODO: your code here.
-  //   Hint: write each accumulator to C where it belongs, skipping rows and columns outside [M, N].
+  //   Hint: Where in C does accumulator i of mma tile (mt, nt) of this warp belong, and which of them lie outside
+  //   Hint: [M, N]?
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day09/ldmatrix.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 1b61075262d52606
+// stub-sha256: 4f7c906fa0f65ab1
 // Day 9, exercise 1: ldmatrix, shared memory -> the registers of a warp (x1, x2, x4 and .trans).
 //
 //   tiles: [count, 16, 16] 16-bit elements (fp16 or bf16 bits: ldmatrix moves bits, not numbers)
@@ -14,9 +14,13 @@
 //
 // x1 loads matrix 0, x2 matrices 0 and 1, x4 all four, into registers 0, 1, 2, 3 in that order; the
 // .trans variants load the same matrices transposed. Registers a variant does not load are not
-// written (the grader checks they keep their poison). You write the instruction itself, as inline PTX
-// (PTX ISA: "Warp-level matrix load instruction: ldmatrix"); course/mma.cuh, which later days use,
-// has the same wrappers and says which lanes give which row addresses.
+// written (the grader checks they keep their poison). You write the instruction itself, as inline PTX;
+// course/mma.cuh, which later days use, has the same wrappers (not to be called here: the technique
+// wants your own asm with ldmatrix.sync, and LDSM in the SASS). Reference (PTX ISA, "Warp-level matrix
+// load instruction: ldmatrix"; {} optional):
+//   ldmatrix.sync.aligned.shape.num{.trans}{.ss}.type  r, [p];
+//       .shape = { .m8n8 }, .num = { .x1, .x2, .x4 }, .ss = { .shared{::cta} }, .type = { .b16 }
+//       r: a brace list of .num 32-bit registers; p: a 32-bit shared-memory address
 #include <course/common.cuh>
 
 namespace {
@@ -28,8 +32,9 @@ constexpr int ROW = 16 + 8;  // padded row of the shared tile: 48 bytes, every r
 template <int NUM, bool TRANS>
 __device__ __forceinline__ void ldmatrix(uint32_t* r, const void* row) {
   // TODO: your code here.
-  //   Hint: one `asm volatile` per variant, chosen with `if constexpr` on NUM and TRANS. ldmatrix takes
-  //   Hint: a 32-bit address in the .shared state space: convert the pointer with __cvta_generic_to_shared.
+  //   Hint: Each variant is one PTX instruction with a different number of destination registers, chosen at
+  //   Hint: compile time from NUM and TRANS. In which state space does ldmatrix read, and what kind of address
+  //   Hint: does that need? (Instantiate the grammar quoted in the file's header.)
   (void)row; r[0] = r[1] = r[2] = r[3] = 0u;
 }
 
@@ -40,10 +45,8 @@ __device__ void probe(const uint16_t* __restrict__ tiles, uint32_t* __restrict__
   const uint16_t* src = tiles + static_cast<int64_t>(blockIdx.x) * 256;
   uint32_t r[4];
   // TODO: your code here.
-  //   Hint: copy this block's 16x16 tile from `src` into `tile` (rows padded to ROW elements), wait for
-  //   Hint: the whole warp (__syncthreads), then load: lanes 8j..8j+7 give the addresses of the 8 rows
-  //   Hint: of matrix j; lanes past 8 * NUM are ignored but must still give a valid shared address.
-  //   Hint: Then ldmatrix<NUM, TRANS>(r, your address).
+  //   Hint: ldmatrix reads shared memory, and each lane supplies one row address. Which lanes address which
+  //   Hint: matrix (header), and what must the lanes whose address is ignored still give?
   (void)src; (void)tile;
   r[0] = r[1] = r[2] = r[3] = 0u;
   uint32_t* dst = out + (static_cast<int64_t>(blockIdx.x) * 32 + lane) * 4;

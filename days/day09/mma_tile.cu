@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day09/mma_tile.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 437f2b6db9c77478
+// stub-sha256: b1535b2faa46a4a5
 // Day 9, exercise 2: one warp, one tensor-core instruction: D = A * B + C on a 16x8x16 tile.
 //
 //   a: [count, 16, 16] (M x K, row-major)   b: [count, 16, 8] (K x N, row-major)
@@ -9,7 +9,12 @@
 // One warp per tile: grid = (count,), block = (32,). Each lane loads its fragments straight from
 // global memory (no shared memory, no ldmatrix: the point is to know which lane holds what), issues
 // one mma.sync.m16n8k16, written by you as inline PTX, and stores its part of D. The layouts are in
-// course/mma.cuh (which later days use for the instruction too).
+// course/mma.cuh (which later days use for the instruction too). The test: D against float64 within the
+// fp32 accumulation tolerance, fp16 and bf16; the technique: your own asm with mma.sync, HMMA in the SASS.
+// Reference (PTX ISA, "Warp-level matrix multiply-accumulate instructions: mma"):
+//   mma.sync.aligned.m16n8k16.row.col.dtype.f16.f16.ctype    d, a, b, c;   .dtype = .ctype = { .f16, .f32 }
+//   mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32      d, a, b, c;
+//       d, c: brace lists of 4 .f32 registers; a: 4 .b32 registers (2 halves each); b: 2 .b32 registers
 #include <course/mma.cuh>
 
 namespace {
@@ -22,8 +27,8 @@ template <> constexpr bool IS_HALF<half> = true;
 template <typename T>
 __device__ __forceinline__ void mma_m16n8k16(float* C, const uint32_t* A, const uint32_t* B) {
   // TODO: your code here.
-  //   Hint: one `asm volatile` per element type (`if constexpr (IS_HALF<T>)`); D and C are the same
-  //   Hint: registers, so C is read and written ("+f").
+  //   Hint: One PTX instruction per element type, picked at compile time. D and C are the same registers here:
+  //   Hint: which constraint makes an operand both read and written? (Instantiate the grammar in the header.)
   (void)C; (void)A; (void)B;
 }
 
@@ -39,14 +44,13 @@ __device__ void mma_tile(const T* __restrict__ a, const T* __restrict__ b, const
   uint32_t A[4], B[2];
   float C[4];
   // TODO: your code here.
-  //   Hint: each lane loads the elements its fragments hold (the layouts in course/mma.cuh), packing two
-  //   Hint: 16-bit elements per register with course::mma::pack2_raw(lo, hi): lo = the smaller column (A)
-  //   Hint: or row (B).
+  //   Hint: Which elements of A, B and C does this lane hold, and in which half of each 32-bit register does
+  //   Hint: each 16-bit element go? (course/mma.cuh draws the m16n8k16 fragments.)
   A[0] = A[1] = A[2] = A[3] = B[0] = B[1] = 0u;
   C[0] = C[1] = C[2] = C[3] = 0.f;
   mma_m16n8k16<T>(C, A, B);
   // TODO: your code here.
-  //   Hint: store C[i] at d[row * 8 + col] with the C layout (course::mma::frag_c_row / frag_c_col).
+  //   Hint: Where does C value i of this lane sit in the 16 x 8 tile? The same C layout as the load.
 }
 
 }  // namespace

@@ -11,6 +11,8 @@
 // of the instructions you wrote in exercises 1 and 2):
 //   A, one m16 x k16 piece:       ldmatrix_m8n8x4 (4 registers: the whole A fragment)
 //   B, one k16 x n16 piece:       ldmatrix_m8n8x4_trans (the B fragments of two n8 tiles)
+// The test: C against float64 within the fp32 accumulation tolerance for K, any M, N, K (1 x 1 x 1 up);
+// the technique: HMMA, LDSM.16.M88 and LDSM.16.MT88 in the SASS, no spills.
 #include <course/mma.cuh>
 #include <course/vec_dtypes.cuh>
 
@@ -34,24 +36,16 @@ __device__ void block_tile(const T* __restrict__ a, const T* __restrict__ b, flo
   const T zero = course::from_float<T>(0.f);
 
   // BEGIN EXERCISE
-  // HINT: the K loop, k0 += BK. Stage each K step, sa = A[m0 .. m0 + BM, k0 .. k0 + BK] and
-  // HINT: sb = B[k0 .. k0 + BK, n0 .. n0 + BN], zeros past the edges (a zero adds nothing to the
-  // HINT: sums), rows padded to A_ROW / B_ROW elements; __syncthreads(); then, for each k16 step of the BK = 32 columns,
-  // HINT: this warp's A fragments (MT) and B fragments (NT / 2 ldmatrix.x4.trans, two n8 tiles each)
-  // HINT: with course::mma's ldmatrix wrappers, and MT x NT mma into acc[mt][nt]; __syncthreads()
-  // HINT: before the next K step overwrites the tiles.
-  // HINT2: loads: for (int i = tid; i < BM * BK; i += THREADS), element i is r = i / BK, k = i % BK,
-  // HINT2: and the same over BK * BN for sb (k = i / BN, n = i % BN): consecutive threads read
-  // HINT2: consecutive global addresses. Index global memory with int64_t.
-  // HINT2: for kk < BK / 16 (unrolled): uint32_t af[MT][4], bf[NT / 2][4];
-  // HINT2:   af[mt]: ldmatrix_m8n8x4 at row wm * WM + mt * 16 + lane % 16, column kk * 16 + 8 * (lane / 16)
-  // HINT2:   of sa (row stride A_ROW);
-  // HINT2:   bf[np]: ldmatrix_m8n8x4_trans at row kk * 16 + lane % 16, column wn * WN + np * 16 +
-  // HINT2:   8 * (lane / 16) of sb (row stride B_ROW): registers 0, 1 serve n8 tile 2 * np,
-  // HINT2:   registers 2, 3 tile 2 * np + 1;
-  // HINT2:   course::mma::mma_sync_m16n8k16_row_col_f32<T>(acc[mt][nt], af[mt], B fragment of nt).
-  // HINT3: sa[r * A_ROW + k] = (m0 + r < M && k0 + k < K) ? a[int64_t(m0 + r) * K + k0 + k] : zero;
-  // HINT3: the B fragment of n8 tile nt is &bf[nt / 2][2 * (nt % 2)].
+  // HINT: The block computes a 64 x 64 tile of C in steps of 32 along K. What must be in shared memory before
+  // HINT: any warp reads fragments, what fills the parts outside the matrix, and when may the next step
+  // HINT: overwrite it?
+  // HINT2: Per K step: all threads copy the A and B pieces into the padded shared arrays (consecutive threads
+  // HINT2: on consecutive global addresses, zeros past the edges), a barrier; per k16 step, this warp's A
+  // HINT2: fragments (one ldmatrix .x4 each) and B fragments (one transposing .x4 per two n8 tiles), then
+  // HINT2: MT x NT mma into the accumulators; a barrier before the next K step.
+  // HINT3: A lane addresses row lane % 16 and column half lane / 16 of a 16 x 16 piece, for A (plain) and B
+  // HINT3: (.trans) alike. The transposed B .x4 gives registers 0-1 for n8 tile 2 np and 2-3 for tile 2 np + 1.
+  // HINT3: Global indices in int64_t: M * K passes 2^31 for large matrices.
   // STUB: (void)tid; (void)zero; (void)wm; (void)wn; (void)m0; (void)n0;
   for (int k0 = 0; k0 < K; k0 += BK) {
     for (int i = tid; i < BM * BK; i += THREADS) {
@@ -86,9 +80,10 @@ __device__ void block_tile(const T* __restrict__ a, const T* __restrict__ b, flo
   }
   // END EXERCISE
   // BEGIN EXERCISE
-  // HINT: write each accumulator to C where it belongs, skipping rows and columns outside [M, N].
-  // HINT2: acc[mt][nt][i] is row m0 + wm * WM + mt * 16 + course::mma::frag_c_row(lane, i),
-  // HINT2: column n0 + wn * WN + nt * 8 + course::mma::frag_c_col(lane, i).
+  // HINT: Where in C does accumulator i of mma tile (mt, nt) of this warp belong, and which of them lie outside
+  // HINT: [M, N]?
+  // HINT2: Three loops (mt, nt, i): the block's origin, plus the warp's, plus the mma tile's, plus the C layout
+  // HINT2: of the fragment; a guarded store.
   // HINT3: if (row < M && col < N) c[int64_t(row) * N + col] = acc[mt][nt][i];
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt) {

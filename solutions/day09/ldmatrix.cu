@@ -11,9 +11,13 @@
 //
 // x1 loads matrix 0, x2 matrices 0 and 1, x4 all four, into registers 0, 1, 2, 3 in that order; the
 // .trans variants load the same matrices transposed. Registers a variant does not load are not
-// written (the grader checks they keep their poison). You write the instruction itself, as inline PTX
-// (PTX ISA: "Warp-level matrix load instruction: ldmatrix"); course/mma.cuh, which later days use,
-// has the same wrappers and says which lanes give which row addresses.
+// written (the grader checks they keep their poison). You write the instruction itself, as inline PTX;
+// course/mma.cuh, which later days use, has the same wrappers (not to be called here: the technique
+// wants your own asm with ldmatrix.sync, and LDSM in the SASS). Reference (PTX ISA, "Warp-level matrix
+// load instruction: ldmatrix"; {} optional):
+//   ldmatrix.sync.aligned.shape.num{.trans}{.ss}.type  r, [p];
+//       .shape = { .m8n8 }, .num = { .x1, .x2, .x4 }, .ss = { .shared{::cta} }, .type = { .b16 }
+//       r: a brace list of .num 32-bit registers; p: a 32-bit shared-memory address
 #include <course/common.cuh>
 
 namespace {
@@ -25,12 +29,15 @@ constexpr int ROW = 16 + 8;  // padded row of the shared tile: 48 bytes, every r
 template <int NUM, bool TRANS>
 __device__ __forceinline__ void ldmatrix(uint32_t* r, const void* row) {
   // BEGIN EXERCISE
-  // HINT: one `asm volatile` per variant, chosen with `if constexpr` on NUM and TRANS. ldmatrix takes
-  // HINT: a 32-bit address in the .shared state space: convert the pointer with __cvta_generic_to_shared.
-  // HINT2: the instruction: "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-  // HINT2: (x1: {%0}, [%1]; x2: {%0, %1}, [%2]; no .trans for the plain ones).
-  // HINT2: operands: outputs "=r"(r[0]) ... one per register loaded, then the input "r"(addr).
-  // HINT3: const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(row));
+  // HINT: Each variant is one PTX instruction with a different number of destination registers, chosen at
+  // HINT: compile time from NUM and TRANS. In which state space does ldmatrix read, and what kind of address
+  // HINT: does that need? (Instantiate the grammar quoted in the file's header.)
+  // HINT2: A compile-time branch per (NUM, TRANS) pair, each one `asm volatile` with one "=r" output per
+  // HINT2: register it loads and one "r" input, the 32-bit shared address of this lane's row; registers a
+  // HINT2: variant does not load are left untouched.
+  // HINT3: __cvta_generic_to_shared turns the generic pointer into a shared-window offset (64-bit): cast it
+  // HINT3: to 32 bits for the "r" operand. The destination list is a brace list of NUM operands, then the
+  // HINT3: address operand in brackets; .trans sits right after .num.
   // STUB: (void)row; r[0] = r[1] = r[2] = r[3] = 0u;
   const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(row));
   if constexpr (NUM == 1 && !TRANS) {
@@ -64,14 +71,13 @@ __device__ void probe(const uint16_t* __restrict__ tiles, uint32_t* __restrict__
   const uint16_t* src = tiles + static_cast<int64_t>(blockIdx.x) * 256;
   uint32_t r[4];
   // BEGIN EXERCISE
-  // HINT: copy this block's 16x16 tile from `src` into `tile` (rows padded to ROW elements), wait for
-  // HINT: the whole warp (__syncthreads), then load: lanes 8j..8j+7 give the addresses of the 8 rows
-  // HINT: of matrix j; lanes past 8 * NUM are ignored but must still give a valid shared address.
-  // HINT: Then ldmatrix<NUM, TRANS>(r, your address).
-  // HINT2: the copy: for (int i = lane; i < 256; i += 32) element i is row i / 16, column i % 16.
-  // HINT2: matrix j starts at row 8 * (j % 2), column 8 * (j / 2) of the tile: lane l points at row
-  // HINT2: l % 16, column 8 * (l / 16), the same address for every variant.
-  // HINT3: const uint16_t* ptr = tile + (lane % 16) * ROW + 8 * (lane / 16);
+  // HINT: ldmatrix reads shared memory, and each lane supplies one row address. Which lanes address which
+  // HINT: matrix (header), and what must the lanes whose address is ignored still give?
+  // HINT2: Three steps: the warp copies its tile into the padded shared array (each lane a strided share of the
+  // HINT2: 256 elements), a barrier, then each lane computes its row address and calls your wrapper.
+  // HINT3: Matrix j starts at row 8 (j % 2), column 8 (j / 2); lanes 8j .. 8j + 7 give its 8 rows. So lane l
+  // HINT3: addresses row l % 16 and column half l / 16: the same address serves x1, x2, x4 and .trans (the
+  // HINT3: lanes past 8 * NUM give a valid address nobody reads).
   // STUB: (void)src; (void)tile;
   // STUB: r[0] = r[1] = r[2] = r[3] = 0u;
   for (int i = lane; i < 256; i += 32) tile[(i / 16) * ROW + i % 16] = src[i];

@@ -6,7 +6,12 @@
 // One warp per tile: grid = (count,), block = (32,). Each lane loads its fragments straight from
 // global memory (no shared memory, no ldmatrix: the point is to know which lane holds what), issues
 // one mma.sync.m16n8k16, written by you as inline PTX, and stores its part of D. The layouts are in
-// course/mma.cuh (which later days use for the instruction too).
+// course/mma.cuh (which later days use for the instruction too). The test: D against float64 within the
+// fp32 accumulation tolerance, fp16 and bf16; the technique: your own asm with mma.sync, HMMA in the SASS.
+// Reference (PTX ISA, "Warp-level matrix multiply-accumulate instructions: mma"):
+//   mma.sync.aligned.m16n8k16.row.col.dtype.f16.f16.ctype    d, a, b, c;   .dtype = .ctype = { .f16, .f32 }
+//   mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32      d, a, b, c;
+//       d, c: brace lists of 4 .f32 registers; a: 4 .b32 registers (2 halves each); b: 2 .b32 registers
 #include <course/mma.cuh>
 
 namespace {
@@ -19,12 +24,12 @@ template <> constexpr bool IS_HALF<half> = true;
 template <typename T>
 __device__ __forceinline__ void mma_m16n8k16(float* C, const uint32_t* A, const uint32_t* B) {
   // BEGIN EXERCISE
-  // HINT: one `asm volatile` per element type (`if constexpr (IS_HALF<T>)`); D and C are the same
-  // HINT: registers, so C is read and written ("+f").
-  // HINT2: "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7},
-  // HINT2: {%8, %9}, {%0, %1, %2, %3};\n" (bf16: .f32.bf16.bf16.f32): D, A, B, C in that order.
-  // HINT3: : "+f"(C[0]), "+f"(C[1]), "+f"(C[2]), "+f"(C[3])
-  // HINT3: : "r"(A[0]), "r"(A[1]), "r"(A[2]), "r"(A[3]), "r"(B[0]), "r"(B[1])
+  // HINT: One PTX instruction per element type, picked at compile time. D and C are the same registers here:
+  // HINT: which constraint makes an operand both read and written? (Instantiate the grammar in the header.)
+  // HINT2: One `asm volatile` per type: four float operands for D (read-write, reused as C), four 32-bit
+  // HINT2: registers of A and two of B as inputs, listed in the order d, a, b, c.
+  // HINT3: The operand numbers run over outputs first, then inputs: with D as "+f" operands 0-3, A is 4-7 and B
+  // HINT3: 8-9, and C reuses 0-3. The type suffixes are dtype.atype.btype.ctype: f32, then f16 or bf16 twice, f32.
   // STUB: (void)C; (void)A; (void)B;
   if constexpr (IS_HALF<T>) {
     asm volatile(
@@ -54,13 +59,14 @@ __device__ void mma_tile(const T* __restrict__ a, const T* __restrict__ b, const
   uint32_t A[4], B[2];
   float C[4];
   // BEGIN EXERCISE
-  // HINT: each lane loads the elements its fragments hold (the layouts in course/mma.cuh), packing two
-  // HINT: 16-bit elements per register with course::mma::pack2_raw(lo, hi): lo = the smaller column (A)
-  // HINT: or row (B).
-  // HINT2: A[i] = (row g + 8 * (i % 2), cols 2t + 8 * (i / 2) and the next); element (r, k) is a[r * 16 + k].
-  // HINT2: B[i] = (rows k = 2t + 8i and k + 1, col n = g); element (k, n) is b[k * 8 + n].
-  // HINT2: C[i] at row course::mma::frag_c_row(lane, i), col course::mma::frag_c_col(lane, i) of c.
-  // HINT3: B[i] = course::mma::pack2_raw(b[k * 8 + g], b[(k + 1) * 8 + g]);  // the pair is NOT contiguous
+  // HINT: Which elements of A, B and C does this lane hold, and in which half of each 32-bit register does
+  // HINT: each 16-bit element go? (course/mma.cuh draws the m16n8k16 fragments.)
+  // HINT2: With g = lane / 4 and t = lane % 4: each A register is a pair of consecutive columns of one row, each
+  // HINT2: B register a pair of consecutive rows of one column, each C value one float; pack pairs with
+  // HINT2: course::mma::pack2_raw, the smaller index in the low half.
+  // HINT3: A register i: row g + 8 (i % 2), columns 2t + 8 (i / 2) and the next. B register i: rows 2t + 8i and
+  // HINT3: the next, column g. B is row-major [16, 8], so B's pair is NOT contiguous in memory: the two
+  // HINT3: elements are a row (8 elements) apart.
   // STUB: A[0] = A[1] = A[2] = A[3] = B[0] = B[1] = 0u;
   // STUB: C[0] = C[1] = C[2] = C[3] = 0.f;
 #pragma unroll
@@ -80,8 +86,9 @@ __device__ void mma_tile(const T* __restrict__ a, const T* __restrict__ b, const
   // END EXERCISE
   mma_m16n8k16<T>(C, A, B);
   // BEGIN EXERCISE
-  // HINT: store C[i] at d[row * 8 + col] with the C layout (course::mma::frag_c_row / frag_c_col).
-  // HINT2: for i < 4: row = frag_c_row(lane, i) = g + 8 * (i / 2), col = frag_c_col(lane, i) = 2t + i % 2.
+  // HINT: Where does C value i of this lane sit in the 16 x 8 tile? The same C layout as the load.
+  // HINT2: One loop over the 4 values: its row and column (course::mma::frag_c_row / frag_c_col, or your own),
+  // HINT2: one store into d.
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
     d[course::mma::frag_c_row(lane, i) * 8 + course::mma::frag_c_col(lane, i)] = C[i];
