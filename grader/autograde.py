@@ -299,7 +299,7 @@ class GradeKernels(Preprocessor):
         _precompile()
         assignment, day, student, course_dir = _ids(resources)
         folder = Path(resources["metadata"]["path"]).resolve()  # submitted/<student>/<day>
-        cells = {}
+        cells, graded, changed = {}, {}, set()
         for cell in nb.cells:
             if not is_autograded(cell):
                 continue
@@ -321,16 +321,68 @@ class GradeKernels(Preprocessor):
                     continue
                 ok &= outcome.status == "passed"
                 lines.append(_describe(outcome, call, k - visible_n + 1, time.perf_counter() - start))
+                for name, digest in outcome.files.items():
+                    changed |= {name} if graded.setdefault(name, digest) != digest else set()
+            lines += [f"graded: {n} sha256 {graded[n]}" for n in _files_of(day, calls, graded)]
             cells[grade_id] = CellResult(ok, "\n".join(lines))
+        if changed:  # something rewrote the submission between two exercises' copies
+            cells = {gid: CellResult(False, f"scored zero: the submitted {', '.join(sorted(changed))} changed "
+                                            f"while it was graded") for gid in cells}
         gradebook = gradebook_path(self.config, course_dir)
         _RESULTS[(assignment, student)] = {
             "cells": cells,
             "own": _own_lines(folder),
             "gradebook_path": gradebook,
             "gradebook": gradebook.read_bytes() if gradebook.is_file() else None,
+            "graded": _graded_bytes(folder, graded),
             "files": _tree_state(_watched(course_dir), skip=_skipped(course_dir, student, assignment, gradebook)),
         }
         return nb, resources
+
+
+def _files_of(day: str, calls: list[Call], graded: dict[str, str]) -> list[str]:
+    """The graded files a cell's grades rest on: its exercises' own files and any header (.cuh)."""
+    from grader import exercises
+
+    own = set()
+    for call in calls:
+        try:
+            own.add(exercises.get(day, call.name).source)
+        except KeyError:
+            pass
+    return sorted(n for n in graded if n in own or n.endswith(".cuh"))
+
+
+def _graded_bytes(folder: Path, graded: dict[str, str]) -> dict[str, bytes]:
+    """The bytes of each graded file whose submitted copy still has the hash that was graded."""
+    import hashlib
+
+    kept = {}
+    for name, digest in graded.items():
+        try:
+            data = (folder / name).read_bytes()
+        except OSError:
+            continue
+        if hashlib.sha256(data).hexdigest() == digest:
+            kept[name] = data
+    return kept
+
+
+def _keep_graded(course_dir: Path, student: str, assignment: str, graded: dict[str, bytes]) -> list[str]:
+    """autograded/ keeps what was graded: a graded file the notebook rewrote is written back; the names."""
+    folder = course_dir / "autograded" / student / assignment
+    restored = []
+    for name, data in graded.items():
+        path = folder / name
+        try:
+            same = not path.is_symlink() and path.read_bytes() == data
+        except OSError:
+            same = False
+        if not same:
+            path.unlink(missing_ok=True)
+            path.write_bytes(data)
+            restored.append(name)
+    return restored
 
 
 def _describe(outcome, call: Call, hidden_number: int, seconds: float) -> str:
@@ -379,11 +431,16 @@ class RunNotebook(Preprocessor):
         kwargs = {"timeout_func": timeout, "timeout": self.cell_timeout, "parent": self.parent}
         why_not = sandbox.unavailable()
         if why_not is None:
-            os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [
-                str(sandbox.kernelspec(course_dir)), os.environ.get("JUPYTER_PATH")]))
+            from grader import device
+
+            spec = sandbox.kernelspec(course_dir, emulated=device.emulated(), cpu=self.budget + 60)
+            os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(spec), os.environ.get("JUPYTER_PATH")]))
             kwargs["kernel_name"] = sandbox.KERNEL_NAME
+            kwargs["kernel_manager_class"] = sandbox.kernel_manager_class()
         else:
-            self.log.warning("no sandbox for the notebook's kernel (%s): relying on checks after it runs", why_not)
+            self.log.error("NO SANDBOX for the notebook's kernel (%s): it can read other students' files and "
+                           "the hidden tests; relying on checks after it runs; grade one student at a time",
+                           why_not)
         resources.setdefault("course", {})["sandbox"] = why_not or "yes"
         execute = Execute(**kwargs)
         try:
@@ -404,6 +461,10 @@ class ApplyKernelGrades(Preprocessor):
         sandboxed = resources.get("course", {}).get("sandbox") == "yes"
         cheat = self._cheats(found, nb, assignment, day, student, course_dir, sandboxed)
         note = resources.get("course", {}).get("notebook_error")
+        restored = _keep_graded(course_dir, student, assignment, (found or {}).get("graded", {}))
+        if restored:
+            note = "; ".join(filter(None, [note, f"it rewrote {', '.join(restored)} after grading: autograded/ "
+                                                 f"holds the graded version again"]))
         for cell in nb.cells:
             if not is_autograded(cell):
                 continue

@@ -19,6 +19,7 @@ The parent reports "passed", "failed", "crashed" or "timed out", case by case.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -66,6 +67,7 @@ class Outcome:
     total: int = 0
     cases: list[CaseResult] = field(default_factory=list)
     output: str = field(default="", repr=False)
+    files: dict[str, str] = field(default_factory=dict)  # the files graded: name -> sha256 of the copy
 
     def __str__(self) -> str:
         head = f"{self.exercise}: {self.status} ({self.passed}/{self.total} cases)"
@@ -252,8 +254,6 @@ def _not_run(ex, ran: list[dict]) -> str:
             + (f"; sizes past {' and '.join(past)} elements are unchecked here" if past else ""))
 
 
-
-
 def _racecheck(ex, outcome: Outcome, folder: Path, cases: list[dict], budgets: list[float]) -> Outcome:
     """The smallest case again under compute-sanitizer racecheck (a missing __syncthreads can pass a
     check by luck); a reported race fails the exercise, naming the line."""
@@ -305,12 +305,23 @@ def _run(ex, cases, *, source_dir: Path, seed, budgets, backend: str, record: bo
             _copy_submission(Path(source_dir), ex.source, workdir / "src")
         except (SubmissionError, OSError) as e:
             return Outcome(ex.key, "failed", str(e), total=len(cases))
-        request = {"day": ex.day, "name": ex.name, "cases": cases, "seed": seed, **(options or {})}
+        files = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted((workdir / "src").iterdir())}
+        from grader import runner
+
         cpu = int(COMPILE_BUDGET_S + sum(budgets)) + 30
-        finished = child.run(child.command(entry, request, wrapper), env=_child_env(workdir), cwd=workdir,
+        seeds, note = None, ""
+        request = {"day": ex.day, "name": ex.name, "cases": cases, "seed": seed, **(options or {})}
+        argv = child.command(entry, request, wrapper)
+        if runner.is_python(ex) and entry == "grader.isolation":  # student Python: sandboxed, verified here
+            from grader import checks
+
+            seeds = request["seeds"] = [checks.new_seed() if seed is None else seed for _ in cases]
+            argv, note = _sandboxed(child.command(entry, request), workdir, cpu, backend, ex.day)
+        finished = child.run(argv, env=_child_env(workdir), cwd=workdir,
                              budget=COMPILE_BUDGET_S, on_event=_deadlines(budgets),
                              preexec_fn=_limits(cpu, backend == "emulator"))
-    results, status, message = _results(ex, cases, budgets, finished)
+    results, status, message = _results(ex, cases, budgets, finished, seeds)
+    message = "\n".join(filter(None, [message, note]))
     if record:
         _record_times(backend, {_case_key(ex, r.case): r.seconds for r in results if r.status == "passed"})
     here, there = str(workdir / "src"), str(source_dir)  # paths as the student knows them
@@ -318,26 +329,50 @@ def _run(ex, cases, *, source_dir: Path, seed, budgets, backend: str, record: bo
         r.message = r.message.replace(here, there)
     passed = sum(r.status == "passed" for r in results)
     return Outcome(ex.key, status, message.replace(here, there), passed, len(cases), results,
-                   finished.output.replace(here, there))
+                   finished.output.replace(here, there), files)
+
+
+def _sandboxed(argv: list[str], workdir: Path, cpu: int, backend: str, day: str) -> tuple[list[str], str]:
+    """A Python exercise's child behind grader.sandbox (its own folder a copy of `workdir`; the course's
+    kernels of earlier days, which it launches, visible), or as it is with a note where no sandbox can
+    be made (the verdict is still the grader's, from its data)."""
+    from grader import sandbox
+
+    why_not = sandbox.unavailable()
+    if why_not:
+        return argv, f"(the student's Python ran without a sandbox: {why_not})"
+    memory = EMULATOR_ADDRESS_SPACE if backend == "emulator" else None
+    return sandbox.wrapper(workdir, cpu=cpu, memory=memory, solutions_before=day) + argv[1:], ""
 
 
 def _deadlines(budgets: list[float]):
     """The child's time until its next event: a case's budget from its "start", COMPILE_BUDGET_S from
-    an "end" (the time until the next start)."""
+    an "end" (the time until the next start); never past the sum of them all from now (a child that
+    sends events of its own, such as student Python, cannot keep itself alive)."""
+    end = time.monotonic() + COMPILE_BUDGET_S * (len(budgets) + 1) + sum(budgets)
+
     def on_event(event: dict) -> float | None:
-        if event["event"] == "start":
-            return budgets[event["index"]]
-        return COMPILE_BUDGET_S if event["event"] == "end" else None
+        if event.get("event") == "start" and event.get("index") in range(len(budgets)):
+            renewed = budgets[event["index"]]
+        elif event.get("event") == "end":
+            renewed = COMPILE_BUDGET_S
+        else:
+            return None
+        return max(0.0, min(renewed, end - time.monotonic()))
     return on_event
 
 
-def _results(ex, cases: list[dict], budgets: list[float], finished: child.Finished):
-    """(case results, overall status, message) from what the child reported and how it ended."""
+def _results(ex, cases: list[dict], budgets: list[float], finished: child.Finished, seeds=None):
+    """(case results, overall status, message) from what the child reported and how it ended. With
+    `seeds` (a Python exercise), a case passes only when the data it returned passes the check here,
+    on those seeds: the child can report a failure, never a pass."""
     from grader import exercises
 
     results = [CaseResult(c, "not run") for c in cases]
     current = None
     for event in finished.events:
+        if not _well_formed(event, len(cases)):
+            continue
         kind = event["event"]
         if kind == "compiled" and not event["ok"]:
             return results, "failed", event["message"]
@@ -347,6 +382,9 @@ def _results(ex, cases: list[dict], budgets: list[float], finished: child.Finish
             r = results[event["index"]]
             r.status, r.message, r.seconds, r.seed = event["status"], event["message"], event["seconds"], event["seed"]
             r.data = event.get("data", {})
+            if seeds is not None:
+                r.seed, r.data = seeds[event["index"]], {}
+                r.status, r.message = _verified(ex, r.case, event, r.seed)
             current = None
     reported = any(r.status != "not run" for r in results)
     if finished.ended == "done":
@@ -373,6 +411,36 @@ def _results(ex, cases: list[dict], budgets: list[float], finished: child.Finish
     return results, "crashed", f"the checking process {finished.how} {when}:\n{finished.tail(15)}"
 
 
+_EVENT_FIELDS = {"compiled": {"ok": bool, "message": str}, "start": {"index": int},
+                 "end": {"index": int, "status": str, "message": str, "seconds": (int, float), "seed": (int, type(None))},
+                 "done": {}}
+
+
+def _well_formed(event: dict, n: int) -> bool:
+    """An event with the fields its kind needs, of their types, and a case index in range (a child
+    running student Python may send anything)."""
+    fields = _EVENT_FIELDS.get(event.get("event"))
+    if fields is None or not all(isinstance(event.get(k), t) for k, t in fields.items()):
+        return False
+    return "index" not in fields or 0 <= event["index"] < n
+
+
+def _verified(ex, case: dict, event: dict, seed: int) -> tuple[str, str]:
+    """(status, message) of a Python exercise's case from its child's "end" event: the grader's check
+    on the data returned; a failure or crash the child reports stands."""
+    from grader import runner
+
+    if event["status"] in ("failed", "crashed"):
+        return event["status"], str(event["message"])
+    if event["status"] != "ran":
+        return "failed", "the student's process reported a result instead of returning data"
+    try:
+        runner.verify(ex, case, event.get("data"), seed)
+    except AssertionError as e:
+        return "failed", str(e)
+    return "passed", ""
+
+
 def _overall(results: list[CaseResult]) -> str:
     for status in ("crashed", "timed out", "failed"):
         if any(r.status == status for r in results):
@@ -394,12 +462,16 @@ def _child(request: dict, send) -> None:
         send(event="compiled", ok=False, message=str(e))
         return
     send(event="compiled", ok=True, message="")
+    seeds, data = request.get("seeds"), None
     for i, case in enumerate(request["cases"]):
-        seed = checks.new_seed() if request["seed"] is None else request["seed"]
+        seed = seeds[i] if seeds else checks.new_seed() if request["seed"] is None else request["seed"]
         send(event="start", index=i)
         start, status, message = time.perf_counter(), "passed", ""
         try:
-            runner.check(ex, case, module, seed=seed)
+            if seeds:  # a Python exercise: the data goes to the grader, which checks it
+                data, status = runner.harness(ex, case, module, seed), "ran"
+            else:
+                runner.check(ex, case, module, seed=seed)
         except AssertionError as e:
             status, message = "failed", str(e)
         except device.KernelFault as e:
@@ -408,7 +480,7 @@ def _child(request: dict, send) -> None:
             why = e.args[0] if isinstance(e, KeyError) and e.args else e  # a KeyError's str() adds quotes
             status, message = "failed", f"{e.__class__.__name__}: {why}"
         send(event="end", index=i, status=status, message=message, seed=seed,
-             seconds=time.perf_counter() - start)
+             seconds=time.perf_counter() - start, **({"data": data} if status == "ran" else {}))
         if status == "crashed" and not device.emulated():
             break
 

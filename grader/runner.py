@@ -1,8 +1,18 @@
-"""Loading an exercise's kernel and running its checks and benchmark, in this process."""
+"""Loading an exercise's kernel and running its checks and benchmark, in this process.
+
+A Python exercise (a .py file) is checked in two halves (`harnessed`): its harness calls the student's
+functions and returns plain data (numbers, strings, arrays), in a sandboxed process of the student's
+(grader.isolation); the check itself verifies that data in the grader, against inputs it made from
+the seed it chose. Nothing the student's code does there reaches the verdict but the data.
+"""
 from __future__ import annotations
 
+import base64
+import functools
 import importlib.util
 from pathlib import Path
+
+import numpy as np
 
 from grader import checks, device, paths, technique
 from grader.exercises import Exercise
@@ -40,6 +50,88 @@ def _import(path: Path, name: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+class Returned:
+    """What a Python exercise's harness returned, standing in for the module: the check verifies it."""
+
+    def __init__(self, data):
+        self.data = data
+
+
+def harnessed(harness):
+    """A Python exercise's check in two halves: `harness(module, seed, **case)` runs the student's code
+    and returns plain data; the decorated `verify(data, seed, **case)` raises AssertionError when the
+    data is wrong. Called with a module, the check runs both here; with `Returned`, only the verify."""
+    def wrap(verify):
+        @functools.wraps(verify)
+        def check(module, seed, **case):
+            data = module.data if isinstance(module, Returned) else harness(module, seed, **case)
+            return verify(data, seed, **case)
+        check.harness = harness
+        return check
+    return wrap
+
+
+def is_python(ex: Exercise) -> bool:
+    return ex.source.endswith(".py")
+
+
+def harness(ex: Exercise, case: dict, module, seed: int):
+    """In the student's process: the harness's data, encoded for a pipe (JSON)."""
+    return encode(ex.check.harness(module, seed, **case))
+
+
+def verify(ex: Exercise, case: dict, data, seed: int) -> None:
+    """In the grader: the check on the data a harness returned (AssertionError when wrong or malformed)."""
+    try:
+        decoded = decode(data)
+    except (TypeError, ValueError, KeyError) as e:
+        raise AssertionError(f"{ex.key}: the student's process returned malformed data ({e})") from None
+    try:
+        ex.check(Returned(decoded), seed, **case)
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError) as e:
+        raise AssertionError(f"{ex.key}: the student's process returned malformed data "
+                             f"({type(e).__name__}: {e})") from None
+
+
+ARRAY_DTYPES = ("float16", "float32", "float64", "bfloat16", "int32", "int64", "uint16", "bool")
+
+
+def encode(value):
+    """Plain data with numpy arrays as {"__array__": [dtype, shape, base64 bytes]}."""
+    if isinstance(value, np.ndarray):
+        a = np.ascontiguousarray(value)
+        return {"__array__": [str(a.dtype), list(a.shape), base64.b64encode(a.tobytes()).decode()]}
+    if isinstance(value, dict):
+        return {str(k): encode(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [encode(v) for v in value]
+    if isinstance(value, (np.generic,)):
+        return value.item()
+    return value
+
+
+def decode(value):
+    """`encode`'s inverse, strict: a dtype of ARRAY_DTYPES, a shape that matches the bytes."""
+    from grader.dtypes import dtype as named
+
+    if isinstance(value, dict):
+        if set(value) == {"__array__"}:
+            name, shape, data = value["__array__"]
+            if name not in ARRAY_DTYPES or not all(isinstance(n, int) and n >= 0 for n in shape):
+                raise ValueError(f"an array of dtype {name!r}, shape {shape!r}")
+            dt = named(name) if name == "bfloat16" else np.dtype(name)
+            raw = base64.b64decode(data, validate=True)
+            if len(raw) != dt.itemsize * int(np.prod(shape, dtype=np.int64)):
+                raise ValueError(f"an array of shape {shape} with {len(raw)} bytes")
+            return np.frombuffer(raw, dt).reshape(shape).copy()
+        return {k: decode(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [decode(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise TypeError(f"a value of type {type(value).__name__}")
 
 
 def check(ex: Exercise, case: dict, module=None, seed: int | None = None) -> int:

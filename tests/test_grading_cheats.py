@@ -11,10 +11,12 @@ import json
 import os
 import re
 import shutil
+import socket
 import sqlite3
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -179,6 +181,149 @@ def test_grader_check_reports_a_hung_kernel_and_grades_the_rest(tmp_path):
     assert "passed" in rows["day02/silu_and_mul"], done.stdout[-3000:]
 
 
+# ---- student Python (day 14's binding.py): it runs sandboxed, and only the data it returns counts --
+
+BINDING_STUB = (paths.DAYS / "day14" / "binding.py").read_text()
+ONE_CASE = [{"rows": 1, "d": 8}]
+TOKEN = "course-cheat-daemon-7f3a"
+
+
+def _binding(tmp_path, attack: str, base: str = BINDING_STUB, name="binding"):
+    """Grade a binding.py made of `base` and `attack` (run when it is imported)."""
+    folder = tmp_path / "binding-submission"
+    folder.mkdir(exist_ok=True)
+    (folder / "binding.py").write_text(base + "\n\n" + attack + "\n")
+    return isolation.run_exercise("day14", name, ONE_CASE if name == "binding" else None, source_dir=str(folder))
+
+
+def _needs_sandbox():
+    if sandbox.unavailable():
+        pytest.skip(f"no sandbox here: {sandbox.unavailable()}")
+
+
+def test_python_exercise_honest_passes_and_stub_fails(tmp_path):
+    assert _binding(tmp_path, "", (paths.SOLUTIONS / "day14" / "binding.py").read_text()).status == "passed"
+    stub = _binding(tmp_path, "")
+    assert stub.status == "failed" and "NotImplementedError" in stub.message, stub
+
+
+REPLACE_CHECKER = """
+import sys
+for _name, _mod in list(sys.modules.items()):
+    if _name.startswith("grader"):
+        for _attr in ("check_binding", "check", "verify", "harness", "assert_close", "_rmsnorm_close"):
+            if hasattr(_mod, _attr):
+                setattr(_mod, _attr, lambda *a, **k: {})
+"""
+
+FORGE_CHANNEL = """
+import json, os, sys
+_frame = sys._getframe()
+while _frame is not None and "send" not in _frame.f_locals:
+    _frame = _frame.f_back
+_send, _request = _frame.f_locals["send"], json.loads(sys.argv[-1])
+_send(event="compiled", ok=True, message="")
+for _i, _case in enumerate(_request["cases"]):
+    _send(event="start", index=_i)
+    _send(event="end", index=_i, status="passed", message="", seed=1, seconds=0.0)
+_send(event="done")
+os._exit(0)
+"""
+
+
+@pytest.mark.parametrize("attack", ["replace the checker", "forge the result channel"])
+def test_python_exercise_cannot_grade_itself(tmp_path, attack):
+    """A stub that replaces the checker, or walks the frames to the result channel and reports a pass,
+    still fails: the grader checks the data it returns, on seeds it chose."""
+    outcome = _binding(tmp_path, {"replace the checker": REPLACE_CHECKER,
+                                  "forge the result channel": FORGE_CHANNEL}[attack])
+    assert outcome.status != "passed" and outcome.passed == 0, outcome
+
+
+def _secrets(tmp_path):
+    """Files a student's Python must not reach: another submission, a gradebook, hidden tests."""
+    other = tmp_path / "submitted" / "bob" / "day14"
+    other.mkdir(parents=True)
+    (other / "binding.py").write_text("# bob's answer\n")
+    (tmp_path / "gradebook.db").write_bytes(b"grades")
+    return [other / "binding.py", tmp_path / "gradebook.db", paths.INSTRUCTOR_NOTEBOOKS / "day14.ipynb",
+            paths.SOLUTIONS / "day14" / "binding.py"]
+
+
+def test_python_exercise_reads_and_writes_nothing_outside(tmp_path):
+    _needs_sandbox()
+    secrets = _secrets(tmp_path)
+    planted = [Path(sys.prefix) / "course_planted.pth", paths.ROOT / "grader" / "course_planted.py"]
+    attack = f"""
+import glob, os
+_seen = []
+for _path in {[str(p) for p in secrets]!r}:
+    for _where in (_path, "/proc/1/root" + _path):
+        if os.path.exists(_where):
+            _seen.append(_where)
+for _path in {[str(p) for p in [secrets[1], *planted]]!r}:
+    try:
+        with open(_path, "a") as _f:
+            _f.write("import os  # planted")
+        _seen.append("wrote " + _path)
+    except OSError:
+        pass
+raise RuntimeError("SEEN " + repr(_seen))
+"""
+    try:
+        outcome = _binding(tmp_path, attack)
+    finally:
+        leftovers = [p for p in planted if p.exists()]
+        for p in leftovers:
+            p.unlink()
+    assert "SEEN []" in outcome.message, outcome
+    assert not leftovers and (tmp_path / "gradebook.db").read_bytes() == b"grades"
+
+
+def _alive(token: str) -> list[str]:
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if token in (proc / "cmdline").read_bytes().decode(errors="replace"):
+                found.append(proc.name)
+        except OSError:
+            continue
+    return found
+
+
+def test_python_exercise_leaves_no_process_behind(tmp_path):
+    _needs_sandbox()
+    attack = f"""
+import os, subprocess, sys
+if os.fork() == 0:
+    os.setsid()
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", "{TOKEN}"], start_new_session=True)
+    os._exit(0)
+os.wait()
+raise NotImplementedError("a daemon was left behind")
+"""
+    try:
+        outcome = _binding(tmp_path, attack)
+        time.sleep(1)
+        assert outcome.status == "failed" and not _alive(TOKEN), outcome
+    finally:
+        for pid in _alive(TOKEN):
+            os.kill(int(pid), 9)
+
+
+def test_rmsnorm_ffi_without_a_gpu_is_not_full_marks():
+    """Without a GPU nothing is launched: a function that never launches cannot pass; the grade says
+    the points wait for a GPU."""
+    from grader.exercises import day14
+
+    if not device.why_not_hardware():
+        pytest.skip("a GPU grades rmsnorm_ffi's values")
+    if day14.why_no_ffi():
+        pytest.skip(day14.why_no_ffi())
+    outcome = isolation.run_exercise("day14", "rmsnorm_ffi", [day14.FFI_CASES[0]], solutions=True)
+    assert outcome.status == "failed" and day14.NOT_GRADED_WITHOUT_GPU in outcome.message, outcome
+
+
 # ---- nbgrader: a class with honest and dishonest students ------------------------------------------
 
 def _short_notebook(tmp_path):
@@ -216,7 +361,31 @@ CHEAT_CELLS = {
             "    print(open(f).read())"),
     "endless": "while True:\n    pass",
     "killer": "import os\nos._exit(1)",
+    # the sandbox's own attack classes: each would reach the course without it, so run only with it
+    "escape": ("import ctypes, glob, os\nlibc = ctypes.CDLL(None, use_errno=True)\ncourse = os.path.abspath('../../..')\n"
+               "for d in ('submitted', 'source', 'autograded', ''):\n"
+               "    libc.umount2(os.path.join(course, d).encode(), 2)\n"
+               "libc.mount(None, course.encode(), None, 32 | 4096, None)\n"
+               "found = []\nfor root in ['', *glob.glob('/proc/*/root')]:\n"
+               "    for f in glob.glob(root + course + '/source/*/*.ipynb') + glob.glob(root + course + '/submitted/*/*/*.cu'):\n"
+               "        found.append(open(f).read())\n"
+               "    for f in glob.glob(root + course + '/gradebook.db'):\n"
+               "        try:\n            open(f, 'wb').write(b'')\n        except OSError:\n            pass\n"
+               "print('\\n'.join(found))"),
+    "daemon": ("import glob, os, subprocess, sys\n"
+               "code = ('import glob, time\\nfor _ in range(600):\\n    time.sleep(0.2)\\n'\n"
+               "        '    for f in glob.glob(\"/proc/*/root' + os.path.abspath('../../..') + '/submitted/*/day01/vector_add.cu\"):\\n'\n"
+               "        '        open(f, \"w\").write(\"// rewritten by a daemon\\\\n\")')\n"
+               "if os.fork() == 0:\n    os.setsid()\n"
+               f"    subprocess.Popen([sys.executable, '-c', code, '{TOKEN}'], start_new_session=True)\n    os._exit(0)\n"
+               "os.wait()"),
+    "parent_killer": "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nos.killpg(0, signal.SIGKILL)",
+    "big_file": "with open('big', 'wb') as f:\n    for _ in range(600):\n        f.write(bytes(1 << 20))",
+    "rewrite": "open('vector_add.cu', 'w').write('// rewritten after grading\\n')",
+    "network": ("import socket\ns = socket.create_connection(('127.0.0.1', PORT), timeout=2)\n"
+                "s.sendall(b'course secrets')"),
 }
+SANDBOX_ONLY = ("escape", "daemon", "parent_killer", "big_file", "network")
 
 
 def _notebook_with(release_nb, cell_source: str, dest):
@@ -259,7 +428,10 @@ def graded_class(request, tmp_path_factory):
         hung.parent.mkdir()
         hung.write_text(_hung())
         nb = release / f"{DAY}.ipynb"
-        cheat = {name: _notebook_with(nb, src, work / f"{name}.ipynb") for name, src in CHEAT_CELLS.items()}
+        listener = socket.create_server(("127.0.0.1", 0))
+        listener.setblocking(False)
+        cells = {**CHEAT_CELLS, "network": CHEAT_CELLS["network"].replace("PORT", str(listener.getsockname()[1]))}
+        cheat = {name: _notebook_with(nb, src, work / f"{name}.ipynb") for name, src in cells.items()}
         notebook = f"{DAY}.ipynb"
         classroom = {
             "honest": solutions,
@@ -274,13 +446,26 @@ def graded_class(request, tmp_path_factory):
             "hung": {**stubs, "vector_add.cu": hung},
             "endless": {**solutions, notebook: cheat["endless"]},
             "killer": {**solutions, notebook: cheat["killer"]},
+            **{name: {**solutions, notebook: cheat[name]} for name in (*SANDBOX_ONLY, "rewrite")},
             "honest2": solutions,
         }
         if mode == "no sandbox":  # the cheats whose defence differs without a sandbox
-            classroom = {k: classroom[k] for k in ("honest", "gradebook", "copy_solutions", "spy", "honest2")}
+            classroom = {k: classroom[k] for k in ("honest", "gradebook", "copy_solutions", "spy", "rewrite",
+                                                   "honest2")}
         start = time.monotonic()
-        scores = course.autograde(course_dir, DAY, classroom)
+        try:
+            scores = course.autograde(course_dir, DAY, classroom)
+            alive = _alive(TOKEN)
+        finally:
+            for pid in _alive(TOKEN):
+                os.kill(int(pid), 9)
+        try:
+            reached = listener.accept()[0].recv(100)
+        except BlockingIOError:
+            reached = b""
+        listener.close()
         print(f"{mode}: {len(classroom)} students in {time.monotonic() - start:.0f} s: {scores}")
+        course_dir.joinpath("attacks.json").write_text(json.dumps({"alive": alive, "reached": reached.decode()}))
         yield course_dir, scores, course.max_score(course_dir, DAY), mode
     finally:
         mp.undo()
@@ -345,6 +530,37 @@ def test_feedback_hides_the_hidden_tests(graded_class):
         assert "70_001" not in text and "seed=7" not in text and "BEGIN HIDDEN TESTS" not in text, html
         assert "hidden case" in text or "hidden tests" in text
 
+
+
+def test_the_sandbox_holds_as_root(graded_class):
+    """umount2, a read-write remount and /proc/<pid>/root show nothing; the gradebook keeps its grades;
+    a daemon dies with its notebook (it would have rewritten a later student's kernel); killing its
+    parent ends only the notebook; a huge file and a connection out go nowhere; each of them keeps
+    the full marks of its kernels and the next student is graded."""
+    course_dir, scores, full, mode = graded_class
+    if mode != "sandbox":
+        pytest.skip("these attacks reach the course without a sandbox: the sandbox's own")
+    attacks = json.loads((course_dir / "attacks.json").read_text())
+    assert not attacks["alive"] and not attacks["reached"], attacks
+    printed = _outputs(course_dir, "escape")
+    assert "BEGIN HIDDEN TESTS" not in printed and "70_001" not in printed and "__global__" not in printed
+    for student in SANDBOX_ONLY:
+        assert scores[student] == full, (student, scores)
+    assert scores["honest2"] == full and "rewritten" not in (course_dir / "submitted" / "honest2" / DAY /
+                                                             "vector_add.cu").read_text()
+    assert not any(p.stat().st_size > 1 << 20 for p in (course_dir / "autograded" / "big_file").rglob("*")
+                   if p.is_file())
+
+
+def test_autograded_keeps_what_was_graded(graded_class):
+    """A notebook that rewrites its kernel after grading: autograded/ holds the graded file, and the
+    feedback names its sha256."""
+    import hashlib
+
+    course_dir, scores, full, _ = graded_class
+    graded = course_dir / "autograded" / "rewrite" / DAY / "vector_add.cu"
+    assert graded.read_text() == SOLUTION and scores["rewrite"] == full
+    assert f"sha256 {hashlib.sha256(SOLUTION.encode()).hexdigest()}" in _outputs(course_dir, "rewrite")
 
 
 @pytest.mark.gpu

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from grader import bench, checks, device
+from grader import bench, checks, device, runner
 from grader.exercises import Exercise, day02, day06, day09, day11, day13
 from grader.jit import ops
 from grader.technique import Technique
@@ -43,6 +43,12 @@ BUSY_CYCLES = 200_000_000  # about 0.1 s: the stream is still busy when a correc
 
 
 # ---- exercise 1: the binding (binding.py) ------------------------------------------------------------
+#
+# Student Python is checked in two halves (grader.runner.harnessed): a harness (`_run_*`) calls the
+# student's functions in the student's sandboxed process and returns plain data: arrays read back,
+# what was raised, what was returned; the check (`check_*`) verifies that data in the grader, from
+# inputs it makes again from the seed it chose. Facts only the student's process can see (the same
+# memory, a busy stream) come back as flags; every value is recomputed here.
 
 def _torch():
     """torch, where it is installed and sees a CUDA GPU; else None."""
@@ -58,12 +64,17 @@ def _binding_inputs(seed: int, rows: int, d: int):
     return rng.standard_normal((rows, d)).astype(np.float16), (1 + 0.5 * rng.standard_normal(d)).astype(np.float16)
 
 
+def _as(a: np.ndarray, dtype: str) -> np.ndarray:
+    """`a` rounded to float16 or bfloat16 (as torch's .to() does), as float32."""
+    return a.astype(np.float32).astype(device.dtype(dtype)).astype(np.float32)
+
+
 def _rmsnorm_close(got, x, w, dtype: str, seed: int, what: str) -> None:
     checks.assert_close(got, day06.rmsnorm_reference(x, w), dt=dtype, tol=day06.norm_tolerance(dtype),
                         seed=seed, name=f"binding.rmsnorm {what}")
 
 
-def _on_busy_cupy_stream(module, x, w, seed: int, where: str) -> None:
+def _on_busy_cupy_stream(module, x, w) -> dict:
     """spin, x += 1, rmsnorm on a non-blocking cupy stream: only a launch on that stream sees x + 1. A
     first round (no spin) loads the kernels and fills the memory pool, so nothing later synchronizes."""
     cp = device.require_gpu()
@@ -77,27 +88,24 @@ def _on_busy_cupy_stream(module, x, w, seed: int, where: str) -> None:
             y = module.rmsnorm(x_dev, w_dev)
             busy = not stream.done
         stream.synchronize()
-    if not busy:
-        raise AssertionError(f"binding.rmsnorm {where}: the stream was idle when rmsnorm returned: something "
-                             f"synchronized (a binding never waits: the caller's stream orders the work)")
-    _rmsnorm_close(cp.asnumpy(y), (x.astype(np.float32) + 1).astype(np.float16), w, "float16", seed,
-                   f"on a busy cupy stream {where} (wrong: launched on another stream, before x += 1 ran)")
+    return {"busy": busy, "y": cp.asnumpy(y)}
 
 
-def _with_torch(module, torch, x, w, seed: int, where: str) -> None:
-    """float16 and bfloat16 tensors: as_cupy shares memory, the result is a torch tensor (or `out` itself),
-    computed on torch's current stream, busy as above."""
+def _torch_host(t) -> np.ndarray:
+    return t.float().cpu().numpy()
+
+
+def _with_torch(module, torch, x, w) -> dict:
+    """float16 and bfloat16 tensors: whether as_cupy shares memory, the result into `out` (and whether
+    `out` itself came back), then on torch's busy current stream (what came back, and its values)."""
+    found = {}
     for dt, name in ((torch.float16, "float16"), (torch.bfloat16, "bfloat16")):
         xt, wt = torch.from_numpy(x).cuda().to(dt), torch.from_numpy(w).cuda().to(dt)
-        if module.as_cupy(xt).data.ptr != xt.data_ptr():
-            raise AssertionError(f"binding.as_cupy copied a torch {name} tensor: it must share its memory "
-                                 f"(cupy.from_dlpack)")
+        got = {"shares": bool(module.as_cupy(xt).data.ptr == xt.data_ptr())}
         out = torch.full_like(xt, float("nan"))
-        if module.rmsnorm(xt, wt, out=out) is not out:
-            raise AssertionError(f"binding.rmsnorm(..., out=out) with torch {name} tensors must return out")
+        got["returned_out"] = module.rmsnorm(xt, wt, out=out) is out
         torch.cuda.synchronize()
-        _rmsnorm_close(out.float().cpu().numpy(), xt.float().cpu().numpy(), wt.float().cpu().numpy(), name,
-                       seed, f"into out=, torch {name} {where}")
+        got["out"] = _torch_host(out)
         stream = torch.cuda.Stream()
         with torch.cuda.stream(stream):
             for cycles, add in ((0, 0), (BUSY_CYCLES, 1)):
@@ -105,33 +113,65 @@ def _with_torch(module, torch, x, w, seed: int, where: str) -> None:
                 xt += add
                 yt = module.rmsnorm(xt, wt)
         stream.synchronize()
-        if not (isinstance(yt, torch.Tensor) and yt.dtype == dt and yt.is_cuda):
-            raise AssertionError(f"binding.rmsnorm of torch {name} tensors returned {type(yt).__name__} "
-                                 f"{getattr(yt, 'dtype', '')}: expected a CUDA torch {name} tensor (to_caller)")
-        _rmsnorm_close(yt.float().cpu().numpy(), xt.float().cpu().numpy(), wt.float().cpu().numpy(), name,
-                       seed, f"on torch's busy current stream, torch {name} {where} (wrong: launched on "
-                             f"another stream, before x += 1 ran)")
+        got["kind"] = (f"{type(yt).__name__} {getattr(yt, 'dtype', '')}"
+                       if not (isinstance(yt, torch.Tensor) and yt.dtype == dt and yt.is_cuda) else "ok")
+        got["y"] = _torch_host(yt) if got["kind"] == "ok" else None
+        found[name] = got
+    return found
 
 
-def check_binding(module, seed: int, rows: int, d: int) -> None:
+def _run_binding(module, seed: int, rows: int, d: int) -> dict:
+    x, w = _binding_inputs(seed, rows, d)
+    x_dev, w_dev = device.asarray(x), device.asarray(w)
+    out = device.empty((rows, d), "float16")
+    found = {"returned_out": module.rmsnorm(x_dev, w_dev, out=out) is out}
+    device.synchronize("binding.rmsnorm")
+    found["out"] = device.to_host(out)
+    found["new"] = np.asarray(device.to_host(module.rmsnorm(x_dev, w_dev)), dtype=np.float16)
+    if not device.why_not_hardware():
+        found["busy_cupy"] = _on_busy_cupy_stream(module, x, w)
+        torch = _torch()
+        if torch is not None:
+            found["torch"] = _with_torch(module, torch, x, w)
+    return found
+
+
+def _check_torch(found: dict, x, w, seed: int, where: str) -> None:
+    for name, got in found.items():
+        if not got["shares"]:
+            raise AssertionError(f"binding.as_cupy copied a torch {name} tensor: it must share its memory "
+                                 f"(cupy.from_dlpack)")
+        if not got["returned_out"]:
+            raise AssertionError(f"binding.rmsnorm(..., out=out) with torch {name} tensors must return out")
+        xt, wt = _as(x, name), _as(w, name)
+        _rmsnorm_close(got["out"], xt, wt, name, seed, f"into out=, torch {name} {where}")
+        if got["kind"] != "ok":
+            raise AssertionError(f"binding.rmsnorm of torch {name} tensors returned {got['kind']}: expected a "
+                                 f"CUDA torch {name} tensor (to_caller)")
+        _rmsnorm_close(got["y"], _as(xt + 1, name), wt, name, seed,
+                       f"on torch's busy current stream, torch {name} {where} (wrong: launched on another "
+                       f"stream, before x += 1 ran)")
+
+
+@runner.harnessed(_run_binding)
+def check_binding(found: dict, seed: int, rows: int, d: int) -> None:
     """The binding's rmsnorm against float64: into a NaN-poisoned `out`, and into a new array. On a GPU
     also on a busy cupy stream and, where torch is installed, with torch tensors (fp16 and bf16: zero
     copy, torch's current stream); the emulator has neither streams nor torch."""
     x, w = _binding_inputs(seed, rows, d)
     where = f"(rows={rows}, d={d})"
-    x_dev, w_dev = device.asarray(x), device.asarray(w)
-    out = device.empty((rows, d), "float16")
-    if module.rmsnorm(x_dev, w_dev, out=out) is not out:
+    if not found["returned_out"]:
         raise AssertionError(f"binding.rmsnorm(x, weight, out=out) must return out {where}")
-    device.synchronize("binding.rmsnorm")
-    _rmsnorm_close(device.to_host(out), x, w, "float16", seed, f"into out= {where}")
-    _rmsnorm_close(device.to_host(module.rmsnorm(x_dev, w_dev)), x, w, "float16", seed, f"new array {where}")
-    if device.why_not_hardware():
-        return
-    _on_busy_cupy_stream(module, x, w, seed, where)
-    torch = _torch()
-    if torch is not None:
-        _with_torch(module, torch, x, w, seed, where)
+    _rmsnorm_close(found["out"], x, w, "float16", seed, f"into out= {where}")
+    _rmsnorm_close(found["new"], x, w, "float16", seed, f"new array {where}")
+    if "busy_cupy" in found:
+        if not found["busy_cupy"]["busy"]:
+            raise AssertionError(f"binding.rmsnorm {where}: the stream was idle when rmsnorm returned: something "
+                                 f"synchronized (a binding never waits: the caller's stream orders the work)")
+        _rmsnorm_close(found["busy_cupy"]["y"], (x.astype(np.float32) + 1).astype(np.float16), w, "float16", seed,
+                       f"on a busy cupy stream {where} (wrong: launched on another stream, before x += 1 ran)")
+    if "torch" in found:
+        _check_torch(found["torch"], x, w, seed, where)
 
 
 def _bad_call(wrong: str, x, w):
@@ -147,27 +187,47 @@ def _bad_call(wrong: str, x, w):
     }[wrong]
 
 
-def check_binding_errors(module, seed: int, wrong: str, rows: int, d: int) -> None:
+def _raised(call) -> dict:
+    """What `call()` raised: its type's name, whether a TypeError or ValueError, its message."""
+    try:
+        call()
+    except Exception as e:  # noqa: BLE001 - what was raised is the data
+        return {"raised": type(e).__name__, "type_error": isinstance(e, TypeError),
+                "value_error": isinstance(e, ValueError), "message": str(e)[:2000]}
+    return {"raised": None}
+
+
+def _run_binding_errors(module, seed: int, wrong: str, rows: int, d: int) -> dict:
+    x, w = (device.asarray(a) for a in _binding_inputs(seed, rows, d))
+    args, _, _ = _bad_call(wrong, x, w)
+    out = args[3] if len(args) > 3 else device.empty(x.shape, "float16")
+    found = _raised(lambda: module.rmsnorm(*args[:3], out=out))
+    device.synchronize("binding.rmsnorm")
+    found["out"] = device.to_host(out)
+    return found
+
+
+_ERRORS = {"framework": (TypeError, ("x", "numpy", "host memory")), "dtype": (TypeError, ("x", "dtype float32")),
+           "weight_shape": (ValueError, ("weight", "[{d1}]")), "contiguity": (ValueError, ("x", "not contiguous")),
+           "out_shape": (ValueError, ("out", "[{rows}, {d1}]")), "out_dtype": (TypeError, ("out", "float32"))}
+
+
+@runner.harnessed(_run_binding_errors)
+def check_binding_errors(found: dict, seed: int, wrong: str, rows: int, d: int) -> None:
     """A bad call is refused before any launch (`out`, NaN-poisoned, stays so) with a one-line
     TypeError or ValueError that names the argument and what is wrong with it."""
-    x, w = (device.asarray(a) for a in _binding_inputs(seed, rows, d))
-    args, error, words = _bad_call(wrong, x, w)
-    out = args[3] if len(args) > 3 else device.empty(x.shape, "float16")
+    error, words = _ERRORS[wrong]
+    words = tuple(w.format(rows=rows, d1=d + 1) for w in words)
     call = f"binding.rmsnorm with a bad {wrong.replace('_', ' ')}"
-    try:
-        module.rmsnorm(*args[:3], out=out)
-    except (TypeError, ValueError) as e:
-        message = str(e)
-        if not isinstance(e, error) or "\n" in message or not all(word in message for word in words):
-            raise AssertionError(f"{call}: expected a one-line {error.__name__} naming {', '.join(words)}; got "
-                                 f"{type(e).__name__}: {message}") from None
-    except Exception as e:  # noqa: BLE001 - what the binding raised instead is the message
-        raise AssertionError(f"{call}: expected a one-line {error.__name__} naming {', '.join(words)}; got "
-                             f"{type(e).__name__}: {e}") from None
-    else:
+    expected = f"expected a one-line {error.__name__} naming {', '.join(words)}"
+    if found["raised"] is None:
         raise AssertionError(f"{call}: accepted without an error (it must be refused before any launch)")
-    device.synchronize("binding.rmsnorm")
-    checks.assert_untouched(device.to_host(out), np.ones(out.shape, bool), seed=seed,
+    message = found["message"]
+    right_type = found["type_error"] if error is TypeError else found["value_error"]
+    if not right_type or "\n" in message or not all(word in message for word in words):
+        raise AssertionError(f"{call}: {expected}; got {found['raised']}: {message}")
+    out = found["out"]
+    checks.assert_untouched(out, np.ones(out.shape, bool), seed=seed,
                             name=f"{call}: out (written: a kernel was launched before the arguments were checked)")
 
 
@@ -177,6 +237,10 @@ BINDING_ERRORS = tuple({"wrong": w, "rows": 5, "d": 64} for w in ("framework", "
 
 
 # ---- exercise 2: a TVM-FFI function and a PyTorch custom op (rmsnorm_ffi.py) ---------------------------
+
+#: What a grade without a GPU says of rmsnorm_ffi: its refusals pass, the rest is not graded here.
+NOT_GRADED_WITHOUT_GPU = "not graded without a CUDA GPU"
+
 
 def why_no_ffi() -> str | None:
     """Why rmsnorm_ffi.py cannot be built here, in one line (apache-tvm-ffi, nvcc or ninja missing);
@@ -208,30 +272,24 @@ def _ffi_bad_calls(rows: int, d: int):
              r"x must be on a CUDA device"))
 
 
-def _refused(call, label: str, pattern: str) -> None:
-    """call() must raise a one-line ValueError matching `pattern` in full."""
+def _refused(found: dict, label: str, pattern: str) -> None:
+    """`found` (what a call raised) must be a one-line ValueError matching `pattern` in full."""
     what = f"rmsnorm_ffi rmsnorm with {label}"
-    try:
-        call()
-    except ValueError as e:
-        if not re.fullmatch(pattern, str(e)):
-            raise AssertionError(f"{what}: expected the one-line ValueError '{pattern}' (a regex); got: "
-                                 f"{e}") from None
-    except Exception as e:  # noqa: BLE001 - what the function raised instead is the message
-        raise AssertionError(f"{what}: expected a one-line ValueError; got {type(e).__name__}: {e}") from None
-    else:
+    if found["raised"] is None:
         raise AssertionError(f"{what}: accepted (it must be refused before any launch)")
+    if not found["value_error"]:
+        raise AssertionError(f"{what}: expected a one-line ValueError; got {found['raised']}: {found['message']}")
+    if not re.fullmatch(pattern, found["message"]):
+        raise AssertionError(f"{what}: expected the one-line ValueError '{pattern}' (a regex); got: "
+                             f"{found['message']}")
 
 
-def _ffi_close(torch, got, x, w, dtype: str, seed: int, what: str) -> None:
-    """got against float64 and against torch.nn.functional.rms_norm (in float32), within day 6's tolerance."""
-    host = [t.float().cpu().numpy() for t in (got, x, w)]
-    tol = day06.norm_tolerance(dtype)
-    checks.assert_close(host[0], day06.rmsnorm_reference(host[1], host[2]), dt=dtype, tol=tol, seed=seed,
-                        name=f"{what} against float64")
-    ref = torch.nn.functional.rms_norm(x.float(), (x.shape[-1],), w.float(), eps=day06.EPS)
-    checks.assert_close(host[0], ref.double().cpu().numpy(), dt=dtype, tol=tol, seed=seed,
-                        name=f"{what} against torch.nn.functional.rms_norm")
+def _ffi_inputs(seed: int, rows: int, d: int, dtype: str):
+    """x and weight as the harness makes them (float32, rounded to `dtype`)."""
+    rng = np.random.default_rng(seed)
+    x = 2 * rng.standard_normal((rows, d)).astype(np.float32)
+    w = (1 + 0.5 * rng.standard_normal(d)).astype(np.float32)
+    return _as(x, dtype), _as(w, dtype)
 
 
 def _compiled_block(torch):
@@ -243,82 +301,122 @@ def _compiled_block(torch):
     return torch.compile(block, fullgraph=True)
 
 
-def _ffi_with_torch(module, torch, seed: int, rows: int, d: int, dtype: str, where: str) -> None:
-    """Values into NaN-poisoned out; torch's busy current stream; the custom op eager and under
-    torch.compile(fullgraph=True); a refused CUDA call leaves out untouched."""
-    rng = np.random.default_rng(seed)
+def _ffi_with_torch(module, lib, torch, seed: int, rows: int, d: int, dtype: str) -> dict:
+    """Into NaN-poisoned out; a refused CUDA call (out after it); torch's busy current stream; the
+    custom op eager and under torch.compile(fullgraph=True)."""
     dt = getattr(torch, dtype)
-    x = torch.from_numpy(2 * rng.standard_normal((rows, d)).astype(np.float32)).cuda().to(dt)
-    w = torch.from_numpy((1 + 0.5 * rng.standard_normal(d)).astype(np.float32)).cuda().to(dt)
-    lib = module.build()
+    x32, w32 = _ffi_inputs(seed, rows, d, dtype)
+    x, w = torch.from_numpy(x32).cuda().to(dt), torch.from_numpy(w32).cuda().to(dt)
     out = torch.full_like(x, float("nan"))
     lib.rmsnorm(x, w, out, day06.EPS)
     torch.cuda.synchronize()
-    _ffi_close(torch, out, x, w, dtype, seed, f"rmsnorm_ffi rmsnorm into out {where}")
+    found = {"out": _torch_host(out)}
     out.fill_(float("nan"))
-    _refused(lambda: lib.rmsnorm(x, w[:-1], out, day06.EPS), "CUDA tensors and a weight of the wrong size",
-             rf"weight has shape \[{d - 1}\]; expected \[d\] with d = {d} \(from x\)")
+    found["refused_cuda"] = _raised(lambda: lib.rmsnorm(x, w[:-1], out, day06.EPS))
     torch.cuda.synchronize()
-    checks.assert_untouched(out.float().cpu().numpy(), np.ones(out.shape, bool), seed=seed,
-                            name=f"rmsnorm_ffi: out after a refused call {where} (a launch before the checks?)")
+    found["out_after_refusal"] = _torch_host(out)
     stream = torch.cuda.Stream()
     with torch.cuda.stream(stream):
         for cycles, add in ((0, 0), (BUSY_CYCLES, 1)):
             torch.cuda._sleep(cycles)
             x += add
             lib.rmsnorm(x, w, out, day06.EPS)
-        busy = not stream.query()
+        found["busy"] = not stream.query()
     stream.synchronize()
-    if not busy:
-        raise AssertionError(f"rmsnorm_ffi rmsnorm {where}: the stream was idle when it returned: something "
-                             f"synchronized")
-    _ffi_close(torch, out, x, w, dtype, seed, f"rmsnorm_ffi rmsnorm on torch's busy current stream {where} "
-                                              f"(wrong: launched on another stream, before x += 1 ran)")
-    rmsnorm = module.op()
-    _ffi_close(torch, rmsnorm(x, w, day06.EPS), x, w, dtype, seed, f"course::rmsnorm eager {where}")
+    found["on_stream"] = _torch_host(out)
+    found["eager"] = _torch_host(module.op()(x, w, day06.EPS))
     try:
         got, peak = _compiled_block(torch)(x, w)
+        torch.cuda.synchronize()
+        found["compiled"], found["peak_agrees"] = _torch_host(got), float(peak) == float(got.float().abs().amax())
     except Exception as e:  # noqa: BLE001 - torch's reason is the message
-        raise AssertionError(f"course::rmsnorm under torch.compile(fullgraph=True) {where}: "
-                             f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}") from None
-    torch.cuda.synchronize()
-    _ffi_close(torch, got, x * 0.5, w, dtype, seed, f"course::rmsnorm under torch.compile(fullgraph=True) {where}")
-    if float(peak) != float(got.float().abs().amax()):
-        raise AssertionError(f"course::rmsnorm under torch.compile {where}: the work after the op saw "
-                             f"another tensor than the op returned")
+        found["compile_error"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+    return found
 
 
-def check_rmsnorm_ffi(module, seed: int, rows: int, d: int, dtype: str) -> None:
-    """Build rmsnorm_ffi.py (nvcc, through tvm_ffi.cpp.load_inline); bad arguments (numpy arrays, through
-    DLPack) get one-line ValueErrors naming the argument, host memory included. On a GPU with torch:
-    values into NaN-poisoned out against float64 and torch's rms_norm, torch's busy current stream, the
-    custom op eager and under torch.compile(fullgraph=True); on a GPU without torch, float16 values
-    through cupy arrays (DLPack)."""
-    if dtype not in SUFFIX:
-        raise ValueError(f"dtype {dtype!r}: expected one of {', '.join(SUFFIX)}")
+def _run_rmsnorm_ffi(module, seed: int, rows: int, d: int, dtype: str) -> dict:
     reason = why_no_ffi()
     if reason:
-        raise AssertionError(f"rmsnorm_ffi not checked: {reason}")
-    where = f"({dtype}, rows={rows}, d={d})"
+        return {"no_ffi": reason}
     try:
         lib = module.build()
     except RuntimeError as e:  # ninja's output: nvcc's errors name rmsnorm_ffi.py's lines
         lines = str(e).splitlines()
         errors = [line for line in lines if "error" in line and not line.startswith("[")] or lines[-20:]
-        raise AssertionError("rmsnorm_ffi.py did not build:\n" + "\n".join(errors[:20])) from None
-    for label, x, w, out, pattern in _ffi_bad_calls(rows, d):
-        _refused(lambda: lib.rmsnorm(x, w, out, day06.EPS), label, pattern)
+        return {"build_error": "\n".join(errors[:20])}
+    found = {"refusals": [_raised(lambda: lib.rmsnorm(x, w, out, day06.EPS))
+                          for _, x, w, out, _ in _ffi_bad_calls(rows, d)]}
     if device.why_not_hardware():
-        return
+        found["no_gpu"] = device.why_not_hardware()
+        return found
     torch = _torch()
     if torch is not None:
-        _ffi_with_torch(module, torch, seed, rows, d, dtype, where)
+        found["torch"] = _ffi_with_torch(module, lib, torch, seed, rows, d, dtype)
     elif dtype == "float16":
         x, w = _binding_inputs(seed, rows, d)
         out = device.empty((rows, d), "float16")
         lib.rmsnorm(device.asarray(x), device.asarray(w), out, day06.EPS)
         device.synchronize("rmsnorm_ffi")
-        _rmsnorm_close(device.to_host(out), x, w, "float16", seed, f"rmsnorm_ffi, cupy arrays {where}")
+        found["cupy"] = device.to_host(out)
+    return found
+
+
+def _ffi_close(got, x, w, dtype: str, seed: int, what: str) -> None:
+    """got against float64, within day 6's tolerance."""
+    checks.assert_close(got, day06.rmsnorm_reference(x, w), dt=dtype, tol=day06.norm_tolerance(dtype), seed=seed,
+                        name=f"{what} against float64")
+
+
+def _check_ffi_torch(found: dict, seed: int, rows: int, d: int, dtype: str, where: str) -> None:
+    x, w = _ffi_inputs(seed, rows, d, dtype)
+    _ffi_close(found["out"], x, w, dtype, seed, f"rmsnorm_ffi rmsnorm into out {where}")
+    _refused(found["refused_cuda"], "CUDA tensors and a weight of the wrong size",
+             rf"weight has shape \[{d - 1}\]; expected \[d\] with d = {d} \(from x\)")
+    after = found["out_after_refusal"]
+    checks.assert_untouched(after, np.ones(after.shape, bool), seed=seed,
+                            name=f"rmsnorm_ffi: out after a refused call {where} (a launch before the checks?)")
+    if not found["busy"]:
+        raise AssertionError(f"rmsnorm_ffi rmsnorm {where}: the stream was idle when it returned: something "
+                             f"synchronized")
+    x1 = _as(x + 1, dtype)
+    _ffi_close(found["on_stream"], x1, w, dtype, seed, f"rmsnorm_ffi rmsnorm on torch's busy current stream {where} "
+                                                        f"(wrong: launched on another stream, before x += 1 ran)")
+    _ffi_close(found["eager"], x1, w, dtype, seed, f"course::rmsnorm eager {where}")
+    if "compile_error" in found:
+        raise AssertionError(f"course::rmsnorm under torch.compile(fullgraph=True) {where}: {found['compile_error']}")
+    _ffi_close(found["compiled"], _as(x1 * 0.5, dtype), w, dtype, seed,
+               f"course::rmsnorm under torch.compile(fullgraph=True) {where}")
+    if not found["peak_agrees"]:
+        raise AssertionError(f"course::rmsnorm under torch.compile {where}: the work after the op saw "
+                             f"another tensor than the op returned")
+
+
+@runner.harnessed(_run_rmsnorm_ffi)
+def check_rmsnorm_ffi(found: dict, seed: int, rows: int, d: int, dtype: str) -> None:
+    """Build rmsnorm_ffi.py (nvcc, through tvm_ffi.cpp.load_inline); bad arguments (numpy arrays, through
+    DLPack) get one-line ValueErrors naming the argument, host memory included. On a GPU with torch:
+    values into NaN-poisoned out against float64, torch's busy current stream, the custom op eager and
+    under torch.compile(fullgraph=True); on a GPU without torch, float16 values through cupy arrays
+    (DLPack). Without a GPU nothing is launched, so the exercise is not graded there (it fails, saying
+    so, once the refusals pass): a function that never launches cannot earn its points."""
+    if dtype not in SUFFIX:
+        raise ValueError(f"dtype {dtype!r}: expected one of {', '.join(SUFFIX)}")
+    if "no_ffi" in found:
+        raise AssertionError(f"rmsnorm_ffi not checked: {found['no_ffi']}")
+    if "build_error" in found:
+        raise AssertionError("rmsnorm_ffi.py did not build:\n" + found["build_error"])
+    for raised, (label, *_, pattern) in zip(found["refusals"], _ffi_bad_calls(rows, d), strict=True):
+        _refused(raised, label, pattern)
+    where = f"({dtype}, rows={rows}, d={d})"
+    if "no_gpu" in found:
+        raise AssertionError(f"rmsnorm_ffi {where}: its refusals pass; {NOT_GRADED_WITHOUT_GPU} ({found['no_gpu']}): "
+                             f"its values, torch's stream and torch.compile need a launch, so these points wait "
+                             f"for a GPU (python -m grader check day14 there)")
+    if "torch" in found:
+        _check_ffi_torch(found["torch"], seed, rows, d, dtype, where)
+    elif dtype == "float16":
+        x, w = _binding_inputs(seed, rows, d)
+        _rmsnorm_close(found["cupy"], x, w, "float16", seed, f"rmsnorm_ffi, cupy arrays {where}")
 
 
 FFI_CASES = ({"rows": 1, "d": 1000, "dtype": "float16"}, {"rows": 33, "d": 4100, "dtype": "bfloat16"},
