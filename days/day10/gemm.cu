@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day10/gemm.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 9b804280c1998c59
+// stub-sha256: ef3f78df44a9539d
 // Day 10, exercise 5: a fast fp16 GEMM on the tensor cores: C = A * B, fp32 accumulate, fp16 out.
 //
 //   A: [M, K] row-major   B: [K, N] row-major, row stride ldb (>= N, a multiple of 8)   C: [M, N]
@@ -72,7 +72,8 @@ using course::gemm::CHUNK;
 template <int CHUNKS>
 __device__ __forceinline__ constexpr int swizzle_chunk(int row, int chunk) {
   // TODO: your code here.
-  //   Hint: XOR the chunk with the row's position among the rows that share a 128-byte bank period.
+  //   Hint: ldmatrix reads one chunk column of 8 rows at once. How do those 8 rows' chunks land in 8 different
+  //   Hint: 16-byte slots of the 128-byte lines, when a row may hold fewer than 8 chunks (several rows per line)?
   return chunk + 0 * row;
 }
 
@@ -80,8 +81,8 @@ __device__ __forceinline__ constexpr int swizzle_chunk(int row, int chunk) {
 template <int COLS, bool SWIZZLE>
 __device__ __forceinline__ int tile_offset(int row, int col) {
   // TODO: your code here.
-  //   Hint: plain: row * COLS + col. Swizzled: the same row, the chunk col / CHUNK moved to its physical
-  //   Hint: slot, the element's place inside its chunk (col % CHUNK) kept.
+  //   Hint: The swizzle moves whole chunks inside a row, never elements inside a chunk, never rows. What is the
+  //   Hint: offset of (row, col) without it, and which part of that offset does it change?
   (void)row; (void)col; return 0;
 }
 
@@ -108,17 +109,18 @@ struct TileLoader {
 
   __device__ __forceinline__ TileLoader(const T* tile, int ld) {
     // TODO: your code here.
-    //   Hint: this thread's first chunk: row threadIdx.x / CHUNKS_PER_ROW, column (in elements)
-    //   Hint: threadIdx.x % CHUNKS_PER_ROW * CHUNK; set g, step and s from them (int64_t for global offsets).
+    //   Hint: A TileLoader computes once, in its constructor, everything about this thread that is the same for
+    //   Hint: every tile: threads take consecutive chunks along a row, then the next rows. Which tile row and
+    //   Hint: column is this thread's first chunk, and what are g, step and s then?
     g = tile; step = ld; row = col = s = 0;
   }
 
   // Copy the current tile into `buffer`; then move on by `advance` elements (to the next K tile).
   __device__ __forceinline__ void load(T* buffer, int rows_valid, int cols_valid, int64_t advance) {
     // TODO: your code here.
-    //   Hint: PER_THREAD chunks (unrolled), chunk i at tile row row + i * ROW_STEP, column col: one
-    //   Hint: course::cp_async::load_128b<kFillZero>(shared destination, global source, inside) each, then
-    //   Hint: move g on by `advance`.
+    //   Hint: Copy this thread's PER_THREAD chunks of the current tile with 16-byte cp.async (zero-filled outside
+    //   Hint: rows_valid x cols_valid), then move g to the next tile. Which part of each chunk's address changes
+    //   Hint: from chunk to chunk?
     (void)buffer; (void)rows_valid; (void)cols_valid; (void)advance;
   }
 };
@@ -129,7 +131,8 @@ struct TileLoader {
 template <int GROUP_M = 8>
 __device__ __forceinline__ void block_coords(int block, int tiles_m, int tiles_n, int& tile_m, int& tile_n) {
   // TODO: your code here.
-  //   Hint: blocks are numbered down the GROUP_M tile rows of a group first, then across its columns.
+  //   Hint: Blocks that run at the same time should share rows of A and columns of B in L2. In which order must
+  //   Hint: block numbers walk the tiles of C for that, and what about the last, shorter group?
   tile_m = block % tiles_m; tile_n = block / tiles_m + 0 * GROUP_M;
 }
 
@@ -147,16 +150,16 @@ template <typename C>
 __device__ __forceinline__ void load_fragments(Fragments<C>& f, const half* sa, const half* sb, int kk,
                                                int warp_m, int warp_n, int lane) {
   // TODO: your code here.
-  //   Hint: as day 9's block tile and gemm_mma.cu, for k16 step kk of the buffer, at the tile's own
-  //   Hint: (swizzled) offsets. Unroll every loop (#pragma unroll): fragments must stay in registers.
+  //   Hint: Day 9's and gemm_mma.cu's fragment loads, for k16 step kk of a buffer, at the tile's own (possibly
+  //   Hint: swizzled) offsets. What keeps the fragments in registers?
 }
 
 // acc += the product of one k16 step's fragments: MT x NT mma.sync m16n8k16.
 template <typename C>
 __device__ __forceinline__ void mma_fragments(float (&acc)[C::MT][C::NT][4], const Fragments<C>& f) {
   // TODO: your code here.
-  //   Hint: every (m16 tile i, n8 tile j) of the warp tile: one course::mma::mma_sync_m16n8k16_row_col_f32<half>
-  //   Hint: into acc[i][j], with A fragment f.a[i] and the B fragment of n8 tile j (two per ldmatrix.x4.trans).
+  //   Hint: Every (m16 tile, n8 tile) pair of the warp tile is one mma.sync: which A fragment and which half of
+  //   Hint: which B double-fragment does it take?
 }
 
 template <typename C>
@@ -174,16 +177,14 @@ __device__ void gemm(const half* __restrict__ A, const half* __restrict__ B, hal
 
   float acc[C::MT][C::NT][4] = {};
   // TODO: your code here.
-  //   Hint: the main loop. Two TileLoaders (A rows m0.., B columns n0..) and a `load_stage(kt, s)` that
-  //   Hint: issues the copies of K tile kt into pipeline buffer s; then a pipeline of STAGES buffers: the
-  //   Hint: copies of tile kt + STAGES - 1 are in flight while the warps compute on tile kt, with one
-  //   Hint: barrier per tile; the fragments of the next k16 step load while this step's mma run.
+  //   Hint: The main loop: while the warps compute on K tile kt, the copies of tile kt + STAGES - 1 must be in
+  //   Hint: flight, and the fragments of the next k16 step should load while this step's mma run. With one
+  //   Hint: barrier per tile, when is a buffer safe to refill, and what keeps the cp.async group count right?
   (void)sa; (void)sb; (void)lane; (void)warp_m; (void)warp_n; (void)ldb;
 
   // TODO: your code here.
-  //   Hint: the epilogue, staged through shared memory: 1. each warp writes its accumulators, rounded to
-  //   Hint: half, into the block's C tile in shared memory (row stride C::C_ROW, reusing the pipeline
-  //   Hint: buffers); 2. __syncthreads(); 3. the block copies the tile out in 16-byte chunks of C rows.
+  //   Hint: Storing straight from the accumulators writes 4-byte pieces scattered over rows. How can the block
+  //   Hint: write whole 16-byte chunks of C rows instead, and what must it wait for before reading them back?
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day10/gemm_fp8.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: f4ee6d53f0a6e0fb
+// stub-sha256: a9a2ac3ea97e0c26
 // Day 10, exercise 6: an FP8 GEMM. C = scale_a * scale_b * (A B^T), e4m3 in, fp32 accumulate, fp32 out.
 //
 //   A: [M, K] e4m3, row-major     B: [N, K] e4m3, row-major (B^T: each column of the product is a
@@ -9,8 +9,11 @@
 //   K must be a multiple of 16 (16-byte rows for cp.async); M and N are arbitrary.
 //
 // The same block tile as gemm_mma.cu (64x64, 4 warps of 32x32, cp.async into swizzled shared memory,
-// ldmatrix), with FP8's instruction: mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 multiplies a
-// 16x32 tile of A by a 32x8 tile of B. Each 32-bit register now holds four e4m3 values along k, so
+// ldmatrix), with FP8's instruction, mma.sync m16n8k32 on e4m3, which multiplies a 16x32 tile of A by a
+// 32x8 tile of B (PTX ISA, "Warp-level matrix multiply-accumulate instructions: mma"; instantiate it):
+//   mma.sync.aligned.shape.row.col.dtype.f8type.f8type.ctype  d, a, b, c;
+//       .shape = { .m16n8k16, .m16n8k32 }, .f8type = { .e4m3, .e5m2 }, .dtype = .ctype = { .f16, .f32 }
+// Each 32-bit register now holds four e4m3 values along k, so
 // the fragments cover twice the k of fp16 in the same registers, and ldmatrix (which moves 16-bit
 // pairs) loads them unchanged: an 8x8 matrix of b16 is an 8x16 matrix of bytes.
 //   A fragment (4 regs): a0 = row g, k 4t..4t+3; a1 = row g+8; a2 = row g, k 16+4t..; a3 = row g+8, k 16+..
@@ -43,8 +46,8 @@ __device__ __forceinline__ int tile_offset(int row, int col) {
 // C (4 fp32) += A (16x32 e4m3, 4 regs) * B (32x8 e4m3, 2 regs).
 __device__ __forceinline__ void mma_e4m3(float* c, const uint32_t* a, const uint32_t* b) {
   // TODO: your code here.
-  //   Hint: day 9's mma.sync inline asm with the FP8 shape and types: m16n8k32, .f32.e4m3.e4m3.f32; four
-  //   Hint: "+f" accumulators, four "r" registers of A, two of B.
+  //   Hint: Day 9's mma.sync asm, instantiated for FP8 from the grammar in the header: which shape, which types,
+  //   Hint: and how many registers of each operand?
   (void)c; (void)a; (void)b;
 }
 
@@ -77,16 +80,14 @@ gemm_fp8_e4m3(const fp8* __restrict__ A, const fp8* __restrict__ B, float* __res
     course::cp_async::wait_group<0>();
     __syncthreads();
     // TODO: your code here.
-    //   Hint: for each k32 step of the tile (BK / 32 of them): ldmatrix the warp's MT A fragments (x4: a
-    //   Hint: 16-row by 32-byte block) and its NT B fragments (x4 loads two n8 tiles: 16 rows of B by 32
-    //   Hint: bytes), then MT x NT mma_e4m3. Addresses go through tile_offset (row, byte column).
+    //   Hint: ldmatrix moves 16-bit pairs, and an 8 x 8 matrix of b16 is an 8 x 16 matrix of bytes. Which 16-byte
+    //   Hint: pieces of the tile does each fragment register need (the header's fragment layout), and so which row
+    //   Hint: and byte column must each lane address?
     (void)lane; (void)wm; (void)wn;
     __syncthreads();
   }
 
   // TODO: your code here.
-  //   Hint: the epilogue: multiply each accumulator by scale_a * scale_b (once, here: the products of
-  //   Hint: e4m3 values were exact, scaling them inside the loop would cost K multiplies) and store it,
-  //   Hint: guarding rows >= M and columns >= N.
+  //   Hint: Why apply scale_a * scale_b here rather than to each product, and which stores must stay inside C?
   (void)C; (void)M; (void)N; (void)scale_a; (void)scale_b; (void)acc;
 }

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day10/gemm_mma.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 5d08cd74dd75b472
+// stub-sha256: edf688b6f7869e89
 // Day 10, exercise 4: one step from day 9's block tile to a fast GEMM: cp.async into swizzled shared
 // memory, ldmatrix, mma.sync, and an fp16 epilogue. C = A * B, fp32 accumulate, fp16 out.
 //
@@ -51,15 +51,12 @@ gemm_mma_f16(const half* __restrict__ A, const half* __restrict__ B, half* __res
   float acc[MT][NT][4] = {};
 
   // TODO: your code here.
-  //   Hint: the K loop (k0 += BK): 1. copy the A tile (rows m0.., columns k0..) and the B tile (rows k0..,
-  //   Hint: columns n0..) chunk by chunk with course::cp_async::load_128b, each chunk to its swizzled
-  //   Hint: place, zero-filled where it lies outside A or B; 2. commit_group(), wait_group<0>(),
-  //   Hint: __syncthreads(); 3. for each k16 step: ldmatrix the warp's A and B fragments at swizzled
-  //   Hint: offsets, MT x NT mma; 4. __syncthreads() before the next K step overwrites the tiles.
+  //   Hint: Day 9's block tile with its loads replaced by 16-byte cp.async copies into swizzled shared memory.
+  //   Hint: How many chunks does each thread copy per K step for A and for B, where does each go, and what must
+  //   Hint: the copies have completed before a warp reads fragments?
   (void)tid; (void)lane; (void)wm; (void)wn; (void)m0; (void)n0; (void)sa; (void)sb; (void)ldb;
 
   // TODO: your code here.
-  //   Hint: the epilogue, straight from the registers: each accumulator pair (acc[..][0], acc[..][1]) and
-  //   Hint: (acc[..][2], acc[..][3]) is two adjacent columns of one row: round it to a __half2
-  //   Hint: (__floats2half2_rn) and store it, guarding rows >= M and columns >= N.
+  //   Hint: Each accumulator pair is two adjacent columns of one row: how do you store it with one instruction, and
+  //   Hint: when is that 4-byte store not allowed?
 }

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day10/gemm_naive.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: ab2d43753b21186e
+// stub-sha256: 8e637e23f7ed7389
 // Day 10, exercise 1: the naive GEMM, the first point of the progression: C = A * B.
 //
 //   A: [M, K] row-major   B: [K, N] row-major   C: [M, N] row-major, fp16, accumulated in float
@@ -16,5 +16,6 @@ extern "C" __global__ void gemm_naive_f16(const half* __restrict__ A, const half
   const int col = blockIdx.x * blockDim.x + threadIdx.x;
   const int row = blockIdx.y * blockDim.y + threadIdx.y;
   // TODO: your code here.
-  //   Hint: guard row < M and col < N; sum A[row, k] * B[k, col] over k in float; store it as half.
+  //   Hint: One thread owns one element of C: which row of A and which column of B does it need, and what must a
+  //   Hint: thread outside C do?
 }

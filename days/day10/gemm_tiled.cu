@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day10/gemm_tiled.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: e15e10e4e43e2467
+// stub-sha256: e0ce3481a6cdaf53
 // Day 10, exercise 2: shared-memory tiling on the CUDA cores, the second point of the progression.
 //
 //   A: [M, K] row-major   B: [K, N] row-major   C: [M, N] row-major, fp16, accumulated in float
@@ -25,9 +25,9 @@ gemm_tiled_f16(const half* __restrict__ A, const half* __restrict__ B, half* __r
   float acc[MICRO][MICRO] = {};
   for (int k0 = 0; k0 < K; k0 += BK) {
     // TODO: your code here.
-    //   Hint: load the tiles (as float, 0 outside the matrices, A transposed: sa[k][m]), __syncthreads(),
-    //   Hint: then each thread's 4x4 micro-tile from registers, then __syncthreads() before the next K
-    //   Hint: step overwrites the tiles.
+    //   Hint: Each K step, the 256 threads bring a 64 x 16 piece of A and a 16 x 64 piece of B into shared memory
+    //   Hint: once, then each thread reuses them for a 4 x 4 micro-tile. Why store A's piece transposed, and what
+    //   Hint: protects the pieces from being overwritten too early?
   }
 #pragma unroll MICRO
   for (int r = 0; r < MICRO; ++r) {

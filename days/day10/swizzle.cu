@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day10/swizzle.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 56ac1b57fa63a328
+// stub-sha256: dd75d219fc2f47e4
 // Day 10, exercise 3: the XOR swizzle of 16-byte chunks that makes ldmatrix conflict-free.
 //
 //   swizzle_offsets_COLS(out):  out [16, COLS] int: out[row][col] = tile_offset<COLS, true>(row, col),
@@ -32,8 +32,8 @@ constexpr int CHUNK = 8;  // 16-bit elements in one 16-byte chunk
 template <int CHUNKS>
 __device__ __forceinline__ constexpr int swizzle_chunk(int row, int chunk) {
   // TODO: your code here.
-  //   Hint: XOR the chunk with the row's position among the rows that an ldmatrix reads together:
-  //   Hint: 8 rows; with fewer than 8 chunks per row, several rows share one 128-byte line.
+  //   Hint: ldmatrix reads one chunk column of 8 rows at once. How do those 8 rows' chunks land in 8 different
+  //   Hint: 16-byte slots of the 128-byte lines, when a row may hold fewer than 8 chunks (several rows per line)?
   return chunk + 0 * row;
 }
 
@@ -41,8 +41,8 @@ __device__ __forceinline__ constexpr int swizzle_chunk(int row, int chunk) {
 template <int COLS, bool SWIZZLE>
 __device__ __forceinline__ int tile_offset(int row, int col) {
   // TODO: your code here.
-  //   Hint: plain: row * COLS + col. Swizzled: the same row, chunk col / CHUNK moved to its physical
-  //   Hint: slot, the element's place inside its chunk (col % CHUNK) kept.
+  //   Hint: The swizzle moves whole chunks inside a row, never elements inside a chunk, never rows. What is the
+  //   Hint: offset of (row, col) without it, and which part of that offset does it change?
   (void)row; (void)col; return 0;
 }
 
@@ -58,9 +58,8 @@ __device__ void roundtrip(const half* __restrict__ in, half* __restrict__ out, i
   __shared__ alignas(128) half tile[ROWS * COLS];
   const int tid = threadIdx.x;
   // TODO: your code here.
-  //   Hint: 1. copy the tile in chunk by chunk: course::cp_async::load_128b(shared destination at the
-  //   Hint: swizzled offset, source, inside), zero-filled outside rows_valid x cols_valid; commit_group(),
-  //   Hint: wait_group<0>(), __syncthreads(). 2. read it back element by element through tile_offset.
+  //   Hint: A cp.async chunk is 16 bytes = 8 fp16 elements. How does each thread find its chunks, where do they go
+  //   Hint: in the swizzled tile, and what must happen before anyone reads the tile back?
   (void)in; (void)out; (void)rows_valid; (void)cols_valid; (void)tid; (void)tile;
 }
 

@@ -69,10 +69,14 @@ using course::gemm::CHUNK;
 template <int CHUNKS>
 __device__ __forceinline__ constexpr int swizzle_chunk(int row, int chunk) {
   // BEGIN EXERCISE
-  // HINT: XOR the chunk with the row's position among the rows that share a 128-byte bank period.
-  // HINT2: period = min(CHUNKS, 8) chunks are permuted; with fewer than 8 chunks per row, 8 / period
-  // HINT2: consecutive rows share one 128-byte line, so divide the row by that first.
-  // HINT3: return chunk ^ ((row / (8 / period)) % period);
+  // HINT: ldmatrix reads one chunk column of 8 rows at once. How do those 8 rows' chunks land in 8 different
+  // HINT: 16-byte slots of the 128-byte lines, when a row may hold fewer than 8 chunks (several rows per line)?
+  // HINT2: A permutation of the chunk index by XOR with a function of the row. Over the 8 rows an ldmatrix reads,
+  // HINT2: that function must take each of its `period` values equally often, period being the number of chunk
+  // HINT2: slots a row's chunks are permuted among (at most 8).
+  // HINT3: With fewer than 8 chunks a row, 8 / period consecutive rows share one 128-byte line and already sit
+  // HINT3: in different slots of it; so the XOR value changes once every 8 / period rows and cycles with the
+  // HINT3: period: divide the row first, then take the remainder.
   // STUB: return chunk + 0 * row;
   constexpr int period = CHUNKS < 8 ? CHUNKS : 8;
   return chunk ^ ((row / (8 / period)) % period);
@@ -83,9 +87,12 @@ __device__ __forceinline__ constexpr int swizzle_chunk(int row, int chunk) {
 template <int COLS, bool SWIZZLE>
 __device__ __forceinline__ int tile_offset(int row, int col) {
   // BEGIN EXERCISE
-  // HINT: plain: row * COLS + col. Swizzled: the same row, the chunk col / CHUNK moved to its physical
-  // HINT: slot, the element's place inside its chunk (col % CHUNK) kept.
-  // HINT3: row * COLS + swizzle_chunk<COLS / CHUNK>(row, col / CHUNK) * CHUNK + col % CHUNK
+  // HINT: The swizzle moves whole chunks inside a row, never elements inside a chunk, never rows. What is the
+  // HINT: offset of (row, col) without it, and which part of that offset does it change?
+  // HINT2: Three terms: the row's start, the start of the chunk's physical slot, the element's place inside its
+  // HINT2: chunk; without SWIZZLE the slot is the logical chunk.
+  // HINT3: The logical chunk is col / CHUNK; its physical slot is swizzle_chunk of it for this row, times CHUNK
+  // HINT3: elements; col % CHUNK is kept.
   // STUB: (void)row; (void)col; return 0;
   if constexpr (SWIZZLE) {
     return row * COLS + swizzle_chunk<COLS / CHUNK>(row, col / CHUNK) * CHUNK + col % CHUNK;
@@ -118,8 +125,9 @@ struct TileLoader {
 
   __device__ __forceinline__ TileLoader(const T* tile, int ld) {
     // BEGIN EXERCISE
-    // HINT: this thread's first chunk: row threadIdx.x / CHUNKS_PER_ROW, column (in elements)
-    // HINT: threadIdx.x % CHUNKS_PER_ROW * CHUNK; set g, step and s from them (int64_t for global offsets).
+    // HINT: A TileLoader computes once, in its constructor, everything about this thread that is the same for
+    // HINT: every tile: threads take consecutive chunks along a row, then the next rows. Which tile row and
+    // HINT: column is this thread's first chunk, and what are g, step and s then?
     // HINT3: s = tile_offset<COLS, SWIZZLE>(row, col);
     // STUB: g = tile; step = ld; row = col = s = 0;
     row = threadIdx.x / CHUNKS_PER_ROW;
@@ -133,14 +141,13 @@ struct TileLoader {
   // Copy the current tile into `buffer`; then move on by `advance` elements (to the next K tile).
   __device__ __forceinline__ void load(T* buffer, int rows_valid, int cols_valid, int64_t advance) {
     // BEGIN EXERCISE
-    // HINT: PER_THREAD chunks (unrolled), chunk i at tile row row + i * ROW_STEP, column col: one
-    // HINT: course::cp_async::load_128b<kFillZero>(shared destination, global source, inside) each, then
-    // HINT: move g on by `advance`.
-    // HINT2: inside = r < rows_valid && col < cols_valid. When it is false, still pass a valid
-    // HINT2: address (g): zero-fill reads nothing, but the address must not be wild.
-    // HINT2: the destination: buffer + tile_offset<COLS, SWIZZLE>(r, col); when ROW_STEP % 8 == 0 (whole
-    // HINT2: swizzle periods) that is simply s + i * ROW_STEP * COLS: no XOR in the loop.
-    // HINT3: const int offset = ROW_STEP % 8 == 0 ? s + i * ROW_STEP * COLS : tile_offset<COLS, SWIZZLE>(r, col);
+    // HINT: Copy this thread's PER_THREAD chunks of the current tile with 16-byte cp.async (zero-filled outside
+    // HINT: rows_valid x cols_valid), then move g to the next tile. Which part of each chunk's address changes
+    // HINT: from chunk to chunk?
+    // HINT2: An unrolled loop over the chunks: its tile row, whether it is inside, its shared destination
+    // HINT2: (swizzled), its global source (a valid address even when predicated off); after the loop g advances.
+    // HINT3: When ROW_STEP is a multiple of 8 the chunks are whole swizzle periods apart, so the destination is
+    // HINT3: s plus i rows of ROW_STEP: no XOR inside the loop. Otherwise compute tile_offset per chunk.
     // STUB: (void)buffer; (void)rows_valid; (void)cols_valid; (void)advance;
 #pragma unroll
     for (int i = 0; i < PER_THREAD; ++i) {
@@ -161,10 +168,12 @@ struct TileLoader {
 template <int GROUP_M = 8>
 __device__ __forceinline__ void block_coords(int block, int tiles_m, int tiles_n, int& tile_m, int& tile_n) {
   // BEGIN EXERCISE
-  // HINT: blocks are numbered down the GROUP_M tile rows of a group first, then across its columns.
-  // HINT2: per_group = GROUP_M * tiles_n blocks; first_m = (block / per_group) * GROUP_M; the last
-  // HINT2: group may hold fewer rows: rows = min(tiles_m - first_m, GROUP_M).
-  // HINT3: tile_m = first_m + (block % per_group) % rows; tile_n = (block % per_group) / rows;
+  // HINT: Blocks that run at the same time should share rows of A and columns of B in L2. In which order must
+  // HINT: block numbers walk the tiles of C for that, and what about the last, shorter group?
+  // HINT2: Split the block number into (group, position in the group); a group holds GROUP_M tile rows times
+  // HINT2: all tile columns, the last one possibly fewer rows; inside a group, down the rows first, then across.
+  // HINT3: The last group's height is min(tiles_m - its first row, GROUP_M): divide the position by that height,
+  // HINT3: not by GROUP_M, or its tiles fall outside the grid.
   // STUB: tile_m = block % tiles_m; tile_n = block / tiles_m + 0 * GROUP_M;
   const int per_group = GROUP_M * tiles_n;
   const int first_m = (block / per_group) * GROUP_M;
@@ -188,13 +197,12 @@ template <typename C>
 __device__ __forceinline__ void load_fragments(Fragments<C>& f, const half* sa, const half* sb, int kk,
                                                int warp_m, int warp_n, int lane) {
   // BEGIN EXERCISE
-  // HINT: as day 9's block tile and gemm_mma.cu, for k16 step kk of the buffer, at the tile's own
-  // HINT: (swizzled) offsets. Unroll every loop (#pragma unroll): fragments must stay in registers.
-  // HINT2: A: for mt < MT, ldmatrix_m8n8x4(f.a[mt], ...) at row warp_m * WM + mt * 16 + lane % 16,
-  // HINT2:    column kk * 16 + 8 * (lane / 16);
-  // HINT2: B: for np < NT / 2, ldmatrix_m8n8x4_trans(f.b[np], ...) at row kk * 16 + lane % 16, column
-  // HINT2:    warp_n * WN + np * 16 + 8 * (lane / 16).
-  // HINT3: sa + tile_offset<C::BK, C::SWIZZLE>(row, col) and sb + tile_offset<C::BN, C::SWIZZLE>(row, col)
+  // HINT: Day 9's and gemm_mma.cu's fragment loads, for k16 step kk of a buffer, at the tile's own (possibly
+  // HINT: swizzled) offsets. What keeps the fragments in registers?
+  // HINT2: Two unrolled loops: MT A fragments (ldmatrix .x4) and NT / 2 transposed B double-fragments
+  // HINT2: (ldmatrix .x4.trans), each lane addressing its row and 8-column half through tile_offset.
+  // HINT3: Rows and columns are day 9's: A at row warp_m * WM + mt * 16 + lane % 16, column kk * 16 + 8 (lane / 16);
+  // HINT3: B at row kk * 16 + lane % 16, column warp_n * WN + np * 16 + 8 (lane / 16), through tile_offset.
 #pragma unroll
   for (int mt = 0; mt < C::MT; ++mt) {
     const int row = warp_m * C::WM + mt * 16 + lane % 16, col = kk * 16 + 8 * (lane / 16);
@@ -212,9 +220,10 @@ __device__ __forceinline__ void load_fragments(Fragments<C>& f, const half* sa, 
 template <typename C>
 __device__ __forceinline__ void mma_fragments(float (&acc)[C::MT][C::NT][4], const Fragments<C>& f) {
   // BEGIN EXERCISE
-  // HINT: every (m16 tile i, n8 tile j) of the warp tile: one course::mma::mma_sync_m16n8k16_row_col_f32<half>
-  // HINT: into acc[i][j], with A fragment f.a[i] and the B fragment of n8 tile j (two per ldmatrix.x4.trans).
-  // HINT3: course::mma::mma_sync_m16n8k16_row_col_f32<half>(acc[i][j], f.a[i], &f.b[j / 2][2 * (j % 2)]);
+  // HINT: Every (m16 tile, n8 tile) pair of the warp tile is one mma.sync: which A fragment and which half of
+  // HINT: which B double-fragment does it take?
+  // HINT3: n8 tile j's B fragment is registers 2 (j % 2) and the next of double-fragment j / 2: pass their
+  // HINT3: address.
 #pragma unroll
   for (int i = 0; i < C::MT; ++i) {
 #pragma unroll
@@ -240,29 +249,15 @@ __device__ void gemm(const half* __restrict__ A, const half* __restrict__ B, hal
 
   float acc[C::MT][C::NT][4] = {};
   // BEGIN EXERCISE
-  // HINT: the main loop. Two TileLoaders (A rows m0.., B columns n0..) and a `load_stage(kt, s)` that
-  // HINT: issues the copies of K tile kt into pipeline buffer s; then a pipeline of STAGES buffers: the
-  // HINT: copies of tile kt + STAGES - 1 are in flight while the warps compute on tile kt, with one
-  // HINT: barrier per tile; the fragments of the next k16 step load while this step's mma run.
-  // HINT2: TileLoader<C::BM, C::BK, C::THREADS, C::SWIZZLE, half> a_tiles(A + int64_t(m0) * K, K); b_tiles
-  // HINT2: over [BK, BN] from B + n0 with ldb. load_stage: a_tiles.load(sa + s * C::A_STAGE, M - m0,
-  // HINT2: K - k0, C::BK) (then the next tile is BK columns on), b_tiles the same (rows K - k0, columns
-  // HINT2: N - n0, BK * ldb elements on).
-  // HINT2: STAGES == 1 (no overlap): for each kt: load_stage(kt, 0), commit_group(), wait_group<0>(),
-  // HINT2: __syncthreads(), then for each kk: load_fragments and mma_fragments on buffer 0; __syncthreads()
-  // HINT2: before the next load overwrites it.
-  // HINT2: STAGES >= 2: prologue: load tiles 0 .. STAGES - 2 into buffers 0 .. STAGES - 2, committing
-  // HINT2: ONE group per tile (also past k_tiles: an empty group keeps the count right);
-  // HINT2: wait_group<STAGES - 2> (tile 0 landed), __syncthreads(), load_fragments of (buffer 0, kk 0)
-  // HINT2: into frag[0]. Then for each kt, reading buffer kt % STAGES, for each kk (unrolled):
-  // HINT2:   1. at the last kk, wait_group<STAGES - 2>() and __syncthreads(): tile kt + 1 landed, and
-  // HINT2:      every warp has read its fragments of tile kt (all but this step's, already in registers);
-  // HINT2:   2. load the fragments of the NEXT k16 step into frag[(kk + 1) % 2] (at the last kk: kk 0 of
-  // HINT2:      buffer (kt + 1) % STAGES; after the last tile, of this tile's buffer again: never used);
-  // HINT2:   3. at kk == 0, after those ldmatrix: load_stage(kt + STAGES - 1, its buffer (kt - 1) % STAGES,
-  // HINT2:      which every warp finished reading before the last barrier) if it exists; commit_group();
-  // HINT2:   4. mma_fragments(acc, frag[kk % 2]): the next step's ldmatrix latency hides behind these mma.
-  // HINT2: After the loop: wait_all() and __syncthreads(): the epilogue reuses the pipeline's buffers.
+  // HINT: The main loop: while the warps compute on K tile kt, the copies of tile kt + STAGES - 1 must be in
+  // HINT: flight, and the fragments of the next k16 step should load while this step's mma run. With one
+  // HINT: barrier per tile, when is a buffer safe to refill, and what keeps the cp.async group count right?
+  // HINT2: Two TileLoaders (A from row m0, B from column n0) and a load_stage(kt, buffer). STAGES == 1: load,
+  // HINT2: commit, wait, barrier, compute, barrier, per tile. STAGES >= 2: a prologue (STAGES - 1 tiles, one
+  // HINT2: group each, even past the end; wait; barrier; the first fragments), then per tile and per k16 step:
+  // HINT2: at the last step the wait and the one barrier; the next step's fragments; at the first step the
+  // HINT2: refill of the buffer read one tile ago and a commit; this step's mma. After the loop: drain, barrier
+  // HINT2: (the epilogue reuses the buffers).
   // HINT3: keep the loop body free of branches around the barrier (no `if (kt + 1 < k_tiles)` around
   // HINT3: it): the compiler then interleaves ldmatrix and mma. Advance the buffer indices with
   // HINT3: `read = read + 1 == C::STAGES ? 0 : read + 1;` rather than a modulo.
@@ -326,12 +321,11 @@ __device__ void gemm(const half* __restrict__ A, const half* __restrict__ B, hal
   // END EXERCISE
 
   // BEGIN EXERCISE
-  // HINT: the epilogue, staged through shared memory: 1. each warp writes its accumulators, rounded to
-  // HINT: half, into the block's C tile in shared memory (row stride C::C_ROW, reusing the pipeline
-  // HINT: buffers); 2. __syncthreads(); 3. the block copies the tile out in 16-byte chunks of C rows.
-  // HINT2: acc[mt][nt][0..1] is one __half2 at row warp_m * WM + mt * 16 + g, column warp_n * WN + nt * 8 + 2t
-  // HINT2: (g = lane / 4, t = lane % 4); acc[mt][nt][2..3] 8 rows lower.
-  // HINT2: chunk c (of BM * BN / 8, c += THREADS) is row c / (BN / 8), columns 8 * (c % (BN / 8)) .. + 7.
+  // HINT: Storing straight from the accumulators writes 4-byte pieces scattered over rows. How can the block
+  // HINT: write whole 16-byte chunks of C rows instead, and what must it wait for before reading them back?
+  // HINT2: Three phases: each warp writes its accumulators, rounded to half2, into the block's C tile in shared
+  // HINT2: memory (row stride C::C_ROW, over the pipeline buffers); a barrier; the block copies the tile out in
+  // HINT2: 16-byte chunks of rows, strided over the threads, guarded at the edges.
   // HINT3: when N % 8 == 0 a chunk is inside C or wholly outside: one 16-byte store (uint4); otherwise
   // HINT3: store element by element, checking row < M and column < N.
   half* sc = smem;

@@ -6,8 +6,11 @@
 //   K must be a multiple of 16 (16-byte rows for cp.async); M and N are arbitrary.
 //
 // The same block tile as gemm_mma.cu (64x64, 4 warps of 32x32, cp.async into swizzled shared memory,
-// ldmatrix), with FP8's instruction: mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 multiplies a
-// 16x32 tile of A by a 32x8 tile of B. Each 32-bit register now holds four e4m3 values along k, so
+// ldmatrix), with FP8's instruction, mma.sync m16n8k32 on e4m3, which multiplies a 16x32 tile of A by a
+// 32x8 tile of B (PTX ISA, "Warp-level matrix multiply-accumulate instructions: mma"; instantiate it):
+//   mma.sync.aligned.shape.row.col.dtype.f8type.f8type.ctype  d, a, b, c;
+//       .shape = { .m16n8k16, .m16n8k32 }, .f8type = { .e4m3, .e5m2 }, .dtype = .ctype = { .f16, .f32 }
+// Each 32-bit register now holds four e4m3 values along k, so
 // the fragments cover twice the k of fp16 in the same registers, and ldmatrix (which moves 16-bit
 // pairs) loads them unchanged: an 8x8 matrix of b16 is an 8x16 matrix of bytes.
 //   A fragment (4 regs): a0 = row g, k 4t..4t+3; a1 = row g+8; a2 = row g, k 16+4t..; a3 = row g+8, k 16+..
@@ -40,10 +43,12 @@ __device__ __forceinline__ int tile_offset(int row, int col) {
 // C (4 fp32) += A (16x32 e4m3, 4 regs) * B (32x8 e4m3, 2 regs).
 __device__ __forceinline__ void mma_e4m3(float* c, const uint32_t* a, const uint32_t* b) {
   // BEGIN EXERCISE
-  // HINT: day 9's mma.sync inline asm with the FP8 shape and types: m16n8k32, .f32.e4m3.e4m3.f32; four
-  // HINT: "+f" accumulators, four "r" registers of A, two of B.
-  // HINT2: asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-  // HINT2:              "{%8,%9}, {%0,%1,%2,%3};\n" : "+f"(c[0]), ... : "r"(a[0]), ..., "r"(b[1]));
+  // HINT: Day 9's mma.sync asm, instantiated for FP8 from the grammar in the header: which shape, which types,
+  // HINT: and how many registers of each operand?
+  // HINT2: One `asm volatile`: 4 "+f" accumulators (D, reused as C), 4 "r" registers of A, 2 of B, listed
+  // HINT2: in the order d, a, b, c.
+  // HINT3: The shape is m16n8k32: as many registers as fp16's m16n8k16, each holding four e4m3 values along k.
+  // HINT3: The type suffixes are dtype.f8type.f8type.ctype: f32, e4m3, e4m3, f32.
   // STUB: (void)c; (void)a; (void)b;
   asm volatile(
       "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
@@ -82,16 +87,15 @@ gemm_fp8_e4m3(const fp8* __restrict__ A, const fp8* __restrict__ B, float* __res
     course::cp_async::wait_group<0>();
     __syncthreads();
     // BEGIN EXERCISE
-    // HINT: for each k32 step of the tile (BK / 32 of them): ldmatrix the warp's MT A fragments (x4: a
-    // HINT: 16-row by 32-byte block) and its NT B fragments (x4 loads two n8 tiles: 16 rows of B by 32
-    // HINT: bytes), then MT x NT mma_e4m3. Addresses go through tile_offset (row, byte column).
-    // HINT2: ldmatrix x4: lanes 0-7, 8-15, 16-23, 24-31 give the row addresses of matrices 0..3, and
-    // HINT2: the thread's register i comes from matrix i. For A you want (rows 0-7, bytes 0-15),
-    // HINT2: (rows 8-15, bytes 0-15), (rows 0-7, bytes 16-31), (rows 8-15, bytes 16-31) = a0..a3: row
-    // HINT2: lane % 16, byte 16 * (lane / 16). For B, registers (b0, b1) of n tile 2p then of 2p+1:
-    // HINT2: matrices (rows 0-7, bytes 0-15), (rows 0-7, bytes 16-31), (rows 8-15, bytes 0-15), (rows 8-15, 16-31).
-    // HINT3: B: row = wn * WN + np * 16 + lane % 8 + 8 * (lane / 16), col = kk * 32 + 16 * ((lane / 8) % 2);
-    // HINT3: then mma_e4m3(acc[mt][nt], af[mt], &bf[nt / 2][2 * (nt % 2)]).
+    // HINT: ldmatrix moves 16-bit pairs, and an 8 x 8 matrix of b16 is an 8 x 16 matrix of bytes. Which 16-byte
+    // HINT: pieces of the tile does each fragment register need (the header's fragment layout), and so which row
+    // HINT: and byte column must each lane address?
+    // HINT2: Per k32 step of the tile: MT A fragments (one ldmatrix .x4 each) and NT / 2 pairs of B fragments (one
+    // HINT2: .x4 per two n8 tiles), addresses through tile_offset (row, byte column); then MT x NT mma_e4m3.
+    // HINT3: B is [N, K]: its rows are the product's columns, so it is read WITHOUT .trans, like K on day 12. Its
+    // HINT3: .x4 matrices must come as (rows 0-7, bytes 0-15), (rows 0-7, bytes 16-31), (rows 8-15, bytes 0-15),
+    // HINT3: (rows 8-15, bytes 16-31), so registers 0-1 serve n8 tile 2p and 2-3 tile 2p + 1: lane l addresses
+    // HINT3: row l % 8 + 8 (l / 16), byte 16 ((l / 8) % 2). A's order is day 9's: row l % 16, byte 16 (l / 16).
     // STUB: (void)lane; (void)wm; (void)wn;
 #pragma unroll
     for (int kk = 0; kk < BK / 32; ++kk) {
@@ -117,12 +121,9 @@ gemm_fp8_e4m3(const fp8* __restrict__ A, const fp8* __restrict__ B, float* __res
   }
 
   // BEGIN EXERCISE
-  // HINT: the epilogue: multiply each accumulator by scale_a * scale_b (once, here: the products of
-  // HINT: e4m3 values were exact, scaling them inside the loop would cost K multiplies) and store it,
-  // HINT: guarding rows >= M and columns >= N.
-  // HINT2: pair h (0 or 1) of mma tile (mt, nt): row m0 + wm * WM + mt * 16 + lane / 4 + 8 * h, columns
-  // HINT2: col = n0 + wn * WN + nt * 8 + 2 * (lane % 4) and col + 1: a float2 store when both are inside and
-  // HINT2: the element offset is even (N even), else one float at a time.
+  // HINT: Why apply scale_a * scale_b here rather than to each product, and which stores must stay inside C?
+  // HINT2: Loops over mt, nt and the two row halves: the pair's row and columns from the C layout, times the
+  // HINT2: scale; a float2 store when both columns are inside and N is even, else one float at a time.
   // STUB: (void)C; (void)M; (void)N; (void)scale_a; (void)scale_b; (void)acc;
   const float scale = scale_a * scale_b;
 #pragma unroll

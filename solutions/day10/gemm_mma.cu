@@ -53,19 +53,16 @@ gemm_mma_f16(const half* __restrict__ A, const half* __restrict__ B, half* __res
   float acc[MT][NT][4] = {};
 
   // BEGIN EXERCISE
-  // HINT: the K loop (k0 += BK): 1. copy the A tile (rows m0.., columns k0..) and the B tile (rows k0..,
-  // HINT: columns n0..) chunk by chunk with course::cp_async::load_128b, each chunk to its swizzled
-  // HINT: place, zero-filled where it lies outside A or B; 2. commit_group(), wait_group<0>(),
-  // HINT: __syncthreads(); 3. for each k16 step: ldmatrix the warp's A and B fragments at swizzled
-  // HINT: offsets, MT x NT mma; 4. __syncthreads() before the next K step overwrites the tiles.
-  // HINT2: A tile: BM * BK / CHUNK = 256 chunks, 2 per thread (unrolled): chunk c = tid + i * THREADS is
-  // HINT2: tile row c / (BK / CHUNK), column c % (BK / CHUNK) * CHUNK; inside = m0 + row < M && k0 + col < K
-  // HINT2: (K % 8 == 0: a chunk is all inside or all outside). B tile the same over BN / CHUNK chunks a
-  // HINT2: row, its rows ldb apart. Destination: sa + tile_offset<BK>(row, col), sb + tile_offset<BN>(row, col).
-  // HINT2: fragments: exactly day 9's block tile, with sa + tile_offset<BK>(row, col) in place of the
-  // HINT2: padded address (and tile_offset<BN> for B). Every column you give is a multiple of 8.
-  // HINT3: load_128b(sa + tile_offset<BK>(r, col), inside ? A + int64_t(m0 + r) * K + k0 + col : A, inside);
-  // HINT3: (a false predicate reads nothing, but the address must still be a valid one).
+  // HINT: Day 9's block tile with its loads replaced by 16-byte cp.async copies into swizzled shared memory.
+  // HINT: How many chunks does each thread copy per K step for A and for B, where does each go, and what must
+  // HINT: the copies have completed before a warp reads fragments?
+  // HINT2: Per K step: each thread's chunks of the A tile and of the B tile copied with load_128b to their
+  // HINT2: swizzled places, zero-filled outside (K % 8 == 0: a chunk is all in or all out); commit, wait, a
+  // HINT2: barrier; per k16 step day 9's fragment loads at swizzled offsets and MT x NT mma; a barrier before
+  // HINT2: the next step overwrites the tiles.
+  // HINT3: A false predicate reads nothing, but the source address must still be valid: select the matrix's
+  // HINT3: base pointer for a chunk outside it. B's rows are ldb elements apart, not N. Every column you pass to
+  // HINT3: tile_offset is a multiple of 8, so the swizzle never splits a chunk.
   // STUB: (void)tid; (void)lane; (void)wm; (void)wn; (void)m0; (void)n0; (void)sa; (void)sb; (void)ldb;
   for (int k0 = 0; k0 < K; k0 += BK) {
 #pragma unroll
@@ -111,13 +108,13 @@ gemm_mma_f16(const half* __restrict__ A, const half* __restrict__ B, half* __res
   // END EXERCISE
 
   // BEGIN EXERCISE
-  // HINT: the epilogue, straight from the registers: each accumulator pair (acc[..][0], acc[..][1]) and
-  // HINT: (acc[..][2], acc[..][3]) is two adjacent columns of one row: round it to a __half2
-  // HINT: (__floats2half2_rn) and store it, guarding rows >= M and columns >= N.
-  // HINT2: pair h (0 or 1) of mma tile (mt, nt) is row m0 + wm * WM + mt * 16 + lane / 4 + 8 * h, columns
-  // HINT2: col = n0 + wn * WN + nt * 8 + 2 * (lane % 4) and col + 1.
-  // HINT2: one 4-byte __half2 store needs an even element offset: row * N + col is even only when N is.
-  // HINT3: if (col + 1 < N && N % 2 == 0) *reinterpret_cast<__half2*>(dst) = v; else store the halves one by one.
+  // HINT: Each accumulator pair is two adjacent columns of one row: how do you store it with one instruction, and
+  // HINT: when is that 4-byte store not allowed?
+  // HINT2: Loops over mt, nt and the two row halves: the pair's row and columns from the C layout, rounded into
+  // HINT2: one __half2; a 4-byte store when both columns are inside and the offset is even, else half by half;
+  // HINT2: rows >= M skipped.
+  // HINT3: col is always even, but row * N + col is even for every row only when N is: with an odd N the __half2
+  // HINT3: store would be misaligned on odd rows (a misaligned-address fault).
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt) {
 #pragma unroll

@@ -13,8 +13,9 @@ extern "C" __global__ void gemm_naive_f16(const half* __restrict__ A, const half
   const int col = blockIdx.x * blockDim.x + threadIdx.x;
   const int row = blockIdx.y * blockDim.y + threadIdx.y;
   // BEGIN EXERCISE
-  // HINT: guard row < M and col < N; sum A[row, k] * B[k, col] over k in float; store it as half.
-  // HINT2: course::to_float(x) for each half, float sum = 0 over k < K, then course::from_float<half>(sum).
+  // HINT: One thread owns one element of C: which row of A and which column of B does it need, and what must a
+  // HINT: thread outside C do?
+  // HINT2: A guard, a float accumulator over k, one store converted to half (course::to_float / from_float).
   // HINT3: index with int64_t, M * K can pass 2^31: A[int64_t(row) * K + k], B[int64_t(k) * N + col].
   if (row >= M || col >= N) return;
   float sum = 0.f;

@@ -22,13 +22,15 @@ gemm_tiled_f16(const half* __restrict__ A, const half* __restrict__ B, half* __r
   float acc[MICRO][MICRO] = {};
   for (int k0 = 0; k0 < K; k0 += BK) {
     // BEGIN EXERCISE
-    // HINT: load the tiles (as float, 0 outside the matrices, A transposed: sa[k][m]), __syncthreads(),
-    // HINT: then each thread's 4x4 micro-tile from registers, then __syncthreads() before the next K
-    // HINT: step overwrites the tiles.
-    // HINT2: 64 x 16 elements of A and 16 x 64 of B, 4 of each per thread: element i = tid + j * 256 is
-    // HINT2: A row i / 16, column i % 16 and B row i / 64, column i % 64.
-    // HINT2: for each k < BK: a[i] = sa[k][ty * 4 + i], b[j] = sb[k][tx * 4 + j], acc[i][j] += a[i] * b[j].
-    // HINT3: sa[ak][ar] = (m0 + ar < M && k0 + ak < K) ? course::to_float(A[int64_t(m0 + ar) * K + k0 + ak]) : 0.f;
+    // HINT: Each K step, the 256 threads bring a 64 x 16 piece of A and a 16 x 64 piece of B into shared memory
+    // HINT: once, then each thread reuses them for a 4 x 4 micro-tile. Why store A's piece transposed, and what
+    // HINT: protects the pieces from being overwritten too early?
+    // HINT2: Per K step: each thread copies 4 elements of A and 4 of B (consecutive threads on consecutive global
+    // HINT2: addresses, as float, zeros past the edges), a barrier; then for each k of the step, its 4 values of
+    // HINT2: A and 4 of B into registers and 16 FMAs; a barrier.
+    // HINT3: Stored as sa[k][m], a thread's 4 rows of A at one k are 4 consecutive floats, like its 4 columns of
+    // HINT3: B: both come out of shared memory as 16-byte vectors. In the copy, element i of A's piece is row
+    // HINT3: i / 16, column i % 16 (16 columns a row), so a warp reads whole row segments of A.
 #pragma unroll
     for (int j = 0; j < TILE * BK / THREADS; ++j) {
       const int i = tid + j * THREADS;

@@ -29,11 +29,14 @@ constexpr int CHUNK = 8;  // 16-bit elements in one 16-byte chunk
 template <int CHUNKS>
 __device__ __forceinline__ constexpr int swizzle_chunk(int row, int chunk) {
   // BEGIN EXERCISE
-  // HINT: XOR the chunk with the row's position among the rows that an ldmatrix reads together:
-  // HINT: 8 rows; with fewer than 8 chunks per row, several rows share one 128-byte line.
-  // HINT2: period = min(CHUNKS, 8) chunk slots per line are permuted; 8 / period consecutive rows
-  // HINT2: share a line, so divide the row by that first, then take it modulo the period.
-  // HINT3: return chunk ^ ((row / (8 / period)) % period);
+  // HINT: ldmatrix reads one chunk column of 8 rows at once. How do those 8 rows' chunks land in 8 different
+  // HINT: 16-byte slots of the 128-byte lines, when a row may hold fewer than 8 chunks (several rows per line)?
+  // HINT2: A permutation of the chunk index by XOR with a function of the row. Over the 8 rows an ldmatrix reads,
+  // HINT2: that function must take each of its `period` values equally often, period being the number of chunk
+  // HINT2: slots a row's chunks are permuted among (at most 8).
+  // HINT3: With fewer than 8 chunks a row, 8 / period consecutive rows share one 128-byte line and already sit
+  // HINT3: in different slots of it; so the XOR value changes once every 8 / period rows and cycles with the
+  // HINT3: period: divide the row first, then take the remainder.
   // STUB: return chunk + 0 * row;
   constexpr int period = CHUNKS < 8 ? CHUNKS : 8;
   return chunk ^ ((row / (8 / period)) % period);
@@ -44,9 +47,12 @@ __device__ __forceinline__ constexpr int swizzle_chunk(int row, int chunk) {
 template <int COLS, bool SWIZZLE>
 __device__ __forceinline__ int tile_offset(int row, int col) {
   // BEGIN EXERCISE
-  // HINT: plain: row * COLS + col. Swizzled: the same row, chunk col / CHUNK moved to its physical
-  // HINT: slot, the element's place inside its chunk (col % CHUNK) kept.
-  // HINT3: row * COLS + swizzle_chunk<COLS / CHUNK>(row, col / CHUNK) * CHUNK + col % CHUNK
+  // HINT: The swizzle moves whole chunks inside a row, never elements inside a chunk, never rows. What is the
+  // HINT: offset of (row, col) without it, and which part of that offset does it change?
+  // HINT2: Three terms: the row's start, the start of the chunk's physical slot, the element's place inside its
+  // HINT2: chunk; without SWIZZLE the slot is the logical chunk.
+  // HINT3: The logical chunk is col / CHUNK; its physical slot is swizzle_chunk of it for this row, times CHUNK
+  // HINT3: elements; col % CHUNK is kept.
   // STUB: (void)row; (void)col; return 0;
   if constexpr (SWIZZLE) {
     return row * COLS + swizzle_chunk<COLS / CHUNK>(row, col / CHUNK) * CHUNK + col % CHUNK;
@@ -68,12 +74,13 @@ __device__ void roundtrip(const half* __restrict__ in, half* __restrict__ out, i
   __shared__ alignas(128) half tile[ROWS * COLS];
   const int tid = threadIdx.x;
   // BEGIN EXERCISE
-  // HINT: 1. copy the tile in chunk by chunk: course::cp_async::load_128b(shared destination at the
-  // HINT: swizzled offset, source, inside), zero-filled outside rows_valid x cols_valid; commit_group(),
-  // HINT: wait_group<0>(), __syncthreads(). 2. read it back element by element through tile_offset.
-  // HINT2: chunk c (for c = tid; c < ROWS * COLS / CHUNK; c += THREADS) is row c / (COLS / CHUNK),
-  // HINT2: column (c % (COLS / CHUNK)) * CHUNK; out[r * COLS + col] = tile[tile_offset<COLS, true>(r, col)].
-  // HINT3: course::cp_async::load_128b(tile + tile_offset<COLS, true>(r, col), in + r * COLS + col, inside);
+  // HINT: A cp.async chunk is 16 bytes = 8 fp16 elements. How does each thread find its chunks, where do they go
+  // HINT: in the swizzled tile, and what must happen before anyone reads the tile back?
+  // HINT2: Two phases: the threads take the tile's chunks in a strided loop, each copied with
+  // HINT2: course::cp_async::load_128b to its swizzled place (zero-filled outside the valid rows and columns);
+  // HINT2: commit, wait for all, a barrier; then every element read back through tile_offset into out, in order.
+  // HINT3: A predicated-off copy reads nothing but still needs a valid source address: the chunk's own address
+  // HINT3: exists in the [16, COLS] input, so pass it anyway. Chunk c of the tile is row c / (COLS / CHUNK).
   // STUB: (void)in; (void)out; (void)rows_valid; (void)cols_valid; (void)tid; (void)tile;
   for (int c = tid; c < ROWS * COLS / CHUNK; c += THREADS) {
     const int r = c / (COLS / CHUNK), col = c % (COLS / CHUNK) * CHUNK;
