@@ -123,10 +123,10 @@ def check(path: Path, include_dirs: list[Path]) -> None:
     `include_dirs`, and any #define or #undef of a name that steers a header's computed include."""
     path = Path(path).resolve()
     roots = [path.parent, *(Path(d).resolve() for d in include_dirs)]
-    _check(path, path.parent, roots, steering_macros(tuple(roots[1:])), set())
+    _check(path, path.parent, roots, lambda: steering_macros(tuple(roots[1:])), set())
 
 
-def _check(path: Path, folder: Path, roots: list[Path], steering: frozenset, seen: set) -> None:
+def _check(path: Path, folder: Path, roots: list[Path], steering, seen: set) -> None:
     if path in seen:
         return
     seen.add(path)
@@ -137,7 +137,7 @@ def _check(path: Path, folder: Path, roots: list[Path], steering: frozenset, see
     for line, kind, header in directives(text):
         where = f"{path.name}:{line}"
         if kind in MACRO_DIRECTIVES:
-            if header in steering:
+            if header in steering():  # scanned on the first #define only
                 raise IncludeRefused(f"{where}: error: #{kind} {header} is not allowed: the name {header} "
                                      f"decides which file a CUDA header includes; pick another name")
             continue
