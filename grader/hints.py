@@ -1,6 +1,6 @@
 """`python -m grader hint dayNN exercise [--level 1|2|3] [--lang en|zh]`: the hints a solution carries,
 one level at a time. Level 1 is the idea (the stub already shows it), level 2 the structure, level 3 the
-tricky line. The highest level asked for is recorded in .course/hints.json, where `progress` (and an
+tricky part, explained. The highest level asked for is recorded in .course/hints.json, where `progress` (and an
 instructor) can see it.
 
 The hints are written in English in the solutions (`// HINT:`, `// HINT2:`, `// HINT3:`); their Chinese
@@ -20,15 +20,15 @@ import json
 from grader import exercises, paths, stubs
 
 COMMAND = "hint"
-HELP = "the hints of an exercise, level by level (1 idea, 2 structure, 3 the tricky line)"
+HELP = "the hints of an exercise, level by level (1 idea, 2 structure, 3 the tricky part, explained)"
 LEVELS = (1, 2, 3)
 ZH_HINTS = paths.NOTEBOOKS / "zh" / "hints"
 TEXT = {
-    "en": {"names": {1: "the idea", 2: "the structure", 3: "the tricky line"},
+    "en": {"names": {1: "the idea", 2: "the structure", 3: "the tricky part, explained"},
            "head": "{key} ({source}), hints up to level {level} ({name}):",
            "part": "part {i} of {n}:", "none": "(no level-{level} hint for this part)",
            "more": "More: python -m grader hint {day} {name} --level {next}"},
-    "zh": {"names": {1: "思路", 2: "结构", 3: "最棘手的那一行"},
+    "zh": {"names": {1: "思路", 2: "结构", 3: "难点讲解"},
            "head": "{key}（{source}）的提示，直到第 {level} 级（{name}）：",
            "part": "第 {i} 部分，共 {n} 部分：", "none": "（这一部分没有第 {level} 级提示）",
            "more": "下一级：python -m grader hint {day} {name} --level {next} --lang zh",
@@ -142,7 +142,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("day")
     parser.add_argument("exercise")
     parser.add_argument("--level", type=int, default=1, choices=LEVELS,
-                        help="1 the idea (default), 2 the structure, 3 the tricky line")
+                        help="1 the idea (default), 2 the structure, 3 the tricky part, explained")
     parser.add_argument("--lang", choices=tuple(TEXT),
                         help="en or zh (default: $COURSE_LANG, zh in a Chinese lesson's folder, else en)")
 

@@ -5,7 +5,7 @@ In a solution, the student's part is marked:
     // BEGIN EXERCISE
     // HINT: one thread per element ...      (level 1, the idea: kept in the stub, as a hint)
     // HINT2: a loop over k, then ...        (level 2, the structure: `python -m grader hint`)
-    // HINT3: acc += a[k] * b[k]; ...        (level 3, the tricky line: `python -m grader hint`)
+    // HINT3: acc += a[k] * b[k]; ...        (level 3, the tricky part explained: `python -m grader hint`)
     // STUB: return 0.f;                     (kept in the stub as code, so that it compiles)
     ...solution code...                      (removed)
     // END EXERCISE

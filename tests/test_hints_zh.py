@@ -142,15 +142,15 @@ def test_the_command_prints_chinese(capsys, monkeypatch, tmp_path):
     zh = hints.chinese("day01")["vector_add.cu"][0]
     out = _hint(capsys, monkeypatch, tmp_path, "--lang", "zh")
     assert all(line in out for lv in "123" for line in zh[lv]["zh"])
-    assert "最棘手的那一行" in out and "threads past n do nothing" not in out
-    assert "threads past n do nothing" in _hint(capsys, monkeypatch, tmp_path, "--lang", "en")
-    assert "threads past n do nothing" in _hint(capsys, monkeypatch, tmp_path)  # en by default
+    assert "难点讲解" in out and "what must the threads of the last block do" not in out
+    assert "what must the threads of the last block do" in _hint(capsys, monkeypatch, tmp_path, "--lang", "en")
+    assert "what must the threads of the last block do" in _hint(capsys, monkeypatch, tmp_path)  # en by default
 
 
 def test_the_language_defaults_to_course_lang(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv(notebook.LANG_ENV, "zh")
     assert hints.chinese("day01")["vector_add.cu"][0]["1"]["zh"][0] in _hint(capsys, monkeypatch, tmp_path)
-    assert "threads past n do nothing" in _hint(capsys, monkeypatch, tmp_path, "--lang", "en")
+    assert "what must the threads of the last block do" in _hint(capsys, monkeypatch, tmp_path, "--lang", "en")
 
 
 def test_the_level_used_is_recorded(capsys, monkeypatch, tmp_path):

@@ -104,7 +104,7 @@ def test_student_lines_count_code_only():
 def test_hints_come_in_levels(solution):
     levels = {1} | {lv for r in stubs.regions(solution.read_text()) for lv in r.deeper}
     assert len(levels) >= 2, f"{solution.name}: hints of level 1 only; add `// HINT2:` (the structure) " \
-                             f"or `// HINT3:` (the tricky line) lines for `python -m grader hint`"
+                             f"or `// HINT3:` (the tricky part, explained) lines for `python -m grader hint`"
 
 
 def test_python_exercises_use_hash_markers():
