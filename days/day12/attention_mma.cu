@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day12/attention_mma.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: c42482903553be28
+// stub-sha256: db5ae46f1832ebbd
 // Day 12, exercise 3: prefill attention on the tensor cores (mma.sync), without a pipeline.
 //
 //   q, o: [heads, q_len, head_dim]   k, v: [heads, kv_len, head_dim]   fp16, head_dim 64 or 128
@@ -16,7 +16,10 @@
 // (Traits), the copies into shared memory and the layout of the softmax state. The loads here go
 // through registers and the block waits for them: while a tile loads, the tensor cores idle.
 // Exercise 4 (attention_prefill.cu) fixes that.
-// The grader launches grid = (ceil(q_len / 64), heads), block = (128,).
+// The grader launches grid = (ceil(q_len / 64), heads), block = (128,). The test: o against a float64
+// reference at fp16's tolerance, causal and not, q_len != kv_len, lengths that are no multiple of 64; the
+// technique: HMMA, LDSM, SHFL and MUFU.EX2 in the SASS, no spills, your own warp steps (not
+// attention/prefill_steps.cuh).
 #include <course/attention/prefill.cuh>
 
 namespace {
@@ -33,8 +36,9 @@ template <typename Tr>
 __device__ __forceinline__ void load_q_fragments(uint32_t (&q)[Tr::D_K16][4], const half* q_smem, int warp,
                                                  int lane) {
   // TODO: your code here.
-  //   Hint: one ldmatrix .x4 per 16 x 16 block gives the whole A fragment: lane l points at row l % 16,
-  //   Hint: column 8 * (l / 16) of the block (course/mma.cuh's recipes). Rows are Tr::STRIDE halves apart.
+  //   Hint: An mma A fragment of a 16 x 16 block is spread over the 32 lanes in a fixed pattern, and ldmatrix
+  //   Hint: .x4 builds it from 32 row addresses, one per lane. Which row, and which 8-column half of the block,
+  //   Hint: must each lane point at? (course/mma.cuh draws the fragment layouts.)
 }
 
 // s = q k^T for one K tile [BLOCK_N, HEAD_DIM] in shared memory: s[n] is the C fragment of keys
@@ -43,9 +47,9 @@ template <typename Tr>
 __device__ __forceinline__ void compute_qk(float (&s)[Tr::S_N8][4], const uint32_t (&q)[Tr::D_K16][4],
                                            const half* k_smem, int lane) {
   // TODO: your code here.
-  //   Hint: zero s, then for each k16 step kk of the head dim and each pair of n8 tiles: ONE ldmatrix .x4
-  //   Hint: (no .trans: a row of K is a column of k^T, stored contiguously) gives the B fragments of two
-  //   Hint: n8 tiles (b[0..1] for keys 8n.., b[2..3] for keys 8n + 8..), then two mma.sync.
+  //   Hint: k^T is the B operand (col-major [K, N]): a row of K, stored contiguously, is a column of k^T. Which
+  //   Hint: ldmatrix variant (with or without .trans) then yields B fragments, and how many n8 key tiles can
+  //   Hint: one .x4 serve?
 }
 
 // Set to -inf the scores this lane holds that its query may not see: keys at or past kv_len, and with
@@ -55,16 +59,16 @@ template <typename Tr, bool CAUSAL>
 __device__ __forceinline__ void mask_scores(float (&s)[Tr::S_N8][4], int q_row, int kv0, int kv_len,
                                             int causal_offset, int lane) {
   // TODO: your code here.
-  //   Hint: the C layout: s[n][i] is row lane / 4 + 8 (i / 2), column 8 n + 2 (lane % 4) + i % 2
-  //   Hint: (mma::frag_c_row / frag_c_col). The queries are the LAST q_len tokens of the sequence:
-  //   Hint: query i sees key j iff j <= i + kv_len - q_len.
+  //   Hint: The queries are the LAST q_len tokens of the sequence. Which keys may query i see, causal and not,
+  //   Hint: and where in the tile does accumulator i of n8 tile n sit (the C layout, course/mma.cuh)?
 }
 
 // The 4 lanes of a group (lane / 4 equal) hold the same two fragment rows: a row's max and sum over
 // the tile are the max and sum of these 4 lanes' values.
 __device__ __forceinline__ float quad_max(float x) {
   // TODO: your code here.
-  //   Hint: two butterfly shuffles stay inside the group of 4: lane ^ 1, then lane ^ 2.
+  //   Hint: The 4 lanes that share a row are lane ^ 1 and lane ^ 2 of one another. How many shuffle steps leave
+  //   Hint: all four holding the max?
   return x;
 }
 
@@ -81,10 +85,9 @@ template <typename Tr>
 __device__ __forceinline__ void online_softmax(SoftmaxState<Tr>& state, float (&s)[Tr::S_N8][4],
                                                float scale_log2) {
   // TODO: your code here.
-  //   Hint: per row r (0, 1; its scores are s[n][2r], s[n][2r + 1]): the tile's max over the row (this
-  //   Hint: lane's 2 S_N8 values, then quad_max), in the log2 domain: m_new = max(m, max * scale_log2).
-  //   Hint: Rescale what the state holds, d and EVERY o, by alpha = 2^(m - m_new); then p = 2^(s scale -
-  //   Hint: m_new) for each score, added to d (this lane's partial sum; the group adds up at the end).
+  //   Hint: Day 11's online softmax on the C fragment: each lane holds scores of 2 rows, 4 lanes share a row.
+  //   Hint: What must the 4 agree on, what must be rescaled when a row's max grows, and what must a row that
+  //   Hint: has seen only masked keys produce?
 }
 
 // The probabilities p (C fragments of s, two n8 tiles per k16 step) as the A fragments of p v, in
@@ -92,9 +95,8 @@ __device__ __forceinline__ void online_softmax(SoftmaxState<Tr>& state, float (&
 template <typename Tr>
 __device__ __forceinline__ void to_a_fragments(uint32_t (&p)[Tr::S_K16][4], const float (&s)[Tr::S_N8][4]) {
   // TODO: your code here.
-  //   Hint: a C register pair (row g, cols 2t, 2t + 1) holds exactly what an A register holds (row g,
-  //   Hint: k = 2t, 2t + 1): compare the two layouts in course/mma.cuh. A's k16 step kk spans the
-  //   Hint: n8 tiles 2 kk (its registers 0, 1) and 2 kk + 1 (registers 2, 3).
+  //   Hint: Compare the C layout of m16n8 with the A layout of m16n8k16 in course/mma.cuh: what does a C register
+  //   Hint: pair hold, and what does an A register hold? How many n8 tiles does one k16 step of P span?
 }
 
 // o += p v for one V tile [BLOCK_N, HEAD_DIM] in shared memory; o is the state's (get_c / set_c give
@@ -103,9 +105,9 @@ template <typename Tr>
 __device__ __forceinline__ void compute_pv(SoftmaxState<Tr>& state, const uint32_t (&p)[Tr::S_K16][4],
                                            const half* v_smem, int lane) {
   // TODO: your code here.
-  //   Hint: V is a row-major [K = keys, N = dims] B operand: ldmatrix .trans reads it. For each k16 step
-  //   Hint: of the keys and each pair of n8 tiles of the output: one ldmatrix_m8n8x4_trans gives two B
-  //   Hint: fragments (b, b + 2), then per tile get_c, mma.sync with p[kk], set_c.
+  //   Hint: V is [keys, dims] row-major: as the B operand [K = keys, N = dims] it is row-major, not the col-major
+  //   Hint: layout mma's B wants. Which ldmatrix variant transposes on the way, and how many n8 output tiles
+  //   Hint: does one .x4 serve?
 }
 
 // o / d, written to this warp's query rows (q_row + fragment row) that are < q_len; out points at query
@@ -114,9 +116,8 @@ template <typename Tr>
 __device__ __forceinline__ void finalize_and_store(SoftmaxState<Tr>& state, half* out, int q_row, int q_len,
                                                    int lane) {
   // TODO: your code here.
-  //   Hint: per row r: d is still this lane's partial sum: add up the group's 4 (quad_sum). Multiply o
-  //   Hint: by 1 / d (0 when d = 0: a row that saw no key), then store each pair o[2n], o[2n + 1] as one
-  //   Hint: half2 at output column 8 n + 2 (lane % 4) of query q_row + lane / 4 + 8 r.
+  //   Hint: d is still each lane's partial sum: who holds the rest of the row's sum? What must a row that saw no
+  //   Hint: key store, and which rows of the last query tile must not be stored at all?
 }
 
 template <typename Tr, bool CAUSAL>
@@ -148,10 +149,9 @@ __device__ void attention(const half* __restrict__ q, const half* __restrict__ k
   SoftmaxState<Tr> state;
   state.init();
   // TODO: your code here.
-  //   Hint: for each tile j < num_tiles (keys j * BLOCK_N ..): wait until every warp is done with the
-  //   Hint: buffers, copy K and V into them (load_tile_sync: zero rows past kv_len), wait until they have
-  //   Hint: landed, then this warp's steps: s = q k^T, the mask (only where needed), the online softmax,
-  //   Hint: p into A fragments, o += p v. After the last tile: o / d to memory.
+  //   Hint: Every warp reads the whole K and V tile, but the block loads it together. When may the buffers be
+  //   Hint: refilled, and when may a warp start reading them? The test: o at fp16's tolerance, causal and
+  //   Hint: not, q_len != kv_len; the technique: HMMA and LDSM in the SASS, no spills.
 }
 
 template <int HEAD_DIM>

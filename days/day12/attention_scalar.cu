@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day12/attention_scalar.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 75ca42094810d730
+// stub-sha256: fdcfcf321d119e85
 // Day 12, exercise 1: attention with the online softmax, one thread per query, no tensor cores.
 //
 //   q, o: [heads, q_len, head_dim]   k, v: [heads, kv_len, head_dim]   fp16, head_dim 64 or 128
@@ -78,8 +78,9 @@ __device__ void attention(const half* __restrict__ q, const half* __restrict__ k
     const half2* k2 = reinterpret_cast<const half2*>(k_tile);
     const half2* v2 = reinterpret_cast<const half2*>(v_tile);
     // TODO: your code here.
-    //   Hint: the online softmax over one tile: the tile's scores and their max, the new running max,
-    //   Hint: the rescale of what was accumulated under the old max, then each key's weight into l and acc.
+    //   Hint: The online softmax over one tile of keys: what must you know about the whole tile before any weight
+    //   Hint: is computed, what happens to what was accumulated under the old max, and what of a tile whose keys
+    //   Hint: this query may not see?
   }
   if (active) {
     const float inv = l > 0.f ? 1.f / l : 0.f;

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day12/batch_prefill.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: b83ef8a98aee00c3
+// stub-sha256: 67a566b1b6f224ea
 // Day 12, exercises 5 and 6: batch prefill with grouped-query attention (GQA) and the log-sum-exp
 // (LSE), over a ragged KV (exercise 5) and over a paged KV cache (exercise 6).
 //
@@ -65,8 +65,8 @@ struct RaggedKv {
   int64_t stride;     // elements from one key's row to the next
   __device__ RaggedKv(const int* kv_indptr, int b, int num_kv_heads, int kv_head) {
     // TODO: your code here.
-    //   Hint: The keys of request b are tokens kv_indptr[b] .. kv_indptr[b + 1] of k; this KV head's row of
-    //   Hint: token j is at (j * num_kv_heads + kv_head) * HEAD_DIM. In int64_t.
+    //   Hint: Where do request b's keys start in the packed k, and how far apart are two consecutive keys of one
+    //   Hint: KV head? Which type keeps a large batch's offsets exact?
     len = 0, first_row = 0, stride = 0;
   }
   __device__ __forceinline__ int64_t row(int t) const { return first_row + t * stride; }
@@ -85,16 +85,15 @@ struct PagedKv {
                      int b, int num_kv_heads_, int kv_head_)
       : page(page_size), num_kv_heads(num_kv_heads_), kv_head(kv_head_) {
     // TODO: your code here.
-    //   Hint: Day 11's decode_paged, for one request: its pages start at kv_indices + kv_indptr[b]; its
-    //   Hint: length counts every page but the last as full: (num_pages - 1) * page_size +
-    //   Hint: kv_last_page_len[b], or 0 when it has no page.
+    //   Hint: Day 11's decode_paged, for one request: where is its page list, and how many tokens does it hold
+    //   Hint: when only its last page may be partly filled, or when it has no page at all?
     len = 0, pages = kv_indices;
   }
   __device__ __forceinline__ int64_t row(int t) const {
     // TODO: your code here.
-    //   Hint: page.divmod(t, p, slot) gives the request's page p and the slot in it; the page's number is
-    //   Hint: pages[p]; its slot's row for this KV head: ((pages[p] * page_size + slot) * num_kv_heads +
-    //   Hint: kv_head) * HEAD_DIM, in int64_t (page.d is the page size).
+    //   Hint: Token t of the request: which of its pages, which slot in that page, which page of the pool, and
+    //   Hint: then which row for this KV head in [num_pages, page_size, num_kv_heads, head_dim]? `page` is a fast
+    //   Hint: divider by page_size (page.d).
     return 0;
   }
 };
@@ -106,8 +105,8 @@ template <typename Tr, bool CAUSAL>
 __device__ __forceinline__ void mask_packed(float (&s)[Tr::S_N8][4], int p_row, const uint_fastdiv& group,
                                             int kv0, int kv_len, int causal_offset, int lane) {
   // TODO: your code here.
-  //   Hint: Exercise 3's mask_scores, with one change: a fragment row is a packed row p, whose query is
-  //   Hint: p / group (the `group` heads of one query share its diagonal). group.div(p) divides fast.
+  //   Hint: Exercise 3's mask, with one change: a fragment row is now a packed (query, head) row. Which query
+  //   Hint: does packed row p belong to, and so which diagonal?
 }
 
 // o / d and lse2 = m + log2(d) of this warp's rows: fragment row lane / 4 + 8 r is packed row
@@ -117,9 +116,8 @@ template <typename Tr, typename RowOffset>
 __device__ __forceinline__ void finalize_with_lse(SoftmaxState<Tr>& state, half* out, float* lse2, int p_row,
                                                   int packed_len, RowOffset row_offset, int lane) {
   // TODO: your code here.
-  //   Hint: Exercise 4's finalize_and_store, plus one number per row: d is this lane's partial sum until
-  //   Hint: the quad's 4 are added (steps::quad_sum); m is already the row's max, in the log2 domain. The
-  //   Hint: row's lse2 is m + log2(d) (math::ptx_log2), or -inf when d = 0; lane % 4 == 0 writes it.
+  //   Hint: Exercise 4's finalize_and_store plus one number per row: what is the row's base-2 log-sum-exp in
+  //   Hint: terms of its state (m, d), and what is it for a row that saw no key?
 }
 
 template <typename Tr, bool CAUSAL, typename Kv, typename Variant = steps::NoVariant>
@@ -135,15 +133,8 @@ __device__ void batch_prefill(const half* __restrict__ q, const half* __restrict
   const uint_fastdiv group(num_qo_heads / num_kv_heads);
 
   // TODO: your code here.
-  //   Hint: 1. This request: its queries qo_start = qo_indptr[b] .. + qo_len (its keys: kv.len of them,
-  //   Hint:    key t at kv.row(t)); packed rows packed_len = qo_len * group. Tiles of BLOCK_M packed rows: with
-  //   Hint:    CAUSAL take them last first (tile = tiles - 1 - blockIdx.x, as exercise 4 does); a block
-  //   Hint:    with blockIdx.x >= tiles has nothing to do: return (before any barrier). p0 = tile * BLOCK_M.
-  //   Hint: 2. qo_row(p): the element offset of packed row p in q (and o): token qo_start + p / group,
-  //   Hint:    head kv_head * group + p % group, in [total_q, num_qo_heads, HEAD_DIM], in int64_t.
-  //   Hint: 3. The queries of the tile, q_first = p0 / group .. q_last = (last valid packed row) / group:
-  //   Hint:    the keys they may see and the first tile needing a mask come from prefill.cuh's
-  //   Hint:    visible_kv / first_masked_tile, with q0 = q_first, block_m = q_last - q_first + 1.
+  //   Hint: This block serves one KV head of one request and a tile of its packed (query, head) rows. Which rows
+  //   Hint: exist, where does packed row p live in q and o, and which keys can the tile's queries see at all?
   const int qo_len = 0, kv_len = 0, packed_len = 0, p0 = 0, kv_end = 0, mask_from = 0;
   auto qo_row = [=](int p) -> int64_t { return 0; };
   return;

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day12/qk_tile.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 2a3ba27d6fdfc217
+// stub-sha256: c648f8d8bb4cb4fd
 // Day 12, exercise 2: one tile of scores on the tensor cores, s = q k^T for one warp.
 //
 //   q: [heads, 16, head_dim]   k: [heads, 64, head_dim]   fp16     s: [heads, 16, 64] float
@@ -25,8 +25,9 @@ template <typename Tr>
 __device__ __forceinline__ void load_q_fragments(uint32_t (&q)[Tr::D_K16][4], const half* q_smem, int warp,
                                                  int lane) {
   // TODO: your code here.
-  //   Hint: one ldmatrix .x4 per 16 x 16 block gives the whole A fragment: lane l points at row l % 16,
-  //   Hint: column 8 * (l / 16) of the block (course/mma.cuh's recipes). Rows are Tr::STRIDE halves apart.
+  //   Hint: An mma A fragment of a 16 x 16 block is spread over the 32 lanes in a fixed pattern, and ldmatrix
+  //   Hint: .x4 builds it from 32 row addresses, one per lane. Which row, and which 8-column half of the block,
+  //   Hint: must each lane point at? (course/mma.cuh draws the fragment layouts.)
 }
 
 // s = q k^T for one K tile [BLOCK_N, HEAD_DIM] in shared memory: s[n] is the C fragment of keys
@@ -35,17 +36,17 @@ template <typename Tr>
 __device__ __forceinline__ void compute_qk(float (&s)[Tr::S_N8][4], const uint32_t (&q)[Tr::D_K16][4],
                                            const half* k_smem, int lane) {
   // TODO: your code here.
-  //   Hint: zero s, then for each k16 step kk of the head dim and each pair of n8 tiles: ONE ldmatrix .x4
-  //   Hint: (no .trans: a row of K is a column of k^T, stored contiguously) gives the B fragments of two
-  //   Hint: n8 tiles (b[0..1] for keys 8n.., b[2..3] for keys 8n + 8..), then two mma.sync.
+  //   Hint: k^T is the B operand (col-major [K, N]): a row of K, stored contiguously, is a column of k^T. Which
+  //   Hint: ldmatrix variant (with or without .trans) then yields B fragments, and how many n8 key tiles can
+  //   Hint: one .x4 serve?
 }
 
 // The scores to global memory, s: [16, BLOCK_N] row-major (this head's).
 template <typename Tr>
 __device__ __forceinline__ void store_scores(float* s, const float (&acc)[Tr::S_N8][4], int lane) {
   // TODO: your code here.
-  //   Hint: the C layout of m16n8 (course/mma.cuh): acc[n][i] is row lane / 4 + 8 (i / 2), column
-  //   Hint: 8 n + 2 (lane % 4) + i % 2 of the 16 x BLOCK_N tile.
+  //   Hint: Where does accumulator i of n8 tile n sit in the 16 x 64 tile of scores? course/mma.cuh draws the
+  //   Hint: m16n8 C layout. The test: s against float64 at fp16-input tolerance; the technique: HMMA and LDSM.
 }
 
 template <int HEAD_DIM>

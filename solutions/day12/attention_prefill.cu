@@ -13,6 +13,8 @@
 // grid = (ceil(q_len / BLOCK_M), heads), block = (32 * NUM_WARPS,) and SMEM_BYTES of dynamic shared
 // memory, reading those numbers from the kernel `prefill_config` below, so a configuration can be
 // changed here (or with -DPREFILL_WARPS=... at compile time) without touching the grader.
+// The test: o against a float64 reference at fp16's tolerance, causal and not, awkward lengths; the
+// technique: HMMA, LDSM, LDGSTS (cp.async), SHFL and MUFU.EX2 in the SASS, no spills, your own warp steps.
 #include <course/attention/prefill.cuh>
 
 #ifndef PREFILL_WARPS
@@ -42,11 +44,15 @@ template <typename Tr>
 __device__ __forceinline__ void load_q_fragments(uint32_t (&q)[Tr::D_K16][4], const half* q_smem, int warp,
                                                  int lane) {
   // BEGIN EXERCISE
-  // HINT: one ldmatrix .x4 per 16 x 16 block gives the whole A fragment: lane l points at row l % 16,
-  // HINT: column 8 * (l / 16) of the block (course/mma.cuh's recipes). Rows are Tr::STRIDE halves apart.
-  // HINT2: a pointer `row` to this lane's row of the warp's 16 (16 * warp + lane % 16) and its 8-column
-  // HINT2: half; then for kk < Tr::D_K16: mma::ldmatrix_m8n8x4(q[kk], row + 16 * kk).
-  // HINT3: const half* row = q_smem + (16 * warp + lane % 16) * Tr::STRIDE + 8 * (lane / 16);
+  // HINT: An mma A fragment of a 16 x 16 block is spread over the 32 lanes in a fixed pattern, and ldmatrix
+  // HINT: .x4 builds it from 32 row addresses, one per lane. Which row, and which 8-column half of the block,
+  // HINT: must each lane point at? (course/mma.cuh draws the fragment layouts.)
+  // HINT2: One pointer per lane into its row of the warp's 16 query rows (Tr::STRIDE halves apart) and its
+  // HINT2: 8-column half; then one ldmatrix .x4 per 16 columns of the head dimension, the pointer moved
+  // HINT2: along the row.
+  // HINT3: ldmatrix .x4 loads four 8 x 8 matrices; lanes 8m .. 8m + 7 give the row addresses of matrix m. An
+  // HINT3: A fragment's matrices are (rows 0-7, cols 0-7), (rows 8-15, cols 0-7), (rows 0-7, cols 8-15),
+  // HINT3: (rows 8-15, cols 8-15): so lane l addresses row l % 16 of those 16 rows, column half l / 16.
   const half* row = q_smem + (16 * warp + lane % 16) * Tr::STRIDE + 8 * (lane / 16);
 #pragma unroll
   for (int kk = 0; kk < Tr::D_K16; ++kk) mma::ldmatrix_m8n8x4(q[kk], row + 16 * kk);
@@ -59,14 +65,16 @@ template <typename Tr>
 __device__ __forceinline__ void compute_qk(float (&s)[Tr::S_N8][4], const uint32_t (&q)[Tr::D_K16][4],
                                            const half* k_smem, int lane) {
   // BEGIN EXERCISE
-  // HINT: zero s, then for each k16 step kk of the head dim and each pair of n8 tiles: ONE ldmatrix .x4
-  // HINT: (no .trans: a row of K is a column of k^T, stored contiguously) gives the B fragments of two
-  // HINT: n8 tiles (b[0..1] for keys 8n.., b[2..3] for keys 8n + 8..), then two mma.sync.
-  // HINT2: lane l points at key row (l % 8) + 8 * (l / 16) and head-dim column 8 * ((l / 8) % 2) of the
-  // HINT2: 16 x 16 block: matrices 0, 1 are keys 0-7 (dims 0-7, 8-15), matrices 2, 3 keys 8-15.
-  // HINT2: for kk < D_K16, for n < S_N8 step 2: ldmatrix_m8n8x4(b, row + 8 n STRIDE + 16 kk);
-  // HINT2: mma_sync_m16n8k16_row_col_f16f16f32(s[n], q[kk], b) and (s[n + 1], q[kk], b + 2).
-  // HINT3: const half* row = k_smem + (lane % 8 + 8 * (lane / 16)) * Tr::STRIDE + 8 * ((lane / 8) % 2);
+  // HINT: k^T is the B operand (col-major [K, N]): a row of K, stored contiguously, is a column of k^T. Which
+  // HINT: ldmatrix variant (with or without .trans) then yields B fragments, and how many n8 key tiles can
+  // HINT: one .x4 serve?
+  // HINT2: Zero the accumulators; then over the k16 steps of the head dimension and over pairs of n8 key tiles:
+  // HINT2: one ldmatrix .x4 gives the B fragments of two tiles, then one mma.sync per tile. Each lane addresses
+  // HINT2: one key row and one 8-dim half of a 16 x 16 block of K.
+  // HINT3: The four matrices must come out as (keys 0-7, dims 0-7), (keys 0-7, dims 8-15), (keys 8-15, dims
+  // HINT3: 0-7), (keys 8-15, dims 8-15): a B fragment is two registers, dims 0-7 then 8-15 of its 8 keys. So
+  // HINT3: lane l addresses key row l % 8 + 8 (l / 16) and dim half (l / 8) % 2; registers 0-1 feed the first
+  // HINT3: tile's mma, 2-3 the second's.
 #pragma unroll
   for (int n = 0; n < Tr::S_N8; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
   const half* row = k_smem + (lane % 8 + 8 * (lane / 16)) * Tr::STRIDE + 8 * ((lane / 8) % 2);
@@ -90,12 +98,13 @@ template <typename Tr, bool CAUSAL>
 __device__ __forceinline__ void mask_scores(float (&s)[Tr::S_N8][4], int q_row, int kv0, int kv_len,
                                             int causal_offset, int lane) {
   // BEGIN EXERCISE
-  // HINT: the C layout: s[n][i] is row lane / 4 + 8 (i / 2), column 8 n + 2 (lane % 4) + i % 2
-  // HINT: (mma::frag_c_row / frag_c_col). The queries are the LAST q_len tokens of the sequence:
-  // HINT: query i sees key j iff j <= i + kv_len - q_len.
-  // HINT2: for n < S_N8, i < 4: row = q_row + frag_c_row(lane, i); col = kv0 + 8 n + frag_c_col(lane, i);
-  // HINT2: masked: col >= kv_len, or CAUSAL and col past the diagonal.
-  // HINT3: if (col >= kv_len || (CAUSAL && col > row + causal_offset)) s[n][i] = -math::inf;
+  // HINT: The queries are the LAST q_len tokens of the sequence. Which keys may query i see, causal and not,
+  // HINT: and where in the tile does accumulator i of n8 tile n sit (the C layout, course/mma.cuh)?
+  // HINT2: Two loops, over the fragment's n8 tiles and their 4 accumulators: the value's query row and key
+  // HINT2: column (mma::frag_c_row / frag_c_col), then -inf where the key is past kv_len or, causal, past
+  // HINT2: that query's diagonal.
+  // HINT3: Query i (counted among the q_len) is token i + (kv_len - q_len) of the sequence, so it sees key j
+  // HINT3: iff j <= i + (kv_len - q_len): the causal_offset argument is that difference.
 #pragma unroll
   for (int n = 0; n < Tr::S_N8; ++n) {
 #pragma unroll
@@ -112,8 +121,9 @@ __device__ __forceinline__ void mask_scores(float (&s)[Tr::S_N8][4], int q_row, 
 // the tile are the max and sum of these 4 lanes' values.
 __device__ __forceinline__ float quad_max(float x) {
   // BEGIN EXERCISE
-  // HINT: two butterfly shuffles stay inside the group of 4: lane ^ 1, then lane ^ 2.
-  // HINT2: x = fmaxf(x, math::shfl_xor_sync(x, 1)); then the same with 2.
+  // HINT: The 4 lanes that share a row are lane ^ 1 and lane ^ 2 of one another. How many shuffle steps leave
+  // HINT: all four holding the max?
+  // HINT2: A two-step butterfly of xor shuffles (math::shfl_xor_sync), combining with the max after each step.
   // STUB: return x;
   x = fmaxf(x, math::shfl_xor_sync(x, 1));
   return fmaxf(x, math::shfl_xor_sync(x, 2));
@@ -123,7 +133,7 @@ __device__ __forceinline__ float quad_max(float x) {
 __device__ __forceinline__ float quad_sum(float x) {
   // BEGIN EXERCISE
   // HINT: as quad_max, with +.
-  // HINT2: x += math::shfl_xor_sync(x, 1); return x + math::shfl_xor_sync(x, 2);
+  // HINT2: The same two steps as quad_max, adding instead of taking the max.
   // STUB: return x;
   x += math::shfl_xor_sync(x, 1);
   return x + math::shfl_xor_sync(x, 2);
@@ -137,15 +147,16 @@ template <typename Tr>
 __device__ __forceinline__ void online_softmax(SoftmaxState<Tr>& state, float (&s)[Tr::S_N8][4],
                                                float scale_log2) {
   // BEGIN EXERCISE
-  // HINT: per row r (0, 1; its scores are s[n][2r], s[n][2r + 1]): the tile's max over the row (this
-  // HINT: lane's 2 S_N8 values, then quad_max), in the log2 domain: m_new = max(m, max * scale_log2).
-  // HINT: Rescale what the state holds, d and EVERY o, by alpha = 2^(m - m_new); then p = 2^(s scale -
-  // HINT: m_new) for each score, added to d (this lane's partial sum; the group adds up at the end).
-  // HINT2: a row that has seen only masked keys has m_new = -inf: subtract 0 instead (m_use), so that
-  // HINT2: 2^(-inf - -inf) = NaN never happens; the first tile then has alpha = 2^(-inf) = 0.
-  // HINT2: math::ptx_exp2 is one MUFU.EX2; fmaf(s, scale_log2, -m_use) folds the scale into one FMA.
-  // HINT3: const float alpha = math::ptx_exp2(st.m - m_use);  st.m = m_new;  st.d *= alpha;
-  // HINT3: for (i < 2 * Tr::D_N8) st.o[i] *= alpha;
+  // HINT: Day 11's online softmax on the C fragment: each lane holds scores of 2 rows, 4 lanes share a row.
+  // HINT: What must the 4 agree on, what must be rescaled when a row's max grows, and what must a row that
+  // HINT: has seen only masked keys produce?
+  // HINT2: Per row of the lane: the tile's row max (own values, then quad_max), scaled to the log2 domain; the
+  // HINT2: new running max; d and every o accumulator of the row rescaled; then each score replaced in s by
+  // HINT2: its weight (one FMA into math::ptx_exp2: MUFU.EX2) and added to d, which stays this lane's
+  // HINT2: partial sum until finalize_and_store.
+  // HINT3: A row that has seen only masked keys has a new max of -inf: exponentiate relative to 0 then, so
+  // HINT3: 2^(-inf - (-inf)) = NaN never happens; on the first tile the factor 2^(-inf) = 0 clears the empty
+  // HINT3: state. Row r's scores are accumulators 2r and 2r + 1 of every n8 tile.
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     auto& st = state.row[r];
@@ -176,12 +187,13 @@ __device__ __forceinline__ void online_softmax(SoftmaxState<Tr>& state, float (&
 template <typename Tr>
 __device__ __forceinline__ void to_a_fragments(uint32_t (&p)[Tr::S_K16][4], const float (&s)[Tr::S_N8][4]) {
   // BEGIN EXERCISE
-  // HINT: a C register pair (row g, cols 2t, 2t + 1) holds exactly what an A register holds (row g,
-  // HINT: k = 2t, 2t + 1): compare the two layouts in course/mma.cuh. A's k16 step kk spans the
-  // HINT: n8 tiles 2 kk (its registers 0, 1) and 2 kk + 1 (registers 2, 3).
-  // HINT2: p[kk][0] = rows g of tile 2kk, p[kk][1] = rows g + 8 of tile 2kk, p[kk][2], p[kk][3] the
-  // HINT2: same of tile 2kk + 1; mma::pack2<half>(lo, hi) rounds two floats into one register.
-  // HINT3: p[kk][1] = mma::pack2<half>(s[2 * kk][2], s[2 * kk][3]);
+  // HINT: Compare the C layout of m16n8 with the A layout of m16n8k16 in course/mma.cuh: what does a C register
+  // HINT: pair hold, and what does an A register hold? How many n8 tiles does one k16 step of P span?
+  // HINT2: One loop over the k16 steps of the keys; each fills the 4 registers of one A fragment from two n8
+  // HINT2: tiles, each register two floats rounded into one half2 (mma::pack2<half>).
+  // HINT3: A C pair (row g, columns 2t, 2t + 1) is exactly an A register (row g, k = 2t, 2t + 1). A's registers
+  // HINT3: 0, 1 are rows g and g + 8 of its first 8 k-columns, registers 2, 3 the same rows of the next 8: so
+  // HINT3: k16 step kk takes registers 0-1 from n8 tile 2 kk (pairs 0-1 and 2-3) and 2-3 from tile 2 kk + 1.
 #pragma unroll
   for (int kk = 0; kk < Tr::S_K16; ++kk) {
     p[kk][0] = mma::pack2<half>(s[2 * kk][0], s[2 * kk][1]);
@@ -198,12 +210,15 @@ template <typename Tr>
 __device__ __forceinline__ void compute_pv(SoftmaxState<Tr>& state, const uint32_t (&p)[Tr::S_K16][4],
                                            const half* v_smem, int lane) {
   // BEGIN EXERCISE
-  // HINT: V is a row-major [K = keys, N = dims] B operand: ldmatrix .trans reads it. For each k16 step
-  // HINT: of the keys and each pair of n8 tiles of the output: one ldmatrix_m8n8x4_trans gives two B
-  // HINT: fragments (b, b + 2), then per tile get_c, mma.sync with p[kk], set_c.
-  // HINT2: lane l points at key row l % 16 and column 8 (l / 16) of the 16 x 16 block; for kk < S_K16,
-  // HINT2: n < D_N8 step 2: ldmatrix_m8n8x4_trans(b, row + 16 kk STRIDE + 8 n); h = 0, 1: tile n + h.
-  // HINT3: const half* row = v_smem + (lane % 16) * Tr::STRIDE + 8 * (lane / 16);
+  // HINT: V is [keys, dims] row-major: as the B operand [K = keys, N = dims] it is row-major, not the col-major
+  // HINT: layout mma's B wants. Which ldmatrix variant transposes on the way, and how many n8 output tiles
+  // HINT: does one .x4 serve?
+  // HINT2: Over the k16 steps of the keys and pairs of n8 tiles of the output dims: one transposing ldmatrix .x4
+  // HINT2: gives the B fragments of two tiles; for each, take its accumulators from the state (get_c), one
+  // HINT2: mma.sync with this step's P fragment, put them back (set_c).
+  // HINT3: With .trans the matrices are addressed by their key rows: matrices 0, 1 are keys 0-7 and 8-15 of
+  // HINT3: dims 0-7 (the first tile's B registers), 2, 3 the same keys of dims 8-15. So lane l addresses key
+  // HINT3: row l % 16 and dim half l / 16 of the 16 x 16 block.
   const half* row = v_smem + (lane % 16) * Tr::STRIDE + 8 * (lane / 16);
 #pragma unroll
   for (int kk = 0; kk < Tr::S_K16; ++kk) {
@@ -229,12 +244,12 @@ template <typename Tr>
 __device__ __forceinline__ void finalize_and_store(SoftmaxState<Tr>& state, half* out, int q_row, int q_len,
                                                    int lane) {
   // BEGIN EXERCISE
-  // HINT: per row r: d is still this lane's partial sum: add up the group's 4 (quad_sum). Multiply o
-  // HINT: by 1 / d (0 when d = 0: a row that saw no key), then store each pair o[2n], o[2n + 1] as one
-  // HINT: half2 at output column 8 n + 2 (lane % 4) of query q_row + lane / 4 + 8 r.
-  // HINT2: const float inv = st.d > 0.f ? math::ptx_rcp(st.d) : 0.f; skip rows >= q_len (the last,
-  // HINT2: partial query tile); __floats2half2_rn(lo, hi) rounds a pair.
-  // HINT3: *reinterpret_cast<half2*>(out + static_cast<int64_t>(q_idx) * Tr::HEAD_DIM + col) = ...
+  // HINT: d is still each lane's partial sum: who holds the rest of the row's sum? What must a row that saw no
+  // HINT: key store, and which rows of the last query tile must not be stored at all?
+  // HINT2: Per row of the lane: the quad's sum of d; o scaled by its reciprocal (0 for an empty row); then,
+  // HINT2: for a row inside q_len, each accumulator pair stored as one half2 at its column of the output row.
+  // HINT3: Row r of the lane is query q_row + lane / 4 + 8 r; accumulator pair (2n, 2n + 1) is output columns
+  // HINT3: 8 n + 2 (lane % 4) and the next one. __floats2half2_rn rounds the pair into one 4-byte store.
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     auto& st = state.row[r];
@@ -294,25 +309,16 @@ __device__ void prefill(const half* __restrict__ q, const half* __restrict__ k, 
   state.init();
 
   // BEGIN EXERCISE
-  // HINT: the pipeline, with one cp.async group per tile (course/cp_async.cuh):
-  // HINT: 1. prologue: load the q tile (load_tile_async<BLOCK_M, ...>(q_smem, q, q_len - q0)) and tiles
-  // HINT:    0 .. STAGES-2 (load_kv(t, t) when t < num_tiles); commit_group() once per tile, ALWAYS,
-  // HINT:    even for a tile past the end (an empty group), so the group count stays predictable.
-  // HINT:    The q tile may share tile 0's group. Wait for that group (wait_group<STAGES - 2>()),
-  // HINT:    __syncthreads(), then load_q_fragments<Tr>(q_frag, q_smem, warp, lane).
-  // HINT: 2. for each tile j < num_tiles: wait_group<STAGES - 2>() then __syncthreads(): tile j has
-  // HINT:    landed for every thread, AND every warp has finished tile j - 1, so its stage
-  // HINT:    ((j + STAGES - 1) % STAGES) may be refilled: load_kv(j + STAGES - 1, that stage) when it
-  // HINT:    exists, then commit_group() (always). Then compute on stage j % STAGES exactly as in
-  // HINT:    exercise 3: compute_qk, mask_scores<Tr, CAUSAL> only for j >= mask_from (query row of
-  // HINT:    this warp: q0 + 16 * warp; causal offset kv_len - q_len), online_softmax,
-  // HINT:    to_a_fragments, compute_pv (V follows K in the stage).
-  // HINT: 3. finalize_and_store(state, o, q0 + 16 * warp, q_len, lane).
-  // HINT2: prologue: for t < STAGES - 1 (#pragma unroll): if (t < num_tiles) load_kv(t, t); commit.
-  // HINT2: loop: wait_group, __syncthreads(), next = j + STAGES - 1, refill, commit, then compute on
-  // HINT2: k_smem = kv_smem + 2 * (j % STAGES) * KV_TILE and v = k_smem + KV_TILE.
-  // HINT3: cp_async::wait_group<Tr::STAGES - 2>() leaves the STAGES - 2 newest groups in flight.
-  // HINT: One barrier per tile is enough here; count why before you remove any.
+  // HINT: Exercise 3's loop with the tensor cores never waiting for a load: while tile j is computed, tiles
+  // HINT: j + 1 .. j + STAGES - 1 are in flight with cp.async. When is a stage safe to refill, and what makes
+  // HINT: the count of cp.async groups predictable?
+  // HINT2: A prologue (the q tile and the first STAGES - 1 tiles, one committed group per tile, then wait,
+  // HINT2: barrier, q into fragments); a loop per tile (wait for its group, one barrier, refill the stage the
+  // HINT2: previous tile used, commit always, then exercise 3's steps on this tile's stage); finalize.
+  // HINT3: wait_group<STAGES - 2> leaves the STAGES - 2 newest groups in flight: it returns when tile j's group
+  // HINT3: has landed, provided every iteration (and the prologue) committed exactly one group, even an
+  // HINT3: empty one past the end. The barrier after it proves two things: tile j landed for every thread,
+  // HINT3: and every warp finished tile j - 1, whose stage is (j + STAGES - 1) % STAGES.
   load_tile_async<Tr::BLOCK_M, Tr::HEAD_DIM, Tr::THREADS>(q_smem, q, q_len - q0);
 #pragma unroll
   for (int t = 0; t < Tr::STAGES - 1; ++t) {

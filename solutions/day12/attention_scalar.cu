@@ -75,18 +75,15 @@ __device__ void attention(const half* __restrict__ q, const half* __restrict__ k
     const half2* k2 = reinterpret_cast<const half2*>(k_tile);
     const half2* v2 = reinterpret_cast<const half2*>(v_tile);
     // BEGIN EXERCISE
-    // HINT: the online softmax over one tile: the tile's scores and their max, the new running max,
-    // HINT: the rescale of what was accumulated under the old max, then each key's weight into l and acc.
-    // HINT2: 1. scores: for each key j of the tile, s[j] = (q_row . k2[j]) * scale_log2, computed in
-    // HINT2:    float (__half22float2 converts a half2), or -inf when key t0 + j >= my_end (past kv_len,
-    // HINT2:    past this query's diagonal, or an inactive thread). Keep float s[TILE] and the tile max.
-    // HINT2: 2. m_new = max(m, tile max). If m_new is still -inf nothing is visible yet: skip the tile.
-    // HINT2: 3. rescale what was accumulated under the old max: alpha = 2^(m - m_new) (math::ptx_exp2),
-    // HINT2:    l *= alpha, acc[:] *= alpha.
-    // HINT2: 4. for each key: p = 2^(s[j] - m_new); l += p; acc[:] += p * v_tile[j]. Then m = m_new.
-    // HINT2: Unroll the loops over j and over the head dim (#pragma unroll), so s and acc stay in
-    // HINT2: registers (an array indexed by a run-time value goes to local memory).
-    // HINT3: s[j] = t0 + j < my_end ? dot * scale_log2 : -math::inf;
+    // HINT: The online softmax over one tile of keys: what must you know about the whole tile before any weight
+    // HINT: is computed, what happens to what was accumulated under the old max, and what of a tile whose keys
+    // HINT: this query may not see?
+    // HINT2: Three passes over the tile, all unrolled so s and acc stay in registers: the scores (scaled to base 2,
+    // HINT2: -inf for a key this query may not see) and their max; the rescale of l and acc to the new max (or
+    // HINT2: skip the tile when nothing is visible yet); each key's weight into l and weighted value into acc.
+    // HINT3: my_end is the first key this thread may not see: kv_len, its causal diagonal, or 0 for an inactive
+    // HINT3: thread. A loop indexed by a run-time value cannot keep an array in registers: with #pragma unroll
+    // HINT3: every index is a constant, otherwise s and acc go to local memory.
     float s[TILE];
     float tile_max = -math::inf;
 #pragma unroll  // over the keys of the tile

@@ -62,8 +62,8 @@ struct RaggedKv {
   int64_t stride;     // elements from one key's row to the next
   __device__ RaggedKv(const int* kv_indptr, int b, int num_kv_heads, int kv_head) {
     // BEGIN EXERCISE
-    // HINT: The keys of request b are tokens kv_indptr[b] .. kv_indptr[b + 1] of k; this KV head's row of
-    // HINT: token j is at (j * num_kv_heads + kv_head) * HEAD_DIM. In int64_t.
+    // HINT: Where do request b's keys start in the packed k, and how far apart are two consecutive keys of one
+    // HINT: KV head? Which type keeps a large batch's offsets exact?
     // STUB: len = 0, first_row = 0, stride = 0;
     const int first = kv_indptr[b];
     len = kv_indptr[b + 1] - first;
@@ -87,9 +87,8 @@ struct PagedKv {
                      int b, int num_kv_heads_, int kv_head_)
       : page(page_size), num_kv_heads(num_kv_heads_), kv_head(kv_head_) {
     // BEGIN EXERCISE
-    // HINT: Day 11's decode_paged, for one request: its pages start at kv_indices + kv_indptr[b]; its
-    // HINT: length counts every page but the last as full: (num_pages - 1) * page_size +
-    // HINT: kv_last_page_len[b], or 0 when it has no page.
+    // HINT: Day 11's decode_paged, for one request: where is its page list, and how many tokens does it hold
+    // HINT: when only its last page may be partly filled, or when it has no page at all?
     // STUB: len = 0, pages = kv_indices;
     const int first = kv_indptr[b], num_pages = kv_indptr[b + 1] - first;
     pages = kv_indices + first;
@@ -98,9 +97,9 @@ struct PagedKv {
   }
   __device__ __forceinline__ int64_t row(int t) const {
     // BEGIN EXERCISE
-    // HINT: page.divmod(t, p, slot) gives the request's page p and the slot in it; the page's number is
-    // HINT: pages[p]; its slot's row for this KV head: ((pages[p] * page_size + slot) * num_kv_heads +
-    // HINT: kv_head) * HEAD_DIM, in int64_t (page.d is the page size).
+    // HINT: Token t of the request: which of its pages, which slot in that page, which page of the pool, and
+    // HINT: then which row for this KV head in [num_pages, page_size, num_kv_heads, head_dim]? `page` is a fast
+    // HINT: divider by page_size (page.d).
     // STUB: return 0;
     uint32_t p, slot;
     page.divmod(t, p, slot);
@@ -116,10 +115,10 @@ template <typename Tr, bool CAUSAL>
 __device__ __forceinline__ void mask_packed(float (&s)[Tr::S_N8][4], int p_row, const uint_fastdiv& group,
                                             int kv0, int kv_len, int causal_offset, int lane) {
   // BEGIN EXERCISE
-  // HINT: Exercise 3's mask_scores, with one change: a fragment row is a packed row p, whose query is
-  // HINT: p / group (the `group` heads of one query share its diagonal). group.div(p) divides fast.
-  // HINT2: row = p_row + mma::frag_c_row(lane, i), col = kv0 + 8 n + mma::frag_c_col(lane, i);
-  // HINT2: masked iff col >= kv_len || (CAUSAL && col > group.div(row) + causal_offset).
+  // HINT: Exercise 3's mask, with one change: a fragment row is now a packed (query, head) row. Which query
+  // HINT: does packed row p belong to, and so which diagonal?
+  // HINT2: The same two loops over n8 tiles and accumulators; the query of a packed row by the fast division
+  // HINT2: `group`; -inf past kv_len or, causal, past that query's diagonal.
 #pragma unroll
   for (int n = 0; n < Tr::S_N8; ++n) {
 #pragma unroll
@@ -139,11 +138,11 @@ template <typename Tr, typename RowOffset>
 __device__ __forceinline__ void finalize_with_lse(SoftmaxState<Tr>& state, half* out, float* lse2, int p_row,
                                                   int packed_len, RowOffset row_offset, int lane) {
   // BEGIN EXERCISE
-  // HINT: Exercise 4's finalize_and_store, plus one number per row: d is this lane's partial sum until
-  // HINT: the quad's 4 are added (steps::quad_sum); m is already the row's max, in the log2 domain. The
-  // HINT: row's lse2 is m + log2(d) (math::ptx_log2), or -inf when d = 0; lane % 4 == 0 writes it.
-  // HINT2: const float inv = d > 0 ? math::ptx_rcp(d) : 0; o[i] *= inv; half2 pairs at column
-  // HINT2: 8 n + 2 (lane % 4) of out + row_offset(p); lse2[row_offset(p) / Tr::HEAD_DIM].
+  // HINT: Exercise 4's finalize_and_store plus one number per row: what is the row's base-2 log-sum-exp in
+  // HINT: terms of its state (m, d), and what is it for a row that saw no key?
+  // HINT2: Per row of the lane: the quad's sum of d, o normalised (0 for an empty row); for a packed row inside
+  // HINT2: packed_len, the half2 pairs at row_offset(p), and one lane of the quad writes the row's lse2 (the
+  // HINT2: packed row's offset divided by the head dim indexes lse2).
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     auto& st = state.row[r];
@@ -178,20 +177,15 @@ __device__ void batch_prefill(const half* __restrict__ q, const half* __restrict
   const uint_fastdiv group(num_qo_heads / num_kv_heads);
 
   // BEGIN EXERCISE
-  // HINT: 1. This request: its queries qo_start = qo_indptr[b] .. + qo_len (its keys: kv.len of them,
-  // HINT:    key t at kv.row(t)); packed rows packed_len = qo_len * group. Tiles of BLOCK_M packed rows: with
-  // HINT:    CAUSAL take them last first (tile = tiles - 1 - blockIdx.x, as exercise 4 does); a block
-  // HINT:    with blockIdx.x >= tiles has nothing to do: return (before any barrier). p0 = tile * BLOCK_M.
-  // HINT: 2. qo_row(p): the element offset of packed row p in q (and o): token qo_start + p / group,
-  // HINT:    head kv_head * group + p % group, in [total_q, num_qo_heads, HEAD_DIM], in int64_t.
-  // HINT: 3. The queries of the tile, q_first = p0 / group .. q_last = (last valid packed row) / group:
-  // HINT:    the keys they may see and the first tile needing a mask come from prefill.cuh's
-  // HINT:    visible_kv / first_masked_tile, with q0 = q_first, block_m = q_last - q_first + 1.
-  // HINT2: tiles = ceil_div(packed_len, Tr::BLOCK_M); group.div(p) and p - group.div(p) * group.d
-  // HINT2: give query and head; kv_len = kv.len; visible_kv<CAUSAL>(q_first, q_last - q_first + 1,
-  // HINT2: qo_len, kv_len).
-  // HINT3: qo_row = [=](int p) -> int64_t { const int i = group.div(p);
-  // HINT3:   return ((int64_t)(qo_start + i) * num_qo_heads + kv_head * group.d + p - i * group.d) * Tr::HEAD_DIM; };
+  // HINT: This block serves one KV head of one request and a tile of its packed (query, head) rows. Which rows
+  // HINT: exist, where does packed row p live in q and o, and which keys can the tile's queries see at all?
+  // HINT2: Three things. The request's query range and packed length, the tile count, an early return for a
+  // HINT2: block past them (before any barrier), and this block's first packed row (causal: longest tiles
+  // HINT2: first). qo_row(p): token and head of packed row p in [total_q, num_qo_heads, head_dim], int64_t.
+  // HINT2: The tile's first and last query, and from them prefill.cuh's visible_kv and first_masked_tile.
+  // HINT3: Packed row p is query p / group of head kv_head * group + p % group; compute the quotient once with
+  // HINT3: the fast divider and get the remainder as p - quotient * group. The tile's last query comes from its
+  // HINT3: last VALID packed row (the last tile may be partial), not from p0 + BLOCK_M - 1.
   // STUB: const int qo_len = 0, kv_len = 0, packed_len = 0, p0 = 0, kv_end = 0, mask_from = 0;
   // STUB: auto qo_row = [=](int p) -> int64_t { return 0; };
   // STUB: return;

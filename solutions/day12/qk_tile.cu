@@ -22,11 +22,15 @@ template <typename Tr>
 __device__ __forceinline__ void load_q_fragments(uint32_t (&q)[Tr::D_K16][4], const half* q_smem, int warp,
                                                  int lane) {
   // BEGIN EXERCISE
-  // HINT: one ldmatrix .x4 per 16 x 16 block gives the whole A fragment: lane l points at row l % 16,
-  // HINT: column 8 * (l / 16) of the block (course/mma.cuh's recipes). Rows are Tr::STRIDE halves apart.
-  // HINT2: a pointer `row` to this lane's row of the warp's 16 (16 * warp + lane % 16) and its 8-column
-  // HINT2: half; then for kk < Tr::D_K16: mma::ldmatrix_m8n8x4(q[kk], row + 16 * kk).
-  // HINT3: const half* row = q_smem + (16 * warp + lane % 16) * Tr::STRIDE + 8 * (lane / 16);
+  // HINT: An mma A fragment of a 16 x 16 block is spread over the 32 lanes in a fixed pattern, and ldmatrix
+  // HINT: .x4 builds it from 32 row addresses, one per lane. Which row, and which 8-column half of the block,
+  // HINT: must each lane point at? (course/mma.cuh draws the fragment layouts.)
+  // HINT2: One pointer per lane into its row of the warp's 16 query rows (Tr::STRIDE halves apart) and its
+  // HINT2: 8-column half; then one ldmatrix .x4 per 16 columns of the head dimension, the pointer moved
+  // HINT2: along the row.
+  // HINT3: ldmatrix .x4 loads four 8 x 8 matrices; lanes 8m .. 8m + 7 give the row addresses of matrix m. An
+  // HINT3: A fragment's matrices are (rows 0-7, cols 0-7), (rows 8-15, cols 0-7), (rows 0-7, cols 8-15),
+  // HINT3: (rows 8-15, cols 8-15): so lane l addresses row l % 16 of those 16 rows, column half l / 16.
   const half* row = q_smem + (16 * warp + lane % 16) * Tr::STRIDE + 8 * (lane / 16);
 #pragma unroll
   for (int kk = 0; kk < Tr::D_K16; ++kk) mma::ldmatrix_m8n8x4(q[kk], row + 16 * kk);
@@ -39,14 +43,16 @@ template <typename Tr>
 __device__ __forceinline__ void compute_qk(float (&s)[Tr::S_N8][4], const uint32_t (&q)[Tr::D_K16][4],
                                            const half* k_smem, int lane) {
   // BEGIN EXERCISE
-  // HINT: zero s, then for each k16 step kk of the head dim and each pair of n8 tiles: ONE ldmatrix .x4
-  // HINT: (no .trans: a row of K is a column of k^T, stored contiguously) gives the B fragments of two
-  // HINT: n8 tiles (b[0..1] for keys 8n.., b[2..3] for keys 8n + 8..), then two mma.sync.
-  // HINT2: lane l points at key row (l % 8) + 8 * (l / 16) and head-dim column 8 * ((l / 8) % 2) of the
-  // HINT2: 16 x 16 block: matrices 0, 1 are keys 0-7 (dims 0-7, 8-15), matrices 2, 3 keys 8-15.
-  // HINT2: for kk < D_K16, for n < S_N8 step 2: ldmatrix_m8n8x4(b, row + 8 n STRIDE + 16 kk);
-  // HINT2: mma_sync_m16n8k16_row_col_f16f16f32(s[n], q[kk], b) and (s[n + 1], q[kk], b + 2).
-  // HINT3: const half* row = k_smem + (lane % 8 + 8 * (lane / 16)) * Tr::STRIDE + 8 * ((lane / 8) % 2);
+  // HINT: k^T is the B operand (col-major [K, N]): a row of K, stored contiguously, is a column of k^T. Which
+  // HINT: ldmatrix variant (with or without .trans) then yields B fragments, and how many n8 key tiles can
+  // HINT: one .x4 serve?
+  // HINT2: Zero the accumulators; then over the k16 steps of the head dimension and over pairs of n8 key tiles:
+  // HINT2: one ldmatrix .x4 gives the B fragments of two tiles, then one mma.sync per tile. Each lane addresses
+  // HINT2: one key row and one 8-dim half of a 16 x 16 block of K.
+  // HINT3: The four matrices must come out as (keys 0-7, dims 0-7), (keys 0-7, dims 8-15), (keys 8-15, dims
+  // HINT3: 0-7), (keys 8-15, dims 8-15): a B fragment is two registers, dims 0-7 then 8-15 of its 8 keys. So
+  // HINT3: lane l addresses key row l % 8 + 8 (l / 16) and dim half (l / 8) % 2; registers 0-1 feed the first
+  // HINT3: tile's mma, 2-3 the second's.
 #pragma unroll
   for (int n = 0; n < Tr::S_N8; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
   const half* row = k_smem + (lane % 8 + 8 * (lane / 16)) * Tr::STRIDE + 8 * ((lane / 8) % 2);
@@ -67,11 +73,13 @@ __device__ __forceinline__ void compute_qk(float (&s)[Tr::S_N8][4], const uint32
 template <typename Tr>
 __device__ __forceinline__ void store_scores(float* s, const float (&acc)[Tr::S_N8][4], int lane) {
   // BEGIN EXERCISE
-  // HINT: the C layout of m16n8 (course/mma.cuh): acc[n][i] is row lane / 4 + 8 (i / 2), column
-  // HINT: 8 n + 2 (lane % 4) + i % 2 of the 16 x BLOCK_N tile.
-  // HINT2: for n < S_N8, i < 4: s[row * Tr::BLOCK_N + col] = acc[n][i]; write the rows and columns out
-  // HINT2: yourself once before using mma::frag_c_row / frag_c_col.
-  // HINT3: const int row = lane / 4 + 8 * (i / 2), col = 8 * n + 2 * (lane % 4) + i % 2;
+  // HINT: Where does accumulator i of n8 tile n sit in the 16 x 64 tile of scores? course/mma.cuh draws the
+  // HINT: m16n8 C layout. The test: s against float64 at fp16-input tolerance; the technique: HMMA and LDSM.
+  // HINT2: Two loops, over the n8 tiles and the 4 accumulators of each: each value to its row and column of this
+  // HINT2: head's [16, BLOCK_N] scores. Work the row and column out yourself once before using mma::frag_c_row
+  // HINT2: / frag_c_col.
+  // HINT3: The 32 lanes form 8 groups of 4: lane / 4 is the row among the upper 8, lane % 4 the column pair;
+  // HINT3: accumulators 0-1 are that column pair in row lane / 4, accumulators 2-3 the same columns 8 rows lower.
 #pragma unroll
   for (int n = 0; n < Tr::S_N8; ++n) {
 #pragma unroll
