@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day13/attention_variants.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 8a5a2a591eb02d55
+// stub-sha256: 3a3e13bc6c3486b8
 // Day 13, exercises 3 and 4: attention variants, the small pieces of CUDA that FlashInfer's
 // `define_variant` renders into its attention kernels.
 //
@@ -22,7 +22,8 @@ namespace day13 {
 // query sees the keys up to itself.
 __device__ __forceinline__ bool chunked_visible(int q_pos, int key, int chunk) {
   // TODO: your code here.
-  //   Hint: same chunk means same chunk number: position / chunk (positions are >= 0, so / rounds down).
+  //   Hint: A query sees a key iff both lie in the same chunk of `chunk` positions (the kernel adds its causal
+  //   Hint: rule). What number identifies a position's chunk?
   return false;  // hides every key: replace
 }
 
@@ -31,8 +32,8 @@ __device__ __forceinline__ bool chunked_visible(int q_pos, int key, int chunk) {
 // alone decides, so it must say both what the prefix sees and what the tokens after it see.
 __device__ __forceinline__ bool prefix_lm_visible(int q_pos, int key, int prefix) {
   // TODO: your code here.
-  //   Hint: a key is visible if it is in the prefix (every query sees all of it), or if it is not in the
-  //   Hint: future of the query (the causal rule).
+  //   Hint: Every query sees the whole prefix, even the prefix keys after itself; past the prefix, the causal
+  //   Hint: rule. Which two conditions, and how are they joined?
   return false;  // hides every key: replace
 }
 

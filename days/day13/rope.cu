@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day13/rope.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: c43d4d3c92a938b9
+// stub-sha256: 61ae1174269df4b2
 // Day 13: rotary position embedding (RoPE), a kernel family that the JIT specialises.
 //
 //   x: tokens rows; row t starts at x + t * token_stride and holds `heads` heads of HEAD_DIM elements
@@ -27,8 +27,8 @@ namespace day13 {
 template <int HEAD_DIM>
 __device__ __forceinline__ void rotate(float& x1, float& x2, int i, float p, float log2_theta) {
   // TODO: your code here.
-  //   Hint: the frequency of pair i is theta^(-2i / HEAD_DIM) = exp2f(-2i / HEAD_DIM * log2_theta);
-  //   Hint: sincosf(p * freq, &s, &c) gives both sine and cosine; then rotate (x1, x2) by the angle.
+  //   Hint: The header gives the angle and the rotation. Which single call yields both sine and cosine, and how
+  //   Hint: is theta^x computed with the hardware's base-2 exponent?
 }
 
 // Rotate half: pair i is (x[i], x[i + HEAD_DIM / 2]).
@@ -39,10 +39,8 @@ __device__ __forceinline__ void rope(T* __restrict__ x, const int* __restrict__ 
   static_assert(HALF % VEC == 0, "VEC must divide HEAD_DIM / 2");
   static_assert(VEC * sizeof(T) <= 16, "a vector is at most 16 bytes");
   // TODO: your code here.
-  //   Hint: find this thread's head (blockIdx.y * BDY + threadIdx.y; leave if it is >= heads), its
-  //   Hint: token's row and position, and its first pair i0 = threadIdx.x * VEC. The VEC elements at
-  //   Hint: h + i0 and their VEC partners at h + HALF + i0 are two course::vec_t<T, VEC>: one wide
-  //   Hint: load and one wide store each. Rotate each pair in float with rotate<HEAD_DIM>.
+  //   Hint: Thread (tx, ty) owns VEC pairs of one head of one token (header). Where do its VEC first elements and
+  //   Hint: their VEC partners lie, and how few memory instructions can move them?
 }
 
 // Interleaved: pair i is (x[2i], x[2i + 1]). Thread tx's VEC pairs are the 2 * VEC consecutive
@@ -53,9 +51,8 @@ __device__ __forceinline__ void rope_interleaved(T* __restrict__ x, const int* _
   static_assert((HEAD_DIM / 2) % VEC == 0, "VEC must divide HEAD_DIM / 2");
   static_assert(VEC * sizeof(T) <= 16, "a vector is at most 16 bytes");
   // TODO: your code here.
-  //   Hint: the same threads and pairs as rope (pairs i0 .. i0 + VEC - 1), only the elements of
-  //   Hint: pair i are x[2i] and x[2i + 1]: this thread's 2 * VEC elements are consecutive, from
-  //   Hint: h + 2 * i0. Move them as two course::vec_t<T, VEC> (v[0] at h + 2 * i0, v[1] right after).
+  //   Hint: The same threads and pairs as rope, but pair i is now two adjacent elements. Where do this thread's
+  //   Hint: 2 * VEC elements lie, and which frequency does each of its pairs use?
 }
 
 }  // namespace day13

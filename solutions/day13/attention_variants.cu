@@ -19,9 +19,11 @@ namespace day13 {
 // query sees the keys up to itself.
 __device__ __forceinline__ bool chunked_visible(int q_pos, int key, int chunk) {
   // BEGIN EXERCISE
-  // HINT: same chunk means same chunk number: position / chunk (positions are >= 0, so / rounds down).
-  // HINT2: compare the chunk numbers of key and q_pos; the kernel's causal mask does the rest.
-  // HINT3: return key / chunk == q_pos / chunk;
+  // HINT: A query sees a key iff both lie in the same chunk of `chunk` positions (the kernel adds its causal
+  // HINT: rule). What number identifies a position's chunk?
+  // HINT2: Compute that number for the key and for the query, and compare.
+  // HINT3: Positions are >= 0, so C's integer division rounds down and gives the chunk index directly; a
+  // HINT3: negative position would need a floor division.
   // STUB: return false;  // hides every key: replace
   return key / chunk == q_pos / chunk;
   // END EXERCISE
@@ -32,11 +34,11 @@ __device__ __forceinline__ bool chunked_visible(int q_pos, int key, int chunk) {
 // alone decides, so it must say both what the prefix sees and what the tokens after it see.
 __device__ __forceinline__ bool prefix_lm_visible(int q_pos, int key, int prefix) {
   // BEGIN EXERCISE
-  // HINT: a key is visible if it is in the prefix (every query sees all of it), or if it is not in the
-  // HINT: future of the query (the causal rule).
-  // HINT2: two conditions joined by ||: key < prefix, key <= q_pos. Check both ends: a query in the prefix
-  // HINT2: sees the whole prefix, including keys after itself; a query after it sees the prefix and its past.
-  // HINT3: return key < prefix || key <= q_pos;
+  // HINT: Every query sees the whole prefix, even the prefix keys after itself; past the prefix, the causal
+  // HINT: rule. Which two conditions, and how are they joined?
+  // HINT2: Two conditions, either suffices. Check both ends: a query inside the prefix, a query after it.
+  // HINT3: The first condition covers the bidirectional prefix (key before `prefix`), the second the causal
+  // HINT3: part (key not after the query); there is no third case.
   // STUB: return false;  // hides every key: replace
   return key < prefix || key <= q_pos;
   // END EXERCISE

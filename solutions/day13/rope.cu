@@ -24,12 +24,12 @@ namespace day13 {
 template <int HEAD_DIM>
 __device__ __forceinline__ void rotate(float& x1, float& x2, int i, float p, float log2_theta) {
   // BEGIN EXERCISE
-  // HINT: the frequency of pair i is theta^(-2i / HEAD_DIM) = exp2f(-2i / HEAD_DIM * log2_theta);
-  // HINT: sincosf(p * freq, &s, &c) gives both sine and cosine; then rotate (x1, x2) by the angle.
-  // HINT2: three steps: freq (one exp2f), s and c (one sincosf), then x1' = x1 c - x2 s and
-  // HINT2: x2' = x2 c + x1 s. HEAD_DIM is a compile-time constant: -2.f / HEAD_DIM folds away.
-  // HINT3: keep the old x1 for the second line: const float r1 = x1 * c - x2 * s;
-  // HINT3: x2 = x2 * c + x1 * s; x1 = r1;
+  // HINT: The header gives the angle and the rotation. Which single call yields both sine and cosine, and how
+  // HINT: is theta^x computed with the hardware's base-2 exponent?
+  // HINT2: Three steps: the pair's frequency (one exp2f of a product with log2_theta), sine and cosine of the
+  // HINT2: position times it (one sincosf), then the rotation of (x1, x2).
+  // HINT3: Both new values need the OLD x1 and x2: compute the first into a temporary before overwriting
+  // HINT3: anything. HEAD_DIM is a compile-time constant, so -2 / HEAD_DIM folds away.
   const float freq = exp2f(-2.f * static_cast<float>(i) / HEAD_DIM * log2_theta);
   float s, c;
   sincosf(p * freq, &s, &c);
@@ -47,13 +47,11 @@ __device__ __forceinline__ void rope(T* __restrict__ x, const int* __restrict__ 
   static_assert(HALF % VEC == 0, "VEC must divide HEAD_DIM / 2");
   static_assert(VEC * sizeof(T) <= 16, "a vector is at most 16 bytes");
   // BEGIN EXERCISE
-  // HINT: find this thread's head (blockIdx.y * BDY + threadIdx.y; leave if it is >= heads), its
-  // HINT: token's row and position, and its first pair i0 = threadIdx.x * VEC. The VEC elements at
-  // HINT: h + i0 and their VEC partners at h + HALF + i0 are two course::vec_t<T, VEC>: one wide
-  // HINT: load and one wide store each. Rotate each pair in float with rotate<HEAD_DIM>.
-  // HINT2: h = x + blockIdx.x * token_stride + (int64_t)head * HEAD_DIM; p = (float)pos[blockIdx.x];
-  // HINT2: load a (h + i0) and b (h + HALF + i0); #pragma unroll a loop j < VEC over the pairs
-  // HINT2: (a[j], b[j]) of index i0 + j: to_float, rotate, from_float<T> back; store a and b.
+  // HINT: Thread (tx, ty) owns VEC pairs of one head of one token (header). Where do its VEC first elements and
+  // HINT: their VEC partners lie, and how few memory instructions can move them?
+  // HINT2: Find the head (return if it is past `heads`), the head's start in x (int64_t), the position as
+  // HINT2: float and the first pair; one vector load of the VEC first elements and one of their partners half
+  // HINT2: a head later; an unrolled loop rotating each pair in float; two vector stores.
   // HINT3: VEC is a template parameter, so the unrolled j loop keeps a[] and b[] in registers.
   const int head = blockIdx.y * BDY + threadIdx.y;
   if (head >= heads) return;
@@ -83,12 +81,10 @@ __device__ __forceinline__ void rope_interleaved(T* __restrict__ x, const int* _
   static_assert((HEAD_DIM / 2) % VEC == 0, "VEC must divide HEAD_DIM / 2");
   static_assert(VEC * sizeof(T) <= 16, "a vector is at most 16 bytes");
   // BEGIN EXERCISE
-  // HINT: the same threads and pairs as rope (pairs i0 .. i0 + VEC - 1), only the elements of
-  // HINT: pair i are x[2i] and x[2i + 1]: this thread's 2 * VEC elements are consecutive, from
-  // HINT: h + 2 * i0. Move them as two course::vec_t<T, VEC> (v[0] at h + 2 * i0, v[1] right after).
-  // HINT2: head, h, p and i0 as in rope; load v[0], v[1]; #pragma unroll j < VEC: pair j is the
-  // HINT2: elements k = 2j and k + 1 of [v[0] | v[1]], i.e. v[k / VEC][k % VEC]: to_float, rotate
-  // HINT2: with index i0 + j (the same frequency as rope's pair i0 + j), from_float<T>; store both.
+  // HINT: The same threads and pairs as rope, but pair i is now two adjacent elements. Where do this thread's
+  // HINT: 2 * VEC elements lie, and which frequency does each of its pairs use?
+  // HINT2: As rope, with the 2 * VEC consecutive elements moved as two vectors: in the unrolled loop, pair j is
+  // HINT2: elements 2j and 2j + 1 of the two vectors side by side, rotated with the frequency of pair i0 + j.
   // HINT3: with VEC = 1 a pair straddles the two vectors (v[0][0], v[1][0]); k / VEC and k % VEC
   // HINT3: handle that too, and fold to constants in the unrolled loop (no local memory).
   const int head = blockIdx.y * BDY + threadIdx.y;
