@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day14/append_kv.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: b68a866196beb897
+// stub-sha256: 7c5869355cbd8fc3
 // Day 14: the glue between the QKV projection and decode attention (FlashInfer: append_paged_kv_cache
 // in include/flashinfer/page.cuh, here for a contiguous cache).
 //
@@ -23,8 +23,8 @@ constexpr int VEC = 8;  // elements per 16-byte vector (fp16 and bf16)
 template <typename T>
 __device__ __forceinline__ void copy_vectors(T* __restrict__ dst, const T* __restrict__ src, int n) {
   // TODO: your code here.
-  //   Hint: the block's threads walk the n elements side by side, VEC at a time: thread t takes the
-  //   Hint: vectors at t * VEC, (t + blockDim.x) * VEC, ...; each is one 16-byte load and one store.
+  //   Hint: The whole block copies n elements, 16 bytes per thread per step. Which vectors does thread t take so
+  //   Hint: that a warp's accesses are consecutive?
 }
 
 template <typename T>
@@ -32,10 +32,8 @@ __device__ void append_kv(T* __restrict__ q, T* __restrict__ k_cache, T* __restr
                           const T* __restrict__ qkv, const int* __restrict__ pos, int qo_heads,
                           int kv_heads, int head_dim, int max_len) {
   // TODO: your code here.
-  //   Hint: block b = blockIdx.x handles request b: its row of qkv is q_size + 2 * kv_size elements
-  //   Hint: (q_size = qo_heads * head_dim, kv_size = kv_heads * head_dim). Copy its three parts with
-  //   Hint: copy_vectors: the q part to q + b * q_size, the k part and the v part to row pos[b] of
-  //   Hint: request b in k_cache and v_cache.
+  //   Hint: Block b handles request b. Where do its q, k and v parts start in its qkv row, and where must each go:
+  //   Hint: the q output, and which row of each cache?
 }
 
 }  // namespace

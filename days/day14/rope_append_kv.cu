@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day14/rope_append_kv.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: d22934ee995da4c6
+// stub-sha256: 9e44f92bbd41a12e
 // Day 14: RoPE and append KV fused, the capstone's glue in one kernel. Unfused, the decode step
 // reads and writes qkv for RoPE (day 13), then reads it again to split it (append_kv.cu); fused, each
 // element is read once and written once, where it belongs. (FlashInfer fuses the same way:
@@ -28,12 +28,9 @@ __device__ void rope_append_kv(T* __restrict__ q, T* __restrict__ k_cache, T* __
                                const T* __restrict__ qkv, const int* __restrict__ pos, int qo_heads,
                                int kv_heads, int head_dim, int max_len, float log2_theta) {
   // TODO: your code here.
-  //   Hint: block b handles request b, as in append_kv. The rotated heads (qo_heads q heads, then
-  //   Hint: kv_heads k heads) are cut into work items of VEC pairs: head_dim / 2 / VEC items per head;
-  //   Hint: the block's threads take the items side by side. Item (head, i0) loads the VEC elements at
-  //   Hint: i0 and their partners at i0 + head_dim / 2 (two 16-byte loads), rotates them in float and
-  //   Hint: stores both where that head goes: q for a q head, row pos[b] of k_cache for a k head.
-  //   Hint: Then the v heads: a plain vector copy into row pos[b] of v_cache.
+  //   Hint: Fusing means each element is read once and written once where it belongs. How do you split the
+  //   Hint: rotated heads (q heads, then k heads) into work items of VEC pairs so the block's threads share them
+  //   Hint: evenly, and where does each item's output go? The v heads need no rotation.
 }
 
 }  // namespace

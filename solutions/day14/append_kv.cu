@@ -20,10 +20,10 @@ constexpr int VEC = 8;  // elements per 16-byte vector (fp16 and bf16)
 template <typename T>
 __device__ __forceinline__ void copy_vectors(T* __restrict__ dst, const T* __restrict__ src, int n) {
   // BEGIN EXERCISE
-  // HINT: the block's threads walk the n elements side by side, VEC at a time: thread t takes the
-  // HINT: vectors at t * VEC, (t + blockDim.x) * VEC, ...; each is one 16-byte load and one store.
-  // HINT2: for (int i = threadIdx.x * VEC; i < n; i += blockDim.x * VEC) { course::vec_t<T, VEC> v;
-  // HINT2: v.load(src + i); v.store(dst + i); }
+  // HINT: The whole block copies n elements, 16 bytes per thread per step. Which vectors does thread t take so
+  // HINT: that a warp's accesses are consecutive?
+  // HINT2: One block-strided loop over the vectors: each step one course::vec_t<T, VEC> load from src and one
+  // HINT2: store to dst at the same offset.
   for (int i = threadIdx.x * VEC; i < n; i += blockDim.x * VEC) {
     course::vec_t<T, VEC> v;
     v.load(src + i);
@@ -37,13 +37,10 @@ __device__ void append_kv(T* __restrict__ q, T* __restrict__ k_cache, T* __restr
                           const T* __restrict__ qkv, const int* __restrict__ pos, int qo_heads,
                           int kv_heads, int head_dim, int max_len) {
   // BEGIN EXERCISE
-  // HINT: block b = blockIdx.x handles request b: its row of qkv is q_size + 2 * kv_size elements
-  // HINT: (q_size = qo_heads * head_dim, kv_size = kv_heads * head_dim). Copy its three parts with
-  // HINT: copy_vectors: the q part to q + b * q_size, the k part and the v part to row pos[b] of
-  // HINT: request b in k_cache and v_cache.
-  // HINT2: row = qkv + b * (q_size + 2 * kv_size); the cache row starts at element
-  // HINT2: slot = (b * max_len + pos[b]) * kv_size of each cache; k is row + q_size, v is
-  // HINT2: row + q_size + kv_size.
+  // HINT: Block b handles request b. Where do its q, k and v parts start in its qkv row, and where must each go:
+  // HINT: the q output, and which row of each cache?
+  // HINT2: The sizes of the q part and of a k or v part; the request's qkv row; the cache row of (b, pos[b]),
+  // HINT2: the same offset in k_cache and v_cache; three copy_vectors calls.
   // HINT3: compute b and slot in int64_t: batch * max_len * kv_size overflows an int for a large cache.
   const int64_t b = blockIdx.x;
   const int q_size = qo_heads * head_dim, kv_size = kv_heads * head_dim;

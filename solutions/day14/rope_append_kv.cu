@@ -25,22 +25,13 @@ __device__ void rope_append_kv(T* __restrict__ q, T* __restrict__ k_cache, T* __
                                const T* __restrict__ qkv, const int* __restrict__ pos, int qo_heads,
                                int kv_heads, int head_dim, int max_len, float log2_theta) {
   // BEGIN EXERCISE
-  // HINT: block b handles request b, as in append_kv. The rotated heads (qo_heads q heads, then
-  // HINT: kv_heads k heads) are cut into work items of VEC pairs: head_dim / 2 / VEC items per head;
-  // HINT: the block's threads take the items side by side. Item (head, i0) loads the VEC elements at
-  // HINT: i0 and their partners at i0 + head_dim / 2 (two 16-byte loads), rotates them in float and
-  // HINT: stores both where that head goes: q for a q head, row pos[b] of k_cache for a k head.
-  // HINT: Then the v heads: a plain vector copy into row pos[b] of v_cache.
-  // HINT2: half = head_dim / 2; row = qkv + b * (q_size + 2 * kv_size); slot = (b * max_len +
-  // HINT2: pos[b]) * kv_size (int64_t); p = (float)pos[b]; step = -2.f / head_dim * log2_theta (so
-  // HINT2: pair i's frequency is exp2f(i * step)); per_head = half / VEC.
-  // HINT2: for (item = threadIdx.x; item < (qo_heads + kv_heads) * per_head; item += blockDim.x):
-  // HINT2:   head = item / per_head, i0 = item % per_head * VEC, src = row + head * head_dim,
-  // HINT2:   dst = q + b * q_size + head * head_dim, or k_cache + slot + (head - qo_heads) * head_dim;
-  // HINT2:   load a (src + i0), c (src + half + i0); #pragma unroll j < VEC: rotate (a[j], c[j]) by
-  // HINT2:   p * exp2f((i0 + j) * step) with sincosf; store a (dst + i0), c (dst + half + i0).
-  // HINT2: v: for (i = threadIdx.x * VEC; i < kv_size; i += blockDim.x * VEC) copy
-  // HINT2: row + q_size + kv_size + i to v_cache + slot + i.
+  // HINT: Fusing means each element is read once and written once where it belongs. How do you split the
+  // HINT: rotated heads (q heads, then k heads) into work items of VEC pairs so the block's threads share them
+  // HINT: evenly, and where does each item's output go? The v heads need no rotation.
+  // HINT2: Set-up once: the request's qkv row, its cache row, the position as float, the frequency step. A
+  // HINT2: block-strided loop over (head, first pair) items: the source head, the destination (q output or
+  // HINT2: k_cache row), two 16-byte loads (the VEC first elements and their partners half a head later), an
+  // HINT2: unrolled rotation in float with sincosf, two stores. Then a block-strided vector copy of the v part.
   // HINT3: keep x1 and x2 as floats before writing either back: a[j] = x1 c - x2 s uses the old
   // HINT3: x1 in c[j] = x2 c + x1 s.
   const int64_t b = blockIdx.x;
