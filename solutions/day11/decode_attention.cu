@@ -23,9 +23,12 @@
 // main loop streams the K and V rows through a cp.async pipeline in shared memory and calls YOUR
 // update() for every token; each token group keeps an online-softmax state (m, d, o) per head
 // (course/attention/state.cuh: state_t, the course's copy of exercise 2's state), and YOUR
-// merge_and_store combines the groups' states at the end (exercise 3's merge across lane ^ LANES,
-// then across warps through shared memory).
+// merge_and_store combines all token groups' states of a head into its output at the end.
 // scale_log2 = sm_scale * log2(e): scores are kept in base 2, so exp is one ex2.approx.
+// The test: o at fp16's tolerance (head by head too) for every configuration (dtypes, fp8 cache, D,
+// NHD / HND, G), kv_len from 1; the technique: LDGSTS (cp.async), SHFL.BFLY and MUFU.EX2 in the SASS,
+// no spills, your own main loop, update() and merge (not attend, update_state or block_merge of
+// decode.cuh).
 #include <course/attention/decode.cuh>
 
 namespace {
