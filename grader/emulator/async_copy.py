@@ -427,7 +427,7 @@ def _tensor(prog, inst, to_shared):
                 _land(st, op, sel[i], keys[i], offs, data)
             else:
                 if st.order is not None:
-                    st.order.async_read(op, sel[i:i + 1], offs, "the source of a TMA store")
+                    st.order.async_read(op, sel[i:i + 1], offs[::16], offs[::4] >> 2, "the source of a TMA store")
                 s.arr[byte_idx[ok]] = st.shared[offs[ok]]
                 bulk_state(st).store(int(sel[i]), op, offs)
     op = Op(NORMAL, fn, inst)

@@ -31,7 +31,7 @@ class EmulatorFault(RuntimeError):
 
 
 class Op:
-    __slots__ = ("kind", "fn", "guard", "target", "inst", "ready", "pc", "elem_size", "stuck")
+    __slots__ = ("kind", "fn", "guard", "target", "inst", "ready", "pc", "elem_size", "stuck", "_where")
 
     def __init__(self, kind, fn, inst, target=None, ready=None):
         self.kind, self.fn, self.inst, self.target, self.ready = kind, fn, inst, target, ready
@@ -39,13 +39,15 @@ class Op:
         self.pc = 0
         self.elem_size = 0
         self.stuck = None  # why threads waiting here can never go on (a deadlock message), if it knows
+        self._where = None
 
     def where(self) -> str:
-        loc = f" at {self.inst.loc}" if self.inst.loc is not None else ""
-        text = self.inst.text
-        if len(text) > 160:  # e.g. a wgmma's 64 accumulators: the first two stand for them
-            text = re.sub(r"\{(%\w+), (%\w+)(, %\w+){4,}\}", r"{\1, \2, ...}", text)
-        return f"`{text}`{loc}"
+        """The instruction (long register lists cut, e.g. a wgmma's 64 accumulators) and its source line."""
+        if self._where is None:
+            loc = f" at {self.inst.loc}" if self.inst.loc is not None else ""
+            text = re.sub(r"\{(%\w+), (%\w+)(, %\w+){4,}\}", r"{\1, \2, ...}", self.inst.text)
+            self._where = f"`{text}`{loc}"
+        return self._where
 
 
 def _merge(a, b, n=0):

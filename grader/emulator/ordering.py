@@ -162,7 +162,7 @@ class Ordering:
         self.copies.append((op, thread, int(key), bar.init_pc))
         self.tma[offs] = cid
         if self.gw is not None:
-            self.gw[np.unique(offs >> 2)] = _NONE
+            self.gw[offs[::4] >> 2] = _NONE  # (offs: whole 16-byte chunks)
 
     def _unseen(self, t: np.ndarray, byte0: np.ndarray):
         """Positions of the accesses (thread t, byte byte0) of bytes a bulk copy wrote whose phase the
@@ -236,49 +236,60 @@ class Ordering:
 
     # ---- the async proxy reading shared memory (wgmma operands, TMA store sources) -----------------
 
-    def async_read(self, op, threads: np.ndarray, offs: np.ndarray, what: str) -> None:
-        """The async proxy reads the shared bytes `offs` (absolute) for `threads` (a warpgroup, or a TMA
-        store's issuing thread): every bulk copy's phase observed by all of them, every generic store
-        fenced by its writer and separated from them by a barrier."""
+    def async_read(self, op, threads: np.ndarray, chunks: np.ndarray, words: np.ndarray, what: str) -> None:
+        """The async proxy reads shared memory for `threads` (a warpgroup, or a TMA store's issuing thread):
+        `chunks`, a byte of each 16-byte chunk it reads, and `words`, each word (absolute offsets / 4). Every
+        bulk copy's phase must be observed by all the threads, every generic store fenced by its writer and
+        separated from them by a barrier."""
         st = self.st
         t0 = int(threads[0])
-        reader = f"{op.where()} by {st.who(t0)}{' (and its warpgroup)' if threads.size > 1 else ''}, {what},"
         if self.tma is not None:
-            cid = self.tma[offs]
+            cid = self.tma[chunks]
             hit = cid >= 0
             if hit.any():
                 c = cid[hit]
-                low = self.knowledge()[threads].min(axis=0)
+                K = self.knowledge()
+                t1 = int(threads[-1]) + 1  # (a warpgroup: consecutive threads)
+                low = (K[t0:t1] if t1 - t0 == threads.size else K[threads]).min(axis=0)
                 bad = low[self.copy_col[c]] <= self.copy_ph[c]
                 if bad.any():
                     j = int(np.flatnonzero(bad)[0])
                     col, ph = int(self.copy_col[c[j]]), int(self.copy_ph[c[j]])
                     who = threads[np.flatnonzero(self.K[threads, col] <= ph)[0]]
                     raise EmulatorFault(self._unseen_message(f"{op.where()}, {what},", int(who),
-                                                             int(offs[hit][j]), int(c[j])))
+                                                             int(chunks[hit][j]), int(c[j])))
         if self.gw is None:
             return
-        words = np.unique(offs >> 2)
+        last = st.sh_w[words]
+        generic = last >= 0  # written by a store (a bulk copy's bytes have none)
+        if not generic.any():
+            return
+        words, last = words[generic], last[generic]
         w = self.gw[words]
-        if (w >= 0).any():
-            i = int(np.flatnonzero(w >= 0)[0])
+        unfenced = w >= 0
+        if unfenced.any():
+            i = int(np.flatnonzero(unfenced)[0])
             raise EmulatorFault(
-                f"a generic-proxy store read by the async proxy without fence.proxy.async: {reader} reads shared "
-                f"offset {int(words[i]) * 4 % st.Sp}, which {st.who(int(w[i]))} wrote with "
+                f"a generic-proxy store read by the async proxy without fence.proxy.async: {self._reader(op, threads, what)} "
+                f"reads shared offset {int(words[i]) * 4 % st.Sp}, which {st.who(int(w[i]))} wrote with "
                 f"{self._writer(int(words[i]))} and did not follow with fence.proxy.async: the writing threads "
                 f"must execute `fence.proxy.async.shared::cta` (fence_proxy_async()) after their stores, then a "
                 f"barrier the issuing thread also passes")
-        last = st.sh_w[words]
-        mine = st.accessor[threads]
-        ep = mine[0] >> 6
-        same = (last >= 0) & ((last >> 6) == ep) & ~np.isin(last, mine)
+        span = 4 if threads.size > 1 else 1  # the reader's warps: its warpgroup's, or its own
+        me = int(st.accessor[t0])
+        same = (last >= 0) & ((last >> 6) == me >> 6) & ((last & 63) // span != (me & 63) // span)
         if same.any():
             i = int(np.flatnonzero(same)[0])
             raise EmulatorFault(
-                f"shared memory read by the async proxy with no barrier after the stores: {reader} reads shared "
-                f"offset {int(words[i]) * 4 % st.Sp}, written by another warp with {self._writer(int(words[i]))} "
-                f"since the last barrier: after fence.proxy.async, a __syncthreads() / bar.sync must order the "
-                f"stores before the instruction that reads them")
+                f"shared memory read by the async proxy with no barrier after the stores: "
+                f"{self._reader(op, threads, what)} reads shared offset {int(words[i]) * 4 % st.Sp}, written by "
+                f"another warp with {self._writer(int(words[i]))} since the last barrier: after "
+                f"fence.proxy.async, a __syncthreads() / bar.sync must order the stores before the instruction "
+                f"that reads them")
+
+    def _reader(self, op, threads, what) -> str:
+        warpgroup = " (and its warpgroup)" if threads.size > 1 else ""
+        return f"{op.where()} by {self.st.who(int(threads[0]))}{warpgroup}, {what},"
 
     def _writer(self, word: int) -> str:
         pc = int(self.st.sh_wpc[word])

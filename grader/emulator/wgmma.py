@@ -285,11 +285,11 @@ def _build_mma(prog, inst):
                                 f"reaches shared bytes {int(a.min())}..{int(a.max()) + 1}, outside the "
                                 f"block's {st.S} bytes")
         base = int(st.shared_row[sel[0]])
-        if st.order is not None:
-            offs = (base + a[:, ::16 // elem] if k_major else base + a[::8, :]).ravel()
-            st.order.async_read(op, sel, base + a.ravel() if st.order.gw is not None else offs,
-                                f"its {what} operand")
-            st.order.wgmma_reads(op, sel, offs, int(_state(st).group[sel[0]]))
+        if st.order is not None:  # a byte of each 16-byte chunk, and of each word, it reads
+            chunks = (base + a[:, ::16 // elem] if k_major else base + a[::8, :]).ravel()
+            words = ((base + a[:, ::4 // elem] if k_major else base + a[::2, :]) >> 2).ravel()
+            st.order.async_read(op, sel, chunks, words, f"its {what} operand")
+            st.order.wgmma_reads(op, sel, chunks, int(_state(st).group[sel[0]]))
         if fp8:
             return unpack(st.shared[base + a], dtype_a if what == "A" else dtype_b)
         return unpack(st.shared[base + a[..., None] + np.arange(2)].copy().view(np.uint16)[..., 0])
