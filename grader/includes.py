@@ -118,12 +118,17 @@ def steering_macros(include_dirs: tuple[Path, ...]) -> frozenset[str]:
 
 
 def check(path: Path, include_dirs: list[Path]) -> None:
-    """Refuse (IncludeRefused) any include of `path`, or of the submission headers it includes, that
+    """Refuse (IncludeRefused) any include of `path`, or of the other kernel files of its folder, that
     is computed, absolute, goes up a folder (..) or resolves outside `path`'s folder and
     `include_dirs`, and any #define or #undef of a name that steers a header's computed include."""
     path = Path(path).resolve()
     roots = [path.parent, *(Path(d).resolve() for d in include_dirs)]
-    _check(path, path.parent, roots, lambda: steering_macros(tuple(roots[1:])), set())
+    steering, seen = (lambda: steering_macros(tuple(roots[1:]))), set()
+    _check(path, path.parent, roots, steering, seen)
+    # and every other kernel file beside it: a header on the include path could pick one up by name
+    for other in sorted(path.parent.glob("*.cu*")):
+        if other.suffix in (".cu", ".cuh") and other.is_file() and not other.is_symlink():
+            _check(other.resolve(), path.parent, roots, steering, seen)
 
 
 def _check(path: Path, folder: Path, roots: list[Path], steering, seen: set) -> None:

@@ -82,6 +82,12 @@ def test_an_own_header_cannot_include_for_the_kernel(tmp_path, secret):
     _refused(outcome, "helpers.cuh:2: error: #include")
 
 
+def test_a_header_beside_the_kernel_is_checked_even_if_not_included(tmp_path, secret):
+    """A header on the include path could include a file of the submission's folder by name."""
+    outcome = _grade(tmp_path, SOLUTION, files={"common.cuh": f'#define X 1\n#\vinclude "{secret}"\n'})
+    _refused(outcome, "common.cuh:2: error: #include")
+
+
 def test_a_macro_that_steers_a_cuda_header_is_refused(tmp_path, secret):
     """cub's block_load reaches thrust's `#include __THRUST_DEVICE_SYSTEM_TAG_HEADER`, which is
     `<thrust/system/cuda/detail/execution_policy.h>` after expansion: each of those names is a macro
