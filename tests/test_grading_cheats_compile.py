@@ -159,6 +159,21 @@ def test_the_feedback_filter_leaves_honest_output_alone():
     assert _leaked({HIDDEN_LINE}, honest) == []
 
 
+def test_a_students_own_line_spaced_differently_is_no_leak(tmp_path):
+    """Hidden lines are matched whatever their spacing, so the student's own lines are too: a lesson
+    that prints the student's kernel, written with other spacing than the solution, is no leak."""
+    from grader.assignments import solution_lines
+    from grader.autograde import _leaked, _leaks, _own_lines
+
+    line = next(ln for ln in solution_lines(DAY) if len(ln) >= 24 and " = " in ln)
+    mine = line.replace(" = ", "  =   ")
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    (folder / "vector_add.cu").write_text(f"// mine\n  {mine}\n")
+    leaks = _leaks(tmp_path, DAY, DAY, _own_lines(folder))
+    assert line not in leaks and _leaked(leaks, mine) == []
+
+
 # ---- C: the technique, in the kernels the exercise launches ------------------------------------
 
 WARP_REDUCE_LOOP = r"""#include <course/math.cuh>
