@@ -3,12 +3,13 @@
 A float holds every integer only up to 2^24, so `int i = (int)(blockIdx.x * (float)blockDim.x +
 threadIdx.x)` addresses the wrong element past 16,777,216 elements. The emulator cannot run cases that
 large, so instead of running one `problems` reads the kernel's PTX: values computed from %tid, %ctaid,
-%ntid or %nctaid are followed through every instruction (loops too, to a fixed point); one converted
-to a 32-bit or narrower float (cvt.rn.f32.s32 ...) and back to an integer (cvt.rzi.s32.f32 ...) that
-then reaches an address or a comparison is reported with the kernel's name. Positions used as floats
-(a RoPE angle, its range reduction) are fine: they never come back as an index. Not caught: a float
-compared with a float bound (`if ((float)i < (float)n)`: RoPE's range reduction looks the same), nor
-a kernel that misbehaves past a size on purpose; the emulator's grade says which sizes it did not run.
+%ntid or %nctaid are followed through every instruction (loops too, to a fixed point; through shared
+and local memory as one cell); one converted to a 32-bit or narrower float (cvt.rn.f32.s32, or from a
+double) and back to an integer (cvt.rzi.s32.f32 ...) that then reaches an address or a comparison is
+reported with the kernel's name. Positions used as floats (a RoPE angle, its range reduction) are
+fine: they never come back as an index. Not caught: a float compared with a float bound
+(`if ((float)i < (float)n)`: RoPE's range reduction looks the same), nor a kernel that misbehaves
+past a size on purpose; the emulator's grade says which sizes it did not run.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ _SPECIAL = re.compile(r"%(?:tid|ctaid|ntid|nctaid)\.[xyz]")
 _REG = re.compile(r"%[A-Za-z_]+\d+")
 _NARROW_FLOAT = r"(?:f32|f16|bf16|f16x2|bf16x2)"
 _INT = r"[su](?:8|16|32|64)"
-_TO_FLOAT = re.compile(rf"cvt(?:\.\w+)*\.{_NARROW_FLOAT}\.{_INT}$")
+_TO_FLOAT = re.compile(rf"cvt(?:\.\w+)*\.{_NARROW_FLOAT}\.(?:{_INT}|f64)$")
 _TO_INT = re.compile(rf"cvt(?:\.\w+)*\.{_INT}\.(?:f32|f16|bf16)$")
 _USES = ("ld.", "st.", "atom.", "red.", "cp.", "setp.", "prefetch", "cvta.")
 
@@ -51,24 +52,28 @@ def problems(ptx: str, kernels=None) -> list[str]:
             continue
         code = list(_instructions(body))
         index, floated, lossy = set(), set(), set()
+        memory = set()  # what went through shared or local memory, followed as one cell per kind
         changed = True
         while changed:
             changed = False
             for opcode, dest, srcs, _, special in code:
-                if dest is None:
+                kinds = {k for k, regs in (("index", index), ("floated", floated), ("lossy", lossy))
+                         if srcs & regs}
+                if special:
+                    kinds.add("index")
+                if opcode.startswith(("ld.shared", "ld.local")):
+                    kinds |= memory
+                if opcode.startswith(("st.shared", "st.local")) and not kinds <= memory:
+                    memory |= kinds
+                    changed = True
+                if dest is None or not kinds:
                     continue
-                if _TO_FLOAT.match(opcode) and srcs & (index | lossy):
+                if _TO_FLOAT.match(opcode) and kinds & {"index", "lossy"}:
                     target = floated
-                elif _TO_INT.match(opcode) and srcs & floated:
+                elif _TO_INT.match(opcode) and "floated" in kinds:
                     target = lossy
-                elif srcs & floated:
-                    target = floated
-                elif srcs & lossy:
-                    target = lossy
-                elif special or srcs & index:
-                    target = index
                 else:
-                    continue
+                    target = floated if "floated" in kinds else lossy if "lossy" in kinds else index
                 if dest not in target:
                     target.add(dest)
                     changed = True

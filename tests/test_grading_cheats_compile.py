@@ -219,6 +219,9 @@ FLOAT_INDEX = {  # right below 2^24 elements, wrong past it
     "float and back": "const int64_t i = static_cast<int64_t>(blockIdx.x * (float)blockDim.x + threadIdx.x);",
     "rounding intrinsic": "const int64_t i = __float2int_rn(__fmaf_rn(blockIdx.x, blockDim.x, threadIdx.x));",
     "half precision": "const int64_t i = __half2int_rz(__float2half(float(blockIdx.x * blockDim.x + threadIdx.x)));",
+    "through a double": "const int64_t i = static_cast<int64_t>(float(double(blockIdx.x) * blockDim.x + threadIdx.x));",
+    "through shared memory": "__shared__ float at[256];\n  at[threadIdx.x] = blockIdx.x * (float)blockDim.x + threadIdx.x;\n"
+                             "  __syncthreads();\n  const int64_t i = static_cast<int64_t>(at[threadIdx.x]);",
 }
 
 
