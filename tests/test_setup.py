@@ -186,3 +186,11 @@ def test_the_student_lab_turns_nbgrader_off():
         assert set(json.loads(p.read_text())["ServerApp"]["jpserver_extensions"]) <= set(off), p
     page = json.loads((config / "labconfig" / "page_config.json").read_text())
     assert page["disabledExtensions"] == {"@jupyter/nbgrader": True}
+
+
+def test_the_chinese_readme_links_the_chinese_pages():
+    """A link of README.zh.md to a page that has a Chinese version (x.zh.md) goes to that version."""
+    text = (paths.ROOT / "README.zh.md").read_text()
+    english = [t for t in re.findall(r"\]\(([^)#]+\.md)\)", text)
+               if not t.endswith(".zh.md") and (paths.ROOT / t.replace(".md", ".zh.md")).is_file()]
+    assert not english, f"README.zh.md links the English page(s) {english}"
