@@ -189,8 +189,9 @@ def test_the_student_lab_turns_nbgrader_off():
 
 
 def test_the_chinese_readme_links_the_chinese_pages():
-    """A link of README.zh.md to a page that has a Chinese version (x.zh.md) goes to that version."""
-    text = (paths.ROOT / "README.zh.md").read_text()
+    """A link of README.zh.md to a page that has a Chinese version (x.zh.md) goes to that version (the
+    first line is the switch to the English README)."""
+    text = (paths.ROOT / "README.zh.md").read_text().split("\n", 1)[1]
     english = [t for t in re.findall(r"\]\(([^)#]+\.md)\)", text)
                if not t.endswith(".zh.md") and (paths.ROOT / t.replace(".md", ".zh.md")).is_file()]
     assert not english, f"README.zh.md links the English page(s) {english}"
