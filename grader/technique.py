@@ -73,6 +73,10 @@ def _name(pattern: str) -> str:
     return f"{plain} ({_NAMES[key]})" if key else plain
 
 
+def _kernels(group: list[str]) -> str:
+    return ", ".join(map(sass.plain_name, group)) or "its kernels"
+
+
 def _has(code: dict, names: list[str], pattern: str, whole_line: bool = False) -> bool:
     if whole_line:
         return any(re.search(pattern, line) for n in names for line in code[n])
@@ -123,17 +127,18 @@ def _problems(path: Path, techniques, ref: dict | None) -> list[str]:
         if missing_kernels:
             found.append(f"no kernel {', '.join(missing_kernels)} in {path.name}")
             continue
+        absent: dict[str, list[str]] = {}  # kernels -> what their SASS lacks: one sentence per technique
         for pattern in t.require:
             for group in _graded(code, ref, t, pattern):
                 if not group or not _has(code, group, pattern):
-                    found.append(f"no {_name(pattern)} instruction in the SASS of "
-                                 f"{', '.join(map(sass.plain_name, group)) or 'its kernels'}: this exercise "
-                                 f"is graded on {t.why}")
+                    absent.setdefault(_kernels(group), []).append(_name(pattern))
         for pattern, what in t.require_lines:
             for group in _graded(code, ref, t, pattern, whole_line=True):
                 if not group or not _has(code, group, pattern, whole_line=True):
-                    found.append(f"{', '.join(map(sass.plain_name, group)) or 'its kernels'} has no {what} "
-                                 f"in its SASS: this exercise is graded on {t.why}")
+                    absent.setdefault(_kernels(group), []).append(what)
+        if absent:
+            found.append("; ".join(f"no {', no '.join(missing)} in the SASS of {kernels}"
+                                   for kernels, missing in absent.items()) + f": this exercise is graded on {t.why}")
         ops = [sass.opcode(line) for n in names for line in code[n]]
         for pattern in t.forbid:
             hits = sorted({op for op in ops if re.match(pattern, op)})

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from grader import checks, device
+from grader import checks, device, technique
 
 
 def test_exact_match_passes():
@@ -115,3 +115,14 @@ def test_seed_replay(monkeypatch):
 def test_unknown_dtype_is_named():
     with pytest.raises(ValueError, match="unknown dtype 'float8'"):
         device.dtype("float8")
+
+
+def test_a_missing_technique_is_one_sentence():
+    """Several instructions missing from one kernel: each named once, the reason said once."""
+    from grader import exercises, paths
+
+    ex = exercises.get("day10", "gemm_mma")
+    found = technique.problems(paths.DAYS / "day10" / ex.source, ex.technique)
+    msg = "; ".join(found)
+    assert msg.count("this exercise is graded on") == len(ex.technique), msg
+    assert "no HMMA" in msg and "no LDSM" in msg, msg

@@ -33,7 +33,7 @@ def test_solutions_pass(planted, name, file):
 def test_mma_tile_in_scalar_math_fails_on_the_technique(planted):
     text = plant(solution("mma_tile.cu"), "  mma_m16n8k16<T>(C, A, B);\n", SCALAR_MMA)
     msg = planted("day09", "mma_tile", text)
-    assert msg and "no HMMA (mma.sync on the tensor cores) instruction" in msg, msg
+    assert msg and "no HMMA (mma.sync on the tensor cores) in the SASS" in msg, msg
 
 
 def test_mma_tile_calling_the_header_fails(planted):
