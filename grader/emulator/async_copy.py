@@ -102,9 +102,10 @@ class BulkState:
         for key, b in self.bars.items():
             if b.tx:
                 where = st.prog.code[b.tx_pc].where() if b.tx_pc >= 0 else "expect_tx"
+                block = st.who(int(key // st.Sp * st.bthreads)).split(" thread ")[0]
                 raise EmulatorFault(
                     f"mbarrier transaction bytes never arrived: the mbarrier at shared offset {key % st.Sp} of "
-                    f"{st.who(int(key // st.Sp * st.bthreads)).split(' thread ')[0]} (initialised by {st.prog.code[b.init_pc].where()}) expected {b.expected} bytes in phase "
+                    f"{block} (initialised by {st.prog.code[b.init_pc].where()}) expected {b.expected} bytes in phase "
                     f"{b.phase} ({where}), got {b.got} from bulk copies, when the kernel ended: the expect_tx "
                     f"bytes must equal the bytes of the copies that complete on it, and a thread must wait for "
                     f"the phase before the bytes are used")

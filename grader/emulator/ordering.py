@@ -270,11 +270,11 @@ class Ordering:
         if unfenced.any():
             i = int(np.flatnonzero(unfenced)[0])
             raise EmulatorFault(
-                f"a generic-proxy store read by the async proxy without fence.proxy.async: {self._reader(op, threads, what)} "
-                f"reads shared offset {int(words[i]) * 4 % st.Sp}, which {st.who(int(w[i]))} wrote with "
-                f"{self._writer(int(words[i]))} and did not follow with fence.proxy.async: the writing threads "
-                f"must execute `fence.proxy.async.shared::cta` (fence_proxy_async()) after their stores, then a "
-                f"barrier the issuing thread also passes")
+                f"a generic-proxy store read by the async proxy without fence.proxy.async: "
+                f"{self._reader(op, threads, what)} reads shared offset {int(words[i]) * 4 % st.Sp}, which "
+                f"{st.who(int(w[i]))} wrote with {self._writer(int(words[i]))} and did not follow with "
+                f"fence.proxy.async: the writing threads must execute `fence.proxy.async.shared::cta` "
+                f"(fence_proxy_async()) after their stores, then a barrier the issuing thread also passes")
         span = 4 if threads.size > 1 else 1  # the reader's warps: its warpgroup's, or its own
         me = int(st.accessor[t0])
         same = (last >= 0) & ((last >> 6) == me >> 6) & ((last & 63) // span != (me & 63) // span)
