@@ -71,14 +71,22 @@ def test_decode_update_without_rescaling_o_fails(planted):
     assert msg and "decode_attention o" in msg, msg
 
 
-def test_decode_with_the_course_loop_fails_the_technique(planted):
-    """Right results, but the main loop is decode.cuh's attend, not the student's."""
-    text = (DAY11 / "decode_attention.cu").read_text()
-    start, end = text.index("  auto slot = [&]"), text.index("  // END EXERCISE\n\n  // Merge the token groups")
-    text = text[:start] + ("  attend<G, VEC, LANES, BLOCK, STAGES>(st, qr, k, v, [=](int t) { return kv_base - tx * VEC + "
-                           "t * row_stride; }, 0, kv_len, ring, update<G, LANES, DTypeKV>);\n") + text[end:]
-    msg = planted("day11", "decode_attention", text, cases=SMALL_DECODE)
-    assert msg and "attend" in msg and "technique" in msg, msg
+def test_paged_pipeline_skipping_empty_commit_groups_fails(planted):
+    """Exercise 5's attend commits a group only for a step that has a token: near the end wait_group
+    counts too few groups and a step reads a slot whose copy has not landed (the emulator's data is the
+    stale slot's or the zero-fill's)."""
+    text = _derive("decode_paged.cu", "    course::cp_async::commit_group();  // even an empty group: wait_group counts them\n",
+                   "    if (there) course::cp_async::commit_group();\n")
+    msg = planted("day11", "decode_paged", text, cases=SMALL_PAGED)
+    assert msg and "decode_paged" in msg, msg
+
+
+def test_paged_block_merge_without_the_warp_shuffles_fails(planted):
+    """Exercise 5's block_merge skips the shuffles: each warp hands on only its first token group's
+    state, the other tokens of the warp are lost."""
+    text = _derive("decode_paged.cu", "for (int mask = LANES; mask < 32; mask *= 2) {", "for (int mask = 32; mask < 32; mask *= 2) {")
+    msg = planted("day11", "decode_paged", text, cases=SMALL_PAGED)
+    assert msg and "decode_paged" in msg, msg
 
 
 def test_page_walk_ignoring_last_page_len_fails(planted):

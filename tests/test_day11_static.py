@@ -65,7 +65,9 @@ def test_attention_headers_compile_alone(tmp_path):
                    'extern "C" __global__ void k(float* x) {\n'
                    '  course::attention::state_t<4> s; s.init();\n'
                    '  float o[4] = {x[0], x[1], x[2], x[3]}; s.merge(o, x[4], 1.f);\n'
-                   '  course::attention::merge_shfl_xor(s, 16); s.normalize();\n'
+                   '  float q[1][4]; course::attention::load_query<1, 4>(q, x, 4, 0, 1.f);\n'
+                   '  static_assert(course::attention::decode_smem_bytes<1, 128, 256, 4>() == 32768, "");\n'
+                   '  s.merge(q[0], x[5], 1.f); s.normalize();\n'
                    '  x[threadIdx.x] = s.o[0] + s.lse2();\n}\n')
     for arch in ARCHS:
         assert compiler.compile_file(src, arch).kernels == ["k"]

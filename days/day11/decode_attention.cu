@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day11/decode_attention.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: bbeeee9491bc068e
+// stub-sha256: 537d047aefe1941f
 // Day 11, exercise 4: decode attention over a contiguous KV cache (GQA).
 //
 //   q: [batch, num_qo_heads, D]   k, v: [batch, kv_len, num_kv_heads, D] (NHD) or
@@ -20,18 +20,17 @@
 // 8, 4, 2, 1 that divides `group` (no 8 at d256). The block reads its KV head's rows once for all G
 // heads.
 //
-// Exercise 3's warp, grown to a block (course/attention/decode.cuh): LANES = D / 8 lanes share a KV
-// row (16 at d128), lane tx owning dims [8 tx, 8 tx + 8) (one 16-byte load; 8 bytes of fp8); the
-// block's GROUPS = 256 / LANES lane groups ("token groups", ty) take one token each per step. YOUR
-// main loop streams the K and V rows through a cp.async pipeline in shared memory and calls YOUR
-// update() for every token; each token group keeps an online-softmax state (m, d, o) per head
+// Exercise 3's warp, grown to a block (course/attention/decode.cuh's decode_traits): LANES = D / 8
+// lanes share a KV row (16 at d128), lane tx owning dims [8 tx, 8 tx + 8) (one 16-byte load; 8 bytes
+// of fp8); the block's GROUPS = 256 / LANES lane groups ("token groups", ty) take one token each per
+// step. YOUR main loop streams the K and V rows through a cp.async pipeline in shared memory and
+// calls YOUR update() for every token; each token group keeps an online-softmax state (m, d, o) per head
 // (course/attention/state.cuh: state_t, the course's copy of exercise 2's state), and YOUR
 // merge_and_store combines all token groups' states of a head into its output at the end.
 // scale_log2 = sm_scale * log2(e): scores are kept in base 2, so exp is one ex2.approx.
 // The test: o at fp16's tolerance (head by head too) for every configuration (dtypes, fp8 cache, D,
 // NHD / HND, G), kv_len from 1; the technique: LDGSTS (cp.async), SHFL.BFLY and MUFU.EX2 in the SASS,
-// no spills, your own main loop, update() and merge (not attend, update_state or block_merge of
-// decode.cuh).
+// no spills. Exercise 5 (decode_paged.cu) starts from your update(), main loop and merge.
 #include <course/attention/decode.cuh>
 
 namespace {

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day11/decode_paged.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: cf2ef13044cb3288
+// stub-sha256: 347c4c79964fab8e
 // Day 11, exercise 5: decode attention over a paged KV cache, with split-KV for long sequences.
 //
 //   q: [batch, num_qo_heads, D]                        o: like q    lse2: [batch, num_qo_heads] (float)
@@ -35,6 +35,10 @@
 // division alone). So the block first copies the page numbers of up to TABLE_PAGES pages into shared
 // memory with one coalesced read, then streams those tokens; and t / page_size is a uint_fastdiv
 // (course/fastdiv.cuh: one multiply-high and a shift).
+//
+// The block's steps are exercise 4's, yours: update_state (your update()), attend (your main loop,
+// with the token's row a function, for the page walk) and block_merge (your merge_and_store, the store
+// left to a function). Bring them over from your decode_attention.cu first.
 #include <course/attention/decode.cuh>
 #include <course/fastdiv.cuh>
 
@@ -44,6 +48,52 @@ using namespace course::attention;
 constexpr int BLOCK = 256, STAGES = 4;
 constexpr int TABLE_PAGES = 1024;  // page numbers staged in shared memory at a time (4 KiB)
 constexpr int VEC = decode_traits<128, BLOCK>::VEC, WARPS = BLOCK / 32;  // VEC = 8 for every HEAD_DIM
+
+// Fold one token into the G states of this thread (exercise 4's update()): k and v are this thread's
+// VEC dims of the token's K and V rows; an absent token (valid == false: past the end) must not
+// count. All 32 lanes of the warp call this together, the LANES lanes of a token group with the same
+// token.
+template <int G, int VEC, int LANES, typename T>
+__device__ __forceinline__ void update_state(state_t<VEC> (&st)[G], const float (&q)[G][VEC],
+                                             const course::vec_t<T, VEC>& k, const course::vec_t<T, VEC>& v,
+                                             bool valid) {
+  // TODO: your code here.
+  //   Hint: Your update() of exercise 4, as it is.
+}
+
+// Attend the G query heads over tokens [begin, end) (exercise 4's main loop, for any token order): on
+// return st[g] is this token group's state over its share of them. Step s gives token
+// begin + s * GROUPS + ty to token group ty. row(t) is the element offset of token t's K row (and V
+// row: same layout) for this KV head, to which the thread adds its own dims; call it only for tokens
+// that exist. update(st, q, k, v, valid) folds one token in. smem: the pipeline's ring,
+// STAGES * 2 * BLOCK * 16 bytes. Every thread of the block calls it (update shuffles).
+template <int G, int VEC, int LANES, int BLOCK, int STAGES, typename T, typename RowOffset, typename Update>
+__device__ __forceinline__ void attend(state_t<VEC> (&st)[G], const float (&q)[G][VEC], const T* __restrict__ k,
+                                       const T* __restrict__ v, RowOffset row, int begin, int end, T* smem,
+                                       Update update) {
+  static_assert(STAGES >= 2, "a pipeline needs at least 2 stages");
+  constexpr int BYTES = sizeof(T) * VEC, GROUPS = BLOCK / LANES;
+  const int tx = threadIdx.x % LANES, ty = threadIdx.x / LANES;
+  // TODO: your code here.
+  //   Hint: Your main loop of exercise 4, with the token's row now a function. row(t) may itself read memory
+  //   Hint: (the page table): when should it be asked, so that its latency does not stall the pipeline?
+}
+
+// Merge the states of all token groups of the block into one per head, normalise it, and call
+// out(g, dim0, state) once per head g and per VEC-dim chunk dim0 (a multiple of VEC), with state.o
+// the final output dims [dim0, dim0 + VEC) and state.lse2() the head's log-sum-exp (base 2) (exercise
+// 4's merge_and_store, with the store left to `out`). smem: WARPS * G * (HEAD_DIM + 2) floats; it may
+// be attend's ring. Every thread of the block calls it.
+template <int G, int VEC, int LANES, int WARPS, typename Out>
+__device__ __forceinline__ void block_merge(state_t<VEC> (&st)[G], float* smem, Out out) {
+  constexpr int HEAD_DIM = LANES * VEC;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, tx = lane % LANES;
+  float* part_o = smem;                          // [WARPS][G][HEAD_DIM]
+  float* part_md = smem + WARPS * G * HEAD_DIM;  // [WARPS][G][2]: m, d
+  // TODO: your code here.
+  //   Hint: Your merge_and_store of exercise 4: the same three levels, ending in a call of out() instead of
+  //   Hint: a store.
+}
 
 template <int G, typename DTypeQ, typename DTypeKV, int HEAD_DIM, KVLayout LAYOUT>
 __device__ void decode_paged(const DTypeQ* __restrict__ q, const DTypeKV* __restrict__ k_pages,

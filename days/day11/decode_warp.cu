@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day11/decode_warp.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: dba6dfb19a1b4ff8
+// stub-sha256: 5bb032d92a63596b
 // Day 11, exercise 3: one warp decodes one head (fp16, head_dim 128, no GQA yet, no pipeline).
 //
 //   q: [batch, num_heads, 128]   k, v: [batch, kv_len, num_heads, 128] (NHD)   o: like q
@@ -15,7 +15,7 @@
 //   - o[b, h] combines both groups' states; lanes 0-15 store it.
 // The test: o at fp16's tolerance, kv_len from 1 (group 1 sees no token) up. The technique: scores summed
 // with warp shuffles (SHFL.BFLY), exp as ex2.approx (MUFU.EX2), the state in registers, your own butterfly
-// and merge (not group_sum of decode.cuh, not merge_shfl_xor of state.cuh).
+// and merge (not state_t::merge of state.cuh).
 // scale_log2 = sm_scale * log2(e): q times it makes q . k the base-2 score of exercise 1.
 #include <course/math.cuh>
 #include <course/vec_dtypes.cuh>
@@ -37,6 +37,5 @@ decode_warp(const half* __restrict__ q, const half* __restrict__ k, const half* 
   // TODO: your code here.
   //   Hint: Each lane group runs exercise 1's online softmax one token at a time, but no single lane can
   //   Hint: compute a token's score alone. How do 16 lanes agree on q . k_j, and how do the two groups' states
-  //   Hint: become one at the end? The technique: SHFL.BFLY and MUFU.EX2, your own butterfly and merge (no
-  //   Hint: group_sum, no merge_shfl_xor).
+  //   Hint: become one at the end? The technique: SHFL.BFLY and MUFU.EX2, your own butterfly and merge.
 }

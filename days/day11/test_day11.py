@@ -36,7 +36,8 @@ How to read the output:
   kernel is timed only after it passes its largest correctness case.
 Each kernel must also use the day's technique (checked in its SASS, no GPU needed): ex2.approx,
 16-byte loads, shuffles, cp.async (LDGSTS) in the decode kernels, no local-memory spills; exercises
-1-4 must write the state update and merge themselves (not state_t::merge or decode.cuh's attend).
+1-3 must write the state update and merge themselves (not state_t::merge); exercises 4-5 write their
+main loop and block merge (the course has no copy of them).
 The checks themselves are in grader/exercises/day11.py.
 """
 import pytest

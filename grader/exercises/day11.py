@@ -617,12 +617,9 @@ PAGED_CASES = _with_configs(
                {"batch": 4, "kv_len": 5000, "page_size": 16, "num_qo_heads": 32, "num_kv_heads": 8, "chunks": 5}))
 
 # The cores the student writes by hand: the state update and merge in exercises 1-3 (state_t::merge
-# is the course's copy, allowed from exercise 4 on), the main loop and block merge in exercise 4
-# (decode.cuh's attend, update_state and block_merge serve exercise 5).
+# is the course's copy, allowed from exercise 4 on). The main loop and the block's merge have no course
+# copy: the student writes them in exercise 4 and brings them to exercise 5.
 _OWN_STATE = (r"\.\s*merge\s*\(", "state_t::merge (state.cuh): write the merge yourself")
-_OWN_LOOP = ((r"\battend\s*<", "course::attention::attend (decode.cuh): write the main loop yourself"),
-             (r"\bupdate_state\s*<", "course::attention::update_state (decode.cuh): write update() yourself"),
-             (r"\bblock_merge\s*<", "course::attention::block_merge (decode.cuh): write merge_and_store yourself"))
 
 TECH_SOFTMAX = (Technique("the online softmax: exp as one ex2.approx (MUFU.EX2), the state in registers",
                           require=(r"MUFU\.EX2",), no_spills=True, source_forbid=(_OWN_STATE,)),)
@@ -630,11 +627,10 @@ TECH_MERGE = (Technique("the merge of softmax states: exp as one ex2.approx (MUF
                         require=(r"MUFU\.EX2",), no_spills=True, source_forbid=(_OWN_STATE,)),)
 TECH_WARP = (Technique("a warp's decode: scores summed by warp shuffles, exp as ex2.approx, state in registers",
                        require=(r"SHFL\.BFLY", r"MUFU\.EX2"), no_spills=True,
-                       source_forbid=(_OWN_STATE, (r"\bgroup_sum\s*<", "group_sum (decode.cuh): write the butterfly yourself"),
-                                      (r"\bmerge_shfl_xor\b", "merge_shfl_xor (state.cuh): write the merge yourself"))),)
+                       source_forbid=(_OWN_STATE,)),)
 TECH_DECODE = (Technique("streaming K and V with cp.async (LDGSTS), scores by warp shuffles, state in registers",
                          require=(r"LDGSTS", r"SHFL\.BFLY", r"MUFU\.EX2"), no_spills=True,
-                         kernels=tuple(f"decode_attention_g{g}" for g in HEADS_PER_BLOCK), source_forbid=_OWN_LOOP),)
+                         kernels=tuple(f"decode_attention_g{g}" for g in HEADS_PER_BLOCK)),)
 TECH_PAGED = (Technique("the paged decode streaming K and V with cp.async (LDGSTS), state in registers",
                         require=(r"LDGSTS",), no_spills=True),)
 

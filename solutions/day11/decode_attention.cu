@@ -17,18 +17,17 @@
 // 8, 4, 2, 1 that divides `group` (no 8 at d256). The block reads its KV head's rows once for all G
 // heads.
 //
-// Exercise 3's warp, grown to a block (course/attention/decode.cuh): LANES = D / 8 lanes share a KV
-// row (16 at d128), lane tx owning dims [8 tx, 8 tx + 8) (one 16-byte load; 8 bytes of fp8); the
-// block's GROUPS = 256 / LANES lane groups ("token groups", ty) take one token each per step. YOUR
-// main loop streams the K and V rows through a cp.async pipeline in shared memory and calls YOUR
-// update() for every token; each token group keeps an online-softmax state (m, d, o) per head
+// Exercise 3's warp, grown to a block (course/attention/decode.cuh's decode_traits): LANES = D / 8
+// lanes share a KV row (16 at d128), lane tx owning dims [8 tx, 8 tx + 8) (one 16-byte load; 8 bytes
+// of fp8); the block's GROUPS = 256 / LANES lane groups ("token groups", ty) take one token each per
+// step. YOUR main loop streams the K and V rows through a cp.async pipeline in shared memory and
+// calls YOUR update() for every token; each token group keeps an online-softmax state (m, d, o) per head
 // (course/attention/state.cuh: state_t, the course's copy of exercise 2's state), and YOUR
 // merge_and_store combines all token groups' states of a head into its output at the end.
 // scale_log2 = sm_scale * log2(e): scores are kept in base 2, so exp is one ex2.approx.
 // The test: o at fp16's tolerance (head by head too) for every configuration (dtypes, fp8 cache, D,
 // NHD / HND, G), kv_len from 1; the technique: LDGSTS (cp.async), SHFL.BFLY and MUFU.EX2 in the SASS,
-// no spills, your own main loop, update() and merge (not attend, update_state or block_merge of
-// decode.cuh).
+// no spills. Exercise 5 (decode_paged.cu) starts from your update(), main loop and merge.
 #include <course/attention/decode.cuh>
 
 namespace {
@@ -47,18 +46,19 @@ __device__ void update(state_t<VEC> (&st)[G], const float (&q)[G][VEC], const co
   // HINT: This is exercise 3's per-token step for G query heads at once. What can the G heads share (that is
   // HINT: GQA's saving), and which instructions must every lane execute whether or not its token exists?
   // HINT2: The token's K and V elements converted to float once, outside the head loop; per head: the partial
-  // HINT2: dot product, its sum over the row's LANES lanes (your butterfly, or group_sum of decode.cuh), the
-  // HINT2: score replaced by -inf for an invalid token, the online step of exercise 1 on st[g].
-  // HINT3: group_sum shuffles: call it for every token, valid or not, BEFORE any `continue`.
+  // HINT2: dot product, its sum over the row's LANES lanes (exercise 3's butterfly), the score replaced by
+  // HINT2: -inf for an invalid token, the online step of exercise 1 on st[g].
+  // HINT3: The butterfly shuffles: every lane runs it for every token, valid or not, BEFORE any `continue`.
   float kf[VEC], vf[VEC];
 #pragma unroll
   for (int i = 0; i < VEC; ++i) kf[i] = course::to_float(k[i]), vf[i] = course::to_float(v[i]);
 #pragma unroll
   for (int g = 0; g < G; ++g) {
-    float partial = 0.f;
+    float score = 0.f;
 #pragma unroll
-    for (int i = 0; i < VEC; ++i) partial += q[g][i] * kf[i];
-    const float score = group_sum<LANES>(partial);  // every lane shuffles, valid or not
+    for (int i = 0; i < VEC; ++i) score += q[g][i] * kf[i];
+#pragma unroll  // the butterfly: the whole score in every lane of the group, valid token or not
+    for (int mask = LANES / 2; mask > 0; mask /= 2) score += __shfl_xor_sync(0xffffffffu, score, mask);
     const float x = valid ? score : -course::math::inf;
     const float m_new = fmaxf(st[g].m, x);
     if (m_new == -course::math::inf) continue;  // this group has seen no token yet

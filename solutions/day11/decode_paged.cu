@@ -32,6 +32,10 @@
 // division alone). So the block first copies the page numbers of up to TABLE_PAGES pages into shared
 // memory with one coalesced read, then streams those tokens; and t / page_size is a uint_fastdiv
 // (course/fastdiv.cuh: one multiply-high and a shift).
+//
+// The block's steps are exercise 4's, yours: update_state (your update()), attend (your main loop,
+// with the token's row a function, for the page walk) and block_merge (your merge_and_store, the store
+// left to a function). Bring them over from your decode_attention.cu first.
 #include <course/attention/decode.cuh>
 #include <course/fastdiv.cuh>
 
@@ -41,6 +45,145 @@ using namespace course::attention;
 constexpr int BLOCK = 256, STAGES = 4;
 constexpr int TABLE_PAGES = 1024;  // page numbers staged in shared memory at a time (4 KiB)
 constexpr int VEC = decode_traits<128, BLOCK>::VEC, WARPS = BLOCK / 32;  // VEC = 8 for every HEAD_DIM
+
+// Fold one token into the G states of this thread (exercise 4's update()): k and v are this thread's
+// VEC dims of the token's K and V rows; an absent token (valid == false: past the end) must not
+// count. All 32 lanes of the warp call this together, the LANES lanes of a token group with the same
+// token.
+template <int G, int VEC, int LANES, typename T>
+__device__ __forceinline__ void update_state(state_t<VEC> (&st)[G], const float (&q)[G][VEC],
+                                             const course::vec_t<T, VEC>& k, const course::vec_t<T, VEC>& v,
+                                             bool valid) {
+  // BEGIN EXERCISE
+  // HINT: Your update() of exercise 4, as it is.
+  // HINT2: k and v to float once; per head the partial dot product, the butterfly over the LANES lanes, the
+  // HINT2: score (-inf when not valid) folded into st[g]: a single token is the state (o = v, m = x, d = 1).
+  // HINT3: Every lane shuffles for every token, valid or not: the butterfly comes before anything that
+  // HINT3: could skip it.
+  float kf[VEC], vf[VEC];
+#pragma unroll
+  for (int i = 0; i < VEC; ++i) kf[i] = course::to_float(k[i]), vf[i] = course::to_float(v[i]);
+#pragma unroll
+  for (int g = 0; g < G; ++g) {
+    float x = 0.f;
+#pragma unroll
+    for (int i = 0; i < VEC; ++i) x += q[g][i] * kf[i];
+#pragma unroll
+    for (int mask = LANES / 2; mask > 0; mask /= 2) x += __shfl_xor_sync(0xffffffffu, x, mask);
+    st[g].merge(vf, valid ? x : -course::math::inf, 1.f);
+  }
+  // END EXERCISE
+}
+
+// Attend the G query heads over tokens [begin, end) (exercise 4's main loop, for any token order): on
+// return st[g] is this token group's state over its share of them. Step s gives token
+// begin + s * GROUPS + ty to token group ty. row(t) is the element offset of token t's K row (and V
+// row: same layout) for this KV head, to which the thread adds its own dims; call it only for tokens
+// that exist. update(st, q, k, v, valid) folds one token in. smem: the pipeline's ring,
+// STAGES * 2 * BLOCK * 16 bytes. Every thread of the block calls it (update shuffles).
+template <int G, int VEC, int LANES, int BLOCK, int STAGES, typename T, typename RowOffset, typename Update>
+__device__ __forceinline__ void attend(state_t<VEC> (&st)[G], const float (&q)[G][VEC], const T* __restrict__ k,
+                                       const T* __restrict__ v, RowOffset row, int begin, int end, T* smem,
+                                       Update update) {
+  static_assert(STAGES >= 2, "a pipeline needs at least 2 stages");
+  constexpr int BYTES = sizeof(T) * VEC, GROUPS = BLOCK / LANES;
+  const int tx = threadIdx.x % LANES, ty = threadIdx.x / LANES;
+  // BEGIN EXERCISE
+  // HINT: Your main loop of exercise 4, with the token's row now a function. row(t) may itself read memory
+  // HINT: (the page table): when should it be asked, so that its latency does not stall the pipeline?
+  // HINT2: The same ring of STAGES slots per thread; the prologue issues the first STAGES - 1 steps; each step
+  // HINT2: waits for its own copies, reads them, issues the step STAGES - 1 ahead into the slot just read,
+  // HINT2: and calls update. The offset of the step after that is computed one step before its copies
+  // HINT2: are issued. Drain the ring after the loop.
+  // HINT3: An empty commit group still counts for wait_group: commit one on every step, even past the end.
+  // HINT3: The step count, ceil((end - begin) / GROUPS), is the same in every thread (0 for an empty range).
+  const int steps = end > begin ? course::ceil_div(end - begin, GROUPS) : 0;
+  auto slot = [&](int step, int which) {  // which 0: K, 1: V
+    return smem + ((step % STAGES * 2 + which) * BLOCK + threadIdx.x) * VEC;
+  };
+  auto offset_of = [&](int step) -> int64_t {  // -1: no token
+    const int t = begin + step * GROUPS + ty;
+    return t < end ? row(t) + tx * VEC : -1;
+  };
+  auto issue = [&](int step, int64_t offset) {
+    const bool there = offset >= 0;
+    course::cp_async::load<BYTES>(slot(step, 0), k + (there ? offset : 0), there);  // zeros if no token
+    course::cp_async::load<BYTES>(slot(step, 1), v + (there ? offset : 0), there);
+    course::cp_async::commit_group();  // even an empty group: wait_group counts them
+  };
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) issue(s, offset_of(s));
+  int64_t ahead = offset_of(STAGES - 1);  // asked one step before its copies are issued
+  for (int s = 0; s < steps; ++s) {
+    course::cp_async::wait_group<STAGES - 2>();
+    course::vec_t<T, VEC> kv, vv;
+    kv.load(slot(s, 0));
+    vv.load(slot(s, 1));
+    issue(s + STAGES - 1, ahead);  // into the slot read one step ago
+    ahead = offset_of(s + STAGES);
+    update(st, q, kv, vv, begin + s * GROUPS + ty < end);
+  }
+  course::cp_async::wait_all();  // even zero-filling copies write shared memory: none may land later
+  // END EXERCISE
+}
+
+// Merge the states of all token groups of the block into one per head, normalise it, and call
+// out(g, dim0, state) once per head g and per VEC-dim chunk dim0 (a multiple of VEC), with state.o
+// the final output dims [dim0, dim0 + VEC) and state.lse2() the head's log-sum-exp (base 2) (exercise
+// 4's merge_and_store, with the store left to `out`). smem: WARPS * G * (HEAD_DIM + 2) floats; it may
+// be attend's ring. Every thread of the block calls it.
+template <int G, int VEC, int LANES, int WARPS, typename Out>
+__device__ __forceinline__ void block_merge(state_t<VEC> (&st)[G], float* smem, Out out) {
+  constexpr int HEAD_DIM = LANES * VEC;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, tx = lane % LANES;
+  float* part_o = smem;                          // [WARPS][G][HEAD_DIM]
+  float* part_md = smem + WARPS * G * HEAD_DIM;  // [WARPS][G][2]: m, d
+  // BEGIN EXERCISE
+  // HINT: Your merge_and_store of exercise 4: the same three levels, ending in a call of out() instead of
+  // HINT: a store.
+  // HINT2: A barrier; shuffles across the token groups of a warp; token group 0 of each warp to shared memory;
+  // HINT2: a barrier; threads strided over G * LANES merge the WARPS states of one (head, chunk), normalise,
+  // HINT2: and hand it to out.
+  // HINT3: All 32 lanes take part in the shuffles; the strided loop steps by blockDim.x.
+  __syncthreads();  // every thread is done with what smem held before
+#pragma unroll
+  for (int g = 0; g < G; ++g) {
+#pragma unroll
+    for (int mask = LANES; mask < 32; mask *= 2) {
+      float o_other[VEC];
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) o_other[i] = __shfl_xor_sync(0xffffffffu, st[g].o[i], mask);
+      const float m_other = __shfl_xor_sync(0xffffffffu, st[g].m, mask);
+      st[g].merge(o_other, m_other, __shfl_xor_sync(0xffffffffu, st[g].d, mask));
+    }
+  }
+  if (lane < LANES) {
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+      const int at = warp * G + g;
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) part_o[at * HEAD_DIM + tx * VEC + i] = st[g].o[i];
+      part_md[at * 2] = st[g].m;
+      part_md[at * 2 + 1] = st[g].d;
+    }
+  }
+  __syncthreads();
+  for (int c = threadIdx.x; c < G * LANES; c += blockDim.x) {
+    const int g = c / LANES, dim0 = c % LANES * VEC;
+    state_t<VEC> total;
+    total.init();
+    for (int w = 0; w < WARPS; ++w) {
+      const int at = w * G + g;
+      float o_w[VEC];
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) o_w[i] = part_o[at * HEAD_DIM + dim0 + i];
+      total.merge(o_w, part_md[at * 2], part_md[at * 2 + 1]);
+    }
+    total.normalize();
+    out(g, dim0, total);
+  }
+  // END EXERCISE
+}
 
 template <int G, typename DTypeQ, typename DTypeKV, int HEAD_DIM, KVLayout LAYOUT>
 __device__ void decode_paged(const DTypeQ* __restrict__ q, const DTypeKV* __restrict__ k_pages,

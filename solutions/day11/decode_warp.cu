@@ -12,7 +12,7 @@
 //   - o[b, h] combines both groups' states; lanes 0-15 store it.
 // The test: o at fp16's tolerance, kv_len from 1 (group 1 sees no token) up. The technique: scores summed
 // with warp shuffles (SHFL.BFLY), exp as ex2.approx (MUFU.EX2), the state in registers, your own butterfly
-// and merge (not group_sum of decode.cuh, not merge_shfl_xor of state.cuh).
+// and merge (not state_t::merge of state.cuh).
 // scale_log2 = sm_scale * log2(e): q times it makes q . k the base-2 score of exercise 1.
 #include <course/math.cuh>
 #include <course/vec_dtypes.cuh>
@@ -34,8 +34,7 @@ decode_warp(const half* __restrict__ q, const half* __restrict__ k, const half* 
   // BEGIN EXERCISE
   // HINT: Each lane group runs exercise 1's online softmax one token at a time, but no single lane can
   // HINT: compute a token's score alone. How do 16 lanes agree on q . k_j, and how do the two groups' states
-  // HINT: become one at the end? The technique: SHFL.BFLY and MUFU.EX2, your own butterfly and merge (no
-  // HINT: group_sum, no merge_shfl_xor).
+  // HINT: become one at the end? The technique: SHFL.BFLY and MUFU.EX2, your own butterfly and merge.
   // HINT2: Set-up: this lane's 8 dims of q as float, pre-scaled to base 2; an empty state. A loop over the
   // HINT2: tokens two at a time (one per lane group): the group's token's K and V (zeros past the end), the
   // HINT2: partial dot product, a butterfly of shuffles over the group's 16 lanes, the online update. Then

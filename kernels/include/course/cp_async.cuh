@@ -61,7 +61,7 @@ COURSE_INLINE void commit_group() {
 
 // Wait until at most `n` of this thread's committed groups are still pending. The "memory" clobber
 // keeps the compiler from moving reads of the copied bytes above the wait: a thread that reads only
-// its own copies (course/attention/decode.cuh's attend) has no __syncthreads to do that for it.
+// its own copies (day 11's decode pipeline) has no __syncthreads to do that for it.
 template <int n>
 COURSE_INLINE void wait_group() {
   static_assert(n >= 0, "wait_group<n> needs n >= 0");

@@ -1,4 +1,4 @@
-// course/attention/decode.cuh: the pieces of a decode-attention kernel (day 11).
+// course/attention/decode.cuh: the plumbing of a decode-attention kernel (day 11).
 //
 // Modelled on FlashInfer's include/flashinfer/attention/decode.cuh. Decode attention: ONE new query
 // token per request attends over the request's whole KV cache. Per (request, KV head) a block reads
@@ -20,15 +20,13 @@
 //   - the block's BLOCK / LANES lane groups ("token groups", index ty) take different tokens;
 //   - GQA: the G query heads that share a KV head are handled by the same thread, so each K and V
 //     row is read from memory once for all G heads (FlashInfer's bdy does the same with threads).
-// A score q . k_j is the sum of LANES partial dot products: a butterfly over the LANES lanes
-// (group_sum). Every token group keeps its own state (m, d, o) per head (state.cuh) over the tokens
-// it saw; at the end the states of the block are merged (block_merge), the way FlashInfer's
-// sync_state does: first the two token groups of a warp through shuffles, then the warps through
-// shared memory.
+// A score q . k_j is the sum of LANES partial dot products, and every token group keeps its own state
+// (m, d, o) per head (state.cuh) over the tokens it saw; at the end the states of the block are
+// merged, the way FlashInfer's sync_state does.
 //
-// Day 11's exercises write these pieces themselves first: the butterfly of group_sum and the merge
-// across lane groups in exercise 3 (one warp), update_state and attend's cp.async loop in exercise 4.
-// Exercise 5 (the paged kernel) then uses the course's copies below.
+// This header holds only the plumbing of such a kernel: the KV layouts, the thread layout's constants,
+// loading the query and the shared-memory size. The kernel's steps (the per-token update, the cp.async
+// main loop, the block's merge) are day 11's exercises 4 and 5: you write them in your own files.
 #pragma once
 #include "../cp_async.cuh"
 #include "../math.cuh"
@@ -55,149 +53,27 @@ struct decode_traits {
   static_assert(BLOCK % 32 == 0 && BLOCK <= 1024, "BLOCK must be whole warps");
 };
 
-// The sum of v over the LANES lanes of this thread's lane group, returned to each of them. All 32
-// lanes of the warp must call it (the lane groups of a warp reduce side by side).
-template <int LANES>
-COURSE_INLINE float group_sum(float v) {
-#pragma unroll
-  for (int offset = LANES / 2; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
-  return v;
-}
-
 // This thread's VEC dims of the G query heads q_heads[0 .. G), as float, times scale_log2 =
 // sm_scale * log2(e): then q . k is directly the base-2 score x of state.cuh.
 template <int G, int VEC, typename T>
 COURSE_INLINE void load_query(float (&q)[G][VEC], const T* q_heads, int head_dim, int tx,
                               float scale_log2) {
 #pragma unroll
-  for (int g = 0; g < G; ++g) {
-    load_as_float(q[g], q_heads + g * head_dim + tx * VEC);
+  for (int h = 0; h < G; ++h) {
+    load_as_float(q[h], q_heads + h * head_dim + tx * VEC);
 #pragma unroll
-    for (int i = 0; i < VEC; ++i) q[g][i] *= scale_log2;
+    for (int i = 0; i < VEC; ++i) q[h][i] *= scale_log2;
   }
 }
 
-// The online-softmax step for ONE token of this thread's lane group: k and v are this thread's VEC
-// dims of the token's K and V rows. A single token j is the state (o = v_j, m = x_j, d = 1), x_j its
-// base-2 score: folding it in is one merge. An absent token (valid == false: past the end) gets
-// x = -inf, weight 0. All 32 lanes of the warp must call it (group_sum shuffles).
-template <int G, int VEC, int LANES, typename T>
-COURSE_INLINE void update_state(state_t<VEC> (&st)[G], const float (&q)[G][VEC], const vec_t<T, VEC>& k,
-                                const vec_t<T, VEC>& v, bool valid) {
-  float vf[VEC], kf[VEC];
-#pragma unroll
-  for (int i = 0; i < VEC; ++i) kf[i] = to_float(k[i]), vf[i] = to_float(v[i]);
-#pragma unroll
-  for (int g = 0; g < G; ++g) {
-    float partial = 0.f;
-#pragma unroll
-    for (int i = 0; i < VEC; ++i) partial += q[g][i] * kf[i];
-    const float x = group_sum<LANES>(partial);  // the whole score, in every lane of the group
-    st[g].merge(vf, valid ? x : -math::inf, 1.f);
-  }
-}
-
-// Shared memory of attend's pipeline (STAGES slots of one K and one V vector, up to 16 bytes, per thread) and of
-// block_merge (which may reuse the same bytes): the size to declare, in bytes.
+// Shared memory of a decode block: a pipeline of STAGES slots of one K and one V vector (up to 16 bytes)
+// per thread, and the block's merge, WARPS * G * (HEAD_DIM + 2) floats (which may reuse the same
+// bytes): the size to declare, in bytes.
 template <int G, int HEAD_DIM, int BLOCK, int STAGES>
 __host__ __device__ constexpr int decode_smem_bytes() {
   constexpr int pipeline = STAGES * 2 * BLOCK * 16;
   constexpr int merge = (BLOCK / 32) * G * (HEAD_DIM + 2) * 4;
   return pipeline > merge ? pipeline : merge;
-}
-
-// Attend the G query heads over tokens [begin, end): on return st[g] is this token group's state
-// over its share of them. row(t) is the element offset of token t's K row (and V row: same layout)
-// for this KV head; it is called only for tokens that exist. update(st, q, k, v, valid) folds one
-// token in (update_state, or an exercise's own).
-//
-// Step s gives token begin + s * GROUPS + ty to token group ty. The K and V vectors travel with
-// cp.async (course/cp_async.cuh) into this thread's own slots of a STAGES-deep ring in shared memory,
-// STAGES - 1 steps ahead of the one being used: the loads stay in flight while the thread computes,
-// without holding registers. Each thread reads back only what it copied itself, so wait_group alone
-// orders them (no barrier). The step count is the same for the whole block: the shuffles in update
-// always find all 32 lanes.
-template <int G, int VEC, int LANES, int BLOCK, int STAGES, typename T, typename RowOffset, typename Update>
-COURSE_INLINE void attend(state_t<VEC> (&st)[G], const float (&q)[G][VEC], const T* __restrict__ k,
-                          const T* __restrict__ v, RowOffset row, int begin, int end, T* smem,
-                          Update update) {
-  static_assert(STAGES >= 2, "a pipeline needs at least 2 stages");
-  constexpr int BYTES = sizeof(T) * VEC;  // one cp.async per row and thread: 16 bytes, 8 for fp8
-  constexpr int GROUPS = BLOCK / LANES;
-  const int tx = threadIdx.x % LANES, ty = threadIdx.x / LANES;
-  const int steps = end > begin ? ceil_div(end - begin, GROUPS) : 0;
-  auto k_slot = [&](int step) { return smem + ((step % STAGES * 2) * BLOCK + threadIdx.x) * VEC; };
-  auto v_slot = [&](int step) { return smem + ((step % STAGES * 2 + 1) * BLOCK + threadIdx.x) * VEC; };
-  auto offset_of = [&](int step) -> int64_t {  // where step's row is for this thread; -1: no token
-    const int t = begin + step * GROUPS + ty;
-    return t < end ? row(t) + tx * VEC : -1;
-  };
-  auto issue = [&](int step, int64_t offset) {  // one commit group per step, even an empty one:
-    const bool exists = offset >= 0;             // wait_group counts groups
-    cp_async::load<BYTES>(k_slot(step), k + (exists ? offset : 0), exists);  // zeros when there is no token
-    cp_async::load<BYTES>(v_slot(step), v + (exists ? offset : 0), exists);
-    cp_async::commit_group();
-  };
-#pragma unroll
-  for (int s = 0; s < STAGES - 1; ++s) issue(s, offset_of(s));
-  // row(t) may itself read memory (a page table): it is asked one step before its copies are issued,
-  // so that its latency hides behind a step of work instead of stalling the pipeline.
-  int64_t ahead = offset_of(STAGES - 1);
-  for (int step = 0; step < steps; ++step) {
-    cp_async::wait_group<STAGES - 2>();  // this step's copies have landed
-    vec_t<T, VEC> kv, vv;
-    kv.load(k_slot(step));
-    vv.load(v_slot(step));
-    issue(step + STAGES - 1, ahead);  // into the slot read one step ago
-    ahead = offset_of(step + STAGES);
-    update(st, q, kv, vv, begin + step * GROUPS + ty < end);
-  }
-  cp_async::wait_all();  // even zero-filling copies write shared memory: none may land later
-}
-
-// Merge the states of all token groups of the block into one per head, normalise it, and call
-// out(g, dim0, state) once per head g and per VEC-dim chunk dim0 (a multiple of VEC), with
-// state.o the final output dims [dim0, dim0 + VEC) and state.lse2() the head's log-sum-exp (base 2).
-// smem: WARPS * G * (HEAD_DIM + 2) floats; it may be attend's pipeline buffer (a barrier comes
-// first). Every thread of the block must call it (barriers).
-template <int G, int VEC, int LANES, int WARPS, typename Out>
-COURSE_INLINE void block_merge(state_t<VEC> (&st)[G], float* smem, Out out) {
-  constexpr int HEAD_DIM = LANES * VEC;
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, tx = lane % LANES;
-  float* smem_o = smem;                             // [WARPS][G][HEAD_DIM]
-  float* smem_md = smem + WARPS * G * HEAD_DIM;     // [WARPS][G][2]
-  __syncthreads();  // every thread is done with what smem held before
-  // 1. The lane groups of a warp own the same dims: merge them with shuffles (lanes tx, tx + LANES...).
-#pragma unroll
-  for (int g = 0; g < G; ++g) {
-#pragma unroll
-    for (int mask = LANES; mask < 32; mask *= 2) merge_shfl_xor(st[g], mask);
-  }
-  // 2. One state per warp and head to shared memory (the first lane group writes it).
-  if (lane < LANES) {
-#pragma unroll
-    for (int g = 0; g < G; ++g) {
-#pragma unroll
-      for (int i = 0; i < VEC; ++i) smem_o[(warp * G + g) * HEAD_DIM + tx * VEC + i] = st[g].o[i];
-      smem_md[(warp * G + g) * 2] = st[g].m;
-      smem_md[(warp * G + g) * 2 + 1] = st[g].d;
-    }
-  }
-  __syncthreads();
-  // 3. Thread c merges the WARPS states of one (head, VEC-dim chunk).
-  for (int c = threadIdx.x; c < G * LANES; c += blockDim.x) {
-    const int g = c / LANES, dim0 = (c % LANES) * VEC;
-    state_t<VEC> merged;
-    merged.init();
-    for (int w = 0; w < WARPS; ++w) {
-      float o[VEC];
-#pragma unroll
-      for (int i = 0; i < VEC; ++i) o[i] = smem_o[(w * G + g) * HEAD_DIM + dim0 + i];
-      merged.merge(o, smem_md[(w * G + g) * 2], smem_md[(w * G + g) * 2 + 1]);
-    }
-    merged.normalize();
-    out(g, dim0, merged);
-  }
 }
 
 }  // namespace attention

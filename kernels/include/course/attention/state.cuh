@@ -26,7 +26,8 @@
 // and normalising it gives o = 0, lse2 = -inf.
 //
 // Day 11's exercises 1-3 write the state update and the merge by hand; state_t is the course's copy,
-// used from exercise 4 on (and by day 12's prefill).
+// used from exercise 4 on (and by day 12's prefill). Merging the states of other lanes, warps or
+// blocks (shuffles, shared memory) is left to the kernels: that is day 11's exercises 3-5.
 #pragma once
 #include "../math.cuh"
 
@@ -71,18 +72,6 @@ struct state_t {
   // log2(sum_j 2^(x_j)) over this state's keys; -inf for the empty state.
   COURSE_INLINE float lse2() const { return d > 0.f ? m + math::ptx_log2(d) : -math::inf; }
 };
-
-// Merge this lane's state with the one of lane (lane ^ lane_mask), which must own the SAME output
-// dims and cover other keys; afterwards both lanes hold the merged state. All 32 lanes must call it.
-template <int N>
-COURSE_INLINE void merge_shfl_xor(state_t<N>& s, int lane_mask) {
-  float other_o[N];
-#pragma unroll
-  for (int i = 0; i < N; ++i) other_o[i] = __shfl_xor_sync(0xffffffffu, s.o[i], lane_mask);
-  const float other_m = __shfl_xor_sync(0xffffffffu, s.m, lane_mask);
-  const float other_d = __shfl_xor_sync(0xffffffffu, s.d, lane_mask);
-  s.merge(other_o, other_m, other_d);
-}
 
 }  // namespace attention
 }  // namespace course
