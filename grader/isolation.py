@@ -412,7 +412,8 @@ def _results(ex, cases: list[dict], budgets: list[float], finished: child.Finish
 
 
 _EVENT_FIELDS = {"compiled": {"ok": bool, "message": str}, "start": {"index": int},
-                 "end": {"index": int, "status": str, "message": str, "seconds": (int, float), "seed": (int, type(None))},
+                 "end": {"index": int, "status": str, "message": str, "seconds": (int, float),
+                         "seed": (int, type(None))},
                  "done": {}}
 
 

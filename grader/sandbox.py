@@ -104,10 +104,10 @@ def _die_with_parent() -> None:
 def _hidden_in_checkout(solutions_before: str | None) -> list[Path]:
     """The checkout's folders shown empty: the solutions (all, or those of `solutions_before` and later
     days: a Python exercise launches the course's kernels of earlier days), the instructor's notebooks
-    (hidden tests), the course's state and git's history."""
+    (hidden tests) and git's history. (The course's state, .course/, is an empty scratch folder.)"""
     solutions = [paths.SOLUTIONS] if solutions_before is None else \
         [d for d in paths.SOLUTIONS.iterdir() if d.is_dir() and d.name >= solutions_before]
-    return [*solutions, paths.INSTRUCTOR_NOTEBOOKS.parent, paths.STATE, paths.ROOT / ".git"]
+    return [*solutions, paths.INSTRUCTOR_NOTEBOOKS.parent, paths.ROOT / ".git"]
 
 
 def _read_own(own: Path) -> dict[str, bytes]:
@@ -227,6 +227,8 @@ def build_root(plan: Plan, new: str = "/tmp") -> None:
     hidden = [new + folder for folder in plan.hide if os.path.isdir(new + folder)]
     for folder in hidden:
         _tmpfs(folder, 1 << 20)
+    if os.path.isdir(new + str(paths.STATE)):  # progress, plots, caches: written, then gone
+        _tmpfs(new + str(paths.STATE), TMP_BYTES, "0755", user)
     for folder in plan.shared:
         os.makedirs(new + folder, exist_ok=True)
         _bind(folder, new + folder, read_only=False)
@@ -358,7 +360,8 @@ def run(plan: Plan, argv: list[str], cpu: int, memory: int | None) -> int:
         os._exit(70)
 
 
-def wrapper(own: Path, *, shares=(), hide=(), cpu: int, memory: int | None, solutions_before: str | None = None) -> list[str]:
+def wrapper(own: Path, *, shares=(), hide=(), cpu: int, memory: int | None,
+            solutions_before: str | None = None) -> list[str]:
     """The command line that runs what follows it in a sandbox whose own folder is `own`."""
     argv = [sys.executable, "-m", "grader.sandbox", "--own", str(own), "--cpu", str(cpu),
             "--memory", str(memory or 0)] + (["--solutions-before", solutions_before] if solutions_before else [])

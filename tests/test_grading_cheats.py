@@ -15,6 +15,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -261,7 +262,7 @@ for _path in {[str(p) for p in secrets]!r}:
     for _where in (_path, "/proc/1/root" + _path):
         if os.path.exists(_where):
             _seen.append(_where)
-for _path in {[str(p) for p in [secrets[1], *planted]]!r}:
+for _path in {[str(p) for p in [*secrets[:2], *planted]]!r}:
     try:
         with open(_path, "a") as _f:
             _f.write("import os  # planted")
@@ -278,6 +279,7 @@ raise RuntimeError("SEEN " + repr(_seen))
             p.unlink()
     assert "SEEN []" in outcome.message, outcome
     assert not leftovers and (tmp_path / "gradebook.db").read_bytes() == b"grades"
+    assert secrets[0].read_text() == "# bob's answer\n"
 
 
 def _alive(token: str) -> list[str]:
@@ -362,35 +364,48 @@ CHEAT_CELLS = {
     "endless": "while True:\n    pass",
     "killer": "import os\nos._exit(1)",
     # the sandbox's own attack classes: each would reach the course without it, so run only with it
-    "escape": ("import ctypes, glob, os\nlibc = ctypes.CDLL(None, use_errno=True)\ncourse = os.path.abspath('../../..')\n"
-               "for d in ('submitted', 'source', 'autograded', ''):\n"
-               "    libc.umount2(os.path.join(course, d).encode(), 2)\n"
-               "libc.mount(None, course.encode(), None, 32 | 4096, None)\n"
-               "found = []\nfor root in ['', *glob.glob('/proc/*/root')]:\n"
-               "    for f in glob.glob(root + course + '/source/*/*.ipynb') + glob.glob(root + course + '/submitted/*/*/*.cu'):\n"
-               "        found.append(open(f).read())\n"
-               "    for f in glob.glob(root + course + '/gradebook.db'):\n"
-               "        try:\n            open(f, 'wb').write(b'')\n        except OSError:\n            pass\n"
-               "print('\\n'.join(found))"),
-    "daemon": ("import glob, os, subprocess, sys\n"
-               "code = ('import glob, time\\nfor _ in range(600):\\n    time.sleep(0.2)\\n'\n"
-               "        '    for f in glob.glob(\"/proc/*/root' + os.path.abspath('../../..') + '/submitted/*/day01/vector_add.cu\"):\\n'\n"
-               "        '        open(f, \"w\").write(\"// rewritten by a daemon\\\\n\")')\n"
-               "if os.fork() == 0:\n    os.setsid()\n"
-               f"    subprocess.Popen([sys.executable, '-c', code, '{TOKEN}'], start_new_session=True)\n    os._exit(0)\n"
-               "os.wait()"),
+    "escape": textwrap.dedent("""\
+        import ctypes, glob, os
+        libc = ctypes.CDLL(None, use_errno=True)
+        course = os.path.abspath('../../..')
+        for d in ('submitted', 'source', 'autograded', ''):
+            libc.umount2(os.path.join(course, d).encode(), 2)
+        libc.mount(None, course.encode(), None, 32 | 4096, None)  # MS_REMOUNT | MS_BIND: read-write
+        found = []
+        for root in ['', *glob.glob('/proc/*/root')]:
+            for f in glob.glob(root + course + '/source/*/*.ipynb') + glob.glob(root + course + '/submitted/*/*/*.cu'):
+                found.append(open(f).read())
+            for f in glob.glob(root + course + '/gradebook.db'):
+                try:
+                    open(f, 'wb').write(b'')
+                except OSError:
+                    pass
+        print('\\n'.join(found))"""),
+    "daemon": textwrap.dedent(f"""\
+        import os, subprocess, sys
+        later = os.path.abspath('../../..') + '/submitted/*/day01/vector_add.cu'  # a later student's kernel
+        code = ('import glob, time\\nfor _ in range(600):\\n    time.sleep(0.2)\\n'
+                f'    for f in glob.glob("{{later}}") + glob.glob("/proc/*/root{{later}}"):\\n'
+                '        open(f, "w").write("// rewritten by a daemon")')
+        if os.fork() == 0:
+            os.setsid()
+            subprocess.Popen([sys.executable, '-c', code, '{TOKEN}'], start_new_session=True)
+            os._exit(0)
+        os.wait()"""),
     "parent_killer": "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nos.killpg(0, signal.SIGKILL)",
     "big_file": "with open('big', 'wb') as f:\n    for _ in range(600):\n        f.write(bytes(1 << 20))",
     "rewrite": "open('vector_add.cu', 'w').write('// rewritten after grading\\n')",
     "network": ("import socket\ns = socket.create_connection(('127.0.0.1', PORT), timeout=2)\n"
                 "s.sendall(b'course secrets')"),
 }
-SANDBOX_ONLY = ("escape", "daemon", "parent_killer", "big_file", "network")
+#: Students of the sandboxed class only, and their cells (one notebook each; the last cell may kill its kernel)
+SANDBOX_ONLY = {"intruder": ("escape", "daemon", "network", "big_file"), "parent_killer": ("parent_killer",)}
 
 
-def _notebook_with(release_nb, cell_source: str, dest):
+def _notebook_with(release_nb, cell_source: str | tuple, dest):
     nb = nbformat.read(release_nb, as_version=4)
-    nb.cells.insert(1, nbformat.v4.new_code_cell(cell_source))
+    sources = (cell_source,) if isinstance(cell_source, str) else cell_source
+    nb.cells[1:1] = [nbformat.v4.new_code_cell(src) for src in sources]
     nbformat.write(nb, dest)
     return dest
 
@@ -432,6 +447,8 @@ def graded_class(request, tmp_path_factory):
         listener.setblocking(False)
         cells = {**CHEAT_CELLS, "network": CHEAT_CELLS["network"].replace("PORT", str(listener.getsockname()[1]))}
         cheat = {name: _notebook_with(nb, src, work / f"{name}.ipynb") for name, src in cells.items()}
+        cheat.update({name: _notebook_with(nb, tuple(cells[c] for c in names), work / f"{name}.ipynb")
+                      for name, names in SANDBOX_ONLY.items()})
         notebook = f"{DAY}.ipynb"
         classroom = {
             "honest": solutions,
@@ -531,7 +548,6 @@ def test_feedback_hides_the_hidden_tests(graded_class):
         assert "hidden case" in text or "hidden tests" in text
 
 
-
 def test_the_sandbox_holds_as_root(graded_class):
     """umount2, a read-write remount and /proc/<pid>/root show nothing; the gradebook keeps its grades;
     a daemon dies with its notebook (it would have rewritten a later student's kernel); killing its
@@ -542,13 +558,13 @@ def test_the_sandbox_holds_as_root(graded_class):
         pytest.skip("these attacks reach the course without a sandbox: the sandbox's own")
     attacks = json.loads((course_dir / "attacks.json").read_text())
     assert not attacks["alive"] and not attacks["reached"], attacks
-    printed = _outputs(course_dir, "escape")
+    printed = _outputs(course_dir, "intruder")
     assert "BEGIN HIDDEN TESTS" not in printed and "70_001" not in printed and "__global__" not in printed
     for student in SANDBOX_ONLY:
         assert scores[student] == full, (student, scores)
     assert scores["honest2"] == full and "rewritten" not in (course_dir / "submitted" / "honest2" / DAY /
                                                              "vector_add.cu").read_text()
-    assert not any(p.stat().st_size > 1 << 20 for p in (course_dir / "autograded" / "big_file").rglob("*")
+    assert not any(p.stat().st_size > 1 << 20 for p in (course_dir / "autograded" / "intruder").rglob("*")
                    if p.is_file())
 
 

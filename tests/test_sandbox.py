@@ -27,7 +27,8 @@ seen = {"uid": os.getuid(), "pid": os.getpid(), "pids": sorted(int(p) for p in o
         "solutions": os.listdir(sys.argv[1]),
         "hidden": os.listdir(sys.argv[2]) if os.path.isdir(sys.argv[2]) else [],
         "home": os.environ["HOME"], "env": sorted(os.environ),
-        "limits": {n: resource.getrlimit(getattr(resource, n))[0] for n in ("RLIMIT_NPROC", "RLIMIT_FSIZE", "RLIMIT_CPU")}}
+        "limits": {n: resource.getrlimit(getattr(resource, n))[0]
+                   for n in ("RLIMIT_NPROC", "RLIMIT_FSIZE", "RLIMIT_CPU")}}
 open("mine", "w").write("changed inside")
 seen["umount"] = libc.umount2(sys.argv[1].encode(), 2)
 seen["remount"] = libc.mount(None, b"/", None, 32 | 4096, None)

@@ -20,8 +20,9 @@ How to read the output:
   as_cupy, to_caller and current_stream (skipped without a GPU or torch).
 - rmsnorm_ffi: your rmsnorm_ffi.py is built (nvcc through tvm_ffi.cpp.load_inline; skipped, in one
   line, without apache-tvm-ffi, nvcc or ninja). Everywhere: bad arguments (numpy arrays, through DLPack)
-  must get one-line ValueErrors naming the argument, host memory included. On a GPU with torch: fp16 /
-  bf16 into a NaN-poisoned out against float64 and F.rms_norm, torch's busy current stream, a refused
+  must get one-line ValueErrors naming the argument, host memory included; without a GPU that is all
+  (nothing is launched, so the rest is not graded there: skipped, saying so). On a GPU with torch: fp16 /
+  bf16 into a NaN-poisoned out against float64, torch's busy current stream, a refused
   call leaving out untouched, and your custom op course::rmsnorm eager and under
   torch.compile(fullgraph=True) (a graph break fails). The stub raises NotImplementedError.
 - The capstone runs one decode step of a transformer block built from your kernels of days 2, 6, 10,
