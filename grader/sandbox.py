@@ -137,10 +137,12 @@ class Plan:
         self.links = {p: os.readlink(p) for p in SYSTEM if os.path.islink(p)}
         roots = [Path(p) for p in SYSTEM if os.path.isdir(p) and not os.path.islink(p)]
         roots += [Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), paths.ROOT]
+        roots += [Path(os.environ[v]).resolve() for v in ("CUDA_HOME", "CUDA_PATH")
+                  if os.path.isdir(os.environ.get(v, ""))]  # nvcc, for day 14's rmsnorm_ffi
         self.read_only = [str(p) for p in sorted(set(roots), key=_depth)]
         self.shared = [str(p.resolve()) for p in shares]
         devices = [Path("/dev", d) for d in DEVICES] + sorted(Path("/dev").glob("nvidia*"))
-        self.devices = [p.name for p in devices if p.exists() and not p.is_dir()]
+        self.devices = [p.name for p in devices if p.exists()]  # /dev/nvidia-caps is a folder (MIG)
         self.hide = [str(p.resolve()) for p in [*_hidden_in_checkout(solutions_before), *hide]]
         for folder in shares:  # the sandbox's user writes its sockets there
             if os.geteuid() == 0:
@@ -213,8 +215,9 @@ def build_root(plan: Plan, new: str = "/tmp") -> None:
         _bind(folder, new + folder, read_only=True)
     _tmpfs(f"{new}/dev", 1 << 20)
     for name in plan.devices:
-        Path(f"{new}/dev/{name}").touch()
-        _bind(f"/dev/{name}", f"{new}/dev/{name}", read_only=False, recursive=False)
+        target = Path(f"{new}/dev/{name}")
+        target.mkdir() if Path("/dev", name).is_dir() else target.touch()
+        _bind(f"/dev/{name}", str(target), read_only=False, recursive=target.is_dir())
     _tmpfs(f"{new}/dev/shm", 64 << 20, "1777")
     for name, to in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
                      ("stderr", "/proc/self/fd/2")):
