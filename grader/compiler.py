@@ -99,7 +99,28 @@ def read_source(path: str | os.PathLike) -> str:
     except UnicodeDecodeError:
         raise CompileError(str(path), f"{path.name}: error: not a text file (CUDA C source is text)") from None
     check_includes(path)
-    return f'#line 1 "{path}"\n' + text
+    return f'#line 1 "{path}"\n' + _inline_own_headers(text, path, set())
+
+
+_OWN_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([\w.-]+\.cuh)"[ \t]*$')
+
+
+def _inline_own_headers(text: str, path: Path, seen: set) -> str:
+    """`text` with each `#include "x.cuh"` of a header beside `path` (a student's own, e.g. day 12's
+    prefill_steps.cuh) replaced by that header's text, once: cupy compiles in a folder of its own and
+    keys its kernel cache on the source text alone, and day 13's JIT inlines this text elsewhere."""
+    out = []
+    for number, line in enumerate(text.splitlines(), 1):
+        own = _OWN_INCLUDE.match(line)
+        header = (path.parent / own[1]).resolve() if own else None
+        if header is None or not header.is_file() or header.parent != path.parent:
+            out.append(line)
+            continue
+        if header not in seen:
+            seen.add(header)
+            out += [f'#line 1 "{header}"', _inline_own_headers(header.read_text(), header, seen)]
+        out.append(f'#line {number + 1} "{path}"')
+    return "\n".join(out) + "\n"
 
 
 @dataclass

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 
 from grader import exercises, paths, stubs
 
@@ -50,6 +51,17 @@ def english(day, source: str) -> list[dict[int, list[str]]]:
             for r in stubs.regions(solution.read_text(), source)]
 
 
+_OWN_HEADER = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([\w.-]+\.cuh)"', re.M)
+
+
+def files(day, source: str) -> list[str]:
+    """The solution files whose hints an exercise shows: the headers of the student's own that its file
+    includes (day 12's prefill_steps.cuh, where the warp steps are written once), then the file itself."""
+    folder = paths.SOLUTIONS / paths.day_name(day)
+    text = (folder / source).read_text() if (folder / source).is_file() else ""
+    return [h for h in dict.fromkeys(_OWN_HEADER.findall(text)) if (folder / h).is_file()] + [source]
+
+
 def _unique_keys(pairs):
     keys = [k for k, _ in pairs]
     if len(keys) != len(set(keys)):
@@ -80,17 +92,18 @@ def hints(day, name: str, level: int, lang: str = "en") -> list[list[tuple[int, 
     if lang not in TEXT:
         raise ValueError(f"--lang {lang}: expected en or zh")
     ex = exercises.get(day, name)
-    zh = chinese(ex.day).get(ex.source, []) if lang == "zh" else []
     out = []
-    for i, part in enumerate(english(ex.day, ex.source)):
-        lines = []
-        for lv, text in part.items():
-            if lv <= level:
-                if lang == "zh":
-                    entry = zh[i].get(str(lv)) if i < len(zh) else None
-                    text = _translated(entry, text) or [TEXT["zh"]["untranslated"], *text]
-                lines += [(lv, t) for t in text]
-        out.append(lines)
+    for source in files(ex.day, ex.source):
+        zh = chinese(ex.day).get(source, []) if lang == "zh" else []
+        for i, part in enumerate(english(ex.day, source)):
+            lines = []
+            for lv, text in part.items():
+                if lv <= level:
+                    if lang == "zh":
+                        entry = zh[i].get(str(lv)) if i < len(zh) else None
+                        text = _translated(entry, text) or [TEXT["zh"]["untranslated"], *text]
+                    lines += [(lv, t) for t in text]
+            out.append(lines)
     return out
 
 
@@ -99,7 +112,7 @@ def translation_problems(day) -> list[str]:
     a translation of an older English text (stale) and one of no hint (orphaned)."""
     d = paths.day_name(day)
     zh = chinese(d)
-    sources = sorted({ex.source for ex in exercises.day_exercises(d)})
+    sources = sorted({f for ex in exercises.day_exercises(d) for f in files(d, ex.source)})
     problems = [f"{d}.json: {src} has no such exercise file" for src in zh if src not in sources]
     for src in sources:
         parts, done = english(d, src), zh.get(src, [])

@@ -63,9 +63,11 @@ def _notebook(day: str, lang: str = "en") -> Path:
 
 
 def exercise_files(day) -> list[str]:
-    """The .cu file names a day's submission holds, in teaching order (a file that holds several
-    exercises, such as day 12's prefill and prefill_causal, once)."""
-    return list(dict.fromkeys(ex.source for ex in exercises.day_exercises(day_of(day))))
+    """The file names a day's submission holds, in teaching order (a file that holds several exercises,
+    such as day 12's prefill and prefill_causal, once), after the headers of the student's own that
+    they include (day 12's prefill_steps.cuh)."""
+    headers = [h.name for h in sorted((paths.SOLUTIONS / day_of(day)).glob("*.cuh"))]
+    return headers + list(dict.fromkeys(ex.source for ex in exercises.day_exercises(day_of(day))))
 
 
 def _stub(day: str, filename: str) -> Path:
@@ -112,7 +114,7 @@ def run_nbgrader(course_dir: Path, *args: str, timeout: float | None = None) -> 
 
 def _config(course_dir: Path) -> str:
     # Every day in source/, not only the ones built now: the file is rewritten on each build.
-    keep = {d.name: sorted(p.name for p in d.iterdir() if p.suffix in (".cu", ".py"))
+    keep = {d.name: sorted(p.name for p in d.iterdir() if p.suffix in (".cu", ".cuh", ".py"))
             for d in sorted((course_dir / "source").glob("day[0-9][0-9]*"))}
     return f"""# The CUDA course's nbgrader settings, written by grader.nbgrader_course.build_course.
 import os
@@ -289,7 +291,7 @@ def check_release(course_dir, assignment) -> list[str]:
         problems += [f"{rel[path]}: hidden test line released: {line}" for line in sorted(hidden & lines)]
         problems += [f"{rel[path]}: model answer released: {line}" for line in sorted(answers & lines)]
         problems += [f"{rel[path]}: solution line released: {line}" for line in sorted(solution & lines)]
-    released_cu = {p.name: p for p in files if p.suffix in (".cu", ".py")}
+    released_cu = {p.name: p for p in files if p.suffix in (".cu", ".cuh", ".py")}
     for filename in exercise_files(day):
         stub = paths.DAYS / day / filename
         if filename not in released_cu:

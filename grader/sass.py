@@ -109,17 +109,19 @@ def resources(compiled: Compiled) -> dict[str, dict[str, int]]:
 
 
 @functools.cache
-def _analyse(path: Path, mtime_ns: int, arch: str) -> tuple[Compiled, dict, dict]:
+def _analyse(path: Path, mtime_ns: tuple[int, ...], arch: str) -> tuple[Compiled, dict, dict]:
     compiled = compile_file(path, arch, extra=("-Xptxas=-v",))  # -v: spill counts in the log
     return compiled, disassemble(compiled), resources(compiled)
 
 
 def load(path: str | os.PathLike, arch: str = "sm_90") -> tuple[Compiled, dict, dict]:
-    """(compiled, disassemble(), resources()) for a .cu file; cached per (path, mtime, arch)."""
+    """(compiled, disassemble(), resources()) for a .cu file; cached per (path, mtime, arch), the mtimes of
+    the headers beside it included (a student's own header, such as day 12's prefill_steps.cuh)."""
     path = Path(path).resolve()
     if not path.is_file():
         raise FileNotFoundError(f"no kernel source {path}")
-    return _analyse(path, path.stat().st_mtime_ns, arch)
+    mtimes = tuple(p.stat().st_mtime_ns for p in (path, *sorted(path.parent.glob("*.cuh"))))
+    return _analyse(path, mtimes, arch)
 
 
 def plain_name(name: str) -> str:

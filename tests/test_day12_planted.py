@@ -1,6 +1,8 @@
 """Day 12's checks against planted wrong kernels: each is derived from a solution by one targeted
 replacement (or, for the scalar kernel handed in as the tensor-core exercise, by renaming its
-kernels), and each must fail with a message that names what is wrong (the solutions pass)."""
+kernels), and each must fail with a message that names what is wrong (the solutions pass). The
+tensor-core exercises are graded with the warp steps of prefill_steps.cuh beside them: the solution's,
+a planted one, or the stub's."""
 import pytest
 
 from grader.paths import SOLUTIONS
@@ -9,6 +11,7 @@ from grader.pytest_plugin import require_sass_tools
 require_sass_tools()
 
 DAY12 = SOLUTIONS / "day12"
+STEPS = "prefill_steps.cuh"  # the student's warp steps, included by exercises 3 to 6
 
 
 def _case(heads, q_len, kv_len, head_dim, causal):
@@ -27,6 +30,14 @@ def _derive(file: str, old: str, new: str) -> str:
     return text.replace(old, new)
 
 
+@pytest.fixture
+def graded(planted):
+    """planted(...) with the warp steps beside the kernel: the solution's, or `steps` (their text)."""
+    def grade(name, text, cases=None, steps=None):
+        return planted("day12", name, text, cases=cases, files={STEPS: steps or (DAY12 / STEPS).read_text()})
+    return grade
+
+
 @pytest.mark.parametrize("name,file,cases", [
     ("qk_tile", "qk_tile.cu", None),
     ("attention_mma", "attention_mma.cu", SEVERAL_TILES),
@@ -34,8 +45,8 @@ def _derive(file: str, old: str, new: str) -> str:
     ("prefill", "attention_prefill.cu", SEVERAL_TILES),
     ("prefill_causal", "attention_prefill.cu", EXTENDED_CACHE + SQUARE),
 ])
-def test_solutions_pass(planted, name, file, cases):
-    assert planted("day12", name, (DAY12 / file).read_text(), cases=cases) is None
+def test_solutions_pass(graded, name, file, cases):
+    assert graded(name, (DAY12 / file).read_text(), cases=cases) is None
 
 
 def test_scalar_kernel_handed_in_as_the_mma_exercise_fails(planted):
@@ -51,37 +62,37 @@ def test_scalar_kernel_handed_in_as_the_prefill_exercise_fails(planted):
     assert msg and "HMMA" in msg and "LDGSTS" in msg, msg
 
 
-def test_qk_tile_with_a_wrong_c_layout_fails(planted):
+def test_qk_tile_with_a_wrong_c_layout_fails(graded):
     """Rows g and g + 8 swapped in the store: the scores of two queries trade places."""
     store = "      const int row = lane / 4 + 8 * (i / 2), col = 8 * n + 2 * (lane % 4) + i % 2;\n"
     text = _derive("qk_tile.cu", store, store.replace("8 * (i / 2)", "8 * (1 - i / 2)"))
-    msg = planted("day12", "qk_tile", text)
+    msg = graded("qk_tile", text)
     assert msg and "qk_tile_d" in msg and "worst at index" in msg, msg
 
 
 @pytest.mark.parametrize("file,name", [("attention_mma.cu", "attention_mma"),
                                        ("attention_prefill.cu", "prefill")])
-def test_online_softmax_without_rescaling_o_fails(planted, file, name):
+def test_online_softmax_without_rescaling_o_fails(graded, file, name):
     """d is rescaled when a row's max grows, o is not: the earlier tiles keep weights relative to an
     older, smaller max and count too much."""
-    text = _derive(file, "#pragma unroll\n    for (int i = 0; i < 2 * Tr::D_N8; ++i) st.o[i] *= alpha;\n", "")
-    msg = planted("day12", name, text, cases=SEVERAL_TILES)
+    steps = _derive(STEPS, "#pragma unroll\n    for (int i = 0; i < 2 * Tr::D_N8; ++i) st.o[i] *= alpha;\n", "")
+    msg = graded(name, (DAY12 / file).read_text(), cases=SEVERAL_TILES, steps=steps)
     assert msg and "relative error norm" in msg and "kv_len=150" in msg, msg
 
 
-def test_online_softmax_rescaling_o_the_wrong_way_fails(planted):
+def test_online_softmax_rescaling_o_the_wrong_way_fails(graded):
     """o multiplied by 2^(m_new - m_old) instead of 2^(m_old - m_new)."""
-    text = _derive("attention_mma.cu", "++i) st.o[i] *= alpha;", "++i) st.o[i] /= alpha;")
-    msg = planted("day12", "attention_mma", text, cases=SEVERAL_TILES)
+    steps = _derive(STEPS, "++i) st.o[i] *= alpha;", "++i) st.o[i] /= alpha;")
+    msg = graded("attention_mma", (DAY12 / "attention_mma.cu").read_text(), cases=SEVERAL_TILES, steps=steps)
     assert msg and "attention_mma_d64" in msg, msg
 
 
-def test_causal_mask_aligned_to_the_start_fails_when_the_cache_is_longer(planted):
+def test_causal_mask_aligned_to_the_start_fails_when_the_cache_is_longer(graded):
     """Query i sees keys j <= i (offset 0) instead of j <= i + kv_len - q_len: the same when q_len = kv_len,
     wrong as soon as the queries extend a cache."""
     text = _derive("attention_prefill.cu", "kv_len, kv_len - q_len, lane);", "kv_len, 0, lane);")
-    assert planted("day12", "prefill_causal", text, cases=SQUARE) is None
-    msg = planted("day12", "prefill_causal", text, cases=EXTENDED_CACHE)
+    assert graded("prefill_causal", text, cases=SQUARE) is None
+    msg = graded("prefill_causal", text, cases=EXTENDED_CACHE)
     assert msg and "prefill_d64" in msg and "q_len=17, kv_len=150, causal" in msg, msg
 
 
@@ -95,71 +106,75 @@ RAGGED_GQA = [_batch(4, 17, 40, 8, 2, 64, True)]
 MHA = [_batch(4, 17, 40, 2, 2, 64, True)]
 
 
-def test_batch_prefill_solution_passes(planted):
-    assert planted("day12", "batch_prefill", (DAY12 / "batch_prefill.cu").read_text(), cases=RAGGED_GQA) is None
+def test_batch_prefill_solution_passes(graded):
+    assert graded("batch_prefill", (DAY12 / "batch_prefill.cu").read_text(), cases=RAGGED_GQA) is None
 
 
-def test_batch_mask_by_packed_row_instead_of_query_fails_with_gqa(planted):
+def test_batch_mask_by_packed_row_instead_of_query_fails_with_gqa(graded):
     """The diagonal taken at the packed row p instead of its query p / group: right for MHA only."""
     text = _derive("batch_prefill.cu", "const int query = group.div(p_row + mma::frag_c_row(lane, i));",
                    "const int query = p_row + mma::frag_c_row(lane, i);")
-    assert planted("day12", "batch_prefill", text, cases=MHA) is None
-    msg = planted("day12", "batch_prefill", text, cases=RAGGED_GQA)
+    assert graded("batch_prefill", text, cases=MHA) is None
+    msg = graded("batch_prefill", text, cases=RAGGED_GQA)
     assert msg and "batch_prefill" in msg and "heads 8/2" in msg, msg
 
 
-def test_batch_rows_packed_head_major_fail(planted):
+def test_batch_rows_packed_head_major_fail(graded):
     """Packed row p read as head p / qo_len, query p % qo_len (heads outermost): the rows of one tile
     then belong to other queries than the mask and the output assume."""
     text = _derive("batch_prefill.cu", "    const int i = group.div(p);\n    return",
                    "    const int i = p % max(qo_len, 1);\n    return")
     text = text.replace("kv_head * group.d + p - i * group.d)", "kv_head * group.d + p / max(qo_len, 1))")
-    msg = planted("day12", "batch_prefill", text, cases=RAGGED_GQA)
+    msg = graded("batch_prefill", text, cases=RAGGED_GQA)
     assert msg and "batch_prefill" in msg, msg
 
 
-def test_batch_lse_in_natural_log_fails(planted):
+def test_batch_lse_in_natural_log_fails(graded):
     """lse = (m + log2 d) * ln 2: the natural log-sum-exp where the course's merge expects base 2."""
     text = _derive("batch_prefill.cu", "st.d > 0.f ? st.m + math::ptx_log2(st.d) : -math::inf",
                    "st.d > 0.f ? (st.m + math::ptx_log2(st.d)) * math::loge2 : -math::inf")
-    msg = planted("day12", "batch_prefill", text, cases=RAGGED_GQA)
+    msg = graded("batch_prefill", text, cases=RAGGED_GQA)
     assert msg and "batch_prefill lse2" in msg, msg
 
 
-def test_batch_lse_of_an_empty_row_must_be_minus_inf(planted):
+def test_batch_lse_of_an_empty_row_must_be_minus_inf(graded):
     """A row that sees no key (the test's third request has queries and no keys) must say so: lse2 =
     -inf, the empty state that weighs nothing in a merge; 0 would weigh as much as a real row."""
     text = _derive("batch_prefill.cu", "st.d > 0.f ? st.m + math::ptx_log2(st.d) : -math::inf",
                    "st.d > 0.f ? st.m + math::ptx_log2(st.d) : 0.f")
-    msg = planted("day12", "batch_prefill", text, cases=RAGGED_GQA)
+    msg = graded("batch_prefill", text, cases=RAGGED_GQA)
     assert msg and "lse2" in msg and "-inf" in msg, msg
 
 
-def test_ex4_with_the_course_steps_fails_the_technique(planted):
-    text = _derive("attention_prefill.cu", "#include <course/attention/prefill.cuh>\n",
-                   "#include <course/attention/prefill_steps.cuh>\n")
-    msg = planted("day12", "prefill", text, cases=SEVERAL_TILES)
-    assert msg and "prefill_steps.cuh" in msg and "technique" in msg, msg
+def test_exercises_3_and_4_grade_the_steps_of_the_students_header(graded):
+    """The steps are written once, in prefill_steps.cuh: a finished loop over the stub's steps fails (on
+    the SASS first: the stub's steps issue no mma.sync)."""
+    from grader import stubs
+
+    stub = stubs.render(DAY12 / STEPS)
+    for name, file in (("attention_mma", "attention_mma.cu"), ("prefill", "attention_prefill.cu")):
+        msg = graded(name, (DAY12 / file).read_text(), cases=SEVERAL_TILES, steps=stub)
+        assert msg and "technique" in msg and "no HMMA" in msg, msg
 
 
 PAGED = [{**RAGGED_GQA[0], "page_size": 5}]
 
 
-def test_batch_prefill_paged_solution_passes(planted):
-    assert planted("day12", "batch_prefill_paged", (DAY12 / "batch_prefill.cu").read_text(), cases=PAGED) is None
+def test_batch_prefill_paged_solution_passes(graded):
+    assert graded("batch_prefill_paged", (DAY12 / "batch_prefill.cu").read_text(), cases=PAGED) is None
 
 
-def test_paged_length_counting_the_last_page_as_full_fails(planted):
+def test_paged_length_counting_the_last_page_as_full_fails(graded):
     """Every page taken as full: the last page's unused slots (NaN in the test's pool) are attended."""
     text = _derive("batch_prefill.cu", "len = num_pages > 0 ? (num_pages - 1) * page_size + kv_last_page_len[b] : 0;",
                    "len = num_pages * page_size;")
-    msg = planted("day12", "batch_prefill_paged", text, cases=PAGED)
+    msg = graded("batch_prefill_paged", text, cases=PAGED)
     assert msg and "batch_prefill_paged" in msg, msg
 
 
-def test_paged_rows_read_as_if_the_pages_were_in_order_fail(planted):
+def test_paged_rows_read_as_if_the_pages_were_in_order_fail(graded):
     """Key t taken from the request's first page onwards, as if its pages were contiguous in the pool."""
     text = _derive("batch_prefill.cu", "return ((static_cast<int64_t>(pages[p]) * page.d + slot) * num_kv_heads",
                    "return ((static_cast<int64_t>(pages[0]) * page.d + t) * num_kv_heads")
-    msg = planted("day12", "batch_prefill_paged", text, cases=PAGED)
+    msg = graded("batch_prefill_paged", text, cases=PAGED)
     assert msg and "batch_prefill_paged" in msg, msg

@@ -36,7 +36,7 @@ def test_hidden_tests_only_in_the_source(course_dir, day):
 
 @pytest.mark.parametrize("day", DAYS)
 def test_released_cu_files_are_the_stubs(course_dir, day):
-    released = sorted(p.name for p in (course_dir / "release" / day).iterdir() if p.suffix in (".cu", ".py"))
+    released = sorted(p.name for p in (course_dir / "release" / day).iterdir() if p.suffix in (".cu", ".cuh", ".py"))
     assert released == sorted(course.exercise_files(day))
     for name in released:
         assert (course_dir / "release" / day / name).read_bytes() == (paths.DAYS / day / name).read_bytes()

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day12/batch_prefill.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 67a566b1b6f224ea
+// stub-sha256: a60ab2595a15cf29
 // Day 12, exercises 5 and 6: batch prefill with grouped-query attention (GQA) and the log-sum-exp
 // (LSE), over a ragged KV (exercise 5) and over a paged KV cache (exercise 6).
 //
@@ -30,10 +30,14 @@
 // request's suffix, or split-KV chunks) merge exactly with day 11's merge_states. A row that sees no
 // key has o = 0 and lse2 = -inf (the empty state).
 //
-// The warp's steps are the course's copies of exercises 3 and 4 (attention/prefill_steps.cuh); the
-// pipeline below is exercise 4's. Yours: where a request's keys are (RaggedKv; PagedKv in exercise 6),
-// the packing, the mask of packed rows, the LSE.
-#include <course/attention/prefill_steps.cuh>
+// The warp's steps are yours, from exercises 3 and 4 (prefill_steps.cuh, beside this file); the
+// pipeline below is exercise 4's. Yours here: where a request's keys are (RaggedKv; PagedKv in exercise
+// 6), the packing, the mask of packed rows, the LSE.
+//
+// Attention variants (day 13's JIT renders them into this kernel, FlashInfer's AttentionVariant): a
+// variant may transform each logit (soft-cap, ALiBi) and hide keys (a sliding window, a custom mask).
+// The kernel calls apply_variant on every tile of scores, before its own mask; NoVariant compiles to nothing.
+#include "prefill_steps.cuh"
 #include <course/fastdiv.cuh>
 
 #ifndef PREFILL_WARPS
@@ -46,10 +50,49 @@
 #define PREFILL_BLOCK_N 64  // keys per K/V tile
 #endif
 
+// Day 13's attention variants (outside the unnamed namespace: NoVariant's functions are never called).
+namespace variant {
+
+using namespace course;
+using namespace course::prefill;
+
+// The plain softmax: no logits transform, no mask of its own.
+struct NoVariant {
+  static constexpr bool ACTIVE = false;
+  __device__ __forceinline__ float logits(float x, int, int, int) const { return x; }
+  __device__ __forceinline__ bool visible(int, int, int) const { return true; }
+};
+
+// The variant on one tile of raw scores s (q . k, unscaled) of packed rows from p_row (query p / group,
+// query head kv_head * group + p % group), keys kv0 + column. A variant sees the query's position in the
+// KV, q_pos = query + q_offset (q_offset = kv_len - qo_len: the queries are the last tokens), the key's
+// index and the query head; its logits() maps the scaled logit x = s * sm_scale to another, and
+// visible() false hides the key (-inf).
+template <typename Tr, typename Variant>
+__device__ __forceinline__ void apply_variant(float (&s)[Tr::S_N8][4], const Variant& var, int p_row,
+                                              const uint_fastdiv& group, int kv_head, int kv0, int q_offset, float sm_scale,
+                                              int lane) {
+  if constexpr (Variant::ACTIVE) {
+    const float inv_scale = 1.f / sm_scale;
+#pragma unroll
+    for (int e = 0; e < 4 * Tr::S_N8; ++e) {  // accumulator i of n8 tile n
+      const int n = e / 4, i = e % 4;
+      const int p = p_row + mma::frag_c_row(lane, i), query = group.div(p);
+      const int head = kv_head * group.d + p - query * group.d, key = kv0 + 8 * n + mma::frag_c_col(lane, i);
+      const int q_pos = query + q_offset;
+      s[n][i] = var.visible(q_pos, key, head) ? var.logits(s[n][i] * sm_scale, q_pos, key, head) * inv_scale
+                                              : -math::inf;
+    }
+  }
+}
+
+}  // namespace variant
+
 namespace {
 
 using namespace course;
 using namespace course::prefill;
+using namespace variant;
 
 template <int HEAD_DIM>
 using Config = Traits<HEAD_DIM, PREFILL_WARPS, PREFILL_BLOCK_N, PREFILL_STAGES>;
@@ -120,7 +163,7 @@ __device__ __forceinline__ void finalize_with_lse(SoftmaxState<Tr>& state, half*
   //   Hint: terms of its state (m, d), and what is it for a row that saw no key?
 }
 
-template <typename Tr, bool CAUSAL, typename Kv, typename Variant = steps::NoVariant>
+template <typename Tr, bool CAUSAL, typename Kv, typename Variant = NoVariant>
 __device__ void batch_prefill(const half* __restrict__ q, const half* __restrict__ k, const half* __restrict__ v,
                               half* __restrict__ o, float* __restrict__ lse2, const int* __restrict__ qo_indptr,
                               const Kv kv, int num_qo_heads, int num_kv_heads, float sm_scale,
@@ -173,8 +216,8 @@ __device__ void batch_prefill(const half* __restrict__ q, const half* __restrict
     cp_async::commit_group();
     const half* k_smem = kv_smem + 2 * (j % Tr::STAGES) * Tr::KV_TILE;
     steps::compute_qk<Tr>(s, q_frag, k_smem, lane);
-    steps::apply_variant<Tr>(s, var, p0 + 16 * warp, group, kv_head, j * Tr::BLOCK_N, kv_len - qo_len, sm_scale,
-                             lane);  // day 13's variants; nothing by default
+    apply_variant<Tr>(s, var, p0 + 16 * warp, group, kv_head, j * Tr::BLOCK_N, kv_len - qo_len, sm_scale,
+                      lane);  // day 13's variants; nothing by default
     if (j >= mask_from) mask_packed<Tr, CAUSAL>(s, p0 + 16 * warp, group, j * Tr::BLOCK_N, kv_len, kv_len - qo_len, lane);
     steps::online_softmax<Tr>(state, s, scale_log2);
     steps::to_a_fragments<Tr>(p_frag, s);
@@ -184,7 +227,7 @@ __device__ void batch_prefill(const half* __restrict__ q, const half* __restrict
   finalize_with_lse<Tr>(state, o, lse2, p0 + 16 * warp, packed_len, qo_row, lane);
 }
 
-template <typename Tr, typename Kv, typename Variant = steps::NoVariant>
+template <typename Tr, typename Kv, typename Variant = NoVariant>
 __device__ void batch_prefill_dispatch(const half* q, const half* k, const half* v, half* o, float* lse2,
                                        const int* qo_indptr, const Kv kv, int num_qo_heads, int num_kv_heads,
                                        int causal, float sm_scale, const Variant var = Variant()) {

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day12/qk_tile.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: c648f8d8bb4cb4fd
+// stub-sha256: 32ac158238743bc6
 // Day 12, exercise 2: one tile of scores on the tensor cores, s = q k^T for one warp.
 //
 //   q: [heads, 16, head_dim]   k: [heads, 64, head_dim]   fp16     s: [heads, 16, 64] float
@@ -10,36 +10,16 @@
 // 16 query rows in registers as mma A fragments (loaded once with ldmatrix) and computes the 16 x 64
 // scores of a K tile with mma.sync.m16n8k16 over the head dimension, 8 keys per C fragment. The tiles
 // are copied into shared memory for you (course/attention/prefill.cuh, padded rows: Tr::STRIDE halves
-// apart); you write the two steps and the store of the C fragments. The grader launches
-// grid = (heads,), block = (32,).
-#include <course/attention/prefill.cuh>
+// apart). You write the two steps, load_q_fragments and compute_qk, in prefill_steps.cuh beside this
+// file (where exercises 3 to 6 find them and the steps that follow), and here the store of the C
+// fragments. The grader launches grid = (heads,), block = (32,).
+#include "prefill_steps.cuh"
 
 namespace {
 
 using namespace course;
 using namespace course::prefill;
-
-// This warp's 16 query rows (rows 16 * warp .. 16 * warp + 15 of the q tile in shared memory) as mma
-// A fragments: q[kk] is the 16 x 16 block of head-dim columns 16 kk .. 16 kk + 15.
-template <typename Tr>
-__device__ __forceinline__ void load_q_fragments(uint32_t (&q)[Tr::D_K16][4], const half* q_smem, int warp,
-                                                 int lane) {
-  // TODO: your code here.
-  //   Hint: An mma A fragment of a 16 x 16 block is spread over the 32 lanes in a fixed pattern, and ldmatrix
-  //   Hint: .x4 builds it from 32 row addresses, one per lane. Which row, and which 8-column half of the block,
-  //   Hint: must each lane point at? (course/mma.cuh draws the fragment layouts.)
-}
-
-// s = q k^T for one K tile [BLOCK_N, HEAD_DIM] in shared memory: s[n] is the C fragment of keys
-// 8 n .. 8 n + 7. k^T is the B operand (col-major [K, N]): K's rows are its columns.
-template <typename Tr>
-__device__ __forceinline__ void compute_qk(float (&s)[Tr::S_N8][4], const uint32_t (&q)[Tr::D_K16][4],
-                                           const half* k_smem, int lane) {
-  // TODO: your code here.
-  //   Hint: k^T is the B operand (col-major [K, N]): a row of K, stored contiguously, is a column of k^T. Which
-  //   Hint: ldmatrix variant (with or without .trans) then yields B fragments, and how many n8 key tiles can
-  //   Hint: one .x4 serve?
-}
+using namespace steps;  // your warp steps (prefill_steps.cuh)
 
 // The scores to global memory, s: [16, BLOCK_N] row-major (this head's).
 template <typename Tr>

@@ -49,7 +49,7 @@ def load(path, options: tuple[str, ...] = ()) -> Module:
 
     compiled = compiler.compile_file(path, target(path), tuple(options))
     module = Module(compiled.ptx, str(path))
-    module.code = Path(path).read_text()
+    module.code = compiler.read_source(path)  # own headers inlined, as the GPU's module holds it
     return module
 
 

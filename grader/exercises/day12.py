@@ -486,23 +486,17 @@ BATCH_CASES = tuple({"batch": b, "qo_len": q, "kv_len": kv, "num_qo_heads": hq, 
 PAGED_CASES = tuple({**c, "page_size": p} for c, p in zip(BATCH_CASES, (1, 16, 5, 16, 1, 16, 5, 16, 16)))
 
 
-# Exercises 3 and 4 write the warp's steps themselves; prefill_steps.cuh holds the course's copies for 5.
-_OWN_STEPS = ((r"prefill_steps\.cuh", "the course's warp steps (attention/prefill_steps.cuh): write them yourself"),)
-
-
-def _tensor_cores(kernels: tuple[str, ...], *extra: str, why: str, source_forbid=()) -> Technique:
-    return Technique(why=why, require=(r"HMMA", r"LDSM") + extra, no_spills=True, kernels=kernels,
-                     source_forbid=source_forbid)
+def _tensor_cores(kernels: tuple[str, ...], *extra: str, why: str) -> Technique:
+    return Technique(why=why, require=(r"HMMA", r"LDSM") + extra, no_spills=True, kernels=kernels)
 
 
 QK_TECHNIQUE = _tensor_cores(("qk_tile_d64", "qk_tile_d128"),
                              why="mma.sync on the tensor cores fed by ldmatrix")
 MMA_TECHNIQUE = _tensor_cores(("attention_mma_d64", "attention_mma_d128"), r"SHFL", r"MUFU\.EX2",
                               why="FlashAttention-2 on mma.sync: ldmatrix fragments, the online softmax "
-                                  "in registers with quad shuffles, exp2 on the SFU", source_forbid=_OWN_STEPS)
+                                  "in registers with quad shuffles, exp2 on the SFU")
 PREFILL_TECHNIQUE = _tensor_cores(("prefill_d64", "prefill_d128"), r"LDGSTS", r"SHFL", r"MUFU\.EX2",
-                                  why="FlashAttention-2 on mma.sync fed by a cp.async pipeline",
-                                  source_forbid=_OWN_STEPS)
+                                  why="FlashAttention-2 on mma.sync fed by a cp.async pipeline")
 BATCH_TECHNIQUE = _tensor_cores(("batch_prefill_d64", "batch_prefill_d128"), r"LDGSTS", r"MUFU\.LG2",
                                 why="GQA rows packed onto the tensor cores, with the log-sum-exp")
 PAGED_TECHNIQUE = _tensor_cores(("batch_prefill_paged_d64", "batch_prefill_paged_d128"), r"LDGSTS", r"MUFU\.LG2",

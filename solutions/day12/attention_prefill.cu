@@ -5,8 +5,8 @@
 //   all of them, or with `causal` those with j <= i + (kv_len - q_len) (the mask aligned to the end of
 //   the KV, as FlashInfer aligns it when queries are appended to a cache).
 //
-// The same computation as exercise 3 (attention_mma.cu: its warp steps come here unchanged, bring
-// yours), with the K/V loads taken off the critical path: STAGES tiles of K and V are in flight at
+// The same computation as exercise 3 (attention_mma.cu: the same warp steps, your prefill_steps.cuh
+// beside this file), with the K/V loads taken off the critical path: STAGES tiles of K and V are in flight at
 // once through cp.async (course/cp_async.cuh), so the tensor cores work on tile j while tiles
 // j + 1 .. j + STAGES - 1 are still travelling from memory.
 // One thread block owns BLOCK_M = 16 * NUM_WARPS query rows; the grader launches
@@ -14,8 +14,8 @@
 // memory, reading those numbers from the kernel `prefill_config` below, so a configuration can be
 // changed here (or with -DPREFILL_WARPS=... at compile time) without touching the grader.
 // The test: o against a float64 reference at fp16's tolerance, causal and not, awkward lengths; the
-// technique: HMMA, LDSM, LDGSTS (cp.async), SHFL and MUFU.EX2 in the SASS, no spills, your own warp steps.
-#include <course/attention/prefill.cuh>
+// technique: HMMA, LDSM, LDGSTS (cp.async), SHFL and MUFU.EX2 in the SASS, no spills.
+#include "prefill_steps.cuh"
 
 #ifndef PREFILL_WARPS
 #define PREFILL_WARPS 4  // warps per block (16 query rows each)
@@ -31,246 +31,11 @@ namespace {
 
 using namespace course;
 using namespace course::prefill;
+using namespace steps;  // your warp steps (prefill_steps.cuh)
 
 template <int HEAD_DIM>
 using Config = Traits<HEAD_DIM, PREFILL_WARPS, PREFILL_BLOCK_N, PREFILL_STAGES>;
 static_assert(PREFILL_STAGES >= 2, "the pipeline needs at least 2 stages");
-
-// ---- the warp's steps: the same as in attention_mma.cu ------------------------------------------
-
-// This warp's 16 query rows (rows 16 * warp .. 16 * warp + 15 of the q tile in shared memory) as mma
-// A fragments: q[kk] is the 16 x 16 block of head-dim columns 16 kk .. 16 kk + 15.
-template <typename Tr>
-__device__ __forceinline__ void load_q_fragments(uint32_t (&q)[Tr::D_K16][4], const half* q_smem, int warp,
-                                                 int lane) {
-  // BEGIN EXERCISE
-  // HINT: An mma A fragment of a 16 x 16 block is spread over the 32 lanes in a fixed pattern, and ldmatrix
-  // HINT: .x4 builds it from 32 row addresses, one per lane. Which row, and which 8-column half of the block,
-  // HINT: must each lane point at? (course/mma.cuh draws the fragment layouts.)
-  // HINT2: One pointer per lane into its row of the warp's 16 query rows (Tr::STRIDE halves apart) and its
-  // HINT2: 8-column half; then one ldmatrix .x4 per 16 columns of the head dimension, the pointer moved
-  // HINT2: along the row.
-  // HINT3: ldmatrix .x4 loads four 8 x 8 matrices; lanes 8m .. 8m + 7 give the row addresses of matrix m. An
-  // HINT3: A fragment's matrices are (rows 0-7, cols 0-7), (rows 8-15, cols 0-7), (rows 0-7, cols 8-15),
-  // HINT3: (rows 8-15, cols 8-15): so lane l addresses row l % 16 of those 16 rows, column half l / 16.
-  const half* row = q_smem + (16 * warp + lane % 16) * Tr::STRIDE + 8 * (lane / 16);
-#pragma unroll
-  for (int kk = 0; kk < Tr::D_K16; ++kk) mma::ldmatrix_m8n8x4(q[kk], row + 16 * kk);
-  // END EXERCISE
-}
-
-// s = q k^T for one K tile [BLOCK_N, HEAD_DIM] in shared memory: s[n] is the C fragment of keys
-// 8 n .. 8 n + 7. k^T is the B operand (col-major [K, N]): K's rows are its columns.
-template <typename Tr>
-__device__ __forceinline__ void compute_qk(float (&s)[Tr::S_N8][4], const uint32_t (&q)[Tr::D_K16][4],
-                                           const half* k_smem, int lane) {
-  // BEGIN EXERCISE
-  // HINT: k^T is the B operand (col-major [K, N]): a row of K, stored contiguously, is a column of k^T. Which
-  // HINT: ldmatrix variant (with or without .trans) then yields B fragments, and how many n8 key tiles can
-  // HINT: one .x4 serve?
-  // HINT2: Zero the accumulators; then over the k16 steps of the head dimension and over pairs of n8 key tiles:
-  // HINT2: one ldmatrix .x4 gives the B fragments of two tiles, then one mma.sync per tile. Each lane addresses
-  // HINT2: one key row and one 8-dim half of a 16 x 16 block of K.
-  // HINT3: The four matrices must come out as (keys 0-7, dims 0-7), (keys 0-7, dims 8-15), (keys 8-15, dims
-  // HINT3: 0-7), (keys 8-15, dims 8-15): a B fragment is two registers, dims 0-7 then 8-15 of its 8 keys. So
-  // HINT3: lane l addresses key row l % 8 + 8 (l / 16) and dim half (l / 8) % 2; registers 0-1 feed the first
-  // HINT3: tile's mma, 2-3 the second's.
-#pragma unroll
-  for (int n = 0; n < Tr::S_N8; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
-  const half* row = k_smem + (lane % 8 + 8 * (lane / 16)) * Tr::STRIDE + 8 * ((lane / 8) % 2);
-#pragma unroll
-  for (int kk = 0; kk < Tr::D_K16; ++kk) {
-#pragma unroll
-    for (int n = 0; n < Tr::S_N8; n += 2) {
-      uint32_t b[4];
-      mma::ldmatrix_m8n8x4(b, row + 8 * n * Tr::STRIDE + 16 * kk);
-      mma::mma_sync_m16n8k16_row_col_f16f16f32(s[n], q[kk], b);
-      mma::mma_sync_m16n8k16_row_col_f16f16f32(s[n + 1], q[kk], b + 2);
-    }
-  }
-  // END EXERCISE
-}
-
-// Set to -inf the scores this lane holds that its query may not see: keys at or past kv_len, and with
-// CAUSAL keys past the query's diagonal. q_row: the query index of fragment row 0 of this warp; kv0:
-// the key index of column 0 of the tile; causal_offset = kv_len - q_len.
-template <typename Tr, bool CAUSAL>
-__device__ __forceinline__ void mask_scores(float (&s)[Tr::S_N8][4], int q_row, int kv0, int kv_len,
-                                            int causal_offset, int lane) {
-  // BEGIN EXERCISE
-  // HINT: The queries are the LAST q_len tokens of the sequence. Which keys may query i see, causal and not,
-  // HINT: and where in the tile does accumulator i of n8 tile n sit (the C layout, course/mma.cuh)?
-  // HINT2: Two loops, over the fragment's n8 tiles and their 4 accumulators: the value's query row and key
-  // HINT2: column (mma::frag_c_row / frag_c_col), then -inf where the key is past kv_len or, causal, past
-  // HINT2: that query's diagonal.
-  // HINT3: Query i (counted among the q_len) is token i + (kv_len - q_len) of the sequence, so it sees key j
-  // HINT3: iff j <= i + (kv_len - q_len): the causal_offset argument is that difference.
-#pragma unroll
-  for (int n = 0; n < Tr::S_N8; ++n) {
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const int row = q_row + mma::frag_c_row(lane, i);
-      const int col = kv0 + 8 * n + mma::frag_c_col(lane, i);
-      if (col >= kv_len || (CAUSAL && col > row + causal_offset)) s[n][i] = -math::inf;
-    }
-  }
-  // END EXERCISE
-}
-
-// The 4 lanes of a group (lane / 4 equal) hold the same two fragment rows: a row's max and sum over
-// the tile are the max and sum of these 4 lanes' values.
-__device__ __forceinline__ float quad_max(float x) {
-  // BEGIN EXERCISE
-  // HINT: The 4 lanes that share a row are lane ^ 1 and lane ^ 2 of one another. How many shuffle steps leave
-  // HINT: all four holding the max?
-  // HINT2: A two-step butterfly of xor shuffles (math::shfl_xor_sync), combining with the max after each step.
-  // STUB: return x;
-  x = fmaxf(x, math::shfl_xor_sync(x, 1));
-  return fmaxf(x, math::shfl_xor_sync(x, 2));
-  // END EXERCISE
-}
-
-__device__ __forceinline__ float quad_sum(float x) {
-  // BEGIN EXERCISE
-  // HINT: as quad_max, with +.
-  // HINT2: The same two steps as quad_max, adding instead of taking the max.
-  // STUB: return x;
-  x += math::shfl_xor_sync(x, 1);
-  return x + math::shfl_xor_sync(x, 2);
-  // END EXERCISE
-}
-
-// Fold one tile of raw scores s into the state (prefill.cuh's SoftmaxState: row[r] is fragment row
-// lane / 4 + 8 r, with its m, d and o), and turn s into p = 2^(s * scale_log2 - m_new) in place.
-// scale_log2 = sm_scale * log2(e) > 0. Masked scores (-inf) give p = 0.
-template <typename Tr>
-__device__ __forceinline__ void online_softmax(SoftmaxState<Tr>& state, float (&s)[Tr::S_N8][4],
-                                               float scale_log2) {
-  // BEGIN EXERCISE
-  // HINT: Day 11's online softmax on the C fragment: each lane holds scores of 2 rows, 4 lanes share a row.
-  // HINT: What must the 4 agree on, what must be rescaled when a row's max grows, and what must a row that
-  // HINT: has seen only masked keys produce?
-  // HINT2: Per row of the lane: the tile's row max (own values, then quad_max), scaled to the log2 domain; the
-  // HINT2: new running max; d and every o accumulator of the row rescaled; then each score replaced in s by
-  // HINT2: its weight (one FMA into math::ptx_exp2: MUFU.EX2) and added to d, which stays this lane's
-  // HINT2: partial sum until finalize_and_store.
-  // HINT3: A row that has seen only masked keys has a new max of -inf: exponentiate relative to 0 then, so
-  // HINT3: 2^(-inf - (-inf)) = NaN never happens; on the first tile the factor 2^(-inf) = 0 clears the empty
-  // HINT3: state. Row r's scores are accumulators 2r and 2r + 1 of every n8 tile.
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    auto& st = state.row[r];
-    float mx = -math::inf;
-#pragma unroll
-    for (int n = 0; n < Tr::S_N8; ++n) mx = fmaxf(mx, fmaxf(s[n][2 * r], s[n][2 * r + 1]));
-    const float m_new = fmaxf(st.m, quad_max(mx) * scale_log2);
-    const float m_use = m_new == -math::inf ? 0.f : m_new;
-    const float alpha = math::ptx_exp2(st.m - m_use);
-    st.m = m_new;
-    st.d *= alpha;
-#pragma unroll
-    for (int i = 0; i < 2 * Tr::D_N8; ++i) st.o[i] *= alpha;
-#pragma unroll
-    for (int n = 0; n < Tr::S_N8; ++n) {
-#pragma unroll
-      for (int c = 2 * r; c < 2 * r + 2; ++c) {
-        s[n][c] = math::ptx_exp2(fmaf(s[n][c], scale_log2, -m_use));
-        st.d += s[n][c];
-      }
-    }
-  }
-  // END EXERCISE
-}
-
-// The probabilities p (C fragments of s, two n8 tiles per k16 step) as the A fragments of p v, in
-// fp16, without a trip through shared memory.
-template <typename Tr>
-__device__ __forceinline__ void to_a_fragments(uint32_t (&p)[Tr::S_K16][4], const float (&s)[Tr::S_N8][4]) {
-  // BEGIN EXERCISE
-  // HINT: Compare the C layout of m16n8 with the A layout of m16n8k16 in course/mma.cuh: what does a C register
-  // HINT: pair hold, and what does an A register hold? How many n8 tiles does one k16 step of P span?
-  // HINT2: One loop over the k16 steps of the keys; each fills the 4 registers of one A fragment from two n8
-  // HINT2: tiles, each register two floats rounded into one half2 (mma::pack2<half>).
-  // HINT3: A C pair (row g, columns 2t, 2t + 1) is exactly an A register (row g, k = 2t, 2t + 1). A's registers
-  // HINT3: 0, 1 are rows g and g + 8 of its first 8 k-columns, registers 2, 3 the same rows of the next 8: so
-  // HINT3: k16 step kk takes registers 0-1 from n8 tile 2 kk (pairs 0-1 and 2-3) and 2-3 from tile 2 kk + 1.
-#pragma unroll
-  for (int kk = 0; kk < Tr::S_K16; ++kk) {
-    p[kk][0] = mma::pack2<half>(s[2 * kk][0], s[2 * kk][1]);
-    p[kk][1] = mma::pack2<half>(s[2 * kk][2], s[2 * kk][3]);
-    p[kk][2] = mma::pack2<half>(s[2 * kk + 1][0], s[2 * kk + 1][1]);
-    p[kk][3] = mma::pack2<half>(s[2 * kk + 1][2], s[2 * kk + 1][3]);
-  }
-  // END EXERCISE
-}
-
-// o += p v for one V tile [BLOCK_N, HEAD_DIM] in shared memory; o is the state's (get_c / set_c give
-// its n-th C fragment: output columns 8 n .. 8 n + 7).
-template <typename Tr>
-__device__ __forceinline__ void compute_pv(SoftmaxState<Tr>& state, const uint32_t (&p)[Tr::S_K16][4],
-                                           const half* v_smem, int lane) {
-  // BEGIN EXERCISE
-  // HINT: V is [keys, dims] row-major: as the B operand [K = keys, N = dims] it is row-major, not the col-major
-  // HINT: layout mma's B wants. Which ldmatrix variant transposes on the way, and how many n8 output tiles
-  // HINT: does one .x4 serve?
-  // HINT2: Over the k16 steps of the keys and pairs of n8 tiles of the output dims: one transposing ldmatrix .x4
-  // HINT2: gives the B fragments of two tiles; for each, take its accumulators from the state (get_c), one
-  // HINT2: mma.sync with this step's P fragment, put them back (set_c).
-  // HINT3: With .trans the matrices are addressed by their key rows: matrices 0, 1 are keys 0-7 and 8-15 of
-  // HINT3: dims 0-7 (the first tile's B registers), 2, 3 the same keys of dims 8-15. So lane l addresses key
-  // HINT3: row l % 16 and dim half l / 16 of the 16 x 16 block.
-  const half* row = v_smem + (lane % 16) * Tr::STRIDE + 8 * (lane / 16);
-#pragma unroll
-  for (int kk = 0; kk < Tr::S_K16; ++kk) {
-#pragma unroll
-    for (int n = 0; n < Tr::D_N8; n += 2) {
-      uint32_t b[4];
-      mma::ldmatrix_m8n8x4_trans(b, row + 16 * kk * Tr::STRIDE + 8 * n);
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        float c[4];
-        state.get_c(n + h, c);
-        mma::mma_sync_m16n8k16_row_col_f16f16f32(c, p[kk], b + 2 * h);
-        state.set_c(n + h, c);
-      }
-    }
-  }
-  // END EXERCISE
-}
-
-// o / d, written to this warp's query rows (q_row + fragment row) that are < q_len; out points at query
-// row 0 of the head. Rows that saw no key at all get 0.
-template <typename Tr>
-__device__ __forceinline__ void finalize_and_store(SoftmaxState<Tr>& state, half* out, int q_row, int q_len,
-                                                   int lane) {
-  // BEGIN EXERCISE
-  // HINT: d is still each lane's partial sum: who holds the rest of the row's sum? What must a row that saw no
-  // HINT: key store, and which rows of the last query tile must not be stored at all?
-  // HINT2: Per row of the lane: the quad's sum of d; o scaled by its reciprocal (0 for an empty row); then,
-  // HINT2: for a row inside q_len, each accumulator pair stored as one half2 at its column of the output row.
-  // HINT3: Row r of the lane is query q_row + lane / 4 + 8 r; accumulator pair (2n, 2n + 1) is output columns
-  // HINT3: 8 n + 2 (lane % 4) and the next one. __floats2half2_rn rounds the pair into one 4-byte store.
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    auto& st = state.row[r];
-    st.d = quad_sum(st.d);
-    const float inv = st.d > 0.f ? math::ptx_rcp(st.d) : 0.f;
-#pragma unroll
-    for (int i = 0; i < 2 * Tr::D_N8; ++i) st.o[i] *= inv;
-    const int q_idx = q_row + lane / 4 + 8 * r;
-    if (q_idx < q_len) {
-#pragma unroll
-      for (int n = 0; n < Tr::D_N8; ++n) {
-        const int col = 8 * n + 2 * (lane % 4);
-        *reinterpret_cast<half2*>(out + static_cast<int64_t>(q_idx) * Tr::HEAD_DIM + col) =
-            __floats2half2_rn(st.o[2 * n], st.o[2 * n + 1]);
-      }
-    }
-  }
-  // END EXERCISE
-}
-
-// ---- the pipelined kernel -----------------------------------------------------------------------
 
 template <typename Tr, bool CAUSAL>
 __device__ void prefill(const half* __restrict__ q, const half* __restrict__ k, const half* __restrict__ v,

@@ -7,67 +7,16 @@
 // 16 query rows in registers as mma A fragments (loaded once with ldmatrix) and computes the 16 x 64
 // scores of a K tile with mma.sync.m16n8k16 over the head dimension, 8 keys per C fragment. The tiles
 // are copied into shared memory for you (course/attention/prefill.cuh, padded rows: Tr::STRIDE halves
-// apart); you write the two steps and the store of the C fragments. The grader launches
-// grid = (heads,), block = (32,).
-#include <course/attention/prefill.cuh>
+// apart). You write the two steps, load_q_fragments and compute_qk, in prefill_steps.cuh beside this
+// file (where exercises 3 to 6 find them and the steps that follow), and here the store of the C
+// fragments. The grader launches grid = (heads,), block = (32,).
+#include "prefill_steps.cuh"
 
 namespace {
 
 using namespace course;
 using namespace course::prefill;
-
-// This warp's 16 query rows (rows 16 * warp .. 16 * warp + 15 of the q tile in shared memory) as mma
-// A fragments: q[kk] is the 16 x 16 block of head-dim columns 16 kk .. 16 kk + 15.
-template <typename Tr>
-__device__ __forceinline__ void load_q_fragments(uint32_t (&q)[Tr::D_K16][4], const half* q_smem, int warp,
-                                                 int lane) {
-  // BEGIN EXERCISE
-  // HINT: An mma A fragment of a 16 x 16 block is spread over the 32 lanes in a fixed pattern, and ldmatrix
-  // HINT: .x4 builds it from 32 row addresses, one per lane. Which row, and which 8-column half of the block,
-  // HINT: must each lane point at? (course/mma.cuh draws the fragment layouts.)
-  // HINT2: One pointer per lane into its row of the warp's 16 query rows (Tr::STRIDE halves apart) and its
-  // HINT2: 8-column half; then one ldmatrix .x4 per 16 columns of the head dimension, the pointer moved
-  // HINT2: along the row.
-  // HINT3: ldmatrix .x4 loads four 8 x 8 matrices; lanes 8m .. 8m + 7 give the row addresses of matrix m. An
-  // HINT3: A fragment's matrices are (rows 0-7, cols 0-7), (rows 8-15, cols 0-7), (rows 0-7, cols 8-15),
-  // HINT3: (rows 8-15, cols 8-15): so lane l addresses row l % 16 of those 16 rows, column half l / 16.
-  const half* row = q_smem + (16 * warp + lane % 16) * Tr::STRIDE + 8 * (lane / 16);
-#pragma unroll
-  for (int kk = 0; kk < Tr::D_K16; ++kk) mma::ldmatrix_m8n8x4(q[kk], row + 16 * kk);
-  // END EXERCISE
-}
-
-// s = q k^T for one K tile [BLOCK_N, HEAD_DIM] in shared memory: s[n] is the C fragment of keys
-// 8 n .. 8 n + 7. k^T is the B operand (col-major [K, N]): K's rows are its columns.
-template <typename Tr>
-__device__ __forceinline__ void compute_qk(float (&s)[Tr::S_N8][4], const uint32_t (&q)[Tr::D_K16][4],
-                                           const half* k_smem, int lane) {
-  // BEGIN EXERCISE
-  // HINT: k^T is the B operand (col-major [K, N]): a row of K, stored contiguously, is a column of k^T. Which
-  // HINT: ldmatrix variant (with or without .trans) then yields B fragments, and how many n8 key tiles can
-  // HINT: one .x4 serve?
-  // HINT2: Zero the accumulators; then over the k16 steps of the head dimension and over pairs of n8 key tiles:
-  // HINT2: one ldmatrix .x4 gives the B fragments of two tiles, then one mma.sync per tile. Each lane addresses
-  // HINT2: one key row and one 8-dim half of a 16 x 16 block of K.
-  // HINT3: The four matrices must come out as (keys 0-7, dims 0-7), (keys 0-7, dims 8-15), (keys 8-15, dims
-  // HINT3: 0-7), (keys 8-15, dims 8-15): a B fragment is two registers, dims 0-7 then 8-15 of its 8 keys. So
-  // HINT3: lane l addresses key row l % 8 + 8 (l / 16) and dim half (l / 8) % 2; registers 0-1 feed the first
-  // HINT3: tile's mma, 2-3 the second's.
-#pragma unroll
-  for (int n = 0; n < Tr::S_N8; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
-  const half* row = k_smem + (lane % 8 + 8 * (lane / 16)) * Tr::STRIDE + 8 * ((lane / 8) % 2);
-#pragma unroll
-  for (int kk = 0; kk < Tr::D_K16; ++kk) {
-#pragma unroll
-    for (int n = 0; n < Tr::S_N8; n += 2) {
-      uint32_t b[4];
-      mma::ldmatrix_m8n8x4(b, row + 8 * n * Tr::STRIDE + 16 * kk);
-      mma::mma_sync_m16n8k16_row_col_f16f16f32(s[n], q[kk], b);
-      mma::mma_sync_m16n8k16_row_col_f16f16f32(s[n + 1], q[kk], b + 2);
-    }
-  }
-  // END EXERCISE
-}
+using namespace steps;  // your warp steps (prefill_steps.cuh)
 
 // The scores to global memory, s: [16, BLOCK_N] row-major (this head's).
 template <typename Tr>
