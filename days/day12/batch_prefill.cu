@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day12/batch_prefill.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: a60ab2595a15cf29
+// stub-sha256: 30dbc44a08b8d3ae
 // Day 12, exercises 5 and 6: batch prefill with grouped-query attention (GQA) and the log-sum-exp
 // (LSE), over a ragged KV (exercise 5) and over a paged KV cache (exercise 6).
 //
@@ -30,9 +30,9 @@
 // request's suffix, or split-KV chunks) merge exactly with day 11's merge_states. A row that sees no
 // key has o = 0 and lse2 = -inf (the empty state).
 //
-// The warp's steps are yours, from exercises 3 and 4 (prefill_steps.cuh, beside this file); the
-// pipeline below is exercise 4's. Yours here: where a request's keys are (RaggedKv; PagedKv in exercise
-// 6), the packing, the mask of packed rows, the LSE.
+// The warp's steps are yours, from exercises 2 to 4 (prefill_steps.cuh, beside this file), and so is
+// the pipeline: exercise 4's, brought here onto the packed rows. Yours here: where a request's keys are
+// (RaggedKv; PagedKv in exercise 6), the packing, the mask of packed rows, the pipeline, the LSE.
 //
 // Attention variants (day 13's JIT renders them into this kernel, FlashInfer's AttentionVariant): a
 // variant may transform each logit (soft-cap, ALiBi) and hide keys (a sliding window, a custom mask).
@@ -70,8 +70,8 @@ struct NoVariant {
 // visible() false hides the key (-inf).
 template <typename Tr, typename Variant>
 __device__ __forceinline__ void apply_variant(float (&s)[Tr::S_N8][4], const Variant& var, int p_row,
-                                              const uint_fastdiv& group, int kv_head, int kv0, int q_offset, float sm_scale,
-                                              int lane) {
+                                              const uint_fastdiv& group, int kv_head, int kv0, int q_offset,
+                                              float sm_scale, int lane) {
   if constexpr (Variant::ACTIVE) {
     const float inv_scale = 1.f / sm_scale;
 #pragma unroll
@@ -182,7 +182,7 @@ __device__ void batch_prefill(const half* __restrict__ q, const half* __restrict
   auto qo_row = [=](int p) -> int64_t { return 0; };
   return;
 
-  // Exercise 4's pipeline over the K/V tiles [0, kv_end), on the packed rows.
+  // Exercise 4's pipeline over the K/V tiles [0, kv_end), on the packed rows: load_kv copies tile t into a stage.
   const int num_tiles = ceil_div(kv_end, Tr::BLOCK_N);
   const float scale_log2 = sm_scale * math::log2e;
   auto load_kv = [&](int t, int stage) {
@@ -198,31 +198,10 @@ __device__ void batch_prefill(const half* __restrict__ q, const half* __restrict
   SoftmaxState<Tr> state;
   state.init();
 
-  load_rows_async<Tr::BLOCK_M, Tr::HEAD_DIM, Tr::THREADS>(q_smem, [=](int r) { return q + qo_row(p0 + r); },
-                                                          packed_len - p0);
-#pragma unroll
-  for (int t = 0; t < Tr::STAGES - 1; ++t) {
-    if (t < num_tiles) load_kv(t, t);
-    cp_async::commit_group();
-  }
-  cp_async::wait_group<Tr::STAGES - 2>();
-  __syncthreads();
-  steps::load_q_fragments<Tr>(q_frag, q_smem, warp, lane);
-  for (int j = 0; j < num_tiles; ++j) {
-    cp_async::wait_group<Tr::STAGES - 2>();
-    __syncthreads();
-    const int next = j + Tr::STAGES - 1;
-    if (next < num_tiles) load_kv(next, next % Tr::STAGES);
-    cp_async::commit_group();
-    const half* k_smem = kv_smem + 2 * (j % Tr::STAGES) * Tr::KV_TILE;
-    steps::compute_qk<Tr>(s, q_frag, k_smem, lane);
-    apply_variant<Tr>(s, var, p0 + 16 * warp, group, kv_head, j * Tr::BLOCK_N, kv_len - qo_len, sm_scale,
-                      lane);  // day 13's variants; nothing by default
-    if (j >= mask_from) mask_packed<Tr, CAUSAL>(s, p0 + 16 * warp, group, j * Tr::BLOCK_N, kv_len, kv_len - qo_len, lane);
-    steps::online_softmax<Tr>(state, s, scale_log2);
-    steps::to_a_fragments<Tr>(p_frag, s);
-    steps::compute_pv<Tr>(state, p_frag, k_smem + Tr::KV_TILE, lane);
-  }
+  // TODO: your code here.
+  //   Hint: Your exercise 4 (attention_prefill.cu), its prologue and its loop, on this kernel's rows and keys:
+  //   Hint: what replaces the contiguous q tile and K/V tiles, and what runs on each tile's scores before
+  //   Hint: the mask (day 13 renders its attention variants there)?
   cp_async::wait_all();
   finalize_with_lse<Tr>(state, o, lse2, p0 + 16 * warp, packed_len, qo_row, lane);
 }

@@ -27,9 +27,9 @@
 // request's suffix, or split-KV chunks) merge exactly with day 11's merge_states. A row that sees no
 // key has o = 0 and lse2 = -inf (the empty state).
 //
-// The warp's steps are yours, from exercises 3 and 4 (prefill_steps.cuh, beside this file); the
-// pipeline below is exercise 4's. Yours here: where a request's keys are (RaggedKv; PagedKv in exercise
-// 6), the packing, the mask of packed rows, the LSE.
+// The warp's steps are yours, from exercises 2 to 4 (prefill_steps.cuh, beside this file), and so is
+// the pipeline: exercise 4's, brought here onto the packed rows. Yours here: where a request's keys are
+// (RaggedKv; PagedKv in exercise 6), the packing, the mask of packed rows, the pipeline, the LSE.
 //
 // Attention variants (day 13's JIT renders them into this kernel, FlashInfer's AttentionVariant): a
 // variant may transform each logit (soft-cap, ALiBi) and hide keys (a sliding window, a custom mask).
@@ -67,8 +67,8 @@ struct NoVariant {
 // visible() false hides the key (-inf).
 template <typename Tr, typename Variant>
 __device__ __forceinline__ void apply_variant(float (&s)[Tr::S_N8][4], const Variant& var, int p_row,
-                                              const uint_fastdiv& group, int kv_head, int kv0, int q_offset, float sm_scale,
-                                              int lane) {
+                                              const uint_fastdiv& group, int kv_head, int kv0, int q_offset,
+                                              float sm_scale, int lane) {
   if constexpr (Variant::ACTIVE) {
     const float inv_scale = 1.f / sm_scale;
 #pragma unroll
@@ -247,7 +247,7 @@ __device__ void batch_prefill(const half* __restrict__ q, const half* __restrict
   const int mask_from = first_masked_tile<CAUSAL>(q_first, Tr::BLOCK_N, qo_len, kv_len);
   // END EXERCISE
 
-  // Exercise 4's pipeline over the K/V tiles [0, kv_end), on the packed rows.
+  // Exercise 4's pipeline over the K/V tiles [0, kv_end), on the packed rows: load_kv copies tile t into a stage.
   const int num_tiles = ceil_div(kv_end, Tr::BLOCK_N);
   const float scale_log2 = sm_scale * math::log2e;
   auto load_kv = [&](int t, int stage) {
@@ -263,6 +263,13 @@ __device__ void batch_prefill(const half* __restrict__ q, const half* __restrict
   SoftmaxState<Tr> state;
   state.init();
 
+  // BEGIN EXERCISE
+  // HINT: Your exercise 4 (attention_prefill.cu), its prologue and its loop, on this kernel's rows and keys:
+  // HINT: what replaces the contiguous q tile and K/V tiles, and what runs on each tile's scores before
+  // HINT: the mask (day 13 renders its attention variants there)?
+  // HINT2: The q tile gathered by packed row (load_rows_async, qo_row), the first STAGES - 1 K/V tiles with
+  // HINT2: load_kv, one group committed per tile; then the loop of exercise 4 with apply_variant before the
+  // HINT2: mask of packed rows, and your warp steps (steps::...) in their order.
   load_rows_async<Tr::BLOCK_M, Tr::HEAD_DIM, Tr::THREADS>(q_smem, [=](int r) { return q + qo_row(p0 + r); },
                                                           packed_len - p0);
 #pragma unroll
@@ -288,6 +295,7 @@ __device__ void batch_prefill(const half* __restrict__ q, const half* __restrict
     steps::to_a_fragments<Tr>(p_frag, s);
     steps::compute_pv<Tr>(state, p_frag, k_smem + Tr::KV_TILE, lane);
   }
+  // END EXERCISE
   cp_async::wait_all();
   finalize_with_lse<Tr>(state, o, lse2, p0 + 16 * warp, packed_len, qo_row, lane);
 }
