@@ -139,6 +139,7 @@ class Plan:
         roots += [Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), paths.ROOT]
         roots += [Path(os.environ[v]).resolve() for v in ("CUDA_HOME", "CUDA_PATH")
                   if os.path.isdir(os.environ.get(v, ""))]  # nvcc, for day 14's rmsnorm_ffi
+        roots += _python_path_folders(self.own)  # packages installed with --target (a wheelhouse)
         self.read_only = [str(p) for p in sorted(set(roots), key=_depth)]
         self.shared = [str(p.resolve()) for p in shares]
         devices = [Path("/dev", d) for d in DEVICES] + sorted(Path("/dev").glob("nvidia*"))
@@ -149,6 +150,20 @@ class Plan:
                 os.chown(folder, self.uid, self.gid)
                 for f in folder.iterdir():
                     os.chown(f, self.uid, self.gid, follow_symlinks=False)
+
+
+_TOO_WIDE = {Path(p) for p in ("/", "/tmp", "/home", "/root", "/var", "/srv", "/mnt", "/media", "/run")}
+
+
+def _python_path_folders(own: Path) -> list[Path]:
+    """The folders on $PYTHONPATH (the course's packages may live there, e.g. /tmp/site), except a
+    folder that is too wide to show (/, /tmp, /home ...) or that holds the notebook's own folder."""
+    found = []
+    for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+        folder = Path(entry).resolve() if entry else None
+        if folder and folder.is_dir() and folder not in _TOO_WIDE and not own.is_relative_to(folder):
+            found.append(folder)
+    return found
 
 
 def _depth(p: Path) -> int:
@@ -204,6 +219,11 @@ def build_root(plan: Plan, new: str = "/tmp") -> None:
     """The new root (see the module), then pivot into it; the outer /proc stays bound until the
     namespace's init mounts its own over it."""
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    # a folder to show that lies under the new root's mount point (/tmp/site) is covered by it: held
+    # open first, it is bound from /proc/self/fd
+    held = {f: os.open(f, os.O_PATH | os.O_DIRECTORY) for f in [*plan.read_only, *plan.shared]
+            if Path(f).is_relative_to(new)}
+    source = lambda f: f"/proc/self/fd/{held[f]}" if f in held else f  # noqa: E731
     _tmpfs(new, 16 << 20)
     user = (plan.uid, plan.gid)
     _tmpfs(f"{new}/tmp", TMP_BYTES, "1777")
@@ -212,7 +232,7 @@ def build_root(plan: Plan, new: str = "/tmp") -> None:
         os.symlink(to, new + link)
     for folder in plan.read_only:
         os.makedirs(new + folder, exist_ok=True)
-        _bind(folder, new + folder, read_only=True)
+        _bind(source(folder), new + folder, read_only=True)
     _tmpfs(f"{new}/dev", 1 << 20)
     for name in plan.devices:
         target = Path(f"{new}/dev/{name}")
@@ -234,7 +254,9 @@ def build_root(plan: Plan, new: str = "/tmp") -> None:
         _tmpfs(new + str(paths.STATE), TMP_BYTES, "0755", user)
     for folder in plan.shared:
         os.makedirs(new + folder, exist_ok=True)
-        _bind(folder, new + folder, read_only=False)
+        _bind(source(folder), new + folder, read_only=False)
+    for fd in held.values():
+        os.close(fd)
     _tmpfs(new + str(plan.own), OWN_BYTES, "0755", user)
     for name, data in plan.files.items():
         target = Path(new + str(plan.own), name)

@@ -126,3 +126,24 @@ def test_no_sandbox_is_said_in_one_line(monkeypatch):
     done = subprocess.run([sys.executable, "-m", "grader.sandbox", "--own", "/nonexistent-folder", "--", "-c", "1"],
                           capture_output=True, text=True, env={**os.environ, "PYTHONPATH": paths.python_path()})
     assert done.returncode != 0 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_packages_on_pythonpath_are_seen_read_only(tmp_path, available):
+    """A wheelhouse installed with --target (the GPU machine's /tmp/site: ipykernel, tvm_ffi) imports
+    inside: the folders on $PYTHONPATH are bound read-only, also under /tmp; / or /tmp itself never is."""
+    site = tmp_path / "site"
+    (site / "course_probe_pkg").mkdir(parents=True)
+    (site / "course_probe_pkg" / "__init__.py").write_text("VALUE = 42\n")
+    (tmp_path / "sibling").mkdir()
+    own = tmp_path / "own"
+    own.mkdir()
+    (own / "mine").write_text("mine")
+    code = ("import json, os, sys, course_probe_pkg\n"
+            "print(json.dumps([course_probe_pkg.VALUE, os.access(os.path.dirname(course_probe_pkg.__file__), os.W_OK),"
+            " os.path.isdir(sys.argv[1])]))")
+    argv = sandbox.wrapper(own, cpu=60, memory=None) + ["-c", code, str(tmp_path / "sibling")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([paths.python_path(), str(site), "/tmp"])}
+    done = subprocess.run(argv, capture_output=True, text=True, cwd=own, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    value, writable, sibling = json.loads(done.stdout.strip().splitlines()[-1])
+    assert value == 42 and not writable and not sibling
