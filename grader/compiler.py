@@ -25,11 +25,20 @@ class CompileError(RuntimeError):
     """A kernel failed to compile; the message is the compiler's log, naming the student's file and line
     (only the diagnostics located in that file's folder and the include path: `includes.sanitize_log`)."""
 
-    def __init__(self, path: str, log: str):
-        roots = [Path(path).resolve().parent, *include_dirs()]
+    def __init__(self, path: str, log: str, source: str = ""):
+        roots = [Path(path).resolve().parent, *include_dirs(), *line_folders(source)]
         self.path, self.log = path, includes.sanitize_log(log.strip(), roots)
         first = next((ln for ln in self.log.splitlines() if "error" in ln), self.log[:200])
         super().__init__(f"{path} does not compile: {first}\n\n{self.log}")
+
+
+_LINE = re.compile(r'^#line \d+ "([^"\n]+)"', re.M)
+
+
+def line_folders(source: str) -> list[Path]:
+    """The folders of the files a source's `#line` directives name (read_source's: the student's own
+    file, rendered elsewhere by day 13's JIT), whose diagnostics a compile error keeps."""
+    return sorted({Path(f).resolve().parent for f in _LINE.findall(source)})
 
 
 def _site_dirs() -> list[Path]:
@@ -195,7 +204,7 @@ def nvrtc_compile(source: str, name: str, opts: tuple[str, ...]) -> tuple[str, b
         (err,) = nvrtc.nvrtcCompileProgram(prog, len(encoded), encoded)
         log = _text(_output(prog, nvrtc.nvrtcGetProgramLogSize, nvrtc.nvrtcGetProgramLog))
         if err != ok:
-            raise CompileError(name, log)
+            raise CompileError(name, log, source)
         ptx = _text(_output(prog, nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX))
         cubin = _output(prog, nvrtc.nvrtcGetCUBINSize, nvrtc.nvrtcGetCUBIN)
     finally:

@@ -210,5 +210,5 @@ def _compile(cp, source: str, name: str, opts: tuple[str, ...]):
     try:
         module.compile()
     except cp.cuda.compiler.CompileException as e:
-        raise compiler.CompileError(name, str(e)) from None
+        raise compiler.CompileError(name, str(e), source) from None
     return module

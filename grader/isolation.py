@@ -23,7 +23,6 @@ import hashlib
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -32,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import child, paths
+from grader.limits import EMULATOR_ADDRESS_SPACE, apply_limits
 
 COMPILE_BUDGET_S = 240.0                        # interpreter start, compile and the technique check
 BUDGET_FACTOR = 10.0                            # a case may take this many times the solution's time
@@ -104,27 +104,6 @@ def _child_env(workdir: Path) -> dict[str, str]:
                 "COURSE_JIT_CACHE": str(workdir / "jit"), paths.KERNELS_ENV: "days",
                 paths.SOURCE_DIR_ENV: str(workdir / "src")})
     return env
-
-
-EMULATOR_ADDRESS_SPACE = 16 << 30  # CUDA reserves far more address space than it uses: only the emulator is capped
-
-
-def apply_limits(cpu_seconds: int, address_space: int | None, processes: int | None = None) -> None:
-    """This process's limits (its children inherit them): CPU time, file size, no core files, and the
-    address space and number of processes where given; it dies with its parent."""
-    import resource
-
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (256 << 20, 256 << 20))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
-    if address_space:
-        resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
-    if processes:
-        resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
-    if sys.platform == "linux":  # dies with the grader that started it (a killed autograde, say)
-        import ctypes
-
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def _limits(cpu_seconds: int, emulated: bool):

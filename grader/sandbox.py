@@ -20,7 +20,7 @@ arguments>` runs `python <arguments>` as the last of three processes:
 The process that runs Python has no capabilities (its bounding set is empty, and it is not root in
 its namespace), no_new_privs, a seccomp filter (no mount, namespace, ptrace, keyring, BPF, perf,
 module or file-handle syscalls), a scrubbed environment, a session of its own, and the kernels'
-limits (grader.isolation: CPU time, file size, no core files, address space on the emulator) plus a
+limits (grader.limits: CPU time, file size, no core files, address space on the emulator) plus a
 cap on processes. The mounts it inherits are locked (even a nested user namespace could not unmount
 or remount them). It cannot see or signal any process outside (the grader, nbgrader, other
 students'), and the network namespace has no interface but a down loopback.
@@ -43,7 +43,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from grader import paths
+from grader import limits, paths
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
@@ -353,8 +353,6 @@ def _supervise(pid: int) -> int:
 
 def run(plan: Plan, argv: list[str], cpu: int, memory: int | None) -> int:
     """Run `python argv` in the sandbox (see the module); its exit status."""
-    from grader import isolation
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is for the kernel, the last process
     outer = os.fork()
     if outer:
@@ -376,7 +374,7 @@ def run(plan: Plan, argv: list[str], cpu: int, memory: int | None) -> int:
             os.setsid()  # a session of its own: it cannot signal the launcher's process group
             _drop_capabilities()
             _seccomp()
-            isolation.apply_limits(cpu, memory, processes=PROCESSES)
+            limits.apply_limits(cpu, memory, processes=PROCESSES)
             signal.signal(signal.SIGINT, signal.SIG_DFL)
             os.execve(sys.executable, [sys.executable, *argv], sandbox_env(dict(os.environ)))
         os._exit(_supervise(python))  # init: its end kills every process left in the namespace
@@ -466,9 +464,7 @@ def kernelspec(course_dir: Path, emulated: bool, cpu: int) -> Path:
     root = Path(course_dir).resolve() / ".course-kernels"
     spec = root / "kernels" / KERNEL_NAME
     spec.mkdir(parents=True, exist_ok=True)
-    from grader import isolation
-
-    memory = isolation.EMULATOR_ADDRESS_SPACE if emulated else None
+    memory = limits.EMULATOR_ADDRESS_SPACE if emulated else None
     argv = [sys.executable, "-m", "grader.sandbox", "--own", ".", "--cpu", str(cpu), "--memory", str(memory or 0),
             "--hide", str(Path(course_dir).resolve()), "--share-parent-of", "{connection_file}", "--",
             "-m", "ipykernel_launcher", "-f", "{connection_file}"]

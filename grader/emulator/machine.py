@@ -18,16 +18,12 @@ import re
 
 import numpy as np
 
-from grader.emulator import memory, memstats
+from grader.emulator import memory, memstats, ordering
+from grader.emulator.faults import EmulatorFault  # noqa: F401 - where the interpreter's modules take it
 from grader.emulator.operands import Unsupported
 
 NORMAL, BRA, EXIT, BAR, WSYNC = range(5)
 LANES = np.arange(32, dtype=np.uint32)
-
-
-class EmulatorFault(RuntimeError):
-    """A kernel did something illegal (out-of-bounds access, deadlock...) or something the emulator does
-    not support; the message names the instruction and the CUDA source line."""
 
 
 class Op:
@@ -125,7 +121,6 @@ class State:
             self.sh_wpc = np.full(words, -1, np.int32)
         self.clock = 0
         self._runs = (None, None)
-        from grader.emulator import ordering  # (it imports this module)
         self.order = ordering.start(self)  # who may read what async copies wrote (made at need)
 
     def barrier(self, blocks):

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from grader.emulator.machine import EmulatorFault
+from grader.emulator.faults import EmulatorFault
 
 _NONE = np.int32(-1)
 
