@@ -12,13 +12,14 @@ from grader import cli, paths
 # a good value of each positional argument (so that one argument at a time is wrong), and bad ones;
 # {tmp}/... are made by the `where` fixture
 GOOD = {"day": "day02", "exercise": "silu_and_mul", "file": "solutions/day02/silu_and_mul.cu",
-        "target": "day02", "course_dir": "{tmp}/new-course", "days": "day01"}
+        "target": "day02", "course_dir": "{tmp}/new-course", "days": "day01", "question": "1"}
 BAD = {"day": ["day99", "day2x"],
        "exercise": ["nope"],
        "file": ["nope.cu", "{tmp}", "{tmp}/notes.txt", "{tmp}/empty.cu", "{tmp}/binary.cu"],
        "target": ["day99", "nope.cu", "{tmp}", "{tmp}/notes.txt"],
        "course_dir": ["{tmp}/notes.txt"],
-       "days": ["day99"]}
+       "days": ["day99"],
+       "question": ["99", "0", "x"]}
 
 
 def _commands() -> dict[str, argparse.ArgumentParser]:

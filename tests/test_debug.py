@@ -14,12 +14,16 @@ SMALL11 = {"batch": 2, "kv_len": 24, "heads": 2, "kv_heads": 2}
 SEED = 5
 
 
-def _planted(tmp_path, day: str, file: str, old: str, new: str):
-    text = (SOLUTIONS / day / file).read_text()
-    assert text.count(old) == 1, f"{file}: the planted replacement no longer matches the solution: {old!r}"
-    path = tmp_path / file
-    path.write_text(text.replace(old, new))
-    return str(path)
+def _planted(tmp_path, day: str, file: str, old: str, new: str, header: str | None = None):
+    """`file` of the solution copied to tmp_path with `old` replaced; with `header`, the replacement is
+    made in that header of the day (day 12's warp steps live in prefill_steps.cuh), copied beside it."""
+    planted = header or file
+    text = (SOLUTIONS / day / planted).read_text()
+    assert text.count(old) == 1, f"{planted}: the planted replacement no longer matches the solution: {old!r}"
+    (tmp_path / planted).write_text(text.replace(old, new))
+    if header:
+        (tmp_path / file).write_text((SOLUTIONS / day / file).read_text())
+    return str(tmp_path / file)
 
 
 # ---- the reference ------------------------------------------------------------------------------
@@ -64,7 +68,8 @@ def test_a_missing_rescale_of_o_is_found_on_the_first_tile_whose_max_rises(tmp_p
     """d is rescaled when a row's max grows, O is not: tile 0 cannot show it (O is still 0 when it is
     scaled), tile 1 does, and the report says that the row's max rose there."""
     source = _planted(tmp_path, "day12", "attention_prefill.cu",
-                      "#pragma unroll\n    for (int i = 0; i < 2 * Tr::D_N8; ++i) st.o[i] *= alpha;\n", "")
+                      "#pragma unroll\n    for (int i = 0; i < 2 * Tr::D_N8; ++i) st.o[i] *= alpha;\n", "",
+                      header="prefill_steps.cuh")
     report = debug.debug("day12", name, source=source, seed=SEED, **SMALL12)
     assert not report.agrees
     d = report.divergence
@@ -77,7 +82,7 @@ def test_a_mask_past_kv_len_is_found_on_the_partial_tile(tmp_path, capsys):
     """Keys up to kv_len + 8 are let through: only the last, partial tile (keys 128..149) has such keys.
     Through the command line, as a student runs it."""
     source = _planted(tmp_path, "day12", "attention_mma.cu", "      if (col >= kv_len ||",
-                      "      if (col >= kv_len + 8 ||")
+                      "      if (col >= kv_len + 8 ||", header="prefill_steps.cuh")
     args = ["debug", "day12", "attention_mma", "--source", source, "--seed", str(SEED)]
     args += [f"--{k.replace('_', '-')}={v}" for k, v in SMALL12.items()]
     assert cli.main(args) == 1
@@ -152,7 +157,8 @@ def test_on_the_gpu_a_long_causal_prefill_is_followed_tile_by_tile(tmp_path):
     if device.why_not_hardware():
         pytest.skip(f"needs a CUDA GPU: {device.why_not_hardware()}")
     source = _planted(tmp_path, "day12", "attention_prefill.cu",
-                      "#pragma unroll\n    for (int i = 0; i < 2 * Tr::D_N8; ++i) st.o[i] *= alpha;\n", "")
+                      "#pragma unroll\n    for (int i = 0; i < 2 * Tr::D_N8; ++i) st.o[i] *= alpha;\n", "",
+                      header="prefill_steps.cuh")
     sizes = {"heads": 4, "q_len": 1000, "kv_len": 1000, "head_dim": 128}
     assert debug.debug("day12", "prefill_causal", solutions=True, seed=SEED, **sizes).agrees
     report = debug.debug("day12", "prefill_causal", source=source, seed=SEED, **sizes)
@@ -175,7 +181,7 @@ def test_the_last_failing_case_is_replayed_by_default(tmp_path, monkeypatch, cap
     monkeypatch.delenv(paths.KERNELS_ENV, raising=False)
     progress.record_failure("day12/attention_mma_causal", {**SMALL12, "causal": True}, SEED)
     _planted(tmp_path, "day12", "attention_mma.cu", "      if (col >= kv_len || (CAUSAL && col > row + causal_offset))",
-                      "      if (col >= kv_len || (CAUSAL && col > row + causal_offset + 1))")
+             "      if (col >= kv_len || (CAUSAL && col > row + causal_offset + 1))", header="prefill_steps.cuh")
     monkeypatch.setenv(paths.SOURCE_DIR_ENV, str(tmp_path))  # the student's file: the planted one
     assert debug.debug("day12", "attention_mma", **SMALL12).agrees  # sizes given: no replay, no mask
     assert cli.main(["debug", "day12", "attention_mma"]) == 1
