@@ -18,7 +18,7 @@ import hashlib
 import json
 import re
 
-from grader import exercises, paths, stubs
+from grader import exercises, paths, solution_facts, stubs
 
 COMMAND = "hint"
 HELP = "the hints of an exercise, level by level (1 idea, 2 structure, 3 the tricky part, explained)"
@@ -43,7 +43,10 @@ def digest(lines: list[str]) -> str:
 
 
 def english(day, source: str) -> list[dict[int, list[str]]]:
-    """The hints of a solution file, one {level: lines} per exercise region."""
+    """The hints of a solution file, one {level: lines} per exercise region (in a student edition, as its
+    build read them: grader/solution_facts.py)."""
+    if not paths.SOLUTIONS.is_dir():
+        return solution_facts.hint_parts(day, source)
     solution = paths.SOLUTIONS / paths.day_name(day) / source
     if not solution.is_file():
         raise FileNotFoundError(f"no solution {solution.relative_to(paths.ROOT)} to take hints from")
@@ -57,6 +60,8 @@ _OWN_HEADER = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([\w.-]+\.cuh)"', re.M)
 def files(day, source: str) -> list[str]:
     """The solution files whose hints an exercise shows: the headers of the student's own that its file
     includes (day 12's prefill_steps.cuh, where the warp steps are written once), then the file itself."""
+    if not paths.SOLUTIONS.is_dir():
+        return solution_facts.hint_files(day, source)
     folder = paths.SOLUTIONS / paths.day_name(day)
     text = (folder / source).read_text() if (folder / source).is_file() else ""
     return [h for h in dict.fromkeys(_OWN_HEADER.findall(text)) if (folder / h).is_file()] + [source]

@@ -20,6 +20,26 @@ KERNELS_ENV = "COURSE_KERNELS"
 SOURCE_DIR_ENV = "COURSE_SOURCE_DIR"
 
 
+class InstructorOnly(FileNotFoundError):
+    """Something that needs solutions/ (or instructor/), asked for in a student edition, which has none."""
+
+
+def solutions_dir(what: str) -> Path:
+    """solutions/, or InstructorOnly naming `what` where this is a student edition (no solutions/)."""
+    if not SOLUTIONS.is_dir():
+        raise InstructorOnly(f"{what} is an instructor feature: this student edition of the course has no "
+                             f"solutions/")
+    return SOLUTIONS
+
+
+def course_file(day: int | str, filename: str) -> Path:
+    """A file of the course's own for a day that is no answer (day 4's demos): solutions/dayNN/filename,
+    or where a student edition carries it, days/dayNN/filename."""
+    d = day_name(day)
+    solution = SOLUTIONS / d / filename
+    return solution if SOLUTIONS.is_dir() else DAYS / d / filename
+
+
 def use_solutions() -> bool:
     value = os.environ.get(KERNELS_ENV, "days").strip().lower()
     if value not in ("days", "solutions", ""):
@@ -37,7 +57,7 @@ def source_path(day: int | str, filename: str) -> Path:
             raise FileNotFoundError(f"{filename} not found in {override} ({SOURCE_DIR_ENV}); "
                                     f"it is the file the exercise grades")
         return path
-    base = SOLUTIONS if use_solutions() else DAYS
+    base = solutions_dir(f"{KERNELS_ENV}=solutions (pytest --solutions)") if use_solutions() else DAYS
     path = base / d / filename
     if not path.is_file():
         raise FileNotFoundError(f"no exercise file {path.relative_to(ROOT)}")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import compiler, device, paths, progress, runner, sass, tables
+from grader import compiler, device, paths, progress, runner, sass, solution_facts, tables
 from grader.exercises import Exercise
 
 TIMEOUT_ENV = "COURSE_TEST_TIMEOUT"
@@ -35,6 +35,11 @@ _TERMINAL = os.dup(2)  # stderr before pytest's capture replaces it
 def pytest_configure(config):
     if config.getoption("solutions"):
         os.environ[paths.KERNELS_ENV] = "solutions"
+    try:
+        if paths.use_solutions():
+            paths.solutions_dir("--solutions (COURSE_KERNELS=solutions)")
+    except (ValueError, paths.InstructorOnly) as e:
+        raise pytest.UsageError(str(e)) from None
     config.addinivalue_line("markers", "gpu: needs a CUDA GPU")
     if device.emulated() and not config.pluginmanager.has_plugin("grader.emulator.pytest_scaling"):
         # cases too large for a CPU and timed tests are skipped, with the reason
@@ -57,14 +62,13 @@ class Course:
         if reason:
             pytest.skip(f"needs a CUDA GPU: {reason}. Compile and SASS checks still run "
                         f"without one (python -m grader compile {ex.day}).")
-        source = runner.source_of(ex, solutions=True)
-        needed = compiler.required_arch(source)
+        needed, specific = solution_facts.required_arch(ex.day, ex.source)
         if needed and not device.emulated():
             have = device.properties()["sm"]
             if compiler.arch_number(have) < needed:
                 pytest.skip(f"{ex.key} needs sm_{needed} or newer; this GPU is {have} "
                             f"(COURSE_BACKEND=emulator runs it on the CPU)")
-            if compiler.arch_specific(source) and compiler.arch_number(have) != needed:
+            if specific and compiler.arch_number(have) != needed:
                 pytest.skip(f"{ex.key} needs an sm_{needed} GPU (sm_{needed}a instructions: wgmma, TMA); this "
                             f"GPU is {have} (COURSE_BACKEND=emulator runs it on the CPU)")
         self.node.user_properties.append(("exercise", ex.key))

@@ -23,7 +23,7 @@ _modules: dict[tuple[str, float], object] = {}
 def source_of(ex: Exercise, solutions: bool | None = None) -> Path:
     """The file this exercise loads: the student's (days/, or $COURSE_SOURCE_DIR) or the solution."""
     if solutions:
-        return paths.SOLUTIONS / ex.day / ex.source
+        return paths.solutions_dir("the course's solution") / ex.day / ex.source
     return paths.source_path(ex.day, ex.source)
 
 

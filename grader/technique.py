@@ -10,11 +10,12 @@ unused second kernel holding the shuffles proves nothing.
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import compiler, float_index, paths, sass
+from grader import compiler, float_index, paths, sass, solution_facts
 
 ARCH = "sm_90"
 
@@ -83,35 +84,59 @@ def _has(code: dict, names: list[str], pattern: str, whole_line: bool = False) -
     return any(re.match(pattern, sass.opcode(line)) for n in names for line in code[n])
 
 
+def _key(pattern: str, whole_line: bool) -> str:
+    return f"line:{pattern}" if whole_line else pattern
+
+
+def shows(ref: dict, techniques) -> dict[str, list[str]]:
+    """For each function of a reference's SASS, the technique patterns it shows (a whole-line pattern
+    as 'line:<regex>'): all the per-kernel grading needs of the solution."""
+    wanted = [(p, False) for t in techniques for p in t.require]
+    wanted += [(p, True) for t in techniques for p, _ in t.require_lines]
+    return {f: sorted({_key(p, w) for p, w in wanted if _has(ref, [f], p, w)}) for f in ref}
+
+
+def reference_facts(reference: str | Path, techniques) -> dict:
+    """What `problems` needs of a reference file (the solution): its SHA-256 and `shows` of its SASS. A
+    student edition carries these, computed ahead (grader/solution_facts.py), instead of the solution."""
+    data = Path(reference).read_bytes()
+    return {"sha256": hashlib.sha256(data).hexdigest(), "shows": shows(sass.load(reference, ARCH)[1], techniques)}
+
+
 def _graded(code: dict, ref: dict | None, t: Technique, pattern: str, whole_line: bool = False) -> list[list[str]]:
     """The groups of the student's functions that must each show `pattern`: one group per kernel of the
-    reference (the solution) in which the reference shows it, matched by name (the kernels the
-    exercise launches: a kernel the solution does not define is never launched, and one kernel's
-    shuffles do not count for another); without a reference, all of the exercise's kernels pooled."""
+    reference (the solution; `ref` is its `shows`) in which the reference shows it, matched by name (the
+    kernels the exercise launches: a kernel the solution does not define is never launched, and one
+    kernel's shuffles do not count for another); without a reference, all of the exercise's kernels pooled."""
     in_scope = [f for f in code if not t.kernels or sass.plain_name(f) in t.kernels or f in t.kernels]
     if ref is None:
         return [in_scope]
     ref_scope = [f for f in ref if not t.kernels or sass.plain_name(f) in t.kernels or f in t.kernels]
-    showing = [f for f in ref_scope if _has(ref, [f], pattern, whole_line)]
+    showing = [f for f in ref_scope if _key(pattern, whole_line) in ref[f]]
     if not showing:
         return [in_scope]
     return [[f] if f in code else [g for g in code if sass.plain_name(g) == sass.plain_name(f)]
             for f in showing]
 
 
-def problems(path: str | Path, techniques, reference: str | Path | None = None) -> list[str]:
+def problems(path: str | Path, techniques, reference: str | Path | dict | None = None) -> list[str]:
     """What the file's SASS lacks (or has but must not), one sentence each; [] when all is there.
-    With a `reference` (the solution), each required instruction is looked for in each kernel that
-    shows it in the reference, by name, and a function the reference does not define is ignored. The
-    reference is compiled only for a file that passes with its functions pooled (one that fails
-    pooled fails kernel by kernel too) and is not the reference itself."""
+    With a `reference` (the solution's file, or its `reference_facts`), each required instruction is
+    looked for in each kernel that shows it in the reference, by name, and a function the reference
+    does not define is ignored. The reference is read only for a file that passes with its functions
+    pooled (one that fails pooled fails kernel by kernel too) and is not the reference itself."""
     if not techniques:
         return []
     found = _problems(Path(path), techniques, None)
-    if found or not reference or not Path(reference).is_file() or \
-            Path(path).read_bytes() == Path(reference).read_bytes():
+    if found or not reference:
         return found
-    return _problems(Path(path), techniques, sass.load(reference, ARCH)[1])
+    if not isinstance(reference, dict):
+        if not Path(reference).is_file():
+            return found
+        reference = reference_facts(reference, techniques)
+    if hashlib.sha256(Path(path).read_bytes()).hexdigest() == reference["sha256"]:
+        return found
+    return _problems(Path(path), techniques, reference["shows"])
 
 
 def _problems(path: Path, techniques, ref: dict | None) -> list[str]:
@@ -168,7 +193,9 @@ def check(ex, path: str | Path) -> None:
     when one of its kernels computes its index through a float (`grader.float_index`)."""
     techniques = getattr(ex, "technique", ())
     try:
-        found = problems(path, techniques, paths.SOLUTIONS / ex.day / ex.source)
+        reference = paths.SOLUTIONS / ex.day / ex.source if paths.SOLUTIONS.is_dir() else \
+            solution_facts.technique(ex.day, ex.source)
+        found = problems(path, techniques, reference)
         ptx = _ptx(Path(path), techniques)
     except FileNotFoundError as e:  # nvdisasm / cuobjdump missing: the course install has them
         raise AssertionError(f"{ex.key}: cannot read the SASS to check the technique: {e}") from None
