@@ -1,0 +1,94 @@
+"""The student edition (grader/student_edition.py): what a class hands students holds no solutions/, no
+instructor notebook, no hidden test and none of the course's own tests, and what a student runs works in
+it without them: a fresh edition of day 2, run by its own grader on the emulator (no GPU), fails on its
+stubs and passes with the solutions' kernels copied in."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from grader import paths
+from grader import student_edition as se
+
+DAY = "day02"
+
+
+def _run(edition, *args, timeout=300):
+    """`python *args` in the edition, importing the edition's grader (never this checkout's)."""
+    env = {k: v for k, v in os.environ.items() if k not in (paths.KERNELS_ENV, paths.SOURCE_DIR_ENV)}
+    env.update(PYTHONPATH=str(edition), COURSE_BACKEND="emulator")
+    return subprocess.run([sys.executable, *args], cwd=edition, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def edition(tmp_path_factory):
+    out = tmp_path_factory.mktemp("edition") / "class"
+    done = se.build(out, [DAY], lang="en", unlocked=[DAY])
+    assert done["days"] == [DAY] and done["notebooks"] == 1
+    return out
+
+
+def test_the_whole_course_edition_leaves_out_answers_and_the_course_own_tests():
+    files = se.selected(se.tracked(), [f"day{n:02d}" for n in range(1, 17)], se.LANGS["both"])
+    assert files and "grader/cli.py" in files and "days/day16/test_day16.py" in files
+    tops = {f.split("/")[0] for f in files}
+    assert not tops & {"solutions", "instructor", "tests", ".ci", "docs"}, tops
+    assert not [f for f in files if f.startswith("notebooks/") and f.endswith(".ipynb")]  # rendered afresh
+    marked = [f for f in files if not (f.startswith("grader/") and f.endswith(".py"))
+              and any(m in (paths.ROOT / f).read_text(errors="replace") for m in se.MARKERS)]
+    assert marked == []
+
+
+def test_the_day2_edition_holds_what_a_student_needs_and_no_answer(edition):
+    names = {p.relative_to(edition).as_posix() for p in edition.rglob("*") if p.is_file()}
+    for needed in ("pyproject.toml", "constraints.txt", "course.sh", "conftest.py", "README.md", "README.zh.md",
+                   "grader/cli.py", "grader/data/solution_facts.json", "days/day02/test_day02.py",
+                   "days/day02/silu_and_mul.cu", "notebooks/day02.ipynb", "kernels/include/course/common.cuh",
+                   "lab/student/jupyter_server_config.json"):
+        assert needed in names, needed
+    assert not [n for n in names if n.split("/")[0] in ("solutions", "instructor", "tests", ".ci", "docs", ".venv")]
+    assert not [n for n in names if n.startswith("days/") and not n.startswith("days/day02/")]
+    assert not [n for n in names if n.startswith("notebooks/zh")]  # --lang en
+    assert se._leaks(edition) == []
+    for name in ("silu_and_mul.cu", "quant_int8.cu", "strided_gather.cu"):
+        assert (edition / "days" / DAY / name).read_bytes() != (paths.SOLUTIONS / DAY / name).read_bytes()
+    if (paths.SOLUTIONS / "include" / DAY).is_dir():
+        assert (edition / "kernels" / "unlocked" / DAY).is_dir()
+
+
+def test_the_edition_fails_on_its_stubs_and_passes_with_the_solutions(edition, tmp_path):
+    where = _run(edition, "-c", "from grader import paths; print(paths.ROOT)")
+    assert where.stdout.strip() == str(edition), where.stderr
+    stubs = _run(edition, "-m", "pytest", f"days/{DAY}", "-q", "-n", "0", "-p", "no:cacheprovider")
+    summary = stubs.stdout.strip().splitlines()[-1]
+    assert stubs.returncode == 1 and re.match(r"\d+ failed, \d+ skipped in", summary), stubs.stdout[-2000:]
+    solved = tmp_path / "solved"
+    shutil.copytree(edition, solved)
+    for kernel in (paths.SOLUTIONS / DAY).glob("*.cu"):
+        shutil.copy(kernel, solved / "days" / DAY / kernel.name)
+    passed = _run(solved, "-m", "pytest", f"days/{DAY}", "-q", "-n", "0", "-p", "no:cacheprovider")
+    summary = passed.stdout.strip().splitlines()[-1]
+    assert passed.returncode == 0 and re.match(r"\d+ passed, \d+ skipped in", summary), passed.stdout[-2000:]
+
+
+def test_hints_work_and_instructor_features_say_so_in_one_line(edition):
+    hint = _run(edition, "-m", "grader", "hint", DAY, "silu_and_mul", "--level", "2")
+    assert hint.returncode == 0 and "[2]" in hint.stdout, hint.stderr
+    solutions = _run(edition, "-m", "pytest", f"days/{DAY}", "--solutions", "-q", "-p", "no:cacheprovider")
+    assert solutions.returncode != 0 and "instructor feature" in solutions.stderr + solutions.stdout
+    assert "Traceback" not in solutions.stderr
+
+
+def test_a_folder_that_is_not_empty_is_refused_in_one_line(tmp_path):
+    (tmp_path / "work.cu").write_text("// a student's work\n")
+    done = subprocess.run([sys.executable, "-m", "grader", "student-edition", str(tmp_path), DAY],
+                          cwd=paths.ROOT, capture_output=True, text=True)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and "--force" in done.stderr
+    assert (tmp_path / "work.cu").read_text() == "// a student's work\n"
+    bad = subprocess.run([sys.executable, "-m", "grader", "student-edition", str(tmp_path / "new"), "day99"],
+                         cwd=paths.ROOT, capture_output=True, text=True)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
