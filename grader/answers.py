@@ -13,7 +13,7 @@ import json
 import re
 import time
 
-from grader import paths
+from grader import paths, solution_facts
 
 COMMAND = "answer"
 HELP = "a thought question's model answer and rubric, once you have written yours in your notebook"
@@ -51,6 +51,8 @@ def _answer_cell(nb, day: str, n: int, where) -> str:
 def model_answer(day, n: int, lang: str = "en") -> str:
     """Thought question n's model answer and rubric (the one place that reads them)."""
     day = paths.day_name(day)
+    if not paths.INSTRUCTOR_NOTEBOOKS.is_dir():  # a student edition: those its instructor released
+        return solution_facts.model_answer(day, n, lang)
     path, nb = _notebook(paths.INSTRUCTOR_NOTEBOOKS, day, lang)
     found = _MODEL.search(_answer_cell(nb, day, n, path.name))
     if not found:

@@ -316,7 +316,8 @@ def leaderboard(course_dir, day, exercise: str | None = None, students=None, **t
     folders = _submissions(course_dir, day, students)
     entries = []
     for ex in exs:
-        entries.append(time_submission(ex, paths.SOLUTIONS / day, SOLUTION, **timing))
+        if paths.SOLUTIONS.is_dir():  # a student edition has no solution row
+            entries.append(time_submission(ex, paths.SOLUTIONS / day, SOLUTION, **timing))
         for student, folder in folders.items():
             if _passing(course_dir, folder, ex) is False:
                 entries.append(Entry(student, ex.key, "not passing",

@@ -287,6 +287,8 @@ def add_arguments(parser) -> None:
 
 
 def main(args) -> int:
+    if args.solutions or args.compare:
+        paths.solutions_dir("profile --solutions or --compare (the course's solution)")
     if args.timeline:
         if paths.day_name(args.day) != "day14" or args.exercise:
             raise ValueError("--timeline is for the capstone: python -m grader profile day14 --timeline")

@@ -181,7 +181,9 @@ class Job:
         return {"day": self.exercise.day, "name": self.exercise.name, "demo": self.demo, "cases": self.cases}
 
     def source(self) -> Path:
-        if self.demo or self.solutions:
+        if self.demo:
+            return paths.course_file(self.exercise.day, self.exercise.source)
+        if self.solutions:
             return paths.SOLUTIONS / self.exercise.day / self.exercise.source
         return paths.source_path(self.exercise.day, self.exercise.source)
 
@@ -314,6 +316,8 @@ def add_arguments(parser) -> None:
 
 
 def main(args) -> int:
+    if args.solutions or paths.use_solutions():
+        paths.solutions_dir("sanitize --solutions")
     results = run(args.day, tuple(args.tool or DEFAULT_TOOLS), args.exercise, args.cases, not args.no_demos,
                   args.solutions or paths.use_solutions(), args.sanitizer, args.jobs, args.timeout, args.log_dir,
                   args.demos_only)
@@ -331,7 +335,7 @@ def _check(request: dict) -> dict:
     day = paths.day_name(request["day"])
     if request["demo"]:
         ex = next(e for e, _ in demo_exercises(day) if e.name == request["name"])
-        path = paths.SOLUTIONS / day / ex.source
+        path = paths.course_file(day, ex.source)
     else:
         ex = exercises.get(day, request["name"])
         path = runner.source_of(ex)

@@ -9,6 +9,8 @@ needs into grader/data/solution_facts.json instead:
   namesake in the solution shows);
 - arch: per exercise file, the solution's COURSE_REQUIRE_ARCH and whether it needs sm_90a (what a test
   on an older GPU skips);
+- answers: per day released with --unlocked, each thought question's model answer and rubric, by
+  language (`answers.model_answer`); the other days' are not in the edition;
 - hints: per day, the files whose hints each exercise file shows (`hints.files`) and each file's hint
   levels, part by part (`hints.english`).
 
@@ -63,3 +65,16 @@ def required_arch(day, source: str) -> tuple[int | None, bool]:
         return (compiler.required_arch(path), compiler.arch_specific(path)) if path.is_file() else (None, False)
     needed, specific = _facts().get("arch", {}).get(f"{paths.day_name(day)}/{source}", (None, False))
     return needed, specific
+
+
+def model_answer(day, n: int, lang: str) -> str:
+    """Thought question n's model answer, where the edition's instructor released the day's answers."""
+    day = paths.day_name(day)
+    released = _facts().get("answers", {}).get(day)
+    if released is None:
+        raise paths.InstructorOnly(f"{day}'s model answers are not in this student edition: your instructor "
+                                   f"releases them (student-edition ... --unlocked {day})")
+    by_n = released.get(lang) or released.get("en", {})
+    if str(n) not in by_n:
+        raise ValueError(f"{day} has no thought question {n} (it has {len(by_n)}: 1 to {len(by_n)})")
+    return by_n[str(n)]

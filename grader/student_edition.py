@@ -11,9 +11,10 @@ read), the lab and what runs it all (pyproject.toml, constraints.txt, course.sh,
 Where a student's command used a solution's source, the edition carries what the instructor's side
 computed from it instead, in grader/data/solution_facts.json (grader/solution_facts.py): the technique
 each solution kernel shows, the hints. Day 4's demos (planted bugs and a worked example, no answers) go to
-days/day04/demos/. `--unlocked DAYS` releases the course's own headers of those days
-(solutions/include/dayNN/) as kernels/unlocked/dayNN/, which the compiler searches where solutions/ is
-absent. A DIR that exists and is not empty is refused unless --force (then the edition's files are
+days/day04/demos/. `--unlocked DAYS` releases what an instructor hands out once those days are done:
+the course's own headers of the days (solutions/include/dayNN/, as kernels/unlocked/dayNN/, which the
+compiler searches where solutions/ is absent) and their thought questions' model answers (`grader answer`);
+the other days' model answers are not in the edition. A DIR that exists and is not empty is refused unless --force (then the edition's files are
 written over what is there; nothing else is removed).
 """
 from __future__ import annotations
@@ -24,7 +25,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from grader import exercises, hints, paths, solution_facts, technique
+from grader import answers, exercises, hints, paths, solution_facts, technique
 
 COMMAND = "student-edition"
 HELP = "build what a class hands students: stubs, student notebooks, the course package; no solutions"
@@ -67,11 +68,26 @@ def selected(files: list[str], days: list[str], langs: tuple[str, ...]) -> list[
     return keep
 
 
-def facts_of(days: list[str]) -> dict:
+def model_answers(day: str, langs: tuple[str, ...]) -> dict[str, dict[str, str]]:
+    """{lang: {n: model answer}} of a day's thought questions, from the instructor's notebooks."""
+    found: dict[str, dict[str, str]] = {}
+    for lang in langs:
+        n = 1
+        while True:
+            try:
+                found.setdefault(lang, {})[str(n)] = answers.model_answer(day, n, lang)
+            except (ValueError, FileNotFoundError):
+                break
+            n += 1
+    return found
+
+
+def facts_of(days: list[str], unlocked: list[str] = (), langs: tuple[str, ...] = ("en",)) -> dict:
     """What the students' commands need of the solutions of `days` (grader/solution_facts.py), computed
-    here from solutions/."""
+    here from solutions/; the model answers of the `unlocked` days."""
     solutions = paths.solutions_dir("building a student edition")
-    facts: dict = {"arch": {}, "technique": {}, "hints": {}}
+    facts: dict = {"arch": {}, "technique": {}, "hints": {},
+                   "answers": {day: model_answers(day, langs) for day in unlocked}}
     for day in days:
         for ex in exercises.day_exercises(day):
             path = solutions / ex.day / ex.source
@@ -114,7 +130,7 @@ def build(out: str | Path, days: list[str] | None = None, lang: str = "both", un
     if out.is_dir() and any(out.iterdir()) and not force:
         raise ValueError(f"{out} exists and is not empty (a student's work?): name a new folder, or add --force "
                          f"to write the edition over it")
-    facts = facts_of(days)
+    facts = facts_of(days, unlocked, LANGS[lang])
     files = selected(tracked(), days, LANGS[lang])
     out.mkdir(parents=True, exist_ok=True)
     stubs = [f for f in files if f.startswith("days/")]  # git's copy: never the instructor's own work
@@ -154,21 +170,22 @@ def build(out: str | Path, days: list[str] | None = None, lang: str = "both", un
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("dir", help="a new folder for the edition")
+    parser.add_argument("course_dir", metavar="DIR", help="a new folder for the edition")
     parser.add_argument("days", nargs="*", help="dayNN ... (default: every day)")
     parser.add_argument("--lang", choices=tuple(LANGS), default="both",
                         help="the notebooks' language: en, zh or both (default)")
     parser.add_argument("--unlocked", nargs="+", default=[], metavar="DAY",
-                        help="days whose course headers (solutions/include/dayNN) the students get")
+                        help="days released: their course headers (solutions/include/dayNN) and model answers")
     parser.add_argument("--force", action="store_true", help="write over a folder that is not empty")
 
 
 def main(args) -> int:
-    done = build(args.dir, args.days, args.lang, args.unlocked, args.force)
+    done = build(args.course_dir, args.days, args.lang, args.unlocked, args.force)
     print(f"student edition of {', '.join(done['days'])} in {done['dir']}: {done['files']} files "
           f"({done['notebooks']} student notebooks), no solutions/, no instructor/, no tests/")
-    if done["unlocked"]:
-        print(f"released headers: {', '.join(done['unlocked'])} (kernels/unlocked/)")
+    if args.unlocked:
+        print(f"released: the model answers of {', '.join(sorted(set(map(paths.day_name, args.unlocked))))}"
+              + (f"; the headers of {', '.join(done['unlocked'])} (kernels/unlocked/)" if done["unlocked"] else ""))
     if done["nothing_to_unlock"]:
         print(f"no course headers to release for {', '.join(done['nothing_to_unlock'])} "
               f"(solutions/include/dayNN does not exist)")

@@ -2,6 +2,7 @@
 instructor notebook, no hidden test and none of the course's own tests, and what a student runs works in
 it without them: a fresh edition of day 2, run by its own grader on the emulator (no GPU), fails on its
 stubs and passes with the solutions' kernels copied in."""
+import json
 import os
 import re
 import shutil
@@ -27,7 +28,7 @@ def _run(edition, *args, timeout=300):
 @pytest.fixture(scope="module")
 def edition(tmp_path_factory):
     out = tmp_path_factory.mktemp("edition") / "class"
-    done = se.build(out, [DAY], lang="en", unlocked=[DAY])
+    done = se.build(out, [DAY], lang="en", unlocked=["day01"])
     assert done["days"] == [DAY] and done["notebooks"] == 1
     return out
 
@@ -56,8 +57,8 @@ def test_the_day2_edition_holds_what_a_student_needs_and_no_answer(edition):
     assert se._leaks(edition) == []
     for name in ("silu_and_mul.cu", "quant_int8.cu", "strided_gather.cu"):
         assert (edition / "days" / DAY / name).read_bytes() != (paths.SOLUTIONS / DAY / name).read_bytes()
-    if (paths.SOLUTIONS / "include" / DAY).is_dir():
-        assert (edition / "kernels" / "unlocked" / DAY).is_dir()
+    if (paths.SOLUTIONS / "include" / "day01").is_dir():
+        assert (edition / "kernels" / "unlocked" / "day01").is_dir()
 
 
 def test_the_edition_fails_on_its_stubs_and_passes_with_the_solutions(edition, tmp_path):
@@ -81,6 +82,11 @@ def test_hints_work_and_instructor_features_say_so_in_one_line(edition):
     solutions = _run(edition, "-m", "pytest", f"days/{DAY}", "--solutions", "-q", "-p", "no:cacheprovider")
     assert solutions.returncode != 0 and "instructor feature" in solutions.stderr + solutions.stdout
     assert "Traceback" not in solutions.stderr
+    locked = _run(edition, "-m", "grader", "answer", DAY, "1")  # not released (--unlocked day01 only)
+    assert locked.returncode == 2 and "not in this student edition" in locked.stderr, locked.stderr
+    assert len(locked.stderr.strip().splitlines()) == 1
+    facts = json.loads((edition / "grader" / "data" / "solution_facts.json").read_text())
+    assert list(facts["answers"]) == ["day01"] and facts["answers"]["day01"]["en"]["1"]  # released
 
 
 def test_a_folder_that_is_not_empty_is_refused_in_one_line(tmp_path):
@@ -92,3 +98,37 @@ def test_a_folder_that_is_not_empty_is_refused_in_one_line(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "grader", "student-edition", str(tmp_path / "new"), "day99"],
                          cwd=paths.ROOT, capture_output=True, text=True)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
+
+
+WARP_REDUCE_POOLED = r"""#include <course/math.cuh>
+extern "C" __global__ void warp_reduce(const float* __restrict__ x, float* __restrict__ sums,
+                                       float* __restrict__ maxes, float* __restrict__ all_lanes, int n) {
+  const int64_t g = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  if (g * 32 >= n) return;
+  float s = 0.f, m = -course::math::inf;
+  for (int j = 0; j < 32 && g * 32 + j < n; ++j) { const float v = x[g * 32 + j]; s += v; m = fmaxf(m, v); }
+  sums[g] = s; maxes[g] = m; all_lanes[0] = s;
+}
+extern "C" __global__ void decoy(float* v_) {
+  float v = v_[threadIdx.x], r;
+  asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=f"(r) : "f"(v), "r"(1));
+  v_[threadIdx.x] = r;
+}
+"""
+
+
+def test_the_technique_facts_grade_each_kernel_as_the_solution_does(tmp_path):
+    """An edition grades the technique kernel by kernel from the facts its build computed, as the full
+    course does from the solution: an unused kernel holding the shuffles counts for nothing."""
+    from grader import exercises, technique
+
+    ex = exercises.get("day03", "warp_reduce")
+    solution = paths.SOLUTIONS / ex.day / ex.source
+    decoy = tmp_path / ex.source
+    decoy.write_text(WARP_REDUCE_POOLED)
+    facts = technique.reference_facts(solution, ex.technique)
+    from_facts = technique.problems(decoy, ex.technique, facts)
+    assert from_facts == technique.problems(decoy, ex.technique, solution)
+    assert from_facts and "SHFL.BFLY" in from_facts[0] and "warp_reduce" in from_facts[0]
+    assert technique.problems(solution, ex.technique, facts) == []
+    assert se.facts_of(["day03"])["technique"]["day03/warp_reduce.cu"] == facts

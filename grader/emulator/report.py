@@ -175,7 +175,8 @@ def exercise_tables(ex, solutions: bool = False) -> str:
 
     case = largest_case(ex)
     what = ", ".join(f"{k}={v}" for k, v in case.items())
-    source = paths.SOLUTIONS / ex.day / ex.source if solutions else paths.source_path(ex.day, ex.source)
+    source = paths.solutions_dir("the solution's memory table (--solutions)") / ex.day / ex.source if solutions \
+        else paths.source_path(ex.day, ex.source)
     out = [f"{ex.key} ({what}), {source}:"]
     launches, error = record_case(ex, case, emulator.load(source))
     if error:

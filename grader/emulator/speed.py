@@ -171,6 +171,9 @@ def main(argv=None) -> int:
     unknown = [n for n in args.only if n not in names]
     if unknown:
         ap.error(f"unknown launch {unknown[0]!r}: expected some of {', '.join(names)}")
+    if not SOLUTIONS.is_dir():
+        ap.error("the emulator's speed, timed on the course's solutions, is an instructor feature: this student "
+                 "edition of the course has no solutions/")
     if args.repeat < 1:
         ap.error(f"--repeat {args.repeat}: expected at least 1")
     if args.compare is not None and not args.compare.is_file():

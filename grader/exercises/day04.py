@@ -15,7 +15,7 @@ from grader import bench, checks, device, paths
 from grader.exercises import Exercise
 from grader.technique import Technique
 
-DEMO_DIR = paths.SOLUTIONS / "day04" / "demos"
+DEMO_DIR = paths.course_file("day04", "demos")  # days/day04/demos in a student edition
 EXACT = checks.Tolerance(0.0, 0.0, False)  # a transpose moves values: every element must match exactly
 
 # kernel: (block, elements per block along x = cols, along y = rows)

@@ -131,8 +131,11 @@ def prefix_lm(module) -> variants.Variant:
 
 
 def base_prefill():
-    """The batch prefill the variants are rendered into: the course's (day 12's solution), compiled."""
-    return device.load(paths.SOLUTIONS / "day12" / "batch_prefill.cu")
+    """The batch prefill the variants are rendered into, compiled: the course's (day 12's solution), or
+    in a student edition (no solutions/) the student's own days/day12/batch_prefill.cu."""
+    if paths.SOLUTIONS.is_dir():
+        return device.load(paths.SOLUTIONS / "day12" / "batch_prefill.cu")
+    return device.load(paths.DAYS / "day12" / "batch_prefill.cu")
 
 
 def variant_attention(variant: variants.Variant, q, k, v, qo_indptr, kv_indptr, causal: bool, **params):
@@ -164,7 +167,9 @@ def _check_variant(variant, visible, causal, seed, batch, qo_len, kv_len, num_qo
     o, lse2 = variant_attention(variant, q, k, v, qo_indptr, kv_indptr, causal, **params)
     o_ref, lse_ref = day12.batch_reference(q, k, v, qo_indptr, kv_indptr, causal, visible=visible)
     where = (f"({what}, batch={batch}, qo_len<={qo_len}, kv_len<={kv_len}, heads {num_qo_heads}/{num_kv_heads}, "
-             f"d={head_dim}; q_pos = query's position in its request's KV)")
+             f"d={head_dim}; q_pos = query's position in its request's KV"
+             + ("" if paths.SOLUTIONS.is_dir() else "; rendered into your own days/day12/batch_prefill.cu, which "
+                "must pass day 12 first: a student edition has no course version") + ")")
     checks.assert_close(o, o_ref, dt="float16", seed=seed, name=f"{variant.name} o {where}")
     day11.assert_lse(lse2.ravel(), lse_ref.ravel(), name=f"{variant.name} lse2 {where}", seed=seed)
 
