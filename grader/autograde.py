@@ -60,6 +60,7 @@ class Call:
 class CellResult:
     passed: bool
     text: str
+    score: float | None = None   # a passing cell's points where some are withheld (else all of them)
 
 
 _RESULTS: dict[tuple[str, str], dict] = {}   # (assignment, student) -> what GradeKernels found
@@ -295,7 +296,7 @@ class GradeKernels(Preprocessor):
     """Sanitize step, before the notebook runs: grade the submitted kernels (see the module)."""
 
     def preprocess(self, nb, resources):
-        from grader import isolation
+        from grader import exercises, isolation
 
         _precompile()
         assignment, day, student, course_dir = _ids(resources)
@@ -305,7 +306,7 @@ class GradeKernels(Preprocessor):
             if not is_autograded(cell):
                 continue
             grade_id = cell.metadata.nbgrader["grade_id"]
-            lines = []
+            lines, unchecked = [], {}
             ok = True
             calls = [c for c in grade_calls(cell.source) if c.day == day]
             if not calls:
@@ -322,10 +323,13 @@ class GradeKernels(Preprocessor):
                     continue
                 ok &= outcome.status == "passed"
                 lines.append(_describe(outcome, call, k - visible_n + 1, time.perf_counter() - start))
+                if outcome.unchecked and not call.hidden:
+                    unchecked[call.name] = (outcome.unchecked, len(exercises.get(day, call.name).cases))
                 for name, digest in outcome.files.items():
                     changed |= {name} if graded.setdefault(name, digest) != digest else set()
             lines += [f"graded: {n} sha256 {graded[n]}" for n in _files_of(day, calls, graded)]
-            cells[grade_id] = CellResult(ok, "\n".join(lines))
+            score, note = _withheld(float(cell.metadata.nbgrader.get("points", 0)), unchecked) if ok else (None, "")
+            cells[grade_id] = CellResult(ok, "\n".join(lines + ([note] if note else [])), score)
         if changed:  # something rewrote the submission between two exercises' copies
             cells = {gid: CellResult(False, f"scored zero: the submitted {', '.join(sorted(changed))} changed "
                                             f"while it was graded") for gid in cells}
@@ -339,6 +343,23 @@ class GradeKernels(Preprocessor):
             "files": _tree_state(_watched(course_dir), skip=_skipped(course_dir, student, assignment, gradebook)),
         }
         return nb, resources
+
+
+#: How a grade cell's output says the emulator withheld some of its points (`_withheld`).
+WITHHELD = re.compile(r"([\d.]+) of [\d.]+ points withheld until a GPU grades them")
+
+
+def _withheld(points: float, unchecked: dict[str, tuple[list[str], int]]) -> tuple[float | None, str]:
+    """A passing cell's score when the emulator left cases past a size boundary unchecked
+    (`isolation.unchecked`): each such case's share of its exercise's cases is withheld until a GPU
+    grades it; (None, '') when nothing is."""
+    if not unchecked:
+        return None, ""
+    share = max(len(cases) / total for cases, total in unchecked.values())
+    score = round(points * (1 - share), 2)
+    cases = "; ".join(f"{name}: {', '.join(ids)}" for name, (ids, _) in unchecked.items())
+    return score, (f"{points - score:g} of {points:g} points withheld until a GPU grades them: the emulator "
+                   f"did not run the sizes past a boundary its cases never reached ({cases})")
 
 
 def _files_of(day: str, calls: list[Call], graded: dict[str, str]) -> list[str]:
@@ -479,6 +500,9 @@ class ApplyKernelGrades(Preprocessor):
             text = result.text + (f"\n(the notebook itself: {note})" if note else "")
             if result.passed:
                 cell.outputs = [NotebookNode(output_type="stream", name="stdout", text=text + "\n")]
+                if result.score is not None:  # nbgrader's partial credit: a number as the cell's result
+                    cell.outputs.append(NotebookNode(output_type="execute_result", execution_count=None,
+                                                     metadata={}, data={"text/plain": f"{result.score:g}"}))
             else:
                 cell.outputs = [NotebookNode(output_type="error", ename="KernelGrade",
                                              evalue=text.splitlines()[0] if text else "failed",

@@ -68,6 +68,7 @@ class Outcome:
     cases: list[CaseResult] = field(default_factory=list)
     output: str = field(default="", repr=False)
     files: dict[str, str] = field(default_factory=dict)  # the files graded: name -> sha256 of the copy
+    unchecked: list[str] = field(default_factory=list)    # own cases past a size boundary not run here
 
     def __str__(self) -> str:
         head = f"{self.exercise}: {self.status} ({self.passed}/{self.total} cases)"
@@ -215,22 +216,51 @@ def run_exercise(day, name: str, cases: list[dict] | None = None, *, source_dir:
         outcome = _racecheck(ex, outcome, folder, cases, budgets)
     if explicit is None and len(cases) < len(ex.cases):
         outcome.message = "\n".join(filter(None, [outcome.message, _not_run(ex, cases)]))
+        outcome.unchecked = [exercises.case_id(c) for c in unchecked(ex, cases)[0]]
     return outcome
 
 
-def _not_run(ex, ran: list[dict]) -> str:
-    """The sizes the emulator left out, and the boundaries past the largest case it ran (2^24
-    elements: float indices; 2^31: 32-bit offsets) that only a GPU's grade checks."""
-    from grader import exercises
+#: Sizes past which a kernel's arithmetic changes: float indices lose integers past 2^24 elements,
+#: 32-bit offsets overflow past 2^31 bytes. A case past one that no case the emulator ran reached is
+#: unchecked there: its points wait for a GPU.
+BOUNDARIES = ((1 << 24, "2^24 elements"), (1 << 31, "2^31 bytes"))
+_BYTES = {"float16": 2, "bfloat16": 2, "e4m3": 1}
+
+
+def _extent(case: dict, unit: str) -> int:
     from grader.emulator.scaling import case_size
 
+    size = case_size(case)
+    if unit.endswith("bytes"):
+        size *= max((_BYTES.get(case.get(k), 4) for k in ("dtype", "kv_dtype") if k in case), default=4)
+    return size
+
+
+def unchecked(ex, ran: list[dict]) -> tuple[list[dict], list[str]]:
+    """The cases of `ex` left out of `ran` that lie past a size boundary (BOUNDARIES) no case of `ran`
+    reached, and the names of those boundaries."""
     left = [c for c in ex.cases if c not in ran]
-    largest = max((case_size(c) for c in ran), default=0)
-    past = [name for bound, name in ((1 << 24, "2^24"), (1 << 31, "2^31")) if largest <= bound <
-            max(case_size(c) for c in left)]
+    past, beyond = [], []
+    for bound, name in BOUNDARIES:
+        if any(_extent(c, name) > bound for c in ran):
+            continue
+        over = [c for c in left if _extent(c, name) > bound]
+        past += [name] if over else []
+        beyond += [c for c in over if c not in beyond]
+    return beyond, past
+
+
+def _not_run(ex, ran: list[dict]) -> str:
+    """The sizes the emulator left out, and the boundaries past the largest case it ran that only a
+    GPU's grade checks (`unchecked`)."""
+    from grader import exercises
+
+    left = [c for c in ex.cases if c not in ran]
+    beyond, past = unchecked(ex, ran)
     return (f"not run on the emulator (too large for a CPU; a GPU's grade runs them): "
             f"{', '.join(exercises.case_id(c) for c in left)}"
-            + (f"; sizes past {' and '.join(past)} elements are unchecked here" if past else ""))
+            + (f"; sizes past {' and '.join(past)} are unchecked here "
+               f"({', '.join(exercises.case_id(c) for c in beyond)})" if past else ""))
 
 
 def _racecheck(ex, outcome: Outcome, folder: Path, cases: list[dict], budgets: list[float]) -> Outcome:

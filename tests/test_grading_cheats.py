@@ -483,7 +483,8 @@ def graded_class(request, tmp_path_factory):
         listener.close()
         print(f"{mode}: {len(classroom)} students in {time.monotonic() - start:.0f} s: {scores}")
         course_dir.joinpath("attacks.json").write_text(json.dumps({"alive": alive, "reached": reached.decode()}))
-        yield course_dir, scores, course.max_score(course_dir, DAY), mode
+        # what an honest student earns here: on the emulator, less the points of the sizes it did not run
+        yield course_dir, scores, course.max_score(course_dir, DAY) - course.withheld(course_dir, DAY, "honest"), mode
     finally:
         mp.undo()
 

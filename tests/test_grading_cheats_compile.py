@@ -246,3 +246,14 @@ def test_the_grade_names_the_sizes_the_emulator_did_not_run():
     ran = [c for c in ex.cases if c["n"] <= 1 << 21]
     note = isolation._not_run(ex, ran)
     assert "n=16777219" in note and "2^24" in note and "a GPU's grade runs them" in note
+    assert isolation.unchecked(ex, ran) == ([{"n": 16777219}], ["2^24 elements"])
+
+
+def test_the_emulator_withholds_the_points_of_sizes_it_did_not_check():
+    """A kernel wrong only past 2^24 elements passes every case the emulator runs: the cell's share of
+    those cases is withheld (nbgrader's partial credit), the feedback says why."""
+    from grader import autograde
+
+    assert autograde._withheld(2.0, {}) == (None, "")
+    score, note = autograde._withheld(2.0, {"vector_add": (["n=16777219"], 8)})
+    assert score == 1.75 and "0.25 of 2 points withheld until a GPU grades them" in note and "n=16777219" in note

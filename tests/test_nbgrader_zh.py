@@ -71,4 +71,5 @@ def test_autograde_in_chinese(tmp_path, monkeypatch):
         "solution": {f: paths.SOLUTIONS / "day01" / f for f in files},
         "stub": {f: release / f for f in files}})
     full = course.max_score(course_dir, "day01-zh")
-    assert full > 0 and scores == {"solution": full, "stub": 0}, scores
+    earned = full - course.withheld(course_dir, "day01-zh", "solution")  # the emulator withholds some
+    assert full > 0 and scores == {"solution": earned, "stub": 0}, scores
