@@ -247,11 +247,13 @@ def jobs_for(day, tools=DEFAULT_TOOLS, names=None, cases: int = 3, demos: bool =
 
 
 def demo_exercises(day) -> list[tuple[exercises.Exercise, str]]:
-    """A day's planted-bug kernels and the tool meant to catch each: DEMOS in its exercises module."""
+    """A day's planted-bug kernels and the tool meant to catch each: DEMOS in its exercises module (those
+    present: a student edition has none, a planted bug being the exercise's answer less one line)."""
     import importlib
 
     module = importlib.import_module(f"grader.exercises.{paths.day_name(day)}")
-    return list(getattr(module, "DEMOS", ()))
+    return [(ex, tool) for ex, tool in getattr(module, "DEMOS", ())
+            if paths.course_file(ex.day, ex.source).is_file()]
 
 
 def run(day, tools=DEFAULT_TOOLS, names=None, cases: int = 3, demos: bool = True, solutions: bool | None = None,

@@ -10,8 +10,8 @@ read), the lab and what runs it all (pyproject.toml, constraints.txt, course.sh,
 
 Where a student's command used a solution's source, the edition carries what the instructor's side
 computed from it instead, in grader/data/solution_facts.json (grader/solution_facts.py): the technique
-each solution kernel shows, the hints. Day 4's demos (planted bugs and a worked example, no answers) go to
-days/day04/demos/. `--unlocked DAYS` releases what an instructor hands out once those days are done:
+each solution kernel shows, the hints. Day 4's worked example (demos/smem_stride.cu) goes to
+days/day04/demos/; its planted-bug demos (the exercise's answer less a line) stay out. `--unlocked DAYS` releases what an instructor hands out once those days are done:
 the course's own headers of the days (solutions/include/dayNN/, as kernels/unlocked/dayNN/, which the
 compiler searches where solutions/ is absent) and their thought questions' model answers (`grader answer`);
 the other days' model answers are not in the edition. A DIR that exists and is not empty is refused unless --force (then the edition's files are
@@ -25,7 +25,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from grader import answers, exercises, hints, paths, solution_facts, technique
+from grader import answers, exercises, hints, paths, sanitize, solution_facts, technique
 
 COMMAND = "student-edition"
 HELP = "build what a class hands students: stubs, student notebooks, the course package; no solutions"
@@ -151,9 +151,12 @@ def build(out: str | Path, days: list[str] | None = None, lang: str = "both", un
     data = out / solution_facts.FACTS.relative_to(paths.ROOT)
     data.parent.mkdir(parents=True, exist_ok=True)
     data.write_text(json.dumps(facts, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-    demos = paths.SOLUTIONS / "day04" / "demos"
-    if "day04" in days and demos.is_dir():
-        shutil.copytree(demos, out / "days" / "day04" / "demos", dirs_exist_ok=True)
+    for day in days:  # worked examples: the demos that are not a planted bug in an answer
+        planted = {ex.source for ex, _ in sanitize.demo_exercises(day)}
+        for demo in sorted((paths.SOLUTIONS / day / "demos").glob("*.cu")):
+            if demo.relative_to(paths.SOLUTIONS / day).as_posix() not in planted:
+                (out / "days" / day / "demos").mkdir(parents=True, exist_ok=True)
+                shutil.copy2(demo, out / "days" / day / "demos" / demo.name)
     released, missing = [], []
     for day in unlocked:
         headers = paths.SOLUTIONS / "include" / day
