@@ -142,6 +142,7 @@ def stub_path(solution: Path) -> Path:
 def solutions(day: str | None = None) -> list[Path]:
     """The solution files stubs are made from: every .cu file, each header of the student's own (.cuh,
     e.g. day 12's prefill_steps.cuh) and each Python exercise's .py file."""
+    paths.solutions_dir("regenerating the stubs (grader stubs)")
     files = (paths.exercise_files(paths.SOLUTIONS) + sorted(paths.SOLUTIONS.glob("day[0-9][0-9]/*.cuh"))
              + sorted(paths.SOLUTIONS.glob("day[0-9][0-9]/*.py")))
     return [f for f in files if day is None or f.parent.name == paths.day_name(day)]

@@ -83,6 +83,9 @@ def generate(day: str | None = None, *, force: bool = False,
     """Write the student notebooks of one day (or all); (notebook, what happened) pairs. A notebook the
     student edited is replaced only with `force` or when `ask(path)` says yes; otherwise the fresh one
     is written beside it as dayNN.ipynb.new."""
+    if not paths.INSTRUCTOR_NOTEBOOKS.is_dir():
+        raise paths.InstructorOnly("regenerating the student notebooks (grader notebooks) is an instructor "
+                                   "feature: this student edition of the course has no instructor/notebooks/")
     done = []
     for source in sources(day):
         target, text = student_path(source), render(source)
