@@ -1,6 +1,6 @@
 # Your exercise file. Generated from solutions/day14/binding.py by `python -m grader stubs`;
 # edit freely: regenerating never overwrites a file you changed.
-# stub-sha256: 23b18de87d3f3e89
+# stub-sha256: 1c3c7f6558dc9cdb
 """Day 14, exercise 1: the Python binding of a kernel, as FlashInfer's `flashinfer.norm.rmsnorm`.
 
     y = rmsnorm(x, weight)               # cupy in, cupy out
@@ -39,9 +39,7 @@ def as_cupy(x):
     """A cupy view of a cupy array or CUDA torch tensor: the same memory, no copy (DLPack). A torch
     bfloat16 tensor comes as uint16 (cupy has no bfloat16): the same bits, which the bf16 kernels read."""
     # TODO: your code here.
-    #   Hint: a cupy array is already what a launch takes; a torch tensor goes through cupy.from_dlpack,
-    #   Hint: which shares its memory. For bfloat16, view the tensor as torch.int16 first, then the cupy
-    #   Hint: array as uint16.
+    #   Hint: What does DLPack promise about memory, and which dtype does cupy lack that torch has?
     raise NotImplementedError("as_cupy: write it in days/day14/binding.py")
 
 
@@ -49,8 +47,8 @@ def to_caller(out, caller: ops.Tensor):
     """`out` (a cupy array) in the framework of the argument `caller` describes: for torch, a torch
     tensor on the same memory (bfloat16 when `caller` is), no copy."""
     # TODO: your code here.
-    #   Hint: the way back: torch.from_dlpack(out) shares out's memory; a bf16 result is uint16 in cupy:
-    #   Hint: view it as int16 for torch, then the torch tensor as torch.bfloat16.
+    #   Hint: The same door the other way: which framework does the caller expect back, and how do you keep
+    #   Hint: the memory shared rather than copied?
     raise NotImplementedError("to_caller: write it in days/day14/binding.py")
 
 
@@ -59,9 +57,8 @@ def current_stream(*tensors: ops.Tensor):
     """Launches inside go to torch's current stream when an argument is a torch tensor, else to
     cupy's current stream (where they go anyway)."""
     # TODO: your code here.
-    #   Hint: cupy launches on its current stream; to make that torch's, wrap torch.cuda.current_stream()
-    #   Hint: (its handle: .cuda_stream, its device: .device_index) in cupy.cuda.ExternalStream and enter
-    #   Hint: it around the yield. No synchronization anywhere: the caller's stream orders the work.
+    #   Hint: Whose stream orders the caller's work? A launch on any other stream may read the input before
+    #   Hint: the caller's earlier kernels have written it.
     raise NotImplementedError("current_stream: write it in days/day14/binding.py")
 
 
@@ -70,8 +67,5 @@ def rmsnorm(x, weight, eps: float = 1e-6, out=None):
     weight [d], float16 or bfloat16; the result is `out` ([rows, d], written) or a new array, in x's
     framework. Every argument is checked before anything is launched."""
     # TODO: your code here.
-    #   Hint: describe each argument (ops.describe), check them all in ONE ops.check call with shape
-    #   Hint: specs (out too, when given), before any launch; then, inside current_stream, allocate out
-    #   Hint: if needed, and launch ops.kernel("day06", "rmsnorm", "rmsnorm_f16" or "_bf16") with grid
-    #   Hint: (rows,), block (256,) and arguments (out, x, weight, int32 d, float32 eps), all as cupy.
+    #   Hint: What must hold before the first launch, and what does a caller who passed `out` expect back?
     raise NotImplementedError("rmsnorm: write it in days/day14/binding.py")

@@ -1,6 +1,6 @@
 # Your exercise file. Generated from solutions/day14/rmsnorm_ffi.py by `python -m grader stubs`;
 # edit freely: regenerating never overwrites a file you changed.
-# stub-sha256: a098c106cbf88fd5
+# stub-sha256: d58810c4d74e0523
 """Day 14, exercise 2: day 6's rmsnorm as a TVM-FFI function, and a PyTorch custom op over it, the way
 FlashInfer exports its kernels today.
 
@@ -26,6 +26,14 @@ SOURCE = r"""
 // rmsnorm(x [rows, d], weight [d], out [rows, d], eps): out = x * rsqrt(mean(x^2) + eps) * weight
 // The arguments arrive as tvm::ffi::TensorView: the caller's memory, no copy (DLPack). When the caller
 // passes torch tensors, TVM-FFI sets the environment's stream to torch's current stream first.
+// Contract of rmsnorm_ffi: nothing is launched unless every check passes; each failure is a one-line
+// ValueError that starts with the argument's name (require), in this order:
+//   x "has shape [2, 8, 1]; expected 2 dims [rows, d]", x "is empty (shape [0, 8])",
+//   weight "has shape [7]; expected [d] with d = 8 (from x)", out "has shape [2, 7]; expected x's [2, 8]",
+//   x "has a dtype other than float16 or bfloat16", weight / out "must have x's dtype",
+//   x "must be on a CUDA device", weight / out "must be on x's device", each "must be contiguous";
+// then day 6's kernel for x's dtype runs, one block of NORM_BLOCK threads per row, on that stream; a
+// failed launch raises RuntimeError.
 #include <cuda_runtime.h>
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/error.h>
@@ -55,10 +63,8 @@ void require(bool ok, const char* name, const std::string& what) {
 
 void rmsnorm_ffi(tvm::ffi::TensorView x, tvm::ffi::TensorView weight, tvm::ffi::TensorView out, double eps) {
   // TODO: your code here.
-  //   Hint: check before launching, each failure one require(...) naming the argument: x 2-D and not
-  //   Hint: empty, weight [d], out x's shape; x float16 or bfloat16, weight and out x's dtype; all on x's
-  //   Hint: CUDA device; all contiguous. Then launch rmsnorm_f16 or rmsnorm_bf16 (grid rows, block 256)
-  //   Hint: on the stream TVMFFIEnvGetStream(device_type, device_id) returns, and check the launch.
+  //   Hint: A C++ function called from Python trusts nothing: what can be wrong with each argument, and
+  //   Hint: on which stream must the launch go so torch's ordering holds?
   TVM_FFI_THROW(NotImplementedError) << "rmsnorm: write it in SOURCE of rmsnorm_ffi.py";
 }
 
@@ -99,8 +105,6 @@ def op():
     if hasattr(torch.ops.course, "rmsnorm"):
         return torch.ops.course.rmsnorm
     # TODO: your code here.
-    #   Hint: decorate a function rmsnorm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor
-    #   Hint: with torch.library.custom_op("course::rmsnorm", mutates_args=()): it allocates out like x and
-    #   Hint: calls the module's rmsnorm (build once, outside it). Then give it a fake implementation for
-    #   Hint: torch.compile to trace (rmsnorm.register_fake): a tensor like x, nothing computed. Return the op.
+    #   Hint: torch.compile traces a function without running it: what does it need to know about your op's
+    #   Hint: output without computing it?
     raise NotImplementedError("op: register course::rmsnorm in rmsnorm_ffi.py")

@@ -36,11 +36,9 @@ def as_cupy(x):
     """A cupy view of a cupy array or CUDA torch tensor: the same memory, no copy (DLPack). A torch
     bfloat16 tensor comes as uint16 (cupy has no bfloat16): the same bits, which the bf16 kernels read."""
     # BEGIN EXERCISE
-    # HINT: a cupy array is already what a launch takes; a torch tensor goes through cupy.from_dlpack,
-    # HINT: which shares its memory. For bfloat16, view the tensor as torch.int16 first, then the cupy
-    # HINT: array as uint16.
-    # HINT2: if ops.framework(x) != "torch": return x; else torch, cp = _torch(), device.require_gpu();
-    # HINT2: return cp.from_dlpack(x.view(torch.int16)).view(cp.uint16) for bf16, cp.from_dlpack(x) otherwise
+    # HINT: What does DLPack promise about memory, and which dtype does cupy lack that torch has?
+    # HINT2: Two cases: an argument that is already cupy, and a torch tensor. The torch case goes through
+    # HINT2: DLPack; the bfloat16 case first reinterprets the bits as a 16-bit integer type both sides know.
     # STUB: raise NotImplementedError("as_cupy: write it in days/day14/binding.py")
     if ops.framework(x) != "torch":
         return x
@@ -55,8 +53,8 @@ def to_caller(out, caller: ops.Tensor):
     """`out` (a cupy array) in the framework of the argument `caller` describes: for torch, a torch
     tensor on the same memory (bfloat16 when `caller` is), no copy."""
     # BEGIN EXERCISE
-    # HINT: the way back: torch.from_dlpack(out) shares out's memory; a bf16 result is uint16 in cupy:
-    # HINT: view it as int16 for torch, then the torch tensor as torch.bfloat16.
+    # HINT: The same door the other way: which framework does the caller expect back, and how do you keep
+    # HINT: the memory shared rather than copied?
     # STUB: raise NotImplementedError("to_caller: write it in days/day14/binding.py")
     if caller.framework != "torch":
         return out
@@ -72,11 +70,10 @@ def current_stream(*tensors: ops.Tensor):
     """Launches inside go to torch's current stream when an argument is a torch tensor, else to
     cupy's current stream (where they go anyway)."""
     # BEGIN EXERCISE
-    # HINT: cupy launches on its current stream; to make that torch's, wrap torch.cuda.current_stream()
-    # HINT: (its handle: .cuda_stream, its device: .device_index) in cupy.cuda.ExternalStream and enter
-    # HINT: it around the yield. No synchronization anywhere: the caller's stream orders the work.
-    # HINT2: warnings.catch_warnings() + simplefilter("ignore", DeprecationWarning) around ExternalStream
-    # HINT2: (cupy 14 prefers Stream.from_external; ExternalStream works on 13 and 14)
+    # HINT: Whose stream orders the caller's work? A launch on any other stream may read the input before
+    # HINT: the caller's earlier kernels have written it.
+    # HINT2: Make cupy's current stream be torch's current stream (same handle, same device) for the duration
+    # HINT2: of the `with` statement, and nothing else: no synchronisation.
     # STUB: raise NotImplementedError("current_stream: write it in days/day14/binding.py")
     if not any(t.framework == "torch" for t in tensors):
         yield
@@ -96,13 +93,13 @@ def rmsnorm(x, weight, eps: float = 1e-6, out=None):
     weight [d], float16 or bfloat16; the result is `out` ([rows, d], written) or a new array, in x's
     framework. Every argument is checked before anything is launched."""
     # BEGIN EXERCISE
-    # HINT: describe each argument (ops.describe), check them all in ONE ops.check call with shape
-    # HINT: specs (out too, when given), before any launch; then, inside current_stream, allocate out
-    # HINT: if needed, and launch ops.kernel("day06", "rmsnorm", "rmsnorm_f16" or "_bf16") with grid
-    # HINT: (rows,), block (256,) and arguments (out, x, weight, int32 d, float32 eps), all as cupy.
-    # HINT2: specs: [(tx, ("rows", "d")), (tw, ("d",))] + [(to, ("rows", "d"))] with out; dtypes ops.HALF;
-    # HINT2: dims = ops.check(specs, ops.HALF) gives {"rows": ..., "d": ...}
-    # HINT3: the kernel's suffix is ops.SUFFIX[tx.dtype]; return to_caller(out, tx) (or `out` itself)
+    # HINT: What must hold before the first launch, and what does a caller who passed `out` expect back?
+    # HINT2: Describe, then check every argument at once (shapes as named specs, dtypes), then launch day
+    # HINT2: 6's kernel for x's dtype on the caller's stream, then hand the result back in the caller's
+    # HINT2: framework.
+    # HINT3: Checking all arguments in one call lets the shape names tie them together: `d` of the weight
+    # HINT3: must be the `d` that x gave, and the error names the argument that disagrees. The kernel reads
+    # HINT3: raw pointers, so every argument must be a cupy array of the right dtype by then.
     # STUB: raise NotImplementedError("rmsnorm: write it in days/day14/binding.py")
     tx, tw = ops.describe("x", x), ops.describe("weight", weight)
     specs = [(tx, ("rows", "d")), (tw, ("d",))]

@@ -23,6 +23,14 @@ SOURCE = r"""
 // rmsnorm(x [rows, d], weight [d], out [rows, d], eps): out = x * rsqrt(mean(x^2) + eps) * weight
 // The arguments arrive as tvm::ffi::TensorView: the caller's memory, no copy (DLPack). When the caller
 // passes torch tensors, TVM-FFI sets the environment's stream to torch's current stream first.
+// Contract of rmsnorm_ffi: nothing is launched unless every check passes; each failure is a one-line
+// ValueError that starts with the argument's name (require), in this order:
+//   x "has shape [2, 8, 1]; expected 2 dims [rows, d]", x "is empty (shape [0, 8])",
+//   weight "has shape [7]; expected [d] with d = 8 (from x)", out "has shape [2, 7]; expected x's [2, 8]",
+//   x "has a dtype other than float16 or bfloat16", weight / out "must have x's dtype",
+//   x "must be on a CUDA device", weight / out "must be on x's device", each "must be contiguous";
+// then day 6's kernel for x's dtype runs, one block of NORM_BLOCK threads per row, on that stream; a
+// failed launch raises RuntimeError.
 #include <cuda_runtime.h>
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/error.h>
@@ -52,17 +60,12 @@ void require(bool ok, const char* name, const std::string& what) {
 
 void rmsnorm_ffi(tvm::ffi::TensorView x, tvm::ffi::TensorView weight, tvm::ffi::TensorView out, double eps) {
   // BEGIN EXERCISE
-  // HINT: check before launching, each failure one require(...) naming the argument: x 2-D and not
-  // HINT: empty, weight [d], out x's shape; x float16 or bfloat16, weight and out x's dtype; all on x's
-  // HINT: CUDA device; all contiguous. Then launch rmsnorm_f16 or rmsnorm_bf16 (grid rows, block 256)
-  // HINT: on the stream TVMFFIEnvGetStream(device_type, device_id) returns, and check the launch.
-  // HINT2: x.ndim(), x.size(i), x.dtype() (is_dtype(dt, kDLFloat) / kDLBfloat), x.device() (device_type
-  // HINT2: kDLCUDA), x.IsContiguous(), x.data_ptr(); the messages the grader expects: "x has shape [..];
-  // HINT2: expected 2 dims [rows, d]", "weight has shape [..]; expected [d] with d = 8 (from x)", "out has
-  // HINT2: shape [..]; expected x's [..]", "x has a dtype other than float16 or bfloat16", "x must be on a CUDA device".
-  // HINT3: auto stream = static_cast<cudaStream_t>(TVMFFIEnvGetStream(dev.device_type, dev.device_id));
-  // HINT3: rmsnorm_f16<<<rows, NORM_BLOCK, 0, stream>>>(static_cast<half*>(out.data_ptr()), ..., n, e);
-  // HINT3: then if (cudaGetLastError() != cudaSuccess) TVM_FFI_THROW(RuntimeError) << ...;
+  // HINT: A C++ function called from Python trusts nothing: what can be wrong with each argument, and
+  // HINT: on which stream must the launch go so torch's ordering holds?
+  // HINT2: First every check (one require per fact, in the order the contract lists them), then pick the
+  // HINT2: kernel by dtype, launch it on the stream TVM FFI gives for x's device, and check the launch.
+  // HINT3: The stream is the caller's (torch's current stream, passed through TVM FFI's environment), not
+  // HINT3: the default stream; an error after the launch must become a Python exception, not a crash.
   // STUB: TVM_FFI_THROW(NotImplementedError) << "rmsnorm: write it in SOURCE of rmsnorm_ffi.py";
   require(x.ndim() == 2, "x", "has shape " + shape_of(x) + "; expected 2 dims [rows, d]");
   const int64_t rows = x.size(0), d = x.size(1);
@@ -143,12 +146,10 @@ def op():
     if hasattr(torch.ops.course, "rmsnorm"):
         return torch.ops.course.rmsnorm
     # BEGIN EXERCISE
-    # HINT: decorate a function rmsnorm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor
-    # HINT: with torch.library.custom_op("course::rmsnorm", mutates_args=()): it allocates out like x and
-    # HINT: calls the module's rmsnorm (build once, outside it). Then give it a fake implementation for
-    # HINT: torch.compile to trace (rmsnorm.register_fake): a tensor like x, nothing computed. Return the op.
-    # HINT2: module = build(); @torch.library.custom_op(...) def rmsnorm(...): out = torch.empty_like(x);
-    # HINT2: module.rmsnorm(x, weight, out, eps); return out. @rmsnorm.register_fake def _(x, weight, eps): ...
+    # HINT: torch.compile traces a function without running it: what does it need to know about your op's
+    # HINT: output without computing it?
+    # HINT2: Define a custom op under the course's namespace that allocates its output and calls the
+    # HINT2: module (built once, outside the op), then a fake implementation that only describes the output.
     # STUB: raise NotImplementedError("op: register course::rmsnorm in rmsnorm_ffi.py")
     module = build()
 
