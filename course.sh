@@ -6,6 +6,8 @@
 #   ./course.sh test [...]           set everything up, then run the course's tests, and every exercise
 #                                    test on the solutions (must pass) and the stubs (must fail); what CI
 #                                    runs. Arguments go to each pytest run (-k, -x, -q ...).
+#   ./course.sh student-edition DIR [dayNN ...] [--lang en|zh|both] [--unlocked dayNN ...]
+#                                    build what a class hands students (no solutions/, no instructor/)
 # Without a GPU, kernels run on the PTX emulator. COURSE_CUDA=12 selects the CUDA 12 wheels (driver
 # older than 580; the default is CUDA 13); COURSE_LANG=zh is the same as --lang zh.
 set -euo pipefail
@@ -93,7 +95,13 @@ try:
 except ValueError as e:
     sys.exit(f"error: {e}")' "$day") || exit 2
     exec .venv/bin/python -m pytest "days/$folder" "$@" ;;
+  student-edition)
+    shift
+    setup
+    exec .venv/bin/python -m grader student-edition "$@" ;;
   test)
+    [ -d tests ] || { echo "./course.sh test is the maintainers' check of the course: a student edition has no tests/" \
+      "(./course.sh check dayNN checks your kernels)" >&2; exit 2; }
     # the course's own tests, then every exercise test on this machine's kernels: on the GPU, or on
     # the PTX emulator where there is none (cases too large for a CPU and timed tests skip there)
     shift
@@ -123,6 +131,6 @@ except ValueError as e:
       exit 5
     fi ;;
   *)
-    echo "usage: ./course.sh lab [--lang en|zh] | check dayNN | test [pytest arguments]" >&2
+    echo "usage: ./course.sh lab [--lang en|zh] | check dayNN | test [pytest arguments] | student-edition DIR [...]" >&2
     exit 2 ;;
 esac
