@@ -104,10 +104,11 @@ def _die_with_parent() -> None:
 def _hidden_in_checkout(solutions_before: str | None) -> list[Path]:
     """The checkout's folders shown empty: the solutions (all, or those of `solutions_before` and later
     days: a Python exercise launches the course's kernels of earlier days), the instructor's notebooks
-    (hidden tests) and git's history. (The course's state, .course/, is an empty scratch folder.)"""
-    solutions = [paths.SOLUTIONS] if solutions_before is None else \
+    (hidden tests) and git's history, those there are (a student edition has no solutions/ nor
+    instructor/). (The course's state, .course/, is an empty scratch folder.)"""
+    solutions = [] if not paths.SOLUTIONS.is_dir() else [paths.SOLUTIONS] if solutions_before is None else \
         [d for d in paths.SOLUTIONS.iterdir() if d.is_dir() and d.name >= solutions_before]
-    return [*solutions, paths.INSTRUCTOR_NOTEBOOKS.parent, paths.ROOT / ".git"]
+    return [p for p in (*solutions, paths.INSTRUCTOR_NOTEBOOKS.parent, paths.ROOT / ".git") if p.is_dir()]
 
 
 def _read_own(own: Path) -> dict[str, bytes]:

@@ -1,6 +1,6 @@
 # Your exercise file. Generated from solutions/day14/rmsnorm_ffi.py by `python -m grader stubs`;
 # edit freely: regenerating never overwrites a file you changed.
-# stub-sha256: d58810c4d74e0523
+# stub-sha256: 8a3af6a753f9f4b5
 """Day 14, exercise 2: day 6's rmsnorm as a TVM-FFI function, and a PyTorch custom op over it, the way
 FlashInfer exports its kernels today.
 
@@ -13,7 +13,7 @@ You write two parts: in SOURCE (C++), the function's checks and its launch of da
 stream TVM-FFI hands it (for torch tensors, torch's current stream); in `op`, its registration as the
 custom op `course::rmsnorm`, with a fake implementation that `torch.compile` traces instead of the
 kernel, so the op stays inside a `fullgraph=True` graph. The day-6 kernels are the course's
-(solutions/day06/rmsnorm.cu): this exercise grades the binding, not the kernel.
+(solutions/day06/rmsnorm.cu; in a student edition, your own): this exercise grades the binding, not the kernel.
 (No `from __future__ import annotations` here: torch.library reads the op's schema from its annotations.)
 """
 import hashlib
@@ -70,7 +70,7 @@ void rmsnorm_ffi(tvm::ffi::TensorView x, tvm::ffi::TensorView weight, tvm::ffi::
 
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(rmsnorm, rmsnorm_ffi);  // exported as "rmsnorm"
 """
-DAY06 = paths.SOLUTIONS / "day06"          # the kernels SOURCE includes
+DAY06 = paths.course_file("day06", "rmsnorm.cu").parent  # the kernels SOURCE includes
 _built: dict[str, object] = {}
 
 

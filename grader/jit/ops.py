@@ -124,10 +124,14 @@ def check(specs: list[tuple[Tensor, tuple]], dtypes: tuple[str, ...]) -> dict[st
 def _module(day: str, name: str):
     """The loaded file of an exercise: the student's (days/, or the submission being graded), or the
     solution's with COURSE_KERNELS=solutions. A submission graded alone holds one day's files: another
-    day's kernel then comes from the course."""
+    day's kernel then comes from the course (in a student edition, which has none, the student's days/)."""
     ex = exercises.get(day, name)
     submission = os.environ.get(paths.SOURCE_DIR_ENV)
-    return runner.load(ex, solutions=bool(submission) and not (Path(submission) / ex.source).is_file())
+    if not submission or (Path(submission) / ex.source).is_file():
+        return runner.load(ex)
+    if paths.SOLUTIONS.is_dir():
+        return runner.load(ex, solutions=True)
+    return device.load(paths.DAYS / ex.day / ex.source)  # a student edition: the student's own kernel
 
 
 def kernel(day: str, exercise: str, function: str):

@@ -10,7 +10,7 @@ You write two parts: in SOURCE (C++), the function's checks and its launch of da
 stream TVM-FFI hands it (for torch tensors, torch's current stream); in `op`, its registration as the
 custom op `course::rmsnorm`, with a fake implementation that `torch.compile` traces instead of the
 kernel, so the op stays inside a `fullgraph=True` graph. The day-6 kernels are the course's
-(solutions/day06/rmsnorm.cu): this exercise grades the binding, not the kernel.
+(solutions/day06/rmsnorm.cu; in a student edition, your own): this exercise grades the binding, not the kernel.
 (No `from __future__ import annotations` here: torch.library reads the op's schema from its annotations.)
 """
 import hashlib
@@ -111,7 +111,7 @@ void rmsnorm_ffi(tvm::ffi::TensorView x, tvm::ffi::TensorView weight, tvm::ffi::
 
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(rmsnorm, rmsnorm_ffi);  // exported as "rmsnorm"
 """
-DAY06 = paths.SOLUTIONS / "day06"          # the kernels SOURCE includes
+DAY06 = paths.course_file("day06", "rmsnorm.cu").parent  # the kernels SOURCE includes
 _built: dict[str, object] = {}
 
 
