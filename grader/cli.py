@@ -20,6 +20,7 @@
                             without a GPU); --compare, --all-sizes, --timeline (day14)
     grade-class DIR         autograde a whole nbgrader class on Ray (this machine or --address); resumable
     leaderboard DIR dayNN   time every student's passing kernel under cheat-proof rules (% of ceiling)
+    student-edition DIR     what a class hands students: no solutions/, instructor/ or tests/ (--unlocked DAYS)
 
 Commands with their own module (`grader/<command>.py`) declare HELP, add_arguments(parser) and
 main(args); they are listed in COMMAND_MODULES. Every command's parser is a `_Parser`: a bad argument
