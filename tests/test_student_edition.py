@@ -132,3 +132,15 @@ def test_the_technique_facts_grade_each_kernel_as_the_solution_does(tmp_path):
     assert from_facts and "SHFL.BFLY" in from_facts[0] and "warp_reduce" in from_facts[0]
     assert technique.problems(solution, ex.technique, facts) == []
     assert se.facts_of(["day03"])["technique"]["day03/warp_reduce.cu"] == facts
+
+
+def test_the_sandbox_hides_only_what_there_is(tmp_path, monkeypatch):
+    """Without solutions/ and instructor/ (a student edition) a Python exercise's sandbox still starts:
+    it hides the folders there are (day 14's exercises ended with status 70 before)."""
+    from grader import sandbox
+
+    monkeypatch.setattr(paths, "SOLUTIONS", tmp_path / "solutions")
+    monkeypatch.setattr(paths, "INSTRUCTOR_NOTEBOOKS", tmp_path / "instructor" / "notebooks")
+    for before in (None, "day14"):
+        assert all(p.is_dir() for p in sandbox._hidden_in_checkout(before))
+        assert not [p for p in sandbox._hidden_in_checkout(before) if p.is_relative_to(tmp_path)]
