@@ -15,6 +15,9 @@ from grader import paths
 from grader import student_edition as se
 
 DAY = "day02"
+#: Days the edition releases: day 1 (no course headers) and the first day with course headers, if any.
+HEADERS = sorted(p.name for p in (paths.SOLUTIONS / "include").glob("day[0-9][0-9]") if p.is_dir())[:1]
+UNLOCKED = ["day01", *HEADERS]
 
 
 def _run(edition, *args, timeout=300):
@@ -28,8 +31,9 @@ def _run(edition, *args, timeout=300):
 @pytest.fixture(scope="module")
 def edition(tmp_path_factory):
     out = tmp_path_factory.mktemp("edition") / "class"
-    done = se.build(out, [DAY], lang="en", unlocked=["day01"])
+    done = se.build(out, [DAY], lang="en", unlocked=UNLOCKED)
     assert done["days"] == [DAY] and done["notebooks"] == 1
+    assert done["unlocked"] == HEADERS and done["nothing_to_unlock"] == ["day01"]
     return out
 
 
@@ -57,8 +61,11 @@ def test_the_day2_edition_holds_what_a_student_needs_and_no_answer(edition):
     assert se._leaks(edition) == []
     for name in ("silu_and_mul.cu", "quant_int8.cu", "strided_gather.cu"):
         assert (edition / "days" / DAY / name).read_bytes() != (paths.SOLUTIONS / DAY / name).read_bytes()
-    if (paths.SOLUTIONS / "include" / "day01").is_dir():
-        assert (edition / "kernels" / "unlocked" / "day01").is_dir()
+    for day in HEADERS:  # released: the course's headers of that day, as the compiler's include root wants
+        given = sorted(p.relative_to(paths.SOLUTIONS / "include").as_posix()
+                       for p in (paths.SOLUTIONS / "include" / day).rglob("*") if p.is_file())
+        assert given and all((edition / "kernels" / "unlocked" / g).read_bytes()
+                             == (paths.SOLUTIONS / "include" / g).read_bytes() for g in given)
 
 
 def test_the_edition_fails_on_its_stubs_and_passes_with_the_solutions(edition, tmp_path):
@@ -82,11 +89,11 @@ def test_hints_work_and_instructor_features_say_so_in_one_line(edition):
     solutions = _run(edition, "-m", "pytest", f"days/{DAY}", "--solutions", "-q", "-p", "no:cacheprovider")
     assert solutions.returncode != 0 and "instructor feature" in solutions.stderr + solutions.stdout
     assert "Traceback" not in solutions.stderr
-    locked = _run(edition, "-m", "grader", "answer", DAY, "1")  # not released (--unlocked day01 only)
+    locked = _run(edition, "-m", "grader", "answer", DAY, "1")  # not released
     assert locked.returncode == 2 and "not in this student edition" in locked.stderr, locked.stderr
     assert len(locked.stderr.strip().splitlines()) == 1
     facts = json.loads((edition / "grader" / "data" / "solution_facts.json").read_text())
-    assert list(facts["answers"]) == ["day01"] and facts["answers"]["day01"]["en"]["1"]  # released
+    assert sorted(facts["answers"]) == UNLOCKED and facts["answers"]["day01"]["en"]["1"]  # released
 
 
 def test_a_folder_that_is_not_empty_is_refused_in_one_line(tmp_path):
