@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from grader import compiler, device, paths, progress, runner, sass, solution_facts, tables
-from grader.exercises import Exercise
+from grader.exercises import Exercise, case_id
 
 TIMEOUT_ENV = "COURSE_TEST_TIMEOUT"
 _fault: dict[str, str] = {}
@@ -85,7 +85,10 @@ class Course:
                 why = outcome.message if first else \
                     f"{outcome.message.splitlines()[0]} (the whole message is on the first failure of {ex.key})"
             else:
-                why = f"not run: an earlier case of {ex.key} ended the checking process ({outcome.message.splitlines()[0]})"
+                ended = next((r for r in outcome.cases if r.status in ("timed out", "crashed")), None)
+                why = (f"not run: the checking process of {ex.key} ended at case {case_id(ended.case)} "
+                       f"({ended.status}, reported above)" if ended else
+                       f"not run: the checking process of {ex.key} ended ({outcome.message.splitlines()[0]})")
             pytest.fail(why, pytrace=False)
         progress.record_failure(ex.key, result.case, result.seed)  # what `grader debug` replays
         prefix = {"crashed": "crashed: ", "timed out": ""}.get(result.status, "")
@@ -139,6 +142,17 @@ class Course:
 
 _OUTCOMES: dict = {}
 _SHOWN: set = set()
+_SELECTED: dict = {}   # exercise key -> the cases this pytest run selected (-k, node ids)
+
+
+def pytest_collection_finish(session):
+    """Note the cases each exercise's selected tests ask for: its one child runs those (of the ones this
+    machine runs), so a hang is reported against a case the student chose."""
+    for item in session.items:
+        case = getattr(item, "callspec", None) and item.callspec.params.get("case")
+        key = dict(item.user_properties).get("exercise")
+        if isinstance(case, dict) and key:
+            _SELECTED.setdefault(key, []).append(case)
 
 
 def _isolated_case(ex: Exercise, case: dict):
@@ -148,6 +162,8 @@ def _isolated_case(ex: Exercise, case: dict):
 
     if ex.key not in _OUTCOMES:
         cases = isolation.runnable_cases(ex)
+        chosen = {case_id(c) for c in _SELECTED.get(ex.key, ())}
+        cases = [c for c in cases if case_id(c) in chosen] if chosen else cases
         if case_id(case) not in {case_id(c) for c in cases}:
             cases.append(case)
         _OUTCOMES[ex.key] = isolation.run_exercise(ex.day, ex.name, cases, solutions=paths.use_solutions())

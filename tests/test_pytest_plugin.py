@@ -55,3 +55,27 @@ def test_the_summary_counts_cases_skipped_on_the_emulator(planted_run):
     assert passed == 0 and passed + failed + skipped == len(gather.cases), line
     if device.emulated() and skipped:
         assert re.search(r"\d+ cases? skipped \(every reason .*; the first: too large for the emulator", planted_run)
+
+
+def test_a_hang_is_reported_against_the_case_chosen_and_once(tmp_path):
+    """The student picks two cases by node id: the child runs those two, the hang is reported against
+    the first of them (not a case the student did not select), and the other says it was not run in one
+    short line that points above."""
+    if device.why_no_gpu():
+        pytest.skip(f"kernels cannot run here: {device.why_no_gpu()}")
+    for source in (paths.SOLUTIONS / "day01").glob("*.cu"):
+        shutil.copy(source, tmp_path)
+    add = tmp_path / "vector_add.cu"
+    text = add.read_text()
+    body = text.index("{", text.index('extern "C"'))
+    add.write_text(text[:body + 1] + "\n  while (true) {}\n" + text[body + 1:])
+    chosen = ["days/day01/test_day01.py::test_vector_add[n=33]", "days/day01/test_day01.py::test_vector_add[n=255]"]
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "BUILD_NUMBER")}
+    done = subprocess.run([sys.executable, "-m", "pytest", *chosen, "-p", "no:cacheprovider", "-q", "-n", "0"],
+                          capture_output=True, text=True, cwd=paths.ROOT, timeout=600,
+                          env={**env, paths.SOURCE_DIR_ENV: str(tmp_path)})
+    out = done.stdout + done.stderr
+    assert "in case n=33 (a kernel that never finishes?)" in out, out[-3000:]
+    assert "in case n=1 " not in out
+    assert "not run: the checking process of day01/vector_add ended at case n=33 (timed out, reported above)" in out
+    assert out.count("a kernel that never finishes?") == 2, out[-3000:]  # the failure, and the summary's first
