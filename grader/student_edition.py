@@ -2,20 +2,24 @@
 class hands its students, without the answers.
 
 The edition is the course's git-tracked files (no .venv, .course or caches; days/ as git's index holds
-it, so that no kernel an instructor solved in their own checkout goes out) less what bears answers or is for the course's maintainers:
-solutions/, instructor/ (source notebooks, rubrics, hidden tests), tests/, .ci/ and docs/. It keeps the
-course package, the stubs and self-checks of the chosen days (days/dayNN/), their student notebooks
-(rendered afresh from instructor/notebooks/, in the chosen languages), kernels/ (the headers a student may
-read), the lab and what runs it all (pyproject.toml, constraints.txt, course.sh, the READMEs, conftest.py).
+it, so that no kernel an instructor solved in their own checkout goes out) less what bears answers or is
+for the course's maintainers: solutions/, instructor/ (source notebooks, rubrics, hidden tests), tests/,
+.ci/ and docs/. It keeps the course package, the student notebooks of the chosen days (rendered afresh
+from instructor/notebooks/, in the chosen languages), the stubs and self-checks (days/dayNN/) of every
+day up to the last chosen one (later days build on the student's own earlier files: day 13's variants on
+day 12's batch prefill, day 14's API on days 2 to 13), kernels/ (the headers a student may read), the
+lab and what runs it all (pyproject.toml, constraints.txt, course.sh, the READMEs, conftest.py).
 
 Where a student's command used a solution's source, the edition carries what the instructor's side
 computed from it instead, in grader/data/solution_facts.json (grader/solution_facts.py): the technique
-each solution kernel shows, the hints. Day 4's worked example (demos/smem_stride.cu) goes to
-days/day04/demos/; its planted-bug demos (the exercise's answer less a line) stay out. `--unlocked DAYS` releases what an instructor hands out once those days are done:
-the course's own headers of the days (solutions/include/dayNN/, as kernels/unlocked/dayNN/, which the
-compiler searches where solutions/ is absent) and their thought questions' model answers (`grader answer`);
-the other days' model answers are not in the edition. A DIR that exists and is not empty is refused unless --force (then the edition's files are
-written over what is there; nothing else is removed).
+each solution kernel shows, the hints, the architecture a kernel needs. Day 4's worked example
+(demos/smem_stride.cu) goes to days/day04/demos/; its planted-bug demos (the exercise's answer less a
+line) stay out. `--unlocked DAYS` releases what an instructor hands out once those days are done: the
+course's own headers of the days (solutions/include/dayNN/, as kernels/unlocked/dayNN/, which the
+compiler searches where solutions/ is absent) and their thought questions' model answers (`grader
+answer`); the other days' model answers are not in the edition. A DIR that exists and is not empty is
+refused unless --force (then the edition's files are written over what is there; nothing else is
+removed).
 """
 from __future__ import annotations
 
@@ -49,7 +53,9 @@ def tracked() -> list[str]:
 
 
 def selected(files: list[str], days: list[str], langs: tuple[str, ...]) -> list[str]:
-    """The tracked files an edition of `days` in `langs` holds (its student notebooks apart: rendered)."""
+    """The tracked files an edition of `days` in `langs` holds (its student notebooks apart: rendered):
+    days/ of every day up to the last of `days`."""
+    days = work_days(days)
     keep = []
     for f in files:
         parts = f.split("/")
@@ -80,6 +86,11 @@ def model_answers(day: str, langs: tuple[str, ...]) -> dict[str, dict[str, str]]
                 break
             n += 1
     return found
+
+
+def work_days(days: list[str]) -> list[str]:
+    """The days whose files (days/dayNN/) an edition of `days` holds: every day up to the last of them."""
+    return [d for d in exercises.days_with_exercises() if d <= max(days)]
 
 
 def facts_of(days: list[str], unlocked: list[str] = (), langs: tuple[str, ...] = ("en",)) -> dict:
@@ -130,7 +141,7 @@ def build(out: str | Path, days: list[str] | None = None, lang: str = "both", un
     if out.is_dir() and any(out.iterdir()) and not force:
         raise ValueError(f"{out} exists and is not empty (a student's work?): name a new folder, or add --force "
                          f"to write the edition over it")
-    facts = facts_of(days, unlocked, LANGS[lang])
+    facts = facts_of(work_days(days), unlocked, LANGS[lang])
     files = selected(tracked(), days, LANGS[lang])
     out.mkdir(parents=True, exist_ok=True)
     stubs = [f for f in files if f.startswith("days/")]  # git's copy: never the instructor's own work
@@ -151,7 +162,7 @@ def build(out: str | Path, days: list[str] | None = None, lang: str = "both", un
     data = out / solution_facts.FACTS.relative_to(paths.ROOT)
     data.parent.mkdir(parents=True, exist_ok=True)
     data.write_text(json.dumps(facts, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-    for day in days:  # worked examples: the demos that are not a planted bug in an answer
+    for day in work_days(days):  # worked examples: the demos that are not a planted bug in an answer
         planted = {ex.source for ex, _ in sanitize.demo_exercises(day)}
         for demo in sorted((paths.SOLUTIONS / day / "demos").glob("*.cu")):
             if demo.relative_to(paths.SOLUTIONS / day).as_posix() not in planted:
@@ -174,7 +185,8 @@ def build(out: str | Path, days: list[str] | None = None, lang: str = "both", un
 
 def add_arguments(parser) -> None:
     parser.add_argument("course_dir", metavar="DIR", help="a new folder for the edition")
-    parser.add_argument("days", nargs="*", help="dayNN ... (default: every day)")
+    parser.add_argument("days", nargs="*", help="dayNN ... whose notebooks it holds (default: every day); the "
+                        "files of every day up to the last come too")
     parser.add_argument("--lang", choices=tuple(LANGS), default="both",
                         help="the notebooks' language: en, zh or both (default)")
     parser.add_argument("--unlocked", nargs="+", default=[], metavar="DAY",
@@ -184,8 +196,10 @@ def add_arguments(parser) -> None:
 
 def main(args) -> int:
     done = build(args.course_dir, args.days, args.lang, args.unlocked, args.force)
+    stubs = work_days(done["days"])
     print(f"student edition of {', '.join(done['days'])} in {done['dir']}: {done['files']} files "
-          f"({done['notebooks']} student notebooks), no solutions/, no instructor/, no tests/")
+          f"({done['notebooks']} student notebooks; days/ of {stubs[0]} to {stubs[-1]}), no solutions/, "
+          f"no instructor/, no tests/")
     if args.unlocked:
         print(f"released: the model answers of {', '.join(sorted(set(map(paths.day_name, args.unlocked))))}"
               + (f"; the headers of {', '.join(done['unlocked'])} (kernels/unlocked/)" if done["unlocked"] else ""))
