@@ -125,6 +125,20 @@ def _resolve_space(st, op, sel, addr, space, size, write, pos):
     raise Unsupported(f"state space .{space}")
 
 
+def _past_end(b, a: int, size: int, elem: int) -> str:
+    """Where access [a, a + size) lies past buffer b, counted in the kernel's array: without the guard
+    elements the grader put after it (`Buffer.guard`), in that array's elements where known."""
+    if not b.guard:
+        elem = max(elem, 1)
+        return (f": {a + size - (b.addr + b.nbytes)} bytes past the end of a {b.nbytes}-byte allocation "
+                f"(element {(a - b.addr) // elem} of {b.nbytes // elem})")
+    elem = b.elem
+    n, index = (b.nbytes - b.guard) // elem, (a - b.addr) // elem
+    return (f": element {index} of an array of {n} element{'s' if n != 1 else ''} ({elem} bytes each), "
+            f"{index - n + 1} past its last (past the {b.guard // elem} element{'s' if b.guard // elem != 1 else ''} "
+            f"the grader adds after it to catch such writes)")
+
+
 def _oob_global(st, op, sel, addr, size, write, bases, ends, bufs, ok):
     i = int(np.flatnonzero(~ok)[0])
     a = int(addr[i])
@@ -133,17 +147,15 @@ def _oob_global(st, op, sel, addr, size, write, bases, ends, bufs, ok):
     if bases.size:
         j = int(np.searchsorted(bases, np.uint64(a), side="right")) - 1
         if j >= 0 and a >= int(bases[j]):
-            b = bufs[j]
-            elem = op.elem_size if hasattr(op, "elem_size") else size
-            near = (f": {a + size - (b.addr + b.nbytes)} bytes past the end of a {b.nbytes}-byte allocation "
-                    f"(element {(a - b.addr) // max(elem, 1)} of {b.nbytes // max(elem, 1)})")
+            near = _past_end(bufs[j], a, size, op.elem_size if hasattr(op, "elem_size") else size)
         elif j + 1 < bases.size and a < int(bases[j + 1]):
             b = bufs[j + 1]
             near = f": {b.addr - a} bytes before the start of a {b.nbytes}-byte allocation"
     if not near and a < 1 << 20:
         near = " (a null or tiny pointer: an argument not passed as a device array?)"
     raise EmulatorFault(f"out-of-bounds global {what} of {size} bytes at 0x{a:x}{near}, by {_who(st, sel[i])}, "
-                        f"{op.where()}; {int((~ok).sum())} threads of this instruction were out of bounds")
+                        f"{op.where()}; " + (f"{int((~ok).sum())} threads of this instruction were out of bounds"
+                                                if (~ok).sum() > 1 else "the only thread of this instruction out of bounds"))
 
 
 # ---- statistics and shared-memory checks --------------------------------------------------------

@@ -31,6 +31,8 @@ class Buffer:
         if nbytes < 0:
             raise ValueError(f"cannot allocate {nbytes} bytes")
         self.nbytes = nbytes
+        self.guard = 0         # bytes at the end that the grader added past the kernel's array
+        self.elem = 1          # the array's element size, for messages
         self.data = np.zeros(max(16, -(-nbytes // 16) * 16), np.uint8)
         self.addr = _cursor[0]
         self.name = name
@@ -93,6 +95,11 @@ class DeviceArray:
         dtype = np.dtype(dtype)
         shape = tuple(shape) if isinstance(shape, (tuple, list)) else (int(shape),)
         return cls(Buffer(int(np.prod(shape)) * dtype.itemsize), shape, dtype)
+
+    def mark_guard(self, rows: int) -> None:
+        """The last `rows` rows (elements, 1-D) are the grader's guard, not the kernel's array."""
+        row = int(np.prod(self.shape[1:])) if self.ndim > 1 else 1
+        self._buffer.guard, self._buffer.elem = rows * row * self.itemsize, self.itemsize
 
     # ---- cupy-like attributes ----
     shape = property(lambda self: self._a.shape)

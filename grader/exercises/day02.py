@@ -24,7 +24,7 @@ def _gather_launch(module, src, out, n_out: int, stride: int, sync=True):
 def check_strided_gather(module, seed: int, n_out: int, stride: int) -> None:
     rng = np.random.default_rng(seed)
     src = rng.standard_normal(max(1, (n_out - 1) * stride + 1), dtype=np.float32)
-    out = device.empty(n_out + 1, "float32")  # one extra element that must stay untouched
+    out = device.empty(n_out + 1, "float32", guard=1)  # one extra element that must stay untouched
     _gather_launch(module, device.asarray(src), out, n_out, stride)
     got = device.to_host(out)
     checks.assert_close(got[:n_out], src[::stride][:n_out].astype(np.float64),

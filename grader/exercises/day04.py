@@ -49,7 +49,7 @@ def check_kernel(module, seed: int, rows: int, cols: int, kernel: str) -> None:
         raise ValueError(f"rows and cols must be >= 1 (got {rows}, {cols})")
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((rows, cols), dtype=np.float32)
-    out = device.empty((cols + 1, rows), "float32")
+    out = device.empty((cols + 1, rows), "float32", guard=1)
     _launch(module, kernel, device.asarray(x), out, rows, cols)
     got = device.to_host(out)
     where = f"(rows={rows}, cols={cols})"

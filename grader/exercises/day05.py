@@ -182,7 +182,7 @@ def check_compact(module, seed: int, n: int, density: float) -> None:
 
     offsets = np.concatenate(([0], np.cumsum(expected_counts)[:-1])).astype(np.int32)
     count = int(keep.sum())
-    out, out_idx = device.empty(n + 1, "float32"), device.empty(n + 1, "int32")
+    out, out_idx = device.empty(n + 1, "float32", guard=1), device.empty(n + 1, "int32", guard=1)
     device.launch(module.get_function("compact_scatter"), grid, block,
                   (x_dev, np.int32(n), threshold, device.asarray(offsets), out, out_idx), what="compact_scatter")
     got, got_idx = device.to_host(out), device.to_host(out_idx)

@@ -76,7 +76,7 @@ def _check_scaled(module, kernel: str, seed: int, n: int, blocks: int) -> None:
     rng = np.random.default_rng(seed)
     x = rng.standard_normal(n, dtype=np.float32)
     alpha = float(rng.uniform(0.5, 2.0))
-    out = device.empty(n + 1)  # one extra element that must stay untouched
+    out = device.empty(n + 1, guard=1)  # one extra element that must stay untouched
     device.launch(module.get_function(kernel), (blocks,), (BLOCK,),
                   (device.asarray(x), out, np.float32(alpha), np.int64(n)), what=f"{kernel} ({blocks} blocks)")
     got = device.to_host(out)
@@ -132,7 +132,7 @@ def check_qk_scores(module, seed: int, n: int, blocks: int) -> None:
     rng = np.random.default_rng(seed)
     q = rng.standard_normal(QK_D, dtype=np.float32)
     k = rng.standard_normal((n, QK_D), dtype=np.float32)
-    scores = device.empty(n + 1)
+    scores = device.empty(n + 1, guard=1)
     device.launch(module.get_function("qk_scores"), (blocks,), (BLOCK,),
                   (device.asarray(q), device.asarray(k), scores, np.int64(n)), what=f"qk_scores ({blocks} blocks)")
     got = device.to_host(scores)

@@ -47,7 +47,7 @@ def check_block_scan(module, seed: int, n: int) -> None:
     x_dev = device.asarray(x)
     pad = lambda size: np.concatenate([x.astype(np.int64), np.zeros(-n % size, np.int64)]).reshape(-1, size)
 
-    out = device.empty(n + 1, "int32")
+    out = device.empty(n + 1, "int32", guard=1)
     device.launch(module.get_function("warp_inclusive_sum_i32"), (-(-n // BLOCK),), (BLOCK,),
                   (x_dev, out, np.int64(n)), what="warp_inclusive_sum_i32")
     got = device.to_host(out)
@@ -56,7 +56,7 @@ def check_block_scan(module, seed: int, n: int) -> None:
     _assert_left_alone(got[n:], -1, f"warp_inclusive_sum_i32 out past n (n={n})", seed)
 
     tiles = -(-n // BLOCK_SCAN_TILE)
-    out, sums = device.empty(n + 1, "int32"), device.empty(tiles + 1, "int32")
+    out, sums = device.empty(n + 1, "int32", guard=1), device.empty(tiles + 1, "int32", guard=1)
     device.launch(module.get_function("block_exclusive_sum_i32"), (tiles,), (BLOCK,),
                   (x_dev, out, sums, np.int64(n)), what="block_exclusive_sum_i32")
     rows = pad(BLOCK_SCAN_TILE)
@@ -96,7 +96,7 @@ def check_lookback(module, rng, seed: int, tiles: int) -> None:
     probed = np.sort(np.concatenate([rng.choice(tiles - 1, min(7, tiles - 1), replace=False), [tiles - 1]]))
     words[probed] = 0  # TILE_EMPTY: the probed blocks publish these themselves
     status = device.asarray(words)
-    exclusive = device.empty(probed.size + 1, "int32")
+    exclusive = device.empty(probed.size + 1, "int32", guard=1)
     device.launch(module.get_function("lookback_i32"), (probed.size,), (32,),
                   (status, device.asarray(probed.astype(np.int64)), device.asarray(agg[probed].astype(np.int32)),
                    exclusive), what=f"lookback_i32 ({probed.size} tiles probed of {tiles})")
@@ -121,7 +121,7 @@ def check_scan(module, seed: int, n: int) -> None:
     check_lookback(module, rng, seed, -(-n // SCAN_TILE) + 70)
     x = rng.integers(0, 64, n, dtype=np.int32)
     expected = np.concatenate([[0], np.cumsum(x, dtype=np.int64)[:-1]])
-    out = device.empty(n + 1, "int32")
+    out = device.empty(n + 1, "int32", guard=1)
     ws, counter = _workspace(-(-n // SCAN_TILE))
     _scan_launch(module, device.asarray(x), out, n, ws, counter)
     got = device.to_host(out)
@@ -193,7 +193,7 @@ def indptr_reference(lengths: np.ndarray) -> np.ndarray:
 def _build_indptr(module, lengths: np.ndarray, seed: int, what: str):
     """Run build_indptr, check it exactly, and return it on the device."""
     batch = lengths.size
-    indptr = device.empty(batch + 2, "int32")  # one extra element that must stay untouched
+    indptr = device.empty(batch + 2, "int32", guard=1)  # one extra element that must stay untouched
     device.launch(module.get_function("build_indptr"), (1,), (BLOCK,),
                   (device.asarray(lengths), indptr, np.int32(batch)), what="build_indptr")
     got = device.to_host(indptr)
@@ -236,7 +236,7 @@ def check_ragged(module, seed: int, batch: int, max_len: int, d: int) -> None:
     out_indptr = _build_indptr(module, lengths[ids], seed, f"the selected sequences' lengths {where}")
     out_rows = int(lengths[ids].sum(dtype=np.int64))
     data = rng.standard_normal((nnz, d), dtype=np.float32)
-    out = device.empty((out_rows + 1, d))
+    out = device.empty((out_rows + 1, d), guard=1)
     if out_rows:
         device.launch(module.get_function("gather_rows"), (-(-out_rows // (BLOCK // 32)),), (BLOCK,),
                       (device.asarray(data), indptr, device.asarray(ids), out_indptr, out,
