@@ -526,3 +526,21 @@ def test_out_of_bounds_counts_in_the_kernels_array_not_the_graders_guard():
     plain = DeviceArray.empty(2, np.float32)
     assert "4 bytes past the end of a 8-byte allocation (element 2 of 2)" in memops._past_end(
         plain._buffer, plain._buffer.addr + 8, 4, 4)
+
+
+def test_a_misaligned_half_load_names_the_students_line(tmp_path):
+    """A 16-byte fp16 load through course::load_as_float (vec_dtypes.cuh) at a misaligned row names the
+    student's line first, then the header's (f32 did already)."""
+    import shutil
+
+    from grader import isolation, paths
+
+    for source in (paths.SOLUTIONS / "day02").glob("*.cu"):
+        shutil.copy(source, tmp_path)
+    silu = tmp_path / "silu_and_mul.cu"
+    silu.write_text(silu.read_text().replace("if (d % VEC == 0) {", "if (d % 2 == 0) {"))
+    outcome = isolation.run_exercise("day02", "silu_and_mul", [{"rows": 3, "d": 12, "dtype": "float16"}],
+                                     source_dir=str(tmp_path))
+    assert outcome.status != "passed"
+    assert "misaligned address" in outcome.message and "at silu_and_mul.cu:" in outcome.message, outcome.message
+    assert "(in vec_dtypes.cuh:" in outcome.message
