@@ -44,7 +44,7 @@ from pathlib import Path
 from grader import compiler, days, device, exercises, paths
 
 COMMAND_MODULES = ("sanitize", "autotune", "hints", "debug", "classgrade", "leaderboard", "profile",
-                   "student_notebooks", "answers", "student_edition")
+                   "student_notebooks", "answers", "student_edition", "unlock")
 
 
 def _days(arg: str | None) -> list[str]:

@@ -3,8 +3,10 @@
 `nvrtc_compile` is the one place NVRTC is called (source text to PTX and cubin, its log, its errors):
 `compile_file` (the emulator, `grader compile`, `grader sass`) and day 13's JIT go through it.
 cupy.RawModule (through `grader.device.load`) and the compiler here use the same options:
-the course headers (kernels/include), the CCCL headers cupy ships (cub, thrust, libcudacxx) and the
-CUDA headers. A `#line` directive makes errors and -lineinfo point at the student's own file.
+the course headers (kernels/include), the course's versions of the days' exercises that later days'
+course headers include (`paths.answer_include`: solutions/include, or kernels/unlocked in a student
+edition), the CCCL headers cupy ships (cub, thrust, libcudacxx) and the CUDA headers. A `#line`
+directive makes errors and -lineinfo point at the student's own file.
 """
 from __future__ import annotations
 
@@ -72,7 +74,7 @@ def cccl_include_dirs() -> list[Path]:
 
 
 def include_dirs() -> list[Path]:
-    dirs = [paths.INCLUDE, *cccl_include_dirs()]
+    dirs = [paths.INCLUDE, paths.answer_include(), *cccl_include_dirs()]
     cuda = cuda_include_dir()
     return dirs + ([cuda] if cuda else [])
 
@@ -92,7 +94,7 @@ def check_includes(path: Path) -> None:
     resolves outside the file's own folder and the include path, on the preprocessor's tokens
     (`grader.includes`)."""
     try:
-        includes.check(path, include_dirs())
+        includes.check(path, include_dirs(), answers=[paths.answer_include()])
     except includes.IncludeRefused as e:
         raise CompileError(str(path), str(e)) from None
 

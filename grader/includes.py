@@ -8,7 +8,8 @@ regex (a comment before or after the `#`, a form feed, an `#include` inside a ma
 found. Every include must name a header (`<...>` or `"..."`; a computed one is refused), may not be
 absolute or go up a folder, and is resolved as NVRTC resolves it (a quoted name beside the including
 file first, then the include path, in order): what it resolves to must lie in the submission's own
-folder or on the course's include path (kernels/include, cupy's CCCL headers, the CUDA headers), and
+folder or on the course's include path (kernels/include, cupy's CCCL headers, the CUDA headers; not
+the course's versions of the days' exercises, which only its headers include), and
 no #define or #undef may name a macro that decides which file a header on the include path includes
 (thrust's `#include __THRUST_..._HEADER`: `#define detail ../../secret` would point it anywhere). The
 submission's own headers are checked the same way.
@@ -117,21 +118,23 @@ def steering_macros(include_dirs: tuple[Path, ...]) -> frozenset[str]:
     return frozenset(found)
 
 
-def check(path: Path, include_dirs: list[Path]) -> None:
+def check(path: Path, include_dirs: list[Path], answers: list[Path] = ()) -> None:
     """Refuse (IncludeRefused) any include of `path`, or of the other kernel files of its folder, that
-    is computed, absolute, goes up a folder (..) or resolves outside `path`'s folder and
-    `include_dirs`, and any #define or #undef of a name that steers a header's computed include."""
+    is computed, absolute, goes up a folder (..), resolves outside `path`'s folder and `include_dirs`
+    or inside `answers` (the course's versions of the days' exercises, which only the course headers
+    include), and any #define or #undef of a name that steers a header's computed include."""
     path = Path(path).resolve()
     roots = [path.parent, *(Path(d).resolve() for d in include_dirs)]
     steering, seen = (lambda: steering_macros(tuple(roots[1:]))), set()
-    _check(path, path.parent, roots, steering, seen)
+    answers = [Path(d).resolve() for d in answers]
+    _check(path, path.parent, roots, steering, seen, answers)
     # and every other kernel file beside it: a header on the include path could pick one up by name
     for other in sorted(path.parent.glob("*.cu*")):
         if other.suffix in (".cu", ".cuh") and other.is_file() and not other.is_symlink():
-            _check(other.resolve(), path.parent, roots, steering, seen)
+            _check(other.resolve(), path.parent, roots, steering, seen, answers)
 
 
-def _check(path: Path, folder: Path, roots: list[Path], steering, seen: set) -> None:
+def _check(path: Path, folder: Path, roots: list[Path], steering, seen: set, answers: list[Path]) -> None:
     if path in seen:
         return
     seen.add(path)
@@ -159,8 +162,11 @@ def _check(path: Path, folder: Path, roots: list[Path], steering, seen: set) -> 
             if not _inside(found, roots):
                 raise IncludeRefused(f"{where}: error: #include {header} is not allowed: it is not one of "
                                      f"the course's headers or a file of your own beside {path.name}")
+            if _inside(found, answers):
+                raise IncludeRefused(f"{where}: error: #include {header} is not allowed: the course's own "
+                                     f"versions of a day's exercises come through its headers (<course/...>)")
             if _inside(found, [folder]):
-                _check(found, folder, roots, steering, seen)
+                _check(found, folder, roots, steering, seen, answers)
 
 
 # ---- compile logs ------------------------------------------------------------------------------

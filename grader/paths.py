@@ -10,6 +10,11 @@ ROOT = Path(__file__).resolve().parent.parent
 DAYS = ROOT / "days"
 SOLUTIONS = ROOT / "solutions"
 INCLUDE = ROOT / "kernels" / "include"
+#: The course's versions of what a day's exercises ask (solutions/include/dayNN/...), which the course
+#: headers of later days include: the instructor's repository (grading always uses these).
+SOLUTION_INCLUDE = SOLUTIONS / "include"
+#: The same, in a student edition: the days an instructor released or `grader unlock` copied in.
+UNLOCKED = ROOT / "kernels" / "unlocked"
 NOTEBOOKS = ROOT / "notebooks"  # the student notebooks (generated from INSTRUCTOR_NOTEBOOKS)
 INSTRUCTOR_NOTEBOOKS = ROOT / "instructor" / "notebooks"  # the nbgrader sources: model answers, hidden tests
 STATE = ROOT / ".course"  # git-ignored: last results, plots
@@ -38,6 +43,12 @@ def course_file(day: int | str, filename: str) -> Path:
     d = day_name(day)
     solution = SOLUTIONS / d / filename
     return solution if SOLUTIONS.is_dir() else DAYS / d / filename
+
+
+def answer_include() -> Path:
+    """The include root of the course's own answers that later days build on: solutions/include where
+    it exists (the instructor's repository), else kernels/unlocked (a student edition)."""
+    return SOLUTION_INCLUDE if SOLUTION_INCLUDE.is_dir() else UNLOCKED
 
 
 def use_solutions() -> bool:

@@ -9,7 +9,8 @@ arguments>` runs `python <arguments>` as the last of three processes:
   mount, PID, network, IPC and UTS namespaces, then forks
 - the namespace's init (PID 1), which builds a new root and pivots into it: a tmpfs holding read-only
   binds of the system (/usr, /etc, /opt, the lib and bin folders), this Python and the course
-  checkout (its `solutions/`, `instructor/`, `.course/` and `.git/` shown empty); a few device nodes
+  checkout (its `solutions/`, `instructor/`, `.course/` and `.git/` shown empty, but for the course's
+  headers of earlier days' answers, solutions/include/dayNN, which course headers include); a few device nodes
   (null, zero, random, the GPU's); a new /proc (this PID namespace only); a private /tmp and $HOME; the
   own folder as a size-capped tmpfs holding a copy of its files (what is written there never reaches
   the original); `--share` folders (the kernel's connection file and sockets) writable. Nothing else
@@ -111,6 +112,14 @@ def _hidden_in_checkout(solutions_before: str | None) -> list[Path]:
     return [p for p in (*solutions, paths.INSTRUCTOR_NOTEBOOKS.parent, paths.ROOT / ".git") if p.is_dir()]
 
 
+def _shown_in_hidden(solutions_before: str | None) -> list[Path]:
+    """The course's headers of the days' answers (solutions/include/dayNN, of the days before
+    `solutions_before`, or all), shown read-only inside a hidden solutions/: the course headers include
+    them, so the kernels compiled there need them (a student's file may not include them itself)."""
+    return [d for d in sorted(paths.SOLUTION_INCLUDE.glob("day*"))
+            if d.is_dir() and (solutions_before is None or d.name < solutions_before)]
+
+
 def _read_own(own: Path) -> dict[str, bytes]:
     """The regular files under `own` (relative path -> bytes): links and what is past COPY_BYTES are
     left out."""
@@ -146,6 +155,7 @@ class Plan:
         devices = [Path("/dev", d) for d in DEVICES] + sorted(Path("/dev").glob("nvidia*"))
         self.devices = [p.name for p in devices if p.exists()]  # /dev/nvidia-caps is a folder (MIG)
         self.hide = [str(p.resolve()) for p in [*_hidden_in_checkout(solutions_before), *hide]]
+        self.shown = [str(p.resolve()) for p in _shown_in_hidden(solutions_before)]
         for folder in shares:  # the sandbox's user writes its sockets there
             if os.geteuid() == 0:
                 os.chown(folder, self.uid, self.gid)
@@ -251,6 +261,9 @@ def build_root(plan: Plan, new: str = "/tmp") -> None:
     hidden = [new + folder for folder in plan.hide if os.path.isdir(new + folder)]
     for folder in hidden:
         _tmpfs(folder, 1 << 20)
+    for folder in plan.shown:
+        os.makedirs(new + folder, exist_ok=True)
+        _bind(folder, new + folder, read_only=True)
     if os.path.isdir(new + str(paths.STATE)):  # progress, plots, caches: written, then gone
         _tmpfs(new + str(paths.STATE), TMP_BYTES, "0755", user)
     for folder in plan.shared:

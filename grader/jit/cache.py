@@ -39,10 +39,12 @@ def default_root() -> Path:
 
 
 def headers_digest() -> str:
-    """A digest of every course header (kernels/include): a header edit must invalidate entries."""
+    """A digest of every course header (kernels/include, and the days' headers they include): a header
+    edit must invalidate entries."""
     h = hashlib.sha256()
-    for f in sorted(p for p in paths.INCLUDE.rglob("*") if p.is_file()):
-        h.update(str(f.relative_to(paths.INCLUDE)).encode() + b"\0" + f.read_bytes() + b"\0")
+    for i, root in enumerate((paths.INCLUDE, paths.answer_include())):
+        for f in sorted(p for p in root.rglob("*") if p.is_file()):
+            h.update(f"{i}:{f.relative_to(root)}".encode() + b"\0" + f.read_bytes() + b"\0")
     return h.hexdigest()
 
 

@@ -35,6 +35,15 @@ using cuda::std::uint64_t;
   COURSE_REQUIRE_ARCH(sm);               \
   static_assert(COURSE_ARCH_FEAT_SM##sm, "this file needs sm_" #sm "a (see COURSE_REQUIRE_ARCH_SPECIFIC)")
 
+// The course's versions of what a day's exercises ask live outside kernels/include, per day
+// (<dayNN/...>: solutions/include in the instructor's repository, kernels/unlocked in a student
+// edition once that day is unlocked). A course header of a later day includes them when present;
+// otherwise each such function is a template whose body is COURSE_LOCKED(T, "name", "dayNN"): only a
+// call fails to compile, with one line naming the day and the command that unlocks it.
+#define COURSE_LOCKED(T, what, day)                                                            \
+  static_assert(sizeof(T) == 0, what " is " day "'s exercise and is not unlocked here: pass " \
+                day ", then run python -m grader unlock " day)
+
 namespace course {
 
 template <typename T>

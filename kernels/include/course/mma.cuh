@@ -17,8 +17,8 @@
 //
 // In each 32-bit register the element with the smaller column (A) or row (B) is in the low 16 bits.
 // frag_c_row / frag_c_col below give the C layout as code (epilogues need it); the A and B layouts are
-// day 9's exercise. Day 9's exercises also write ldmatrix and mma.sync as inline PTX themselves; the
-// wrappers below are what days 10 to 12 call.
+// day 9's exercise. Day 9's exercises 1 and 2 write ldmatrix and mma.sync as inline PTX; the course's
+// wrappers of them (named at the end of this header) are what day 9's exercise 3 and days 10 to 12 call.
 //
 // ldmatrix loads such fragments from shared memory in one instruction per warp. Each of the x1 / x2 /
 // x4 variants loads 1, 2 or 4 matrices of 8x8 16-bit elements; lanes 8j..8j+7 give the addresses of
@@ -49,84 +49,6 @@ COURSE_INLINE uint32_t smem_addr(const void* smem_ptr) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(smem_ptr));
 }
 
-// ---- ldmatrix: 8x8 matrices of 16-bit elements, shared memory -> registers ----------------------
-// R receives 1, 2 or 4 registers; smem_ptr is this lane's row address (see the header comment).
-
-COURSE_INLINE void ldmatrix_m8n8x1(uint32_t* R, const void* smem_ptr) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\n"
-               : "=r"(R[0])
-               : "r"(smem_addr(smem_ptr)));
-}
-
-COURSE_INLINE void ldmatrix_m8n8x2(uint32_t* R, const void* smem_ptr) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
-               : "=r"(R[0]), "=r"(R[1])
-               : "r"(smem_addr(smem_ptr)));
-}
-
-COURSE_INLINE void ldmatrix_m8n8x4(uint32_t* R, const void* smem_ptr) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(R[0]), "=r"(R[1]), "=r"(R[2]), "=r"(R[3])
-               : "r"(smem_addr(smem_ptr)));
-}
-
-COURSE_INLINE void ldmatrix_m8n8x1_trans(uint32_t* R, const void* smem_ptr) {
-  asm volatile("ldmatrix.sync.aligned.trans.m8n8.x1.shared.b16 {%0}, [%1];\n"
-               : "=r"(R[0])
-               : "r"(smem_addr(smem_ptr)));
-}
-
-COURSE_INLINE void ldmatrix_m8n8x2_trans(uint32_t* R, const void* smem_ptr) {
-  asm volatile("ldmatrix.sync.aligned.trans.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
-               : "=r"(R[0]), "=r"(R[1])
-               : "r"(smem_addr(smem_ptr)));
-}
-
-COURSE_INLINE void ldmatrix_m8n8x4_trans(uint32_t* R, const void* smem_ptr) {
-  asm volatile("ldmatrix.sync.aligned.trans.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(R[0]), "=r"(R[1]), "=r"(R[2]), "=r"(R[3])
-               : "r"(smem_addr(smem_ptr)));
-}
-
-// ---- mma.sync m16n8k16, fp32 accumulate: C += A * B (in place) --------------------------------
-
-COURSE_INLINE void mma_sync_m16n8k16_row_col_f16f16f32(float* C, const uint32_t* A, const uint32_t* B) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-      : "+f"(C[0]), "+f"(C[1]), "+f"(C[2]), "+f"(C[3])
-      : "r"(A[0]), "r"(A[1]), "r"(A[2]), "r"(A[3]), "r"(B[0]), "r"(B[1]));
-}
-
-COURSE_INLINE void mma_sync_m16n8k16_row_col_bf16bf16f32(float* C, const uint32_t* A, const uint32_t* B) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-      : "+f"(C[0]), "+f"(C[1]), "+f"(C[2]), "+f"(C[3])
-      : "r"(A[0]), "r"(A[1]), "r"(A[2]), "r"(A[3]), "r"(B[0]), "r"(B[1]));
-}
-
-// The same, chosen by element type: T is half or __nv_bfloat16.
-template <typename T>
-COURSE_INLINE void mma_sync_m16n8k16_row_col_f32(float* C, const uint32_t* A, const uint32_t* B);
-template <>
-COURSE_INLINE void mma_sync_m16n8k16_row_col_f32<half>(float* C, const uint32_t* A, const uint32_t* B) {
-  mma_sync_m16n8k16_row_col_f16f16f32(C, A, B);
-}
-template <>
-COURSE_INLINE void mma_sync_m16n8k16_row_col_f32<__nv_bfloat16>(float* C, const uint32_t* A,
-                                                                const uint32_t* B) {
-  mma_sync_m16n8k16_row_col_bf16bf16f32(C, A, B);
-}
-
-// A 16x16x16 step as two m16n8k16: C[0..3] is the 16x8 tile of columns 0..7, C[4..7] that of
-// columns 8..15; B[0..1] and B[2..3] their B fragments (what ldmatrix_m8n8x4_trans gives).
-template <typename T>
-COURSE_INLINE void mma_sync_m16n16k16_row_col_f32(float* C, const uint32_t* A, const uint32_t* B) {
-  mma_sync_m16n8k16_row_col_f32<T>(C, A, B);
-  mma_sync_m16n8k16_row_col_f32<T>(C + 4, A, B + 2);
-}
-
 // ---- fragment layouts and packing ---------------------------------------------------------------
 
 // Row and column of the C/D element that lane `lane` holds in c[i] (i = 0..3) of a 16x8 tile.
@@ -154,3 +76,40 @@ template <typename T> COURSE_INLINE uint32_t pack2_raw(T lo, T hi) {
 
 }  // namespace mma
 }  // namespace course
+
+// ldmatrix_m8n8x1 / x2 / x4 (and _trans), mma_sync_m16n8k16_row_col_f16f16f32 / _bf16bf16f32, the
+// same chosen by element type (mma_sync_m16n8k16_row_col_f32<T>) and a 16x16x16 step as two of them
+// (mma_sync_m16n16k16_row_col_f32<T>: C[0..3] columns 0..7, C[4..7] columns 8..15, B[0..1] and
+// B[2..3] their B fragments, as ldmatrix_m8n8x4_trans gives them) are day 9's exercises 1 and 2:
+// the course's versions come from day 9's headers once you pass them.
+#if __has_include(<day09/mma.cuh>)
+#include <day09/mma.cuh>
+#else
+namespace course {
+namespace mma {
+#define COURSE_MMA_LOCKED_LDMATRIX(name)                                   \
+  template <typename P> COURSE_INLINE void name(uint32_t*, const P*) {    \
+    COURSE_LOCKED(P, "course::mma::" #name, "day09");                     \
+  }
+COURSE_MMA_LOCKED_LDMATRIX(ldmatrix_m8n8x1)
+COURSE_MMA_LOCKED_LDMATRIX(ldmatrix_m8n8x2)
+COURSE_MMA_LOCKED_LDMATRIX(ldmatrix_m8n8x4)
+COURSE_MMA_LOCKED_LDMATRIX(ldmatrix_m8n8x1_trans)
+COURSE_MMA_LOCKED_LDMATRIX(ldmatrix_m8n8x2_trans)
+COURSE_MMA_LOCKED_LDMATRIX(ldmatrix_m8n8x4_trans)
+#undef COURSE_MMA_LOCKED_LDMATRIX
+template <typename F> COURSE_INLINE void mma_sync_m16n8k16_row_col_f16f16f32(F*, const uint32_t*, const uint32_t*) {
+  COURSE_LOCKED(F, "course::mma::mma_sync_m16n8k16_row_col_f16f16f32", "day09");
+}
+template <typename F> COURSE_INLINE void mma_sync_m16n8k16_row_col_bf16bf16f32(F*, const uint32_t*, const uint32_t*) {
+  COURSE_LOCKED(F, "course::mma::mma_sync_m16n8k16_row_col_bf16bf16f32", "day09");
+}
+template <typename T> COURSE_INLINE void mma_sync_m16n8k16_row_col_f32(float*, const uint32_t*, const uint32_t*) {
+  COURSE_LOCKED(T, "course::mma::mma_sync_m16n8k16_row_col_f32", "day09");
+}
+template <typename T> COURSE_INLINE void mma_sync_m16n16k16_row_col_f32(float*, const uint32_t*, const uint32_t*) {
+  COURSE_LOCKED(T, "course::mma::mma_sync_m16n16k16_row_col_f32", "day09");
+}
+}  // namespace mma
+}  // namespace course
+#endif

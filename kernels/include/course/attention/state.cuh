@@ -31,47 +31,19 @@
 #pragma once
 #include "../math.cuh"
 
+// state_t<N>: one state for the N elements of the output vector a thread owns (float o[N], m, d), with
+// init() (the empty state), merge(other_o, other_m, other_d) and merge(other) (a state over disjoint
+// keys), normalize() (o /= d, 0 without keys) and lse2(); it is the course's copy of day 11's
+// exercises 1-3, from day 11's headers once you pass them.
+#if __has_include(<day11/state.cuh>)
+#include <day11/state.cuh>
+#else
 namespace course {
 namespace attention {
-
-// One state for N elements of the output vector (the N dims of v that this thread owns).
 template <int N>
 struct state_t {
-  float o[N];
-  float m;
-  float d;
-
-  COURSE_INLINE void init() {
-    m = -math::inf;
-    d = 0.f;
-#pragma unroll
-    for (int i = 0; i < N; ++i) o[i] = 0.f;
-  }
-
-  // Merge the state (other_o, other_m, other_d), computed over keys disjoint from ours.
-  COURSE_INLINE void merge(const float (&other_o)[N], float other_m, float other_d) {
-    const float m_new = fmaxf(m, other_m);
-    if (m_new == -math::inf) return;  // both empty: 2^(-inf - -inf) would be NaN
-    const float a = math::ptx_exp2(m - m_new), b = math::ptx_exp2(other_m - m_new);
-    d = d * a + other_d * b;
-#pragma unroll
-    for (int i = 0; i < N; ++i) o[i] = o[i] * a + other_o[i] * b;
-    m = m_new;
-  }
-
-  COURSE_INLINE void merge(const state_t& other) { merge(other.o, other.m, other.d); }
-
-  // Divide o by d: afterwards o is the attention output of this state's keys (0 if there were none).
-  // Call once; then lse2() still holds, and the state is (o, m = lse2(), d = 1) in merge terms.
-  COURSE_INLINE void normalize() {
-    const float inv = d > 0.f ? math::ptx_rcp(d) : 0.f;
-#pragma unroll
-    for (int i = 0; i < N; ++i) o[i] *= inv;
-  }
-
-  // log2(sum_j 2^(x_j)) over this state's keys; -inf for the empty state.
-  COURSE_INLINE float lse2() const { return d > 0.f ? m + math::ptx_log2(d) : -math::inf; }
+  COURSE_LOCKED(char[N], "course::attention::state_t", "day11");
 };
-
 }  // namespace attention
 }  // namespace course
+#endif

@@ -1,0 +1,89 @@
+"""`python -m grader unlock dayNN [--from DIR]`: the course's own version of a day's device functions,
+which the course headers of later days build on (course/mma.cuh on day 9's ldmatrix and mma.sync, ...).
+
+They live in an include root laid out per day (dayNN/*.cuh), never in kernels/include: solutions/include
+in the instructor's repository (always used there: grading, CI, pytest --solutions), kernels/unlocked in
+a student edition, where a header whose day is not unlocked yet fails to compile with one line naming
+the day and this command. In the full repository the command only records the unlock (the course's
+headers are already used); in an edition it copies DIR/dayNN (a folder the instructor hands out, laid
+out like solutions/include) into kernels/unlocked/dayNN, asking before it overwrites a file. Each unlock
+is recorded in .course/unlocks.json, where an instructor can see it.
+"""
+from __future__ import annotations
+
+import filecmp
+import json
+import shutil
+import time
+from pathlib import Path
+
+from grader import paths
+
+COMMAND = "unlock"
+HELP = "the course's version of a day's device functions, for the later days that build on them"
+STATE = "unlocks.json"
+
+
+def unlocked() -> dict[str, str]:
+    """{'day03': '2026-11-26 20:00'}: the days unlocked so far; {} before any."""
+    try:
+        data = json.loads((paths.STATE / STATE).read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def record(day: str) -> None:
+    data = unlocked()
+    data[day] = time.strftime("%Y-%m-%d %H:%M")
+    paths.STATE.mkdir(parents=True, exist_ok=True)
+    (paths.STATE / STATE).write_text(json.dumps(data, indent=1, sort_keys=True))
+
+
+def _headers(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in (".cuh", ".h"))
+
+
+def unlock(day, source: str | Path | None = None, ask=input) -> str:
+    """Unlock `day`; returns what was done, in one line. `source`: the folder holding dayNN/ (an
+    edition only); `ask`: asked before a different file of the same name is overwritten."""
+    day = paths.day_name(day)
+    if paths.SOLUTION_INCLUDE.is_dir():
+        if not (paths.SOLUTION_INCLUDE / day).is_dir():
+            raise ValueError(f"{day} has no course headers that later days build on: nothing to unlock")
+        record(day)
+        return (f"{day} unlocked (recorded): this full course already compiles later days with its headers "
+                f"({(paths.SOLUTION_INCLUDE / day).relative_to(paths.ROOT)})")
+    if source is None:
+        raise ValueError(f"this student edition has no course headers of {day}: pass the folder your "
+                         f"instructor handed out, python -m grader unlock {day} --from DIR")
+    given = Path(source) / day
+    if not given.is_dir() or not _headers(given):
+        raise ValueError(f"{given} holds no headers of {day} (expected {given}/*.cuh)")
+    target = paths.UNLOCKED / day
+    changed = [f for f in _headers(given) if (target / f.relative_to(given)).is_file()
+               and not filecmp.cmp(f, target / f.relative_to(given), shallow=False)]
+    if changed:
+        names = ", ".join(str(f.relative_to(given)) for f in changed)
+        try:
+            answer = ask(f"{target.relative_to(paths.ROOT)} has other versions of {names}: overwrite? [y/N] ")
+        except EOFError:
+            answer = ""
+        if answer.strip().lower() not in ("y", "yes"):
+            return f"{day}: nothing changed ({target.relative_to(paths.ROOT)} kept as it is)"
+    for f in _headers(given):
+        (target / f.relative_to(given)).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(f, target / f.relative_to(given))
+    record(day)
+    return f"{day} unlocked: {len(_headers(given))} headers in {target.relative_to(paths.ROOT)}"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("day", help="dayNN: the day whose course headers later days include")
+    parser.add_argument("--from", dest="source", metavar="DIR",
+                        help="a student edition: the folder holding dayNN/ that your instructor handed out")
+
+
+def main(args) -> int:
+    print(unlock(args.day, args.source))
+    return 0
