@@ -135,6 +135,8 @@ class Report:
     ceiling: list[Measurement] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     ceiling_name: str = ""                        # what the ceiling is; default: copy bandwidth / cuBLAS
+    earlier: tuple[str, ...] = ()                 # series of an earlier version (a ladder's rung below), drawn
+                                                  # and tabled for comparison, not held to the target
 
     @property
     def ceiling_label(self) -> str:

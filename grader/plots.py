@@ -38,6 +38,10 @@ ZH_LABELS = {
     "swizzled": "交错排布",
     "pipelined": "流水线化",
     "tuned": "调优后",
+    "previous rung": "上一级",
+    "serial": "串行",
+    "overlap in a warpgroup": "warpgroup 内重叠",
+    "ping-pong": "乒乓",
     "transpose": "转置",
     "exp throughput": "exp 吞吐量",
     "4 chains of 256 exps per thread": "每个线程 4 条链，每条 256 次 exp",
@@ -128,7 +132,7 @@ def plot(report: Report, ax=None):
     xs = [c.size for c in report.ceiling]
     ax.plot(xs, [report.value(c) for c in report.ceiling], "k--", lw=1.5, label=tr(report.ceiling[0].label))
     for label, ms in report.series.items():
-        ax.plot([m.size for m in ms], [report.value(m) for m in ms], "o-", ms=4,
+        ax.plot([m.size for m in ms], [report.value(m) for m in ms], "o:" if label in report.earlier else "o-", ms=4,
                 label=f"{tr(label)} ({report.final_ratio(label):.0%})")
     if max(xs) / max(min(xs), 1) >= 8:
         ax.set_xscale("log", base=2)

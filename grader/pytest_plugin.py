@@ -115,7 +115,7 @@ class Course:
 
         self._run(ex, run)
         label = next(iter(report.series))
-        ratios = {lbl: report.final_ratio(lbl) for lbl in report.series}
+        ratios = {lbl: report.final_ratio(lbl) for lbl in report.series if lbl not in report.earlier}
         worst = min(ratios, key=ratios.get)
         self.node.user_properties.append(("ratio", ratios[worst]))
         self.node.user_properties.append(("ceiling", report.ceiling_label))

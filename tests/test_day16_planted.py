@@ -2,29 +2,62 @@
 message a student understands; the solution passes. The mistakes of a FlashAttention-3 kernel: a running
 output not rescaled when the max grows, P packed into the wrong fragment registers, a ping-pong whose
 first turn is never given (a deadlock, named), the softmax read before its wgmma completed, and the
-overlap left out (correct, but the technique check fails)."""
+overlap left out (correct, but the technique check fails). The ladder's rungs: each rung's technique check
+refuses the rung below it (the serial schedule as rung 2, rung 2's schedule as rung 3)."""
 import pytest
 
+from grader import stubs
 from grader.paths import SOLUTIONS
 
 SOURCE = SOLUTIONS / "day16" / "attention_wgmma.cu"
 SMALL = [{"heads": 2, "seq": 200, "head_dim": 64, "causal": False}]
+SOFTMAX, SERIAL, OVERLAP, PINGPONG = range(4)  # the solution's exercise regions, in order
+RUNG_LINES = {"attention_wgmma_serial": "COURSE_RUNG(attention_wgmma_serial, SERIAL)\n",
+              "attention_wgmma_overlap": "COURSE_RUNG(attention_wgmma_overlap, OVERLAP)\n",
+              "attention_wgmma": "COURSE_RUNG(attention_wgmma, PINGPONG)"}
 
 
-def plant(old: str, new: str) -> str:
+def only(text: str, rung: str) -> str:
+    """The file with the kernels of one rung alone (the others' instantiations dropped): a third of the
+    compile time, and the exercise launches no other."""
+    for name, line in RUNG_LINES.items():
+        assert line in text, f"the rung's kernels are no longer instantiated by {line!r}"
+        if name != rung:
+            text = text.replace(line, "")
+    return text
+
+
+def plant(old: str, new: str, rung: str = "attention_wgmma") -> str:
     text = SOURCE.read_text()
     assert old in text, f"the planted change no longer applies: {old!r}"
-    return text.replace(old, new)
+    return only(text.replace(old, new), rung)
+
+
+def rung_as(lower: int, higher: int) -> str:
+    """The solution with region `higher`'s code replaced by region `lower`'s (a rung's schedule written
+    where the next rung's belongs)."""
+    lines = SOURCE.read_text().splitlines()
+    found = stubs.regions("\n".join(lines))
+    assert len(found) == 4, "the solution's regions changed: softmax, serial, overlap, ping-pong"
+    low, high = found[lower], found[higher]
+    return "\n".join(lines[:high.start + 1] + lines[low.start + 1:low.end] + lines[high.end:]) + "\n"
 
 
 def test_the_solution_passes(planted):
-    assert planted("day16", "attention_wgmma", SOURCE.read_text(), cases=SMALL) is None
+    assert planted("day16", "attention_wgmma", only(SOURCE.read_text(), "attention_wgmma"), cases=SMALL) is None
 
 
 def test_an_output_not_rescaled_is_caught(planted):
-    text = plant("    for (int i = 0; i < D / 2; i++) acc_o[i] *= corr[(i % 4) / 2];\n  };", "  };")
+    text = plant("      for (int i = 0; i < D / 2; i++) acc_o[i] *= corr[(i % 4) / 2];\n    };", "    };")
     msg = planted("day16", "attention_wgmma", text, cases=SMALL)
     assert msg and "attention_wgmma_d64 out" in msg, msg
+
+
+def test_a_serial_output_not_rescaled_is_caught(planted):
+    text = plant("      for (int i = 0; i < D / 2; i++) acc_o[i] *= corr[(i % 4) / 2];\n      issue_pv(j, p);",
+                 "      issue_pv(j, p);", "attention_wgmma_serial")
+    msg = planted("day16", "attention_wgmma_serial", text, cases=SMALL)
+    assert msg and "attention_wgmma_serial_d64 out" in msg, msg
 
 
 def test_p_in_the_wrong_fragment_registers_is_caught(planted):
@@ -34,7 +67,7 @@ def test_p_in_the_wrong_fragment_registers_is_caught(planted):
 
 
 def test_a_first_turn_never_given_is_named(planted):
-    text = plant('  if (warpgroup == 2) asm volatile("bar.arrive 8, 256;\\n" ::: "memory");\n', "")
+    text = plant('    if (warpgroup == 2) asm volatile("bar.arrive 8, 256;\\n" ::: "memory");\n', "")
     msg = planted("day16", "attention_wgmma", text, cases=SMALL)
     assert msg and "named barrier" in msg and "never completes" in msg, msg
 
@@ -42,12 +75,28 @@ def test_a_first_turn_never_given_is_named(planted):
 def test_the_softmax_before_its_wgmma_completed_is_caught(planted):
     """ptxas serialises the wgmma whose accumulators are read early (no DEPBAR 0x1 in the SASS, named by
     the technique check); the emulator would name the read ("still in flight")."""
-    text = plant("    pass_turn();\n    wgmma_wait<1>();\n    softmax(j + 1, pn);", "    pass_turn();\n    softmax(j + 1, pn);\n    wgmma_wait<1>();")
+    text = plant("      pass_turn();\n      wgmma_wait<1>();\n      softmax(j + 1, pn);",
+                 "      pass_turn();\n      softmax(j + 1, pn);\n      wgmma_wait<1>();")
     msg = planted("day16", "attention_wgmma", text, cases=SMALL)
     assert msg and ("still in flight" in msg or "0x1" in msg), msg
 
 
 def test_no_overlap_fails_on_the_technique(planted):
-    text = plant("    wgmma_wait<1>();\n    softmax(j + 1, pn);", "    wgmma_wait<0>();\n    softmax(j + 1, pn);")
+    text = plant("      wgmma_wait<1>();\n      softmax(j + 1, pn);", "      wgmma_wait<0>();\n      softmax(j + 1, pn);")
     msg = planted("day16", "attention_wgmma", text, cases=SMALL)
     assert msg and "0x1" in msg, msg
+
+
+def test_the_serial_schedule_does_not_pass_as_rung_2(planted):
+    """Rung 1's schedule is correct where rung 2's belongs, but has no wgmma group in flight during the
+    softmax: rung 2's technique check names the missing WARPGROUP.DEPBAR.LE gsb0, 0x1."""
+    msg = planted("day16", "attention_wgmma_overlap", only(rung_as(SERIAL, OVERLAP), "attention_wgmma_overlap"),
+                  cases=SMALL)
+    assert msg and "no wgmma_wait<1>" in msg and "attention_wgmma_overlap_d64" in msg, msg
+
+
+def test_the_overlap_schedule_does_not_pass_as_rung_3(planted):
+    """Rung 2's schedule where rung 3's belongs: correct and overlapped, but the warpgroups never take
+    turns: rung 3's technique check names the missing BAR.ARV."""
+    msg = planted("day16", "attention_wgmma", only(rung_as(OVERLAP, PINGPONG), "attention_wgmma"), cases=SMALL)
+    assert msg and "no BAR.ARV" in msg and "no wgmma_wait<1>" not in msg, msg

@@ -1,8 +1,8 @@
 // Your exercise file. Generated from solutions/day16/attention_wgmma.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 8685034fe778dfd4
-// Day 16: FlashAttention-3-style prefill on Hopper: TMA loads, wgmma for S = Q K^T and O += P V, the softmax
-// of one warpgroup overlapped with the GEMMs of the other (ping-pong).
+// stub-sha256: 1234c01dbbe9d726
+// Day 16: FlashAttention-3-style prefill on Hopper: TMA loads, wgmma for S = Q K^T and O += P V, built as a
+// ladder of three schedules, each measured against the last: serial, overlapped inside a warpgroup, ping-pong.
 //
 //   o = softmax(q k^T / sqrt(D)) v per head (causal: query i sees keys 0..i); q, k, v, o: [heads, s, D]
 //   row-major fp16, D = 64 or 128, passed to TMA as [heads * s, D] (the rows of a tile that lie past the
@@ -16,15 +16,19 @@
 // masking at the start of softmax, the turn-taking primitives and the epilogue (O / l).
 // You write, in the consumers:
 //   - softmax(j, pp), the online softmax of day 12 on the wgmma accumulator fragment (its contract is
-//     above it);
-//   - the schedule: every tile's S_j and P_j V_j issued once, O rescaled to the running max before P_j V_j
-//     is added, each stage released (one arrival per consumer warpgroup) once nothing reads it any more;
-//     with two overlaps: in a warpgroup, the softmax of S_{j+1} runs while P_j V_j is still on the tensor
-//     cores; across warpgroups, GEMM issues take turns (named barriers), so one's softmax runs while the
-//     other's GEMMs do.
-// The test: o against a float64 reference (fp16 tolerance), causal and not, s not a multiple of 128; the
-// technique: HGMMA, UTMALDG, SYNCS, MUFU.EX2, BAR.ARV and WARPGROUP.DEPBAR.LE gsb0, 0x1 (one wgmma group
-// left in flight during the softmax) in the SASS, no LDG or HMMA, no spills.
+//     above it), once: every rung calls it;
+//   - three schedules, one per rung (RUNG, a template parameter: each rung has its own kernels). Each issues
+//     every tile's S_j and P_j V_j once, rescales O to the running max before P_j V_j is added, and releases
+//     each stage (one arrival per consumer warpgroup on its empty barrier) once no wgmma reads it any more:
+//       1. attention_wgmma_serial_*: one tile at a time, every wgmma waited for before the next step;
+//       2. attention_wgmma_overlap_*: in a warpgroup, the softmax of S_{j+1} runs while P_j V_j is still on
+//          the tensor cores;
+//       3. attention_wgmma_*: rung 2, and across warpgroups GEMM issues take turns (named barriers), so one's
+//          softmax runs while the other's GEMMs do (ping-pong).
+// The tests: o against a float64 reference (fp16 tolerance), causal and not, s not a multiple of 128. The
+// technique, in each rung's kernels' SASS: HGMMA, UTMALDG, SYNCS and MUFU.EX2, no LDG or HMMA, no spills;
+// rung 2 adds WARPGROUP.DEPBAR.LE gsb0, 0x1 (one wgmma group left in flight during the softmax), rung 3
+// adds BAR.ARV (the turns) to that.
 #include <course/hopper/tma.cuh>
 #include <course/hopper/wgmma.cuh>
 #include <course/math.cuh>
@@ -38,6 +42,7 @@ using course::math::inf;
 using course::math::ptx_exp2;
 
 constexpr int BM = 128, BN = 128, STAGES = 3;  // queries per block, keys per tile, K/V stages
+constexpr int SERIAL = 1, OVERLAP = 2, PINGPONG = 3;  // the rungs: the consumers' schedule
 
 template <int D>
 struct Shared {
@@ -47,7 +52,7 @@ struct Shared {
   uint64_t q_full, full[STAGES], empty[STAGES];
 };
 
-template <int D, bool CAUSAL>
+template <int D, bool CAUSAL, int RUNG>
 __device__ void attention(const TensorMap* tq, const TensorMap* tk, const TensorMap* tv, half* __restrict__ o,
                           int s, float scale_log2) {
   extern __shared__ __align__(1024) unsigned char raw[];
@@ -133,20 +138,35 @@ __device__ void attention(const TensorMap* tq, const TensorMap* tk, const Tensor
     //   Hint: exponentiates, and what must a row that has seen only masked (-inf) scores still produce?
     corr[0] = corr[1] = 1.f; (void)pp; (void)scale_log2;
   };
-  // Ping-pong: named barriers 8 and 9 (256 threads: this warpgroup's bar.sync and the other's bar.arrive).
-  const int mine = warpgroup == 1 ? 8 : 9, other = warpgroup == 1 ? 9 : 8;
-  auto my_turn = [&]() { named_barrier_sync(mine, 256); };
-  auto pass_turn = [&]() { asm volatile("bar.arrive %0, 256;\n" ::"r"(other) : "memory"); };
+  if constexpr (RUNG == SERIAL) {
+    // Rung 1, serial: for each tile j in order, S_j, its softmax, O rescaled, P_j V_j, the stage released;
+    // each wgmma group waited for (wgmma_wait<0>) before anything reads its accumulators or registers.
+    // TODO: your code here.
+    //   Hint: Write the loop over the tiles as day 12's, now with asynchronous GEMMs: which results must have
+    //   Hint: landed before the softmax may read S, before O may be rescaled, and before the producer may
+    //   Hint: refill a stage? How many threads of a warpgroup arrive on the empty barrier?
+    (void)p; (void)p_next;  // the two P buffers (A fragments), yours to use
+  } else if constexpr (RUNG == OVERLAP) {
+    // Rung 2, overlapped in the warpgroup: S_{j+1} and P_j V_j issued together, the softmax of S_{j+1}
+    // running while P_j V_j is still in flight (wgmma_wait<1>: WARPGROUP.DEPBAR.LE gsb0, 0x1), so P_{j+1}
+    // needs a buffer of its own; O rescaled and stage j released only once P_j V_j is retired.
+    // TODO: your code here.
+    //   Hint: The tensor cores idle while the SFU runs the softmax. Which GEMM does not depend on the softmax
+    //   Hint: you are about to compute, so that it can run during it? wgmma groups retire in the order they
+    //   Hint: were committed: which wait lets you read S_{j+1} while P_j V_j keeps going?
+  } else {
+    // Rung 3, ping-pong: rung 2's schedule, and every wgmma issue of a warpgroup inside its turn (between
+    // my_turn() and pass_turn()), the turns alternating between the two consumer warpgroups, so that one's
+    // softmax runs while the other's GEMMs do. Named barriers 8 and 9 (256 threads: this warpgroup's bar.sync
+    // and the other's bar.arrive); the turns must balance, or a final bar.sync waits forever.
+    const int mine = warpgroup == 1 ? 8 : 9, other = warpgroup == 1 ? 9 : 8;
+    auto my_turn = [&]() { named_barrier_sync(mine, 256); };
+    auto pass_turn = [&]() { asm volatile("bar.arrive %0, 256;\n" ::"r"(other) : "memory"); };
 
-  // TODO: your code here.
-  //   Hint: Two things can hide the softmax: inside a warpgroup, the next S and this P V can be on the tensor
-  //   Hint: cores while the softmax of the next S runs; across warpgroups, one computes its softmax while the
-  //   Hint: other's GEMMs run. What must a turn contain, which wgmma_wait lets P V run on, and who goes first?
-  (void)my_turn; (void)pass_turn; (void)p_next;  // one warpgroup at a time, no overlap: correct, slow
-  for (int j = 0; j < tiles; j++) {
-    issue_s(j); wgmma_wait<0>(); softmax(j, p);
-    for (int i = 0; i < D / 2; i++) acc_o[i] = acc_o[i] * corr[(i % 4) / 2];
-    issue_pv(j, p); wgmma_wait<0>(); if (tid == 0) mbarrier_arrive(&sh.empty[j % STAGES]);
+    // TODO: your code here.
+    //   Hint: Rung 2 hides the softmax behind one warpgroup's own P V; the other warpgroup's GEMMs can hide it
+    //   Hint: too, if the two never issue at the same time. What must a turn contain, where does it end, and
+    //   Hint: who goes first?
   }
 
   // The epilogue: l summed over the quad, O / l stored as fp16 pairs; rows past the sequence skipped.
@@ -167,13 +187,17 @@ __device__ void attention(const TensorMap* tq, const TensorMap* tk, const Tensor
 
 }  // namespace
 
-#define COURSE_ATTENTION(name, D, CAUSAL)                                                              \
+#define COURSE_ATTENTION(name, D, CAUSAL, RUNG)                                                        \
   extern "C" __global__ void __launch_bounds__(384, 1)                                                 \
       name(const __grid_constant__ TensorMap tq, const __grid_constant__ TensorMap tk,                 \
            const __grid_constant__ TensorMap tv, half* o, int s, float scale_log2) {                   \
-    attention<D, CAUSAL>(&tq, &tk, &tv, o, s, scale_log2);                                             \
+    attention<D, CAUSAL, RUNG>(&tq, &tk, &tv, o, s, scale_log2);                                       \
   }
-COURSE_ATTENTION(attention_wgmma_d64, 64, false)
-COURSE_ATTENTION(attention_wgmma_d64_causal, 64, true)
-COURSE_ATTENTION(attention_wgmma_d128, 128, false)
-COURSE_ATTENTION(attention_wgmma_d128_causal, 128, true)
+#define COURSE_RUNG(prefix, RUNG)                                  \
+  COURSE_ATTENTION(prefix##_d64, 64, false, RUNG)                  \
+  COURSE_ATTENTION(prefix##_d64_causal, 64, true, RUNG)            \
+  COURSE_ATTENTION(prefix##_d128, 128, false, RUNG)                \
+  COURSE_ATTENTION(prefix##_d128_causal, 128, true, RUNG)
+COURSE_RUNG(attention_wgmma_serial, SERIAL)
+COURSE_RUNG(attention_wgmma_overlap, OVERLAP)
+COURSE_RUNG(attention_wgmma, PINGPONG)

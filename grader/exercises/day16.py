@@ -1,5 +1,7 @@
 """Day 16 (Hopper, sm_90a): FlashAttention-3-style prefill: TMA, wgmma for S = Q K^T and O += P V (P from
-registers, V MN-major), the online softmax overlapped with the GEMMs inside a warpgroup and across two.
+registers, V MN-major), built as a ladder of three rungs in one file, each a family of kernels: the online
+softmax between the GEMMs (serial), overlapped with them inside a warpgroup, then across two (ping-pong).
+Each rung's benchmark draws the rung below it beside it.
 
 The kernels compile for sm_90a only: on another GPU the checks skip with that reason, and without a GPU
 the emulator runs them (wgmma, TMA, mbarrier, bar.arrive). References and FLOP counts are day 12's.
@@ -19,6 +21,9 @@ from grader.technique import Technique
 
 BM, BN, STAGES, THREADS = 128, 128, 3, 384  # attention_wgmma.cu's query tile, key tile, stages, threads
 HEAD_DIMS = (64, 128)
+#: The rungs, in order: (kernel name prefix, what it adds) in attention_wgmma.cu.
+RUNGS = (("attention_wgmma_serial", "serial"), ("attention_wgmma_overlap", "overlap in a warpgroup"),
+         ("attention_wgmma", "ping-pong"))
 
 
 def shared_bytes(head_dim: int) -> int:
@@ -26,29 +31,43 @@ def shared_bytes(head_dim: int) -> int:
     return BM * head_dim * 2 + STAGES * 2 * BN * head_dim * 2 + 8 * (1 + 2 * STAGES) + 1024
 
 
-def prepare(module, q, k, v, out, heads: int, seq: int, head_dim: int, causal: bool):
-    """The launch of attention_wgmma on device arrays q, k, v, out [heads, seq, head_dim] (fp16), its tensor
-    maps built once: `run()` enqueues it, `run(sync=True)` waits and names a fault."""
+def prepare(module, q, k, v, out, heads: int, seq: int, head_dim: int, causal: bool,
+            prefix: str = "attention_wgmma"):
+    """The launch of a rung's kernel (`prefix`, one of RUNGS) on device arrays q, k, v, out [heads, seq,
+    head_dim] (fp16), its tensor maps built once: `run()` enqueues it, `run(sync=True)` waits and names a fault."""
     if head_dim not in HEAD_DIMS:
         raise ValueError(f"head_dim={head_dim}: attention_wgmma is built for {HEAD_DIMS}")
     if seq < 1 or heads < 1:
         raise ValueError(f"heads={heads}, seq={seq}: both must be >= 1")
-    name = f"attention_wgmma_d{head_dim}{'_causal' if causal else ''}"
+    name = f"{prefix}_d{head_dim}{'_causal' if causal else ''}"
     maps = [tensor_map.tensor_map(x.reshape(heads * seq, head_dim), (BM, 64), 128) for x in (q, k, v)]
     args = (*maps, out, np.int32(seq), np.float32(math.log2(math.e) / math.sqrt(head_dim)))
     return prepared_launch(module, name, (-(-seq // BM), heads), THREADS, args, shared_bytes(head_dim),
                            f"{name} (heads={heads}, seq={seq})", (q, k, v, out))
 
 
-def check_attention(module, seed: int, heads: int, seq: int, head_dim: int, causal: bool) -> None:
+def check_rung(prefix: str, module, seed: int, heads: int, seq: int, head_dim: int, causal: bool) -> None:
+    """o of one rung's kernel against day 12's float64 reference, fp16 tolerance."""
     rng = np.random.default_rng(seed)
     dt = device.dtype(DTYPE)
     q, k, v = (rng.standard_normal((heads, seq, head_dim)).astype(dt) for _ in range(3))
     out = device.empty((heads, seq, head_dim), DTYPE)
-    prepare(module, *(device.asarray(x) for x in (q, k, v)), out, heads, seq, head_dim, causal)(sync=True)
+    prepare(module, *(device.asarray(x) for x in (q, k, v)), out, heads, seq, head_dim, causal, prefix)(sync=True)
     mask = "causal" if causal else "no mask"
     checks.assert_close(device.to_host(out), attention_reference(q, k, v, causal), dt=DTYPE, seed=seed,
-                        name=f"attention_wgmma_d{head_dim} out (heads={heads}, seq={seq}, {mask})")
+                        name=f"{prefix}_d{head_dim} out (heads={heads}, seq={seq}, {mask})")
+
+
+def check_serial(module, seed: int, heads: int, seq: int, head_dim: int, causal: bool) -> None:
+    check_rung("attention_wgmma_serial", module, seed, heads, seq, head_dim, causal)
+
+
+def check_overlap(module, seed: int, heads: int, seq: int, head_dim: int, causal: bool) -> None:
+    check_rung("attention_wgmma_overlap", module, seed, heads, seq, head_dim, causal)
+
+
+def check_attention(module, seed: int, heads: int, seq: int, head_dim: int, causal: bool) -> None:
+    check_rung("attention_wgmma", module, seed, heads, seq, head_dim, causal)
 
 
 def _sdpa_backends(q, k, v, batch: int, seq: int, causal: bool) -> dict:
@@ -75,24 +94,48 @@ def _sdpa_backends(q, k, v, batch: int, seq: int, causal: bool) -> dict:
     return runs
 
 
-def _bench(modules: dict, causal: bool, quick: bool) -> bench.Report:
-    """TFLOP/s against the best of torch's SDPA backends (each named in the notes), same inputs, timed in
-    turns with the kernels; without torch, day 12's flash anchor."""
+def _earlier(modules: dict, rung: int, causal: bool) -> tuple[dict, list[str]]:
+    """({label: module} of the rung below `rung` in each module, checked on one mid-sized case first (a
+    wrong kernel's speed means nothing), notes for those left out); ({}, []) for the first rung."""
+    if rung == 0:
+        return {}, []
+    prefix, what = RUNGS[rung - 1]
+    found, notes = {}, []
+    for label, module in modules.items():
+        name = f"previous rung, {what} ({label})"
+        try:
+            check_rung(prefix, module, 16, heads=2, seq=300, head_dim=BENCH_DIM, causal=causal)
+        except (AssertionError, device.KernelFault) as e:
+            notes.append(f"{name}: not timed, its output is wrong ({str(e).splitlines()[0]})")
+            continue
+        found[name] = module
+    return found, notes
+
+
+def _bench(modules: dict, rung: int, causal: bool, quick: bool) -> bench.Report:
+    """TFLOP/s of a rung (RUNGS[rung]) and of the rung below it, from the same modules, against the best of
+    torch's SDPA backends (each named in the notes), same inputs, timed in turns with the kernels; without
+    torch, day 12's flash anchor. The rung below is drawn for comparison, not held to the target."""
     device.require_gpu()
+    prefix, what = RUNGS[rung]
     mask = "causal" if causal else "non-causal"
-    report = bench.Report(f"attention_wgmma, fp16 {mask}, {HEADS} heads, d {BENCH_DIM}, batch x seq = 16384",
+    report = bench.Report(f"{prefix} ({what}), fp16 {mask}, {HEADS} heads, d {BENCH_DIM}, batch x seq = 16384",
                           "sequence length (q_len = kv_len)", "TFLOP/s")
+    earlier, report.notes = _earlier(modules, rung, causal)
+    report.earlier = tuple(earlier)
     for batch, seq in bench_shapes(quick):
         heads = batch * HEADS
         q, k, v = (device.random((heads, seq, BENCH_DIM), DTYPE, seed=i) for i in range(3))
         out = device.empty((heads, seq, BENCH_DIM), DTYPE)
         flops = attention_flops(heads, seq, seq, BENCH_DIM, causal)
-        runs = {label: prepare(m, q, k, v, out, heads, seq, BENCH_DIM, causal) for label, m in modules.items()}
+        runs = {label: prepare(m, q, k, v, out, heads, seq, BENCH_DIM, causal, prefix) for label, m in modules.items()}
+        runs |= {label: prepare(m, q, k, v, out, heads, seq, BENCH_DIM, causal, RUNGS[rung - 1][0])
+                 for label, m in earlier.items()}
         for run in runs.values():
             run(sync=True)
         torch_runs = _sdpa_backends(q, k, v, batch, seq, causal)
         found = bench.measure_interleaved({**runs, **torch_runs}, size=seq, flops=flops)
-        for label in modules:
+        for label in runs:
             report.series.setdefault(label, []).append(found[label])
         if torch_runs:
             best = max(torch_runs, key=lambda label: found[label].tflops)
@@ -107,22 +150,40 @@ def _bench(modules: dict, causal: bool, quick: bool) -> bench.Report:
     return report
 
 
+def bench_serial(modules: dict, quick: bool = False) -> bench.Report:
+    return _bench(modules, 0, False, quick)
+
+
+def bench_overlap(modules: dict, quick: bool = False) -> bench.Report:
+    return _bench(modules, 1, False, quick)
+
+
 def bench_attention(modules: dict, quick: bool = False) -> bench.Report:
-    return _bench(modules, False, quick)
+    return _bench(modules, 2, False, quick)
 
 
 def bench_attention_causal(modules: dict, quick: bool = False) -> bench.Report:
-    return _bench(modules, True, quick)
+    return _bench(modules, 2, True, quick)
 
 
-def _technique(kernels: tuple[str, ...]) -> Technique:
-    return Technique(
-        why="wgmma for both products (HGMMA, P from registers), TMA loads (UTMALDG) on mbarriers, the softmax "
-            "on the SFU (MUFU.EX2), one wgmma group left in flight while it runs (WARPGROUP.DEPBAR.LE gsb0, 0x1), "
-            "and warpgroups taking turns (BAR.ARV)",
-        require=(r"HGMMA", r"UTMALDG", r"SYNCS", r"MUFU\.EX2", r"BAR\.ARV"), forbid=(r"LDG", r"HMMA"),
-        no_spills=True, kernels=kernels,
-        require_lines=((r"WARPGROUP\.DEPBAR\.LE\s+gsb0,\s*0x1", "wgmma_wait<1>: P V left in flight during the softmax"),))
+_SERIAL_WHY = ("wgmma for both products (HGMMA, P from registers), TMA loads (UTMALDG) on mbarriers (SYNCS) and the "
+               "softmax on the SFU (MUFU.EX2)")
+_OVERLAP_LINE = (r"WARPGROUP\.DEPBAR\.LE\s+gsb0,\s*0x1", "wgmma_wait<1>: P V left in flight during the softmax")
+
+
+def _technique(rung: int, kernels: tuple[str, ...]) -> Technique:
+    """What a rung's kernels must show: rung 0 the serial technique, rung 1 adds one wgmma group in flight
+    during the softmax (WARPGROUP.DEPBAR.LE gsb0, 0x1: the serial schedule has only 0x0), rung 2 adds the
+    warpgroups' turns (BAR.ARV)."""
+    why = _SERIAL_WHY + (", one wgmma group left in flight while it runs (WARPGROUP.DEPBAR.LE gsb0, 0x1)" if rung else "") \
+        + (", and warpgroups taking turns (BAR.ARV)" if rung == 2 else "")
+    return Technique(why=why, require=(r"HGMMA", r"UTMALDG", r"SYNCS", r"MUFU\.EX2") + ((r"BAR\.ARV",) if rung == 2 else ()),
+                     forbid=(r"LDG", r"HMMA"), no_spills=True, kernels=kernels,
+                     require_lines=(_OVERLAP_LINE,) if rung else ())
+
+
+def _kernels(prefix: str, causal: tuple[bool, ...]) -> tuple[str, ...]:
+    return tuple(f"{prefix}_d{d}{'_causal' if c else ''}" for c in causal for d in HEAD_DIMS)
 
 
 def emulator_cost(case: dict) -> int:
@@ -135,13 +196,27 @@ def _cases(causal: bool) -> tuple[dict, ...]:
     return tuple({"heads": h, "seq": s, "head_dim": d, "causal": causal} for h, s, d in rows)
 
 
+# Rungs 1 and 2, causal and not in one exercise each: one tile, s past one and several tiles, both head
+# dims, a causal diagonal inside a tile; one large case last (the benchmark checks it first).
+RUNG_CASES = tuple({"heads": h, "seq": s, "head_dim": d, "causal": c}
+                   for h, s, d, c in ((1, 1, 64, False), (3, 200, 64, True), (2, 129, 128, False),
+                                      (1, 520, 128, True), (2, 1000, 64, False), (2, 4096, 128, False)))
+
 EXERCISES = (
+    Exercise("day16", "attention_wgmma_serial", "attention_wgmma.cu",
+             "rung 1: wgmma and TMA, the online softmax between S = Q K^T and O += P V, one tile at a time",
+             check_serial, RUNG_CASES, bench=bench_serial, cost=emulator_cost,
+             technique=(_technique(0, _kernels("attention_wgmma_serial", (False, True))),)),
+    Exercise("day16", "attention_wgmma_overlap", "attention_wgmma.cu",
+             "rung 2: the softmax of S_{j+1} overlapped with P_j V_j inside a warpgroup (wgmma_wait<1>)",
+             check_overlap, RUNG_CASES, bench=bench_overlap, cost=emulator_cost,
+             technique=(_technique(1, _kernels("attention_wgmma_overlap", (False, True))),)),
     Exercise("day16", "attention_wgmma", "attention_wgmma.cu",
-             "FlashAttention-3-style prefill: wgmma, TMA, online softmax overlapped (intra- and inter-warpgroup)",
+             "rung 3, FlashAttention-3-style prefill: the overlap of rung 2 and ping-pong between two warpgroups",
              check_attention, _cases(False), bench=bench_attention, target=0.85, cost=emulator_cost,
-             technique=(_technique(("attention_wgmma_d64", "attention_wgmma_d128")),)),
+             technique=(_technique(2, _kernels("attention_wgmma", (False,))),)),
     Exercise("day16", "attention_wgmma_causal", "attention_wgmma.cu",
-             "the same, causal: tiles past the diagonal skipped, the diagonal tile masked",
+             "rung 3, causal: tiles past the diagonal skipped, the diagonal tile masked",
              check_attention, _cases(True), bench=bench_attention_causal, target=0.85, cost=emulator_cost,
-             technique=(_technique(("attention_wgmma_d64_causal", "attention_wgmma_d128_causal")),)),
+             technique=(_technique(2, _kernels("attention_wgmma", (True,))),)),
 )

@@ -1,5 +1,5 @@
-// Day 16: FlashAttention-3-style prefill on Hopper: TMA loads, wgmma for S = Q K^T and O += P V, the softmax
-// of one warpgroup overlapped with the GEMMs of the other (ping-pong).
+// Day 16: FlashAttention-3-style prefill on Hopper: TMA loads, wgmma for S = Q K^T and O += P V, built as a
+// ladder of three schedules, each measured against the last: serial, overlapped inside a warpgroup, ping-pong.
 //
 //   o = softmax(q k^T / sqrt(D)) v per head (causal: query i sees keys 0..i); q, k, v, o: [heads, s, D]
 //   row-major fp16, D = 64 or 128, passed to TMA as [heads * s, D] (the rows of a tile that lie past the
@@ -13,15 +13,19 @@
 // masking at the start of softmax, the turn-taking primitives and the epilogue (O / l).
 // You write, in the consumers:
 //   - softmax(j, pp), the online softmax of day 12 on the wgmma accumulator fragment (its contract is
-//     above it);
-//   - the schedule: every tile's S_j and P_j V_j issued once, O rescaled to the running max before P_j V_j
-//     is added, each stage released (one arrival per consumer warpgroup) once nothing reads it any more;
-//     with two overlaps: in a warpgroup, the softmax of S_{j+1} runs while P_j V_j is still on the tensor
-//     cores; across warpgroups, GEMM issues take turns (named barriers), so one's softmax runs while the
-//     other's GEMMs do.
-// The test: o against a float64 reference (fp16 tolerance), causal and not, s not a multiple of 128; the
-// technique: HGMMA, UTMALDG, SYNCS, MUFU.EX2, BAR.ARV and WARPGROUP.DEPBAR.LE gsb0, 0x1 (one wgmma group
-// left in flight during the softmax) in the SASS, no LDG or HMMA, no spills.
+//     above it), once: every rung calls it;
+//   - three schedules, one per rung (RUNG, a template parameter: each rung has its own kernels). Each issues
+//     every tile's S_j and P_j V_j once, rescales O to the running max before P_j V_j is added, and releases
+//     each stage (one arrival per consumer warpgroup on its empty barrier) once no wgmma reads it any more:
+//       1. attention_wgmma_serial_*: one tile at a time, every wgmma waited for before the next step;
+//       2. attention_wgmma_overlap_*: in a warpgroup, the softmax of S_{j+1} runs while P_j V_j is still on
+//          the tensor cores;
+//       3. attention_wgmma_*: rung 2, and across warpgroups GEMM issues take turns (named barriers), so one's
+//          softmax runs while the other's GEMMs do (ping-pong).
+// The tests: o against a float64 reference (fp16 tolerance), causal and not, s not a multiple of 128. The
+// technique, in each rung's kernels' SASS: HGMMA, UTMALDG, SYNCS and MUFU.EX2, no LDG or HMMA, no spills;
+// rung 2 adds WARPGROUP.DEPBAR.LE gsb0, 0x1 (one wgmma group left in flight during the softmax), rung 3
+// adds BAR.ARV (the turns) to that.
 #include <course/hopper/tma.cuh>
 #include <course/hopper/wgmma.cuh>
 #include <course/math.cuh>
@@ -35,6 +39,7 @@ using course::math::inf;
 using course::math::ptx_exp2;
 
 constexpr int BM = 128, BN = 128, STAGES = 3;  // queries per block, keys per tile, K/V stages
+constexpr int SERIAL = 1, OVERLAP = 2, PINGPONG = 3;  // the rungs: the consumers' schedule
 
 template <int D>
 struct Shared {
@@ -44,7 +49,7 @@ struct Shared {
   uint64_t q_full, full[STAGES], empty[STAGES];
 };
 
-template <int D, bool CAUSAL>
+template <int D, bool CAUSAL, int RUNG>
 __device__ void attention(const TensorMap* tq, const TensorMap* tk, const TensorMap* tv, half* __restrict__ o,
                           int s, float scale_log2) {
   extern __shared__ __align__(1024) unsigned char raw[];
@@ -161,67 +166,134 @@ __device__ void attention(const TensorMap* tq, const TensorMap* tk, const Tensor
     for (int h = 0; h < 2; h++) l_run[h] = l_run[h] * corr[h] + sum[h];
     // END EXERCISE
   };
-  // Ping-pong: named barriers 8 and 9 (256 threads: this warpgroup's bar.sync and the other's bar.arrive).
-  const int mine = warpgroup == 1 ? 8 : 9, other = warpgroup == 1 ? 9 : 8;
-  auto my_turn = [&]() { named_barrier_sync(mine, 256); };
-  auto pass_turn = [&]() { asm volatile("bar.arrive %0, 256;\n" ::"r"(other) : "memory"); };
-
-  // BEGIN EXERCISE
-  // HINT: Two things can hide the softmax: inside a warpgroup, the next S and this P V can be on the tensor
-  // HINT: cores while the softmax of the next S runs; across warpgroups, one computes its softmax while the
-  // HINT: other's GEMMs run. What must a turn contain, which wgmma_wait lets P V run on, and who goes first?
-  // HINT2: Three parts. A prologue: S_0 and its softmax. A steady state per tile: one turn issuing the next S
-  // HINT2: and this P V; wait until only P V is pending; the next tile's softmax into the other P buffer; wait
-  // HINT2: for everything; release the stage; rescale O. An epilogue: the last P V in a turn of its own, the
-  // HINT2: final release. Every issue sits between my_turn() and pass_turn(); the turns must balance (one
-  // HINT2: warpgroup passes a first turn before, the other a last one after). Two P buffers alternate: unroll
-  // HINT2: by two rather than copy them.
-  // HINT3: Why O is rescaled after the full wait: the corr of S_{j+1}'s softmax applies to O including P_j V_j,
-  // HINT3: which is in acc_o only once that group is done; touching acc_o while its wgmma is in flight is a race
-  // HINT3: (the emulator names the accumulator). Accumulator i of O is on row (i % 4) / 2. The turn balance:
-  // HINT3: warpgroup 2 arrives once on barrier 8 before its first turn and warpgroup 1 passes once more after
-  // HINT3: its last, or one side's final bar.sync waits forever.
-  // STUB: (void)my_turn; (void)pass_turn; (void)p_next;  // one warpgroup at a time, no overlap: correct, slow
-  // STUB: for (int j = 0; j < tiles; j++) {
-  // STUB:   issue_s(j); wgmma_wait<0>(); softmax(j, p);
-  // STUB:   for (int i = 0; i < D / 2; i++) acc_o[i] = acc_o[i] * corr[(i % 4) / 2];
-  // STUB:   issue_pv(j, p); wgmma_wait<0>(); if (tid == 0) mbarrier_arrive(&sh.empty[j % STAGES]);
-  // STUB: }
-  auto step = [&](int j, uint32_t (&pc)[BN / 16][4], uint32_t (&pn)[BN / 16][4]) {
-    my_turn();
-    issue_s(j + 1);
-    issue_pv(j, pc);
-    pass_turn();
-    wgmma_wait<1>();
-    softmax(j + 1, pn);
-    wgmma_wait<0>();
-    if (tid == 0) mbarrier_arrive(&sh.empty[j % STAGES]);
+  if constexpr (RUNG == SERIAL) {
+    // Rung 1, serial: for each tile j in order, S_j, its softmax, O rescaled, P_j V_j, the stage released;
+    // each wgmma group waited for (wgmma_wait<0>) before anything reads its accumulators or registers.
+    // BEGIN EXERCISE
+    // HINT: Write the loop over the tiles as day 12's, now with asynchronous GEMMs: which results must have
+    // HINT: landed before the softmax may read S, before O may be rescaled, and before the producer may
+    // HINT: refill a stage? How many threads of a warpgroup arrive on the empty barrier?
+    // HINT2: One loop over j: issue S_j, wait for all groups, the softmax into P; O's accumulators scaled by
+    // HINT2: corr of their row; issue P_j V_j, wait for all groups; then one thread of the warpgroup releases
+    // HINT2: the stage of tile j. The empty barrier counts two arrivals: one per consumer warpgroup.
+    // HINT3: Rescale O between the softmax and issue_pv, while no wgmma is in flight: acc_o is the P V
+    // HINT3: group's accumulator, and corr moves O from the old running max to the new one before P_j V_j
+    // HINT3: (computed against the new max) is added. Accumulator i of O is on row h = (i % 4) / 2 of the
+    // HINT3: thread, like S's. The release comes after the wait that retires P_j V_j: V_j is read until then.
+    // STUB: (void)p; (void)p_next;  // the two P buffers (A fragments), yours to use
+    for (int j = 0; j < tiles; ++j) {
+      issue_s(j);
+      wgmma_wait<0>();
+      softmax(j, p);
 #pragma unroll
-    for (int i = 0; i < D / 2; i++) acc_o[i] *= corr[(i % 4) / 2];
-  };
-  if (warpgroup == 2) asm volatile("bar.arrive 8, 256;\n" ::: "memory");
-  my_turn();
-  issue_s(0);
-  pass_turn();
-  wgmma_wait<0>();
-  softmax(0, p);
-  int j = 0;
-  for (; j + 2 < tiles; j += 2) {
-    step(j, p, p_next);
-    step(j + 1, p_next, p);
-  }
-  if (j + 1 < tiles) {
-    step(j, p, p_next);
-    my_turn();
-    issue_pv(j + 1, p_next);
+      for (int i = 0; i < D / 2; i++) acc_o[i] *= corr[(i % 4) / 2];
+      issue_pv(j, p);
+      wgmma_wait<0>();
+      if (tid == 0) mbarrier_arrive(&sh.empty[j % STAGES]);
+    }
+    // END EXERCISE
+  } else if constexpr (RUNG == OVERLAP) {
+    // Rung 2, overlapped in the warpgroup: S_{j+1} and P_j V_j issued together, the softmax of S_{j+1}
+    // running while P_j V_j is still in flight (wgmma_wait<1>: WARPGROUP.DEPBAR.LE gsb0, 0x1), so P_{j+1}
+    // needs a buffer of its own; O rescaled and stage j released only once P_j V_j is retired.
+    // BEGIN EXERCISE
+    // HINT: The tensor cores idle while the SFU runs the softmax. Which GEMM does not depend on the softmax
+    // HINT: you are about to compute, so that it can run during it? wgmma groups retire in the order they
+    // HINT: were committed: which wait lets you read S_{j+1} while P_j V_j keeps going?
+    // HINT2: A prologue: S_0 and its softmax. A step per tile j but the last: issue S_{j+1} then P_j V_j; wait
+    // HINT2: until one group is pending; the softmax of tile j + 1 into the other P buffer; wait for all;
+    // HINT2: release stage j; rescale O. An epilogue: the last tile's P V, waited for, its stage released.
+    // HINT2: Two P buffers alternate: write the step once with both as arguments and unroll the loop by two.
+    // HINT3: The issue order matters: wgmma_wait<N> means "at most N of my committed groups pending", oldest
+    // HINT3: retired first, so S_{j+1} must be committed before P_j V_j. P_j's registers are operands of the
+    // HINT3: group in flight: the softmax of j + 1 must write the other buffer. The corr it computes applies to
+    // HINT3: O including P_j V_j, which is in acc_o only after the full wait; touching acc_o earlier is a race
+    // HINT3: (the emulator names the accumulator).
+    auto step = [&](int j, uint32_t (&pc)[BN / 16][4], uint32_t (&pn)[BN / 16][4]) {
+      issue_s(j + 1);
+      issue_pv(j, pc);
+      wgmma_wait<1>();
+      softmax(j + 1, pn);
+      wgmma_wait<0>();
+      if (tid == 0) mbarrier_arrive(&sh.empty[j % STAGES]);
+#pragma unroll
+      for (int i = 0; i < D / 2; i++) acc_o[i] *= corr[(i % 4) / 2];
+    };
+    issue_s(0);
+    wgmma_wait<0>();
+    softmax(0, p);
+    int j = 0;
+    for (; j + 2 < tiles; j += 2) {
+      step(j, p, p_next);
+      step(j + 1, p_next, p);
+    }
+    if (j + 1 < tiles) {
+      step(j, p, p_next);
+      issue_pv(j + 1, p_next);
+    } else {
+      issue_pv(j, p);
+    }
+    wgmma_wait<0>();
+    if (tid == 0) mbarrier_arrive(&sh.empty[(tiles - 1) % STAGES]);
+    // END EXERCISE
   } else {
+    // Rung 3, ping-pong: rung 2's schedule, and every wgmma issue of a warpgroup inside its turn (between
+    // my_turn() and pass_turn()), the turns alternating between the two consumer warpgroups, so that one's
+    // softmax runs while the other's GEMMs do. Named barriers 8 and 9 (256 threads: this warpgroup's bar.sync
+    // and the other's bar.arrive); the turns must balance, or a final bar.sync waits forever.
+    const int mine = warpgroup == 1 ? 8 : 9, other = warpgroup == 1 ? 9 : 8;
+    auto my_turn = [&]() { named_barrier_sync(mine, 256); };
+    auto pass_turn = [&]() { asm volatile("bar.arrive %0, 256;\n" ::"r"(other) : "memory"); };
+
+    // BEGIN EXERCISE
+    // HINT: Rung 2 hides the softmax behind one warpgroup's own P V; the other warpgroup's GEMMs can hide it
+    // HINT: too, if the two never issue at the same time. What must a turn contain, where does it end, and
+    // HINT: who goes first?
+    // HINT2: Rung 2's prologue, steps and epilogue, with every issue of S and P V inside a turn: each turn
+    // HINT2: holds one tile's GEMM issues (the prologue's S_0; a step's S_{j+1} and P_j V_j; the last P V)
+    // HINT2: and is passed right after them, before any wait or softmax. The turns must balance: one warpgroup
+    // HINT2: passes a first turn before it starts, the other one more after its last.
+    // HINT3: Barrier `mine` completes when this warpgroup's bar.sync meets the other's bar.arrive (256 threads):
+    // HINT3: warpgroup 2 arrives once on barrier 8 before its first turn, so warpgroup 1 goes first; each
+    // HINT3: pass_turn is the other's next turn. Both run the same number of turns (tiles + 1), so warpgroup 1
+    // HINT3: passes once more after its last, or warpgroup 2's final bar.sync waits forever (the emulator
+    // HINT3: names the named barrier). Passing the turn before wgmma_wait lets the other issue while yours run.
+    auto step = [&](int j, uint32_t (&pc)[BN / 16][4], uint32_t (&pn)[BN / 16][4]) {
+      my_turn();
+      issue_s(j + 1);
+      issue_pv(j, pc);
+      pass_turn();
+      wgmma_wait<1>();
+      softmax(j + 1, pn);
+      wgmma_wait<0>();
+      if (tid == 0) mbarrier_arrive(&sh.empty[j % STAGES]);
+#pragma unroll
+      for (int i = 0; i < D / 2; i++) acc_o[i] *= corr[(i % 4) / 2];
+    };
+    if (warpgroup == 2) asm volatile("bar.arrive 8, 256;\n" ::: "memory");
     my_turn();
-    issue_pv(j, p);
+    issue_s(0);
+    pass_turn();
+    wgmma_wait<0>();
+    softmax(0, p);
+    int j = 0;
+    for (; j + 2 < tiles; j += 2) {
+      step(j, p, p_next);
+      step(j + 1, p_next, p);
+    }
+    if (j + 1 < tiles) {
+      step(j, p, p_next);
+      my_turn();
+      issue_pv(j + 1, p_next);
+    } else {
+      my_turn();
+      issue_pv(j, p);
+    }
+    if (warpgroup == 1) pass_turn();
+    wgmma_wait<0>();
+    if (tid == 0) mbarrier_arrive(&sh.empty[(tiles - 1) % STAGES]);
+    // END EXERCISE
   }
-  if (warpgroup == 1) pass_turn();
-  wgmma_wait<0>();
-  if (tid == 0) mbarrier_arrive(&sh.empty[(tiles - 1) % STAGES]);
-  // END EXERCISE
 
   // The epilogue: l summed over the quad, O / l stored as fp16 pairs; rows past the sequence skipped.
 #pragma unroll
@@ -241,13 +313,17 @@ __device__ void attention(const TensorMap* tq, const TensorMap* tk, const Tensor
 
 }  // namespace
 
-#define COURSE_ATTENTION(name, D, CAUSAL)                                                              \
+#define COURSE_ATTENTION(name, D, CAUSAL, RUNG)                                                        \
   extern "C" __global__ void __launch_bounds__(384, 1)                                                 \
       name(const __grid_constant__ TensorMap tq, const __grid_constant__ TensorMap tk,                 \
            const __grid_constant__ TensorMap tv, half* o, int s, float scale_log2) {                   \
-    attention<D, CAUSAL>(&tq, &tk, &tv, o, s, scale_log2);                                             \
+    attention<D, CAUSAL, RUNG>(&tq, &tk, &tv, o, s, scale_log2);                                       \
   }
-COURSE_ATTENTION(attention_wgmma_d64, 64, false)
-COURSE_ATTENTION(attention_wgmma_d64_causal, 64, true)
-COURSE_ATTENTION(attention_wgmma_d128, 128, false)
-COURSE_ATTENTION(attention_wgmma_d128_causal, 128, true)
+#define COURSE_RUNG(prefix, RUNG)                                  \
+  COURSE_ATTENTION(prefix##_d64, 64, false, RUNG)                  \
+  COURSE_ATTENTION(prefix##_d64_causal, 64, true, RUNG)            \
+  COURSE_ATTENTION(prefix##_d128, 128, false, RUNG)                \
+  COURSE_ATTENTION(prefix##_d128_causal, 128, true, RUNG)
+COURSE_RUNG(attention_wgmma_serial, SERIAL)
+COURSE_RUNG(attention_wgmma_overlap, OVERLAP)
+COURSE_RUNG(attention_wgmma, PINGPONG)
