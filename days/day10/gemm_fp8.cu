@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day10/gemm_fp8.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: a9a2ac3ea97e0c26
+// stub-sha256: 813aaeb5fd443200
 // Day 10, exercise 6: an FP8 GEMM. C = scale_a * scale_b * (A B^T), e4m3 in, fp32 accumulate, fp32 out.
 //
 //   A: [M, K] e4m3, row-major     B: [N, K] e4m3, row-major (B^T: each column of the product is a
@@ -76,8 +76,7 @@ gemm_fp8_e4m3(const fp8* __restrict__ A, const fp8* __restrict__ B, float* __res
     for (int i = 0; i < BM * BK / CHUNK / THREADS; ++i) load_chunk(sa, A, M, K, m0, k0, tid + i * THREADS);
 #pragma unroll
     for (int i = 0; i < BN * BK / CHUNK / THREADS; ++i) load_chunk(sb, B, N, K, n0, k0, tid + i * THREADS);
-    course::cp_async::commit_group();
-    course::cp_async::wait_group<0>();
+    course::cp_async::wait_all();  // one stage: commit and wait for every copy of this thread
     __syncthreads();
     // TODO: your code here.
     //   Hint: ldmatrix moves 16-bit pairs, and an 8 x 8 matrix of b16 is an 8 x 16 matrix of bytes. Which 16-byte

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day15/gemm_persistent.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 640bed269565646d
+// stub-sha256: 5910274977fa9ef3
 // Day 15, exercises 4 and 5: the persistent GEMM, c = scale * a @ b^T, whose epilogue overlaps the next
 // tile's mainloop; in fp16 / bf16 (exercise 4) and in FP8 e4m3 with per-tensor scales (exercise 5).
 //
@@ -139,11 +139,11 @@ __device__ void gemm(const TensorMap* tma_a, const TensorMap* tma_b, const Tenso
       // TODO: your code here.
       //   Hint: wgmma_wait<N> returns once at most N committed groups are still pending. If this slice's group stays
       //   Hint: in flight, which stage is certainly no longer read by the tensor cores, and who should release it?
-      wgmma_wait<0>();  // correct, but the tensor cores wait for every slice before the next
+      course::hopper::wgmma_wait<0>();  // correct, but the tensor cores wait for every slice before the next
       if (threadIdx.x % 128 == 0) mbarrier_arrive(&s.empty[stage]);
       if (++stage == STAGES) stage = 0, phase ^= 1;
     }
-    wgmma_wait<0>();
+    course::hopper::wgmma_wait<0>();  // drain: the last slice's group
     if (previous >= 0 && tid == 0) mbarrier_arrive(&s.empty[previous]);  // the last slice's stage
 
     // The epilogue. Accumulator j of this thread is row 16 * warp + lane / 4 + 8 * ((j % 4) / 2), column

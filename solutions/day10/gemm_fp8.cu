@@ -83,8 +83,7 @@ gemm_fp8_e4m3(const fp8* __restrict__ A, const fp8* __restrict__ B, float* __res
     for (int i = 0; i < BM * BK / CHUNK / THREADS; ++i) load_chunk(sa, A, M, K, m0, k0, tid + i * THREADS);
 #pragma unroll
     for (int i = 0; i < BN * BK / CHUNK / THREADS; ++i) load_chunk(sb, B, N, K, n0, k0, tid + i * THREADS);
-    course::cp_async::commit_group();
-    course::cp_async::wait_group<0>();
+    course::cp_async::wait_all();  // one stage: commit and wait for every copy of this thread
     __syncthreads();
     // BEGIN EXERCISE
     // HINT: ldmatrix moves 16-bit pairs, and an 8 x 8 matrix of b16 is an 8 x 16 matrix of bytes. Which 16-byte

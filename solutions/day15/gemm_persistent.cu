@@ -164,7 +164,7 @@ __device__ void gemm(const TensorMap* tma_a, const TensorMap* tma_b, const Tenso
       // HINT3: are still reading (the emulator names this race). The previous stage is safe because wait<1> proves
       // HINT3: the older group finished. The technique check looks for WARPGROUP.DEPBAR.LE gsb0, 0x1 in the SASS:
       // HINT3: that is what a wait with one group left pending compiles to.
-      // STUB: wgmma_wait<0>();  // correct, but the tensor cores wait for every slice before the next
+      // STUB: course::hopper::wgmma_wait<0>();  // correct, but the tensor cores wait for every slice before the next
       // STUB: if (threadIdx.x % 128 == 0) mbarrier_arrive(&s.empty[stage]);
       wgmma_wait<1>();
       if (previous >= 0 && tid == 0) mbarrier_arrive(&s.empty[previous]);
@@ -172,7 +172,7 @@ __device__ void gemm(const TensorMap* tma_a, const TensorMap* tma_b, const Tenso
       // END EXERCISE
       if (++stage == STAGES) stage = 0, phase ^= 1;
     }
-    wgmma_wait<0>();
+    course::hopper::wgmma_wait<0>();  // drain: the last slice's group
     if (previous >= 0 && tid == 0) mbarrier_arrive(&s.empty[previous]);  // the last slice's stage
 
     // The epilogue. Accumulator j of this thread is row 16 * warp + lane / 4 + 8 * ((j % 4) / 2), column
