@@ -90,8 +90,9 @@ def _translated(entry: dict | None, lines: list[str]) -> list[str] | None:
 
 
 def hints(day, name: str, level: int, lang: str = "en") -> list[list[tuple[int, str]]]:
-    """For each exercise region of the exercise's file: its (level, hint) lines up to `level`, in
-    English or Chinese (the English text, marked, where its translation is missing or stale)."""
+    """For each exercise region of the exercise's file (those of its `hint_parts`, where it names them):
+    its (level, hint) lines up to `level`, in English or Chinese (the English text, marked, where its
+    translation is missing or stale)."""
     if level not in LEVELS:
         raise ValueError(f"--level {level}: expected 1, 2 or 3")
     if lang not in TEXT:
@@ -109,7 +110,7 @@ def hints(day, name: str, level: int, lang: str = "en") -> list[list[tuple[int, 
                         text = _translated(entry, text) or [TEXT["zh"]["untranslated"], *text]
                     lines += [(lv, t) for t in text]
             out.append(lines)
-    return out
+    return [out[i] for i in ex.hint_parts] if ex.hint_parts else out
 
 
 def translation_problems(day) -> list[str]:

@@ -3,7 +3,7 @@ technique asks for what the rung below lacks (test_day16_planted.py proves it on
 benchmark draws the rung below beside it, dotted and not held to the target."""
 import matplotlib
 
-from grader import bench, plots
+from grader import bench, hints, plots
 from grader.exercises import day16
 
 matplotlib.use("Agg")
@@ -32,3 +32,15 @@ def test_the_rung_below_is_drawn_dotted_and_named_in_chinese():
     styles = {line.get_label().split(" (")[0]: line.get_linestyle() for line in fig.axes[0].get_lines()}
     assert styles["yours"] == "-" and styles["previous rung, serial"] == ":", styles
     assert plots.translate("previous rung, serial (yours)", "zh") == "上一级, 串行 (你的)"
+
+
+def test_a_rung_shows_the_hints_of_the_softmax_and_of_its_own_schedule():
+    first = hints.hints("day16", "attention_wgmma_serial", 3)
+    second = hints.hints("day16", "attention_wgmma_overlap", 3)
+    third = hints.hints("day16", "attention_wgmma_causal", 3)
+    assert len(first) == len(second) == len(third) == 2
+    assert first[0] == second[0] == third[0]  # the softmax, written once
+    text = ["\n".join(t for _, t in part[1]) for part in (first, second, third)]
+    assert "empty barrier" in text[0] and "wgmma_wait<1>" not in text[0] and "turn" not in text[0]
+    assert "other P buffer" in text[1] and "turn" not in text[1]
+    assert "bar.sync" in text[2]

@@ -82,7 +82,8 @@ def test_the_softmax_before_its_wgmma_completed_is_caught(planted):
 
 
 def test_no_overlap_fails_on_the_technique(planted):
-    text = plant("      wgmma_wait<1>();\n      softmax(j + 1, pn);", "      wgmma_wait<0>();\n      softmax(j + 1, pn);")
+    text = plant("      wgmma_wait<1>();\n      softmax(j + 1, pn);",
+                 "      wgmma_wait<0>();\n      softmax(j + 1, pn);")
     msg = planted("day16", "attention_wgmma", text, cases=SMALL)
     assert msg and "0x1" in msg, msg
 

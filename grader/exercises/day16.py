@@ -175,10 +175,13 @@ def _technique(rung: int, kernels: tuple[str, ...]) -> Technique:
     """What a rung's kernels must show: rung 0 the serial technique, rung 1 adds one wgmma group in flight
     during the softmax (WARPGROUP.DEPBAR.LE gsb0, 0x1: the serial schedule has only 0x0), rung 2 adds the
     warpgroups' turns (BAR.ARV)."""
-    why = _SERIAL_WHY + (", one wgmma group left in flight while it runs (WARPGROUP.DEPBAR.LE gsb0, 0x1)" if rung else "") \
-        + (", and warpgroups taking turns (BAR.ARV)" if rung == 2 else "")
-    return Technique(why=why, require=(r"HGMMA", r"UTMALDG", r"SYNCS", r"MUFU\.EX2") + ((r"BAR\.ARV",) if rung == 2 else ()),
-                     forbid=(r"LDG", r"HMMA"), no_spills=True, kernels=kernels,
+    why = _SERIAL_WHY
+    if rung:
+        why += ", one wgmma group left in flight while it runs (WARPGROUP.DEPBAR.LE gsb0, 0x1)"
+    if rung == 2:
+        why += ", and warpgroups taking turns (BAR.ARV)"
+    require = (r"HGMMA", r"UTMALDG", r"SYNCS", r"MUFU\.EX2") + ((r"BAR\.ARV",) if rung == 2 else ())
+    return Technique(why=why, require=require, forbid=(r"LDG", r"HMMA"), no_spills=True, kernels=kernels,
                      require_lines=(_OVERLAP_LINE,) if rung else ())
 
 
@@ -196,6 +199,7 @@ def _cases(causal: bool) -> tuple[dict, ...]:
     return tuple({"heads": h, "seq": s, "head_dim": d, "causal": causal} for h, s, d in rows)
 
 
+# The hints of a rung: the softmax's (region 0) and its own schedule's (regions 1-3, in the file's order).
 # Rungs 1 and 2, causal and not in one exercise each: one tile, s past one and several tiles, both head
 # dims, a causal diagonal inside a tile; one large case last (the benchmark checks it first).
 RUNG_CASES = tuple({"heads": h, "seq": s, "head_dim": d, "causal": c}
@@ -205,18 +209,20 @@ RUNG_CASES = tuple({"heads": h, "seq": s, "head_dim": d, "causal": c}
 EXERCISES = (
     Exercise("day16", "attention_wgmma_serial", "attention_wgmma.cu",
              "rung 1: wgmma and TMA, the online softmax between S = Q K^T and O += P V, one tile at a time",
-             check_serial, RUNG_CASES, bench=bench_serial, cost=emulator_cost,
+             check_serial, RUNG_CASES, bench=bench_serial, cost=emulator_cost, hint_parts=(0, 1),
              technique=(_technique(0, _kernels("attention_wgmma_serial", (False, True))),)),
     Exercise("day16", "attention_wgmma_overlap", "attention_wgmma.cu",
              "rung 2: the softmax of S_{j+1} overlapped with P_j V_j inside a warpgroup (wgmma_wait<1>)",
-             check_overlap, RUNG_CASES, bench=bench_overlap, cost=emulator_cost,
+             check_overlap, RUNG_CASES, bench=bench_overlap, cost=emulator_cost, hint_parts=(0, 2),
              technique=(_technique(1, _kernels("attention_wgmma_overlap", (False, True))),)),
     Exercise("day16", "attention_wgmma", "attention_wgmma.cu",
              "rung 3, FlashAttention-3-style prefill: the overlap of rung 2 and ping-pong between two warpgroups",
-             check_attention, _cases(False), bench=bench_attention, target=0.85, cost=emulator_cost,
+             check_attention, _cases(False), bench=bench_attention, target=0.85,
+             cost=emulator_cost, hint_parts=(0, 3),
              technique=(_technique(2, _kernels("attention_wgmma", (False,))),)),
     Exercise("day16", "attention_wgmma_causal", "attention_wgmma.cu",
              "rung 3, causal: tiles past the diagonal skipped, the diagonal tile masked",
-             check_attention, _cases(True), bench=bench_attention_causal, target=0.85, cost=emulator_cost,
+             check_attention, _cases(True), bench=bench_attention_causal, target=0.85,
+             cost=emulator_cost, hint_parts=(0, 3),
              technique=(_technique(2, _kernels("attention_wgmma", (True,))),)),
 )
