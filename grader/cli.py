@@ -292,10 +292,10 @@ def cmd_stubs(args) -> int:
 def cmd_progress(args) -> int:
     from rich.cells import cell_len  # a Chinese character takes two columns
 
-    from grader import answers, hints, progress, stubs
+    from grader import answers, hints, progress, stubs, unlock
     from grader.language import language
 
-    used, lang, shown = hints.levels_used(), language(), answers.seen()
+    used, lang, shown, unlocked = hints.levels_used(), language(), answers.seen(), unlock.unlocked()
     width = max(cell_len(days.title(d, lang)) for d in days.NAMES)
     for day in days.NAMES:
         exs, title = exercises.day_exercises(day), days.title(day, lang)
@@ -308,6 +308,7 @@ def cmd_progress(args) -> int:
         helped = [f"{k.split('/')[1]} {lv}" for k, lv in used.items() if k.startswith(day + "/")]
         result += f"; hint levels used: {', '.join(helped)}" if helped else ""
         result += f"; model answers seen: {', '.join(f'Q{n}' for n in shown[day])}" if shown.get(day) else ""
+        result += "; course headers unlocked" if day in unlocked else ""
         count = f"{len(exs)} exercise{'s' if len(exs) != 1 else ''}"
         print(f"{day}  {title} {count}, {edited} edited; {result}")
     return 0

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from grader import compiler, paths, stubs, unlock
+from grader import cli, compiler, paths, stubs, unlock
 
 
 def _norm(line: str) -> str:
@@ -74,10 +74,13 @@ def test_a_student_file_may_not_include_an_answer_header(tmp_path):
         compiler.compile_file(source)
 
 
-def test_unlock_in_the_full_course_records_it(tmp_path, monkeypatch):
+def test_unlock_in_the_full_course_records_it(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(paths, "STATE", tmp_path)
     assert "already compiles later days" in unlock.unlock("day03")
     assert "day03" in unlock.unlocked()
+    assert cli.main(["progress"]) == 0
+    said = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
+    assert "course headers unlocked" in said["day03"] and "unlocked" not in said["day05"]
     with pytest.raises(ValueError, match="nothing to unlock"):
         unlock.unlock("day01")
 
