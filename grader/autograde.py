@@ -296,6 +296,20 @@ class GradeKernels(Preprocessor):
     """Sanitize step, before the notebook runs: grade the submitted kernels (see the module)."""
 
     def preprocess(self, nb, resources):
+        from grader.language import LANG_ENV
+
+        assignment = resources["nbgrader"]["assignment"]
+        saved = os.environ.get(LANG_ENV)
+        os.environ[LANG_ENV] = split_assignment(assignment)[1]  # results in the lesson's language
+        try:
+            return self._grade(nb, resources)
+        finally:
+            if saved is None:
+                os.environ.pop(LANG_ENV, None)
+            else:
+                os.environ[LANG_ENV] = saved
+
+    def _grade(self, nb, resources):
         from grader import exercises, isolation
 
         _precompile()
@@ -427,7 +441,7 @@ def _kind(message: str) -> str:
         return message.split(":", 1)[-1].strip().split(";")[0]
     if "nan" in m or "inf" in m:
         return "NaN or Inf in the output, or elements never written"
-    if "untouched" in m or "outside" in m and "wrote" in m:
+    if "untouched" in m or "left alone" in m or "保持不动" in m or "outside" in m and "wrote" in m:
         return "wrote where it must not"
     return "wrong values"
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from grader.device import bfloat16, dtype as as_dtype
 from grader.dtypes import unwritten
+from grader.messages import say
 
 SEED_ENV = "COURSE_SEED"
 
@@ -55,6 +56,11 @@ def new_seed() -> int:
     return secrets.randbelow(2**31)
 
 
+def _replay(seed: int | None) -> str:
+    """How to draw the same inputs again (empty without a seed)."""
+    return say("replay", seed=seed, env=SEED_ENV) if seed is not None else ""
+
+
 def _fmt_index(flat: int, shape) -> str:
     return str(tuple(int(i) for i in np.unravel_index(flat, shape))) if len(shape) > 1 else str(flat)
 
@@ -70,16 +76,14 @@ def nan_problem(got, expected, name: str, replay: str = "") -> str | None:
     never = unwritten(g) & nan
     computed = nan & ~never
     parts = []
-    for mask, what in ((never, "still hold the NaN poison written before launch: never written"),
-                       (computed, "are NaN the kernel computed (not the poison): 0 x inf, inf - inf, 0 / 0 "
-                                  "or the root or log of a negative, e.g. an eps outside the square root")):
+    for mask, what in ((never, say("nan.never")), (computed, say("nan.computed"))):
         if mask.any():
             i = int(np.flatnonzero(mask)[0])
-            parts.append(f"{int(mask.sum())} of {g.size} elements {what}; first at index "
-                         f"{_fmt_index(i, g.shape)}, expected {e.flat[i]:.6g}")
+            parts.append(say("nan.part", count=int(mask.sum()), size=g.size, what=what,
+                             index=_fmt_index(i, g.shape), expected=f"{e.flat[i]:.6g}"))
     if computed.any() and (not never.any() or np.flatnonzero(computed)[0] < np.flatnonzero(never)[0]):
         parts.reverse()  # the first wrong element's story first
-    return f"{name}: " + "; and ".join(parts) + replay
+    return f"{name}: " + say("and").join(parts) + replay
 
 
 def assert_close(got, expected, *, dt=None, name: str = "output", seed: int | None = None,
@@ -94,18 +98,18 @@ def assert_close(got, expected, *, dt=None, name: str = "output", seed: int | No
     expected = np.asarray(expected)
     dt = as_dtype(dt if dt is not None else got.dtype)
     tol = tol or tolerance(dt)
-    replay = f" [seed {seed}: rerun with {SEED_ENV}={seed}]" if seed is not None else ""
+    replay = _replay(seed)
     if got.shape != expected.shape:
-        raise AssertionError(f"{name}: shape {got.shape}, expected {expected.shape}{replay}")
+        raise AssertionError(say("shape", name=name, got=got.shape, expected=expected.shape, replay=replay))
     if got.size == 0:
         return
     if dt.kind in "iub":
         bad = np.flatnonzero(got.astype(np.int64) != expected.astype(np.int64))
         if bad.size:
             i = bad[0]
-            raise AssertionError(
-                f"{name}: {bad.size} of {got.size} elements differ; first at index "
-                f"{_fmt_index(i, got.shape)}: expected {expected.flat[i]}, got {got.flat[i]}{replay}")
+            raise AssertionError(say("differ", name=name, count=bad.size, size=got.size,
+                                     index=_fmt_index(i, got.shape), expected=expected.flat[i],
+                                     got=got.flat[i], replay=replay))
         return
     g = got.astype(np.float64)
     e = expected.astype(np.float64)
@@ -115,25 +119,25 @@ def assert_close(got, expected, *, dt=None, name: str = "output", seed: int | No
     inf = np.flatnonzero(np.isinf(g) & ~np.isinf(e))
     if inf.size:
         i = inf[0]
-        raise AssertionError(f"{name}: {inf.size} elements are Inf; first at index "
-                             f"{_fmt_index(i, g.shape)}, expected {e.flat[i]:.6g}{replay}")
+        raise AssertionError(say("inf", name=name, count=inf.size, index=_fmt_index(i, g.shape),
+                                 expected=f"{e.flat[i]:.6g}", replay=replay))
     err = np.abs(g - e)
     with np.errstate(over="ignore", divide="ignore"):
         rel = err / np.maximum(np.abs(e), np.finfo(np.float64).tiny)
     worst = int(np.argmax(err - tol.rtol * np.abs(e)))
-    detail = (f"worst at index {_fmt_index(worst, g.shape)}: expected {e.flat[worst]:.7g}, "
-              f"got {g.flat[worst]:.7g} (relative error {rel.flat[worst]:.2e})")
+    detail = say("worst", index=_fmt_index(worst, g.shape), expected=f"{e.flat[worst]:.7g}",
+                 got=f"{g.flat[worst]:.7g}", rel=f"{rel.flat[worst]:.2e}")
     if tol.by_norm:
         ref_norm = np.linalg.norm(e)
         norm_err = np.linalg.norm(g - e) / ref_norm if ref_norm > 0 else np.linalg.norm(g - e)
         if not norm_err <= tol.rtol:
-            raise AssertionError(f"{name} ({dt.name}): relative error norm {norm_err:.2e} exceeds "
-                                 f"{tol.rtol:.0e}; {detail}{replay}")
+            raise AssertionError(say("norm", name=name, dtype=dt.name, err=f"{norm_err:.2e}",
+                                     rtol=f"{tol.rtol:.0e}", detail=detail, replay=replay))
         return
     bad = err > tol.atol + tol.rtol * np.abs(e)
     if bad.any():
-        raise AssertionError(f"{name} ({dt.name}): {int(bad.sum())} of {g.size} elements outside "
-                             f"rtol={tol.rtol:.0e}, atol={tol.atol:.0e}; {detail}{replay}")
+        raise AssertionError(say("outside", name=name, dtype=dt.name, count=int(bad.sum()), size=g.size,
+                                 rtol=f"{tol.rtol:.0e}", atol=f"{tol.atol:.0e}", detail=detail, replay=replay))
 
 
 def assert_untouched(got, mask, *, name: str = "output", seed: int | None = None) -> None:
@@ -142,6 +146,5 @@ def assert_untouched(got, mask, *, name: str = "output", seed: int | None = None
     written = np.flatnonzero(mask.ravel() & ~np.isnan(got.ravel()))
     if written.size:
         i = written[0]
-        replay = f" [seed {seed}: rerun with {SEED_ENV}={seed}]" if seed is not None else ""
-        raise AssertionError(f"{name}: {written.size} elements written that must be left alone; first at "
-                             f"index {_fmt_index(i, got.shape)} (got {got.flat[i]:.6g}){replay}")
+        raise AssertionError(say("left_alone", name=name, count=written.size, index=_fmt_index(i, got.shape),
+                                 got=f"{got.flat[i]:.6g}", replay=_replay(seed)))

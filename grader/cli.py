@@ -42,6 +42,7 @@ import time
 from pathlib import Path
 
 from grader import compiler, days, device, exercises, paths
+from grader.messages import say
 
 COMMAND_MODULES = ("sanitize", "autotune", "hints", "debug", "classgrade", "leaderboard", "profile",
                    "student_notebooks", "answers", "student_edition", "unlock")
@@ -428,14 +429,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.fn(args)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        print(say("cli.interrupted"), file=sys.stderr)
         return 130
     except compiler.CompileError as e:
-        print(f"error: {e.path} does not compile:{chr(10) if chr(10) in e.log else ' '}{e.log}", file=sys.stderr)
+        print(say("cli.compile", path=e.path, sep="\n" if "\n" in e.log else " ", log=e.log), file=sys.stderr)
     except (ValueError, LookupError, OSError, EOFError, AssertionError, device.NoGPU, device.KernelFault) as e:
-        print(f"error: {_message(e)}", file=sys.stderr)
+        print(say("cli.error", message=_message(e)), file=sys.stderr)
     except Exception as e:  # noqa: BLE001 - one line, never a traceback, unless asked for
         if os.environ.get("COURSE_TRACEBACK") == "1":
             raise
-        print(f"error: {e.__class__.__name__}: {_message(e)} (COURSE_TRACEBACK=1 shows where)", file=sys.stderr)
+        print(say("cli.unexpected", kind=e.__class__.__name__, message=_message(e)), file=sys.stderr)
     return 2

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from grader import child, paths
 from grader.limits import EMULATOR_ADDRESS_SPACE, apply_limits
+from grader.messages import say, status as status_word
 
 COMPILE_BUDGET_S = 240.0                        # interpreter start, compile and the technique check
 BUDGET_FACTOR = 10.0                            # a case may take this many times the solution's time
@@ -45,7 +46,7 @@ RACECHECK_DAYS = ("day04", "day06")
 SOURCE_SUFFIXES = (".cu", ".cuh")
 _ENV_KEEP = ("PATH", "LANG", "LC_ALL", "TERM", "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES",
              "CUDA_PATH", "CUDA_HOME", "LD_LIBRARY_PATH", "CUPY_CACHE_DIR", "COURSE_BACKEND",
-             "COURSE_SEED", "COURSE_EMULATOR_FULL", "COURSE_EMULATOR_ARCH")
+             "COURSE_SEED", "COURSE_EMULATOR_FULL", "COURSE_EMULATOR_ARCH", "COURSE_LANG")
 
 
 @dataclass
@@ -71,7 +72,8 @@ class Outcome:
     unchecked: list[str] = field(default_factory=list)    # own cases past a size boundary not run here
 
     def __str__(self) -> str:
-        head = f"{self.exercise}: {self.status} ({self.passed}/{self.total} cases)"
+        head = say("outcome", exercise=self.exercise, status=status_word(self.status), passed=self.passed,
+                   total=self.total)
         return head + (f"\n{self.message}" if self.message else "")
 
 
@@ -257,10 +259,9 @@ def _not_run(ex, ran: list[dict]) -> str:
 
     left = [c for c in ex.cases if c not in ran]
     beyond, past = unchecked(ex, ran)
-    return (f"not run on the emulator (too large for a CPU; a GPU's grade runs them): "
-            f"{', '.join(exercises.case_id(c) for c in left)}"
-            + (f"; sizes past {' and '.join(past)} are unchecked here "
-               f"({', '.join(exercises.case_id(c) for c in beyond)})" if past else ""))
+    return (say("emulator.not_run", cases=", ".join(exercises.case_id(c) for c in left))
+            + (say("emulator.unchecked", bounds=" and ".join(past),
+                   cases=", ".join(exercises.case_id(c) for c in beyond)) if past else ""))
 
 
 def _racecheck(ex, outcome: Outcome, folder: Path, cases: list[dict], budgets: list[float]) -> Outcome:
@@ -408,8 +409,7 @@ def _results(ex, cases: list[dict], budgets: list[float], finished: child.Finish
         r = results[current]
         if finished.ended == "timed out":
             r.status, r.seconds = "timed out", budgets[current]
-            r.message = (f"timed out after {budgets[current]:.0f} s in case {exercises.case_id(r.case)} "
-                         f"(a kernel that never finishes?); the process was stopped")
+            r.message = say("timed_out", seconds=f"{budgets[current]:.0f}", case=exercises.case_id(r.case))
             return results, "timed out", r.message
         r.status, r.message = "crashed", f"the checking process {finished.how} while running this case"
         return results, "crashed", f"{exercises.case_id(r.case)}: {r.message}"

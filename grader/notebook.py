@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from grader import device, exercises, isolation, language as lang, paths, runner
+from grader.messages import say
 
 
 LANG_ENV, language = lang.LANG_ENV, lang.language  # nb.language(), as before
@@ -36,11 +37,7 @@ def setup(day) -> None:
     d = paths.day_name(day)
     reason = device.why_no_gpu()
     if reason:
-        print(f"{d}: no GPU here ({reason}).\n"
-              "Works here: reading, editing the .cu files, `python -m grader compile` and "
-              "`python -m grader sass`.\nCells that launch kernels will stop with a NoGPU error: "
-              "COURSE_BACKEND=cupy asks for a GPU. Without that setting (or with COURSE_BACKEND=emulator) "
-              "kernels run on the CPU, on the PTX emulator (small sizes, nothing timed).")
+        print(say("setup.no_gpu", day=d, reason=reason))
         return
     p = device.properties()
     where = {ex.name: str(source(d, ex.name)) for ex in exercises.day_exercises(d)}
@@ -48,10 +45,9 @@ def setup(day) -> None:
         from grader import emulator
 
         built = ", ".join(sorted({emulator.target(path) for path in where.values()})) or p["sm"]
-        print(f"{d} on the {p['name']} for {built}: kernels run on the CPU, slowly; large arrays "
-              f"are made smaller (nb.size) and nothing is timed (memory statistics instead).")
+        print(say("setup.emulator", day=d, device=p["name"], target=built))
     else:
-        print(f"{d} on {p['name']} ({p['sm']}, {p['sms']} SMs, L2 {p['l2_bytes'] >> 20} MiB)")
+        print(say("setup.gpu", day=d, device=p["name"], sm=p["sm"], sms=p["sms"], l2=p["l2_bytes"] >> 20))
     for name, path in where.items():
         print(f"  {name:<18} {path}")
 
@@ -76,10 +72,6 @@ def load(day, name: str):
     return device.load(source(day, name))
 
 
-GO_ON = {"en": "(not passed yet: the notebook goes on, so Run All still runs the cells below)",
-         "zh": "（还没有通过：笔记本会继续运行，\u201c全部运行\u201d仍会运行下面的单元格）"}
-
-
 def grade(day, name: str, cases: list[dict] | None = None, seed: int | None = None,
           timeout: float | None = None) -> None:
     """Check an exercise in a child process (a crash or hang cannot kill the notebook) and print the
@@ -99,7 +91,7 @@ def grade(day, name: str, cases: list[dict] | None = None, seed: int | None = No
     elif os.environ.get("NBGRADER_EXECUTION"):
         raise AssertionError(str(outcome))
     else:
-        print(f"{outcome}\n{GO_ON[lang.language()]}", file=sys.stderr)
+        print(f"{outcome}\n{say('go_on')}", file=sys.stderr)
 
 
 def bench(day, name: str, quick: bool = True):

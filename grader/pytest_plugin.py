@@ -15,6 +15,7 @@ import pytest
 
 from grader import compiler, device, paths, progress, runner, sass, solution_facts, tables
 from grader.exercises import Exercise, case_id
+from grader.messages import say, status as status_word
 
 TIMEOUT_ENV = "COURSE_TEST_TIMEOUT"
 _fault: dict[str, str] = {}
@@ -86,8 +87,8 @@ class Course:
                     f"{outcome.message.splitlines()[0]} (the whole message is on the first failure of {ex.key})"
             else:
                 ended = next((r for r in outcome.cases if r.status in ("timed out", "crashed")), None)
-                why = (f"not run: the checking process of {ex.key} ended at case {case_id(ended.case)} "
-                       f"({ended.status}, reported above)" if ended else
+                why = (say("not_run.ended", exercise=ex.key, case=case_id(ended.case),
+                           status=status_word(ended.status)) if ended else
                        f"not run: the checking process of {ex.key} ended ({outcome.message.splitlines()[0]})")
             pytest.fail(why, pytrace=False)
         progress.record_failure(ex.key, result.case, result.seed)  # what `grader debug` replays
