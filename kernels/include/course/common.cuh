@@ -38,11 +38,12 @@ using cuda::std::uint64_t;
 // The course's versions of what a day's exercises ask live outside kernels/include, per day
 // (<dayNN/...>: solutions/include in the instructor's repository, kernels/unlocked in a student
 // edition once that day is unlocked). A course header of a later day includes them when present;
-// otherwise each such function is a template whose body is COURSE_LOCKED(T, "name", "dayNN"): only a
-// call fails to compile, with one line naming the day and the command that unlocks it.
-#define COURSE_LOCKED(T, what, day)                                                            \
-  static_assert(sizeof(T) == 0, what " is " day "'s exercise and is not unlocked here: pass " \
-                day ", then run python -m grader unlock " day)
+// otherwise each such function is a template whose body is COURSE_LOCKED(T, "name", "dayNN",
+// "exercise.cu"): only a call fails to compile, with one line naming the day, the exercise and the
+// command that unlocks it.
+#define COURSE_LOCKED(T, what, day, exercise)                                                  \
+  static_assert(sizeof(T) == 0, what " is the course's version of " day "/" exercise           \
+                ", not unlocked here: once it passes, run python -m grader unlock " day)
 
 namespace course {
 

@@ -76,17 +76,23 @@ COURSE_INLINE void sync_copy(void* smem_ptr, const void* gmem_ptr, int src_bytes
 namespace course {
 namespace cp_async {
 template <typename T = char> COURSE_INLINE void commit_group() {
-  COURSE_LOCKED(T, "course::cp_async::commit_group", "day07");
+  COURSE_LOCKED(T, "course::cp_async::commit_group", "day07", "async_copy.cu");
 }
 template <int n, typename T = char> COURSE_INLINE void wait_group() {
-  COURSE_LOCKED(T, "course::cp_async::wait_group", "day07");
+  COURSE_LOCKED(T, "course::cp_async::wait_group", "day07", "async_copy.cu");
 }
-template <typename T = char> COURSE_INLINE void wait_all() { COURSE_LOCKED(T, "course::cp_async::wait_all", "day07"); }
+template <typename T = char> COURSE_INLINE void wait_all() {
+  COURSE_LOCKED(T, "course::cp_async::wait_all", "day07", "async_copy.cu");
+}
 namespace detail {
 template <int Bytes, PrefetchMode prefetch, typename T = char>
-COURSE_INLINE void copy_zfill(void*, const void*, int) { COURSE_LOCKED(T, "course::cp_async's copies", "day07"); }
+COURSE_INLINE void copy_zfill(void*, const void*, int) {
+  COURSE_LOCKED(T, "course::cp_async's copies", "day07", "async_copy.cu");
+}
 template <int Bytes, PrefetchMode prefetch, typename T = char>
-COURSE_INLINE void copy_if(void*, const void*, bool) { COURSE_LOCKED(T, "course::cp_async's copies", "day07"); }
+COURSE_INLINE void copy_if(void*, const void*, bool) {
+  COURSE_LOCKED(T, "course::cp_async's copies", "day07", "async_copy.cu");
+}
 }  // namespace detail
 }  // namespace cp_async
 }  // namespace course

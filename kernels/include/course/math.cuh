@@ -58,11 +58,26 @@ COURSE_INLINE float shfl_xor_sync(float x, int lane_mask) {
 #else
 namespace course {
 namespace math {
-template <typename T> COURSE_INLINE T ptx_exp2(T x) { COURSE_LOCKED(T, "course::math::ptx_exp2", "day03"); return x; }
-template <typename T> COURSE_INLINE T ptx_log2(T x) { COURSE_LOCKED(T, "course::math::ptx_log2", "day03"); return x; }
-template <typename T> COURSE_INLINE T ptx_rsqrt(T x) { COURSE_LOCKED(T, "course::math::ptx_rsqrt", "day03"); return x; }
-template <typename T> COURSE_INLINE T ptx_rcp(T x) { COURSE_LOCKED(T, "course::math::ptx_rcp", "day03"); return x; }
-template <typename T> COURSE_INLINE T ptx_tanh(T x) { COURSE_LOCKED(T, "course::math::ptx_tanh", "day03"); return x; }
+template <typename T> COURSE_INLINE T ptx_exp2(T x) {
+  COURSE_LOCKED(T, "course::math::ptx_exp2", "day03", "ptx_math.cu");
+  return x;
+}
+template <typename T> COURSE_INLINE T ptx_log2(T x) {
+  COURSE_LOCKED(T, "course::math::ptx_log2", "day03", "ptx_math.cu");
+  return x;
+}
+template <typename T> COURSE_INLINE T ptx_rsqrt(T x) {
+  COURSE_LOCKED(T, "course::math::ptx_rsqrt", "day03", "ptx_math.cu");
+  return x;
+}
+template <typename T> COURSE_INLINE T ptx_rcp(T x) {
+  COURSE_LOCKED(T, "course::math::ptx_rcp", "day03", "ptx_math.cu");
+  return x;
+}
+template <typename T> COURSE_INLINE T ptx_tanh(T x) {
+  COURSE_LOCKED(T, "course::math::ptx_tanh", "day03", "ptx_math.cu");
+  return x;
+}
 }  // namespace math
 }  // namespace course
 #endif

@@ -89,7 +89,7 @@ namespace course {
 namespace mma {
 #define COURSE_MMA_LOCKED_LDMATRIX(name)                                   \
   template <typename P> COURSE_INLINE void name(uint32_t*, const P*) {    \
-    COURSE_LOCKED(P, "course::mma::" #name, "day09");                     \
+    COURSE_LOCKED(P, "course::mma::" #name, "day09", "ldmatrix.cu");                     \
   }
 COURSE_MMA_LOCKED_LDMATRIX(ldmatrix_m8n8x1)
 COURSE_MMA_LOCKED_LDMATRIX(ldmatrix_m8n8x2)
@@ -99,16 +99,16 @@ COURSE_MMA_LOCKED_LDMATRIX(ldmatrix_m8n8x2_trans)
 COURSE_MMA_LOCKED_LDMATRIX(ldmatrix_m8n8x4_trans)
 #undef COURSE_MMA_LOCKED_LDMATRIX
 template <typename F> COURSE_INLINE void mma_sync_m16n8k16_row_col_f16f16f32(F*, const uint32_t*, const uint32_t*) {
-  COURSE_LOCKED(F, "course::mma::mma_sync_m16n8k16_row_col_f16f16f32", "day09");
+  COURSE_LOCKED(F, "course::mma::mma_sync_m16n8k16_row_col_f16f16f32", "day09", "mma_tile.cu");
 }
 template <typename F> COURSE_INLINE void mma_sync_m16n8k16_row_col_bf16bf16f32(F*, const uint32_t*, const uint32_t*) {
-  COURSE_LOCKED(F, "course::mma::mma_sync_m16n8k16_row_col_bf16bf16f32", "day09");
+  COURSE_LOCKED(F, "course::mma::mma_sync_m16n8k16_row_col_bf16bf16f32", "day09", "mma_tile.cu");
 }
 template <typename T> COURSE_INLINE void mma_sync_m16n8k16_row_col_f32(float*, const uint32_t*, const uint32_t*) {
-  COURSE_LOCKED(T, "course::mma::mma_sync_m16n8k16_row_col_f32", "day09");
+  COURSE_LOCKED(T, "course::mma::mma_sync_m16n8k16_row_col_f32", "day09", "mma_tile.cu");
 }
 template <typename T> COURSE_INLINE void mma_sync_m16n16k16_row_col_f32(float*, const uint32_t*, const uint32_t*) {
-  COURSE_LOCKED(T, "course::mma::mma_sync_m16n16k16_row_col_f32", "day09");
+  COURSE_LOCKED(T, "course::mma::mma_sync_m16n16k16_row_col_f32", "day09", "mma_tile.cu");
 }
 }  // namespace mma
 }  // namespace course

@@ -54,12 +54,12 @@ enum TileFlag : uint32_t {
 #else
 namespace course {
 template <typename C> COURSE_INLINE int64_t claim_tile(C*) {
-  COURSE_LOCKED(C, "course::claim_tile", "day08");
+  COURSE_LOCKED(C, "course::claim_tile", "day08", "scan.cu");
   return 0;
 }
 template <typename T>
 struct LookbackPrefix {
-  COURSE_LOCKED(T, "course::LookbackPrefix", "day08");
+  COURSE_LOCKED(T, "course::LookbackPrefix", "day08", "scan.cu");
   using WarpReduce = cub::WarpReduce<T>;
   template <typename S> COURSE_INLINE LookbackPrefix(unsigned long long*, int64_t, S&) {}
   COURSE_INLINE T operator()(T aggregate) { return aggregate; }

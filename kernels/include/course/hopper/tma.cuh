@@ -2,10 +2,11 @@
 //
 // What day 15's tma_copy.cu writes by hand, as helpers for the GEMM (from day 15's headers): an
 // mbarrier is a 64-bit shared-memory object with a phase, a count of pending arrivals and a count of
-// pending transaction bytes; a phase completes when both reach zero. A TMA load (cp.async.bulk.tensor) copies a box described by a tensor
-// map (128 opaque bytes the host builds: grader.tensor_map) into shared memory and subtracts its bytes from
-// the barrier's transaction count as they land. Modelled on the roles of FlashInfer's
-// include/flashinfer/attention/hopper/ barrier and copy helpers (CUTLASS's ClusterTransactionBarrier).
+// pending transaction bytes; a phase completes when both reach zero. A TMA load (cp.async.bulk.tensor)
+// copies a box described by a tensor map (128 opaque bytes the host builds: grader.tensor_map) into
+// shared memory and subtracts its bytes from the barrier's transaction count as they land. Modelled on
+// the roles of FlashInfer's include/flashinfer/attention/hopper/ barrier and copy helpers (CUTLASS's
+// ClusterTransactionBarrier).
 #pragma once
 #include "../common.cuh"
 
@@ -35,22 +36,22 @@ COURSE_INLINE uint32_t smem_address(const void* p) {
 namespace course {
 namespace hopper {
 template <typename B> COURSE_INLINE void mbarrier_init(B*, uint32_t) {
-  COURSE_LOCKED(B, "course::hopper::mbarrier_init", "day15");
+  COURSE_LOCKED(B, "course::hopper::mbarrier_init", "day15", "tma_copy.cu");
 }
 template <typename T = char> COURSE_INLINE void fence_mbarrier_init() {
-  COURSE_LOCKED(T, "course::hopper::fence_mbarrier_init", "day15");
+  COURSE_LOCKED(T, "course::hopper::fence_mbarrier_init", "day15", "tma_copy.cu");
 }
 template <typename B> COURSE_INLINE void mbarrier_arrive_expect_tx(B*, uint32_t) {
-  COURSE_LOCKED(B, "course::hopper::mbarrier_arrive_expect_tx", "day15");
+  COURSE_LOCKED(B, "course::hopper::mbarrier_arrive_expect_tx", "day15", "tma_copy.cu");
 }
 template <typename B> COURSE_INLINE void mbarrier_arrive(B*) {
-  COURSE_LOCKED(B, "course::hopper::mbarrier_arrive", "day15");
+  COURSE_LOCKED(B, "course::hopper::mbarrier_arrive", "day15", "tma_copy.cu");
 }
 template <typename B> COURSE_INLINE void mbarrier_wait(B*, uint32_t) {
-  COURSE_LOCKED(B, "course::hopper::mbarrier_wait", "day15");
+  COURSE_LOCKED(B, "course::hopper::mbarrier_wait", "day15", "tma_copy.cu");
 }
 template <typename B> COURSE_INLINE void tma_load_2d(void*, const TensorMap*, B*, int, int) {
-  COURSE_LOCKED(B, "course::hopper::tma_load_2d", "day15");
+  COURSE_LOCKED(B, "course::hopper::tma_load_2d", "day15", "tma_copy.cu");
 }
 }  // namespace hopper
 }  // namespace course
