@@ -8,9 +8,11 @@
 // Exercise 3's kernel, one block per 128 x 128 tile, leaves the tensor cores idle while it fills its ring
 // and while its 256 consumer threads store their accumulators with ordinary stores; all blocks of a wave
 // store at the same moment. This kernel launches one block per SM (grid = number of SMs) and each block
-// walks the tiles blockIdx.x, blockIdx.x + gridDim.x, ... The PRODUCER (warpgroup 0, given) runs on into
-// the next tile's slices while the consumers finish a tile: the ring's stage and phase carry on from tile
-// to tile. What you write, and what each part must guarantee:
+// walks the tiles blockIdx.x, blockIdx.x + gridDim.x, ... The PRODUCER (warpgroup 0) runs on into the
+// next tile's slices while the consumers finish a tile: the ring's stage and phase carry on from tile to
+// tile. What you write, and what each part must guarantee:
+//   - exercise 3's producer step and consumer step (up to the commit), brought over from gemm_wgmma.cu, on
+//     the ring's stage and phase carried across tiles (the loops around them are given);
 //   - tile_of: the GROUPED tile order (contract above it), so that the blocks busy at one moment share rows
 //     of a and columns of b, read once from DRAM and then from L2;
 //   - mma_step: one 32-byte k step for 16-bit and for e4m3 operands;
@@ -125,10 +127,19 @@ __device__ void gemm(const TensorMap* tma_a, const TensorMap* tma_b, const Tenso
         int tm, tn;
         tile_of(t, tiles_m, tiles_n, tm, tn);
         for (int i = 0; i < slices; i++, loaded++) {
+          // BEGIN EXERCISE
+          // HINT: Exercise 3's producer step, with the ring carried on across tiles: the stage and its phase go on from the
+          // HINT: previous tile, and `loaded` counts the slices this block has loaded so far. When must a stage wait, and
+          // HINT: for which completion of its EMPTY barrier?
+          // HINT2: As in gemm_wgmma.cu: a stage that was filled before waits on its EMPTY barrier (counting every slice of
+          // HINT2: every tile of this block, not i alone), then one arrival on FULL announcing the stage's bytes, then the
+          // HINT2: two TMA loads of slice i of this tile (the k offset of slice i; this tile's first row of a, of b).
+          // STUB: (void)tm; (void)tn;
           if (loaded >= STAGES) mbarrier_wait(&s.empty[stage], phase ^ 1);  // emptied STAGES slices ago
           mbarrier_arrive_expect_tx(&s.full[stage], STAGE_BYTES);
           tma_load_2d(s.a[stage], tma_a, &s.full[stage], i * BK, tm * BM);
           tma_load_2d(s.b[stage], tma_b, &s.full[stage], i * BK, tn * BN);
+          // END EXERCISE
           if (++stage == STAGES) stage = 0, phase ^= 1;
         }
       }
@@ -148,12 +159,19 @@ __device__ void gemm(const TensorMap* tma_a, const TensorMap* tma_b, const Tenso
     for (int j = 0; j < 64; j++) acc[j] = 0.f;
     int previous = -1;  // the stage whose wgmma group may still be in flight
     for (int i = 0; i < slices; i++) {
+      // BEGIN EXERCISE
+      // HINT: Exercise 3's consumer step up to the commit, on the stage and phase carried across tiles: which barrier
+      // HINT: and parity say the stage's bytes have landed?
+      // HINT2: Wait on the stage's FULL barrier with the carried phase; the descriptors of this warpgroup's 64 rows of
+      // HINT2: the a stage and of the b stage; fence, one mma_step per 32 bytes of the stage's rows, commit.
+      // STUB: (void)rows;
       mbarrier_wait(&s.full[stage], phase);
       const uint32_t a0 = smem_address(s.a[stage]) + rows * 128, b0 = smem_address(s.b[stage]);
       wgmma_fence();
 #pragma unroll
       for (int q = 0; q < ROW_BYTES / 32; q++) mma_step<T>(acc, make_descriptor(a0 + 32 * q), make_descriptor(b0 + 32 * q));
       wgmma_commit();
+      // END EXERCISE
       // BEGIN EXERCISE
       // HINT: wgmma_wait<N> returns once at most N committed groups are still pending. If this slice's group stays
       // HINT: in flight, which stage is certainly no longer read by the tensor cores, and who should release it?
