@@ -81,7 +81,7 @@ case "${1:-}" in
       export JUPYTER_CONFIG_PATH="$PWD/lab/student${JUPYTER_CONFIG_PATH:+:$JUPYTER_CONFIG_PATH}"
     # a workspace (open tabs, layout) per language: the Chinese lab never reopens the English tabs
     exec .venv/bin/jupyter lab --ServerApp.root_dir="$PWD" --FileContentsManager.preferred_dir="$landing" \
-      --LabApp.workspaces_dir="$PWD/.course/lab/workspaces-$lang" ${root[@]+"${root[@]}"} "$@" ;;
+      --LabApp.workspaces_dir="${COURSE_LAB_STATE:-$PWD/.course/lab}/workspaces-$lang" ${root[@]+"${root[@]}"} "$@" ;;
   check)
     shift
     [ -n "${1:-}" ] || { echo "usage: ./course.sh check dayNN [pytest arguments]" >&2; exit 2; }

@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import time
+import re
 import urllib.request
 from pathlib import Path
 
@@ -23,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SHOTS = ROOT / ".course" / "screenshots"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CU_FILE = "days/day02/silu_and_mul.cu"
+CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 # ---- the browser's part (run by a Python that has playwright) ---------------------------------
@@ -42,6 +44,22 @@ def look(base: str, token: str, lang: str, out: Path) -> dict:
         seen["breadcrumbs"] = page.locator(".jp-BreadCrumbs").inner_text()
         seen["menus"] = page.locator(".lm-MenuBar-itemLabel").all_inner_texts()
         page.screenshot(path=str(out / f"lab-{lang}.png"))
+        seen["tabs_at_start"] = _tab_paths(page)
+        notebook = f"notebooks/{'zh/' if lang == 'zh' else ''}day01.ipynb"
+        page.goto(f"{base}/lab/tree/{notebook}?token={token}", wait_until="domcontentloaded")
+        page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=60_000)
+        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
+        page.locator(".jp-Notebook .jp-CodeCell").first.click()
+        page.keyboard.press("Shift+Enter")  # the lesson's first cell: nb.setup's banner
+        try:
+            page.wait_for_selector(".jp-Notebook .jp-CodeCell .jp-OutputArea-output", state="attached",
+                                   timeout=240_000)
+        finally:
+            page.screenshot(path=str(out / f"lab-{lang}-notebook.png"))
+        page.wait_for_timeout(1000)
+        seen["first_output"] = page.locator(".jp-Notebook .jp-CodeCell .jp-OutputArea-output").first.inner_text()
+        page.screenshot(path=str(out / f"lab-{lang}-notebook.png"))
+        page.wait_for_timeout(3000)  # the workspace (open tabs) is saved
         if lang == "en":
             page.goto(f"{base}/lab/tree/{CU_FILE}?token={token}", wait_until="domcontentloaded")
             page.wait_for_selector(".jp-FileEditor .cm-content", timeout=60_000)
@@ -53,6 +71,12 @@ def look(base: str, token: str, lang: str, out: Path) -> dict:
             page.screenshot(path=str(out / "lab-cu-editor.png"))
         browser.close()
     return seen
+
+
+def _tab_paths(page) -> list[str]:
+    """The paths of the documents open in the main area (their tabs' titles name them)."""
+    titles = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab").evaluate_all("ts => ts.map(t => t.title)")
+    return [ln.split(":", 1)[1].strip() for t in titles for ln in t.splitlines() if ln.startswith("Path:")]
 
 
 # ---- the test's part (the course's Python) ----------------------------------------------------
@@ -77,10 +101,9 @@ def _lab(lang: str, tmp: Path):
     log = (tmp / f"lab-{lang}.log").open("w")
     proc = subprocess.Popen(
         ["./course.sh", "lab", "--lang", lang, "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
-         f"--IdentityProvider.token={token}", f"--LabApp.user_settings_dir={tmp / 'settings'}",
-         f"--LabApp.workspaces_dir={tmp / 'workspaces'}"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        env={k: v for k, v in os.environ.items() if k != "COURSE_LANG"})
+         f"--IdentityProvider.token={token}", f"--LabApp.user_settings_dir={tmp / 'settings'}"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,  # workspaces: course.sh's, per language
+        env={**{k: v for k, v in os.environ.items() if k != "COURSE_LANG"}, "COURSE_LAB_STATE": str(tmp / "lab")})
     deadline = time.monotonic() + 600  # the first run may set up .venv's extras
     while time.monotonic() < deadline:
         try:
@@ -95,16 +118,25 @@ def _lab(lang: str, tmp: Path):
 
 
 def _look(python: str, lang: str, tmp: Path) -> dict:
+    """What the browser saw in the lab; the lesson it ran is left as it was (autosave off, its bytes
+    written back)."""
+    docmanager = tmp / "settings" / "@jupyterlab" / "docmanager-extension"
+    docmanager.mkdir(parents=True, exist_ok=True)
+    (docmanager / "plugin.jupyterlab-settings").write_text('{"autosave": false}')
+    lesson = ROOT / "notebooks" / ("zh" if lang == "zh" else "") / "day01.ipynb"
+    before = lesson.read_bytes()
     proc, base, token = _lab(lang, tmp)
     try:
         SHOTS.mkdir(parents=True, exist_ok=True)
         done = subprocess.run([python, __file__, base, token, lang, str(SHOTS)], capture_output=True,
-                              text=True, timeout=300)
+                              text=True, timeout=600)
         assert done.returncode == 0, done.stderr[-3000:]
         return json.loads(done.stdout.splitlines()[-1])
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=60)
+        if lesson.read_bytes() != before:
+            lesson.write_bytes(before)
 
 
 try:
@@ -132,18 +164,35 @@ if pytest is not None:
             pytest.skip("needs chromium and playwright (see this file's docstring); CI has neither")
         return found
 
-    def test_lab_in_english_lands_on_the_notebooks_and_opens_cu_files_as_cpp(python, tmp_path):
-        seen = _look(python, "en", tmp_path)
+    @pytest.fixture(scope="module")
+    def lab_state(tmp_path_factory):
+        """One lab state folder for every run of this module: the languages' workspaces side by side."""
+        return tmp_path_factory.mktemp("lab")
+
+    def test_lab_in_english_lands_on_the_notebooks_and_opens_cu_files_as_cpp(python, lab_state):
+        seen = _look(python, "en", lab_state)
         assert "notebooks" in seen["breadcrumbs"] and "day01.ipynb" in seen["files"], seen
         assert "File" in seen["menus"], seen["menus"]
+        assert "day01" in seen["first_output"] and not CJK.search(seen["first_output"]), seen  # it ran
         assert "silu_and_mul" in seen["editor_text"], seen  # the .cu file, open in the editor
         assert "CUDA" in seen["status_bar"].splitlines(), seen["status_bar"]  # the editor's language
         assert seen["highlighted_spans"] > 20, seen  # tokens coloured, not plain text
 
-    def test_lab_in_chinese_lands_on_the_chinese_notebooks_in_a_chinese_ui(python, tmp_path):
-        seen = _look(python, "zh", tmp_path)
+    def test_lab_in_chinese_lands_on_the_chinese_notebooks_in_a_chinese_ui(python, lab_state):
+        seen = _look(python, "zh", lab_state)
         assert "zh" in seen["breadcrumbs"] and "day01.ipynb" in seen["files"], seen
         assert "文件" in seen["menus"], seen["menus"]
+        assert not any(not p.startswith("notebooks/zh/") and p.endswith(".ipynb") for p in seen["tabs_at_start"]), \
+            f"the Chinese lab reopened the English tabs: {seen['tabs_at_start']}"
+        assert CJK.search(seen["first_output"]), seen["first_output"]  # the lesson's first cell, in Chinese
+
+    def test_each_language_reopens_its_own_tabs(python, lab_state):
+        """After both ran (the tests above, same state folder): the English lab reopens its tabs."""
+        if not (lab_state / "lab" / "workspaces-en").is_dir():
+            pytest.skip("runs after the English and Chinese labs above")
+        seen = _look(python, "en", lab_state)
+        assert "notebooks/day01.ipynb" in seen["tabs_at_start"], seen["tabs_at_start"]
+        assert not any(p.startswith("notebooks/zh/") for p in seen["tabs_at_start"]), seen["tabs_at_start"]
 
 
 if __name__ == "__main__":  # the browser's part, in the Python that has playwright: BASE TOKEN LANG OUT
