@@ -45,10 +45,15 @@ _DAY = re.compile(r"day\d\d")
 def tracked() -> list[str]:
     """The course's git-tracked files, relative to its root."""
     try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=paths.ROOT, capture_output=True,
+                             text=True, check=True).stdout.strip()
         done = subprocess.run(["git", "ls-files", "-z"], cwd=paths.ROOT, capture_output=True, check=True)
     except (OSError, subprocess.CalledProcessError) as e:
-        raise ValueError(f"a student edition is built from the course's git checkout; git ls-files failed "
+        raise ValueError(f"a student edition is built from the course's git checkout; git failed "
                          f"in {paths.ROOT}: {e}") from None
+    if Path(top).resolve() != paths.ROOT.resolve():  # a copy inside another repository lists nothing of its own
+        raise ValueError(f"a student edition is built from the course's own git checkout; {paths.ROOT} is not "
+                         f"one (it lies inside the repository at {top})")
     return [f for f in done.stdout.decode().split("\0") if f]
 
 
