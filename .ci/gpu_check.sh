@@ -42,7 +42,7 @@ fi
 if part course; then
   nb_days=$(for d in $days; do [ -f notebooks/$d.ipynb ] && echo $d; done)
   days=$nb_days each_day notebook 'OUT=$LOGS $PY tests/test_notebooks_run.py -k $d' &
-  days=$nb_days each_day nbgrader '$PY tests/test_nbgrader_e2e.py -k $d -s' &
+  days=$nb_days each_day nbgrader '$PY tests/test_nbgrader_e2e.py tests/test_nbgrader_e2e_zh.py -k $d -s' &
   { $PY tests -m gpu -k "not notebook_runs and not nbgrader" -rs > "$logs/course.log" 2>&1
     $PY tests/test_grading_cheats.py -rs -s > "$logs/cheats.log" 2>&1
     python3 -m grader sanitize day04 --solutions --cases 2 > "$logs/sanitize.log" 2>&1

@@ -81,8 +81,8 @@ class CupyBackend(Backend):
             return host.view(bfloat16)
         return host
 
-    def empty(self, shape, dt="float32"):
-        cp = self.require_gpu()
+    def empty(self, shape, dt="float32", guard: int = 0):
+        cp = self.require_gpu()  # `guard` only words the emulator's messages; compute-sanitizer has its own
         dt = dtype(dt)
         store = storage(dt)
         if dt == bfloat16 or dt.kind == "f":

@@ -49,9 +49,11 @@ class EmulatorBackend(Backend):
             return host.view(bfloat16)
         return host
 
-    def empty(self, shape, dt="float32"):
+    def empty(self, shape, dt="float32", guard: int = 0):
         dt = dtype(dt)
         out = DeviceArray.empty(shape, storage(dt))
+        if guard:
+            out.mark_guard(guard)
         if dt == bfloat16 or dt.kind == "f":
             bits_dtype, bits = poison(dt)
             out.view(bits_dtype).fill(bits)
