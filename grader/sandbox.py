@@ -232,7 +232,7 @@ def build_root(plan: Plan, new: str = "/tmp") -> None:
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     # a folder to show that lies under the new root's mount point (/tmp/site) is covered by it: held
     # open first, it is bound from /proc/self/fd
-    held = {f: os.open(f, os.O_PATH | os.O_DIRECTORY) for f in [*plan.read_only, *plan.shared]
+    held = {f: os.open(f, os.O_PATH | os.O_DIRECTORY) for f in [*plan.read_only, *plan.shared, *plan.shown]
             if Path(f).is_relative_to(new)}
     source = lambda f: f"/proc/self/fd/{held[f]}" if f in held else f  # noqa: E731
     _tmpfs(new, 16 << 20)
@@ -263,7 +263,7 @@ def build_root(plan: Plan, new: str = "/tmp") -> None:
         _tmpfs(folder, 1 << 20)
     for folder in plan.shown:
         os.makedirs(new + folder, exist_ok=True)
-        _bind(folder, new + folder, read_only=True)
+        _bind(source(folder), new + folder, read_only=True)
     if os.path.isdir(new + str(paths.STATE)):  # progress, plots, caches: written, then gone
         _tmpfs(new + str(paths.STATE), TMP_BYTES, "0755", user)
     for folder in plan.shared:
