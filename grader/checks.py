@@ -56,7 +56,7 @@ def new_seed() -> int:
     return secrets.randbelow(2**31)
 
 
-def _replay(seed: int | None) -> str:
+def replay(seed: int | None) -> str:
     """How to draw the same inputs again (empty without a seed)."""
     return say("replay", seed=seed, env=SEED_ENV) if seed is not None else ""
 
@@ -98,9 +98,9 @@ def assert_close(got, expected, *, dt=None, name: str = "output", seed: int | No
     expected = np.asarray(expected)
     dt = as_dtype(dt if dt is not None else got.dtype)
     tol = tol or tolerance(dt)
-    replay = _replay(seed)
+    again = replay(seed)
     if got.shape != expected.shape:
-        raise AssertionError(say("shape", name=name, got=got.shape, expected=expected.shape, replay=replay))
+        raise AssertionError(say("shape", name=name, got=got.shape, expected=expected.shape, replay=again))
     if got.size == 0:
         return
     if dt.kind in "iub":
@@ -109,18 +109,18 @@ def assert_close(got, expected, *, dt=None, name: str = "output", seed: int | No
             i = bad[0]
             raise AssertionError(say("differ", name=name, count=bad.size, size=got.size,
                                      index=_fmt_index(i, got.shape), expected=expected.flat[i],
-                                     got=got.flat[i], replay=replay))
+                                     got=got.flat[i], replay=again))
         return
     g = got.astype(np.float64)
     e = expected.astype(np.float64)
-    problem = nan_problem(got, e, name, replay)
+    problem = nan_problem(got, e, name, again)
     if problem:
         raise AssertionError(problem)
     inf = np.flatnonzero(np.isinf(g) & ~np.isinf(e))
     if inf.size:
         i = inf[0]
         raise AssertionError(say("inf", name=name, count=inf.size, index=_fmt_index(i, g.shape),
-                                 expected=f"{e.flat[i]:.6g}", replay=replay))
+                                 expected=f"{e.flat[i]:.6g}", replay=again))
     err = np.abs(g - e)
     with np.errstate(over="ignore", divide="ignore"):
         rel = err / np.maximum(np.abs(e), np.finfo(np.float64).tiny)
@@ -132,12 +132,12 @@ def assert_close(got, expected, *, dt=None, name: str = "output", seed: int | No
         norm_err = np.linalg.norm(g - e) / ref_norm if ref_norm > 0 else np.linalg.norm(g - e)
         if not norm_err <= tol.rtol:
             raise AssertionError(say("norm", name=name, dtype=dt.name, err=f"{norm_err:.2e}",
-                                     rtol=f"{tol.rtol:.0e}", detail=detail, replay=replay))
+                                     rtol=f"{tol.rtol:.0e}", detail=detail, replay=again))
         return
     bad = err > tol.atol + tol.rtol * np.abs(e)
     if bad.any():
         raise AssertionError(say("outside", name=name, dtype=dt.name, count=int(bad.sum()), size=g.size,
-                                 rtol=f"{tol.rtol:.0e}", atol=f"{tol.atol:.0e}", detail=detail, replay=replay))
+                                 rtol=f"{tol.rtol:.0e}", atol=f"{tol.atol:.0e}", detail=detail, replay=again))
 
 
 def assert_untouched(got, mask, *, name: str = "output", seed: int | None = None) -> None:
@@ -147,4 +147,4 @@ def assert_untouched(got, mask, *, name: str = "output", seed: int | None = None
     if written.size:
         i = written[0]
         raise AssertionError(say("left_alone", name=name, count=written.size, index=_fmt_index(i, got.shape),
-                                 got=f"{got.flat[i]:.6g}", replay=_replay(seed)))
+                                 got=f"{got.flat[i]:.6g}", replay=replay(seed)))

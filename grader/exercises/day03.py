@@ -91,7 +91,7 @@ def assert_within(got, exact, bound, *, name: str, seed: int, inputs=None) -> No
     """Every |got - exact| <= bound (a number or an array like `exact`). The message names the worst
     element against its bound (input, expected, got, error in ulps and relative) and the largest
     relative error over all elements."""
-    replay = f" [seed {seed}: rerun with {checks.SEED_ENV}={seed}]"
+    replay = checks.replay(seed)
     raw = np.asarray(got)
     got = raw.astype(np.float64)
     exact = np.asarray(exact, dtype=np.float64)
@@ -318,7 +318,7 @@ def check_bf16_bits(module, seed: int, n: int) -> None:
     grid, block = _launch_1d(n)
     device.launch(module.get_function("bf16_bits"), grid, block,
                   (device.asarray(x), bits, back, packed, packed_hw, np.int64(n)), what="bf16_bits")
-    replay = f" [seed {seed}: rerun with {checks.SEED_ENV}={seed}]"
+    replay = checks.replay(seed)
     got = device.to_host(bits)
     is_nan = ((expected & 0x7FFF) > 0x7F80)
     # a NaN may come back as any NaN; every other value bit for bit
