@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day03/warp_reduce.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 21aa557ead0c73aa
+// stub-sha256: 6062743be47e3ff0
 // Day 3, exercise 2: butterfly reduction across a warp, with your own shuffle in inline PTX.
 //
 //   group g = x[32g .. 32g + 31] (the last group may be partial)
@@ -43,6 +43,7 @@ COURSE_INLINE float warp_max(float v) {
 
 extern "C" __global__ void warp_reduce(const float* __restrict__ x, float* __restrict__ sums,
                                        float* __restrict__ maxes, float* __restrict__ all_lanes, int n) {
+  const int lane = threadIdx.x % 32;
   // TODO: your code here.
   //   Hint: Which warp owns which group, and which lane which element? A lane past n has no element but
   //   Hint: its warp still needs it in every exchange: what value can it bring that changes no sum and no max?

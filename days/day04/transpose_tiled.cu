@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day04/transpose_tiled.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 326881b477fa2170
+// stub-sha256: e74d0cbdc2623619
 // Day 4, exercise 1: matrix transpose through a shared-memory tile, with and without padding.
 //
 //   in: [rows, cols] float32, row-major     out: [cols, rows]     out[c][r] = in[r][c]
@@ -32,8 +32,7 @@ constexpr int BLOCK_ROWS = 8;  // blockDim.y: the block covers 8 rows of the til
 // stores land `rows` floats apart, one 32-byte sector each.
 extern "C" __global__ void transpose_naive(const float* __restrict__ in, float* __restrict__ out, int rows,
                                            int cols) {
-  const int c = blockIdx.x * blockDim.x + threadIdx.x;
-  const int r = blockIdx.y * blockDim.y + threadIdx.y;
+  const int c = blockIdx.x * TILE + threadIdx.x, r = blockIdx.y * BLOCK_ROWS + threadIdx.y;
   if (r < rows && c < cols) out[static_cast<int64_t>(c) * rows + r] = in[static_cast<int64_t>(r) * cols + c];
 }
 

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day05/softmax_stats.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 870833c8e6792a03
+// stub-sha256: d80aa676e05f027d
 // Day 5, exercise 2: a row's softmax statistics in ONE pass over it, one warp per row.
 //
 //   x: [rows, d] float32      m[r] = max_j x[r, j]      s[r] = sum_j exp(x[r, j] - m[r])
@@ -52,6 +52,7 @@ COURSE_INLINE Stats warp_merge(Stats st) {
 
 extern "C" __global__ void softmax_stats(const float* __restrict__ x, float* __restrict__ m_out,
                                          float* __restrict__ s_out, int rows, int d) {
+  const int lane = threadIdx.x % WARP_SIZE;
   // TODO: your code here.
   //   Hint: As in warp_scan: which row does this warp own, and who leaves?
   // TODO: your code here.

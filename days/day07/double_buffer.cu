@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day07/double_buffer.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 9d9abb288449229c
+// stub-sha256: 3ff17050a7d16571
 // Day 7, exercise 2: a double buffer, two shared-memory tiles, one loading while the other is used.
 //
 //   out[i] = alpha * in[i],  in, out: [n] float32
@@ -37,6 +37,9 @@ COURSE_INLINE void issue_tile(float* buf, const float* __restrict__ in, int64_t 
 extern "C" __global__ void __launch_bounds__(BLOCK)
 double_buffer(const float* __restrict__ in, float* __restrict__ out, float alpha, int64_t n) {
   __shared__ __align__(16) float buf[2][TILE];
+  const int64_t num_tiles = (n + TILE - 1) / TILE;
+  const int64_t first_tile = blockIdx.x, step = gridDim.x;  // this block's tiles: first_tile + k * step
+  const int tid = threadIdx.x;
   // TODO: your code here.
   //   Hint: While tile k is scaled from one buffer, tile k + 1 must be on its way into the other. How many
   //   Hint: copy groups may be pending when you start on tile k, and what does "wait until at most 1 is

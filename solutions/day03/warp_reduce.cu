@@ -60,16 +60,16 @@ COURSE_INLINE float warp_max(float v) {
 
 extern "C" __global__ void warp_reduce(const float* __restrict__ x, float* __restrict__ sums,
                                        float* __restrict__ maxes, float* __restrict__ all_lanes, int n) {
+  const int lane = threadIdx.x % 32;
   // BEGIN EXERCISE
   // HINT: Which warp owns which group, and which lane which element? A lane past n has no element but
   // HINT: its warp still needs it in every exchange: what value can it bring that changes no sum and no max?
-  // HINT2: Lane and group from the thread's indices; a warp whose whole group lies past n leaves, all its
+  // HINT2: The group from the thread's index; a warp whose whole group lies past n leaves, all its
   // HINT2: lanes together; every remaining lane reduces its value (or the identity); lane 0 writes the
   // HINT2: group's two results, every lane its own pair in all_lanes.
   // HINT3: Never return per lane (an element past n): half a warp would then miss the shuffles, whose
   // HINT3: member mask names all 32 lanes. The identities are 0 for + and -inf for max (course::math::inf).
   // HINT3: all_lanes has room for 32 pairs per group, so lanes past n write theirs too.
-  const int lane = threadIdx.x % 32;
   const int64_t g = course::global_thread_id() / 32;
   const int64_t i = g * 32 + lane;
   if (g * 32 >= n) return;  // never `if (i >= n) return;`: half a warp would miss the shuffles

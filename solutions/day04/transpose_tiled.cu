@@ -29,8 +29,7 @@ constexpr int BLOCK_ROWS = 8;  // blockDim.y: the block covers 8 rows of the til
 // stores land `rows` floats apart, one 32-byte sector each.
 extern "C" __global__ void transpose_naive(const float* __restrict__ in, float* __restrict__ out, int rows,
                                            int cols) {
-  const int c = blockIdx.x * blockDim.x + threadIdx.x;
-  const int r = blockIdx.y * blockDim.y + threadIdx.y;
+  const int c = blockIdx.x * TILE + threadIdx.x, r = blockIdx.y * BLOCK_ROWS + threadIdx.y;
   if (r < rows && c < cols) out[static_cast<int64_t>(c) * rows + r] = in[static_cast<int64_t>(r) * cols + c];
 }
 

@@ -66,9 +66,9 @@ COURSE_INLINE Stats warp_merge(Stats st) {
 
 extern "C" __global__ void softmax_stats(const float* __restrict__ x, float* __restrict__ m_out,
                                          float* __restrict__ s_out, int rows, int d) {
+  const int lane = threadIdx.x % WARP_SIZE;
   // BEGIN EXERCISE
   // HINT: As in warp_scan: which row does this warp own, and who leaves?
-  const int lane = threadIdx.x % WARP_SIZE;
   const int64_t row = course::global_thread_id() / WARP_SIZE;  // the same in all 32 lanes of a warp
   if (row >= rows) return;  // whole warps leave together: the shuffles see all 32 lanes
   const float* in = x + row * d;

@@ -45,6 +45,9 @@ COURSE_INLINE void issue_tile(float* buf, const float* __restrict__ in, int64_t 
 extern "C" __global__ void __launch_bounds__(BLOCK)
 double_buffer(const float* __restrict__ in, float* __restrict__ out, float alpha, int64_t n) {
   __shared__ __align__(16) float buf[2][TILE];
+  const int64_t num_tiles = (n + TILE - 1) / TILE;
+  const int64_t first_tile = blockIdx.x, step = gridDim.x;  // this block's tiles: first_tile + k * step
+  const int tid = threadIdx.x;
   // BEGIN EXERCISE
   // HINT: While tile k is scaled from one buffer, tile k + 1 must be on its way into the other. How many
   // HINT: copy groups may be pending when you start on tile k, and what does "wait until at most 1 is
@@ -57,9 +60,6 @@ double_buffer(const float* __restrict__ in, float* __restrict__ out, float alpha
   // HINT3: consecutive threads then store consecutive floats, which is also why the barrier comes first
   // HINT3: (they read floats other threads copied). The second barrier keeps a fast warp from refilling
   // HINT3: a buffer a slow warp still reads.
-  const int64_t num_tiles = (n + TILE - 1) / TILE;
-  const int64_t first_tile = blockIdx.x, step = gridDim.x;
-  const int tid = threadIdx.x;
   issue_tile(buf[0], in, first_tile, num_tiles, n);
   cpa::commit_group();
   for (int k = 0; first_tile + k * step < num_tiles; ++k) {
