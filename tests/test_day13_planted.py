@@ -7,6 +7,9 @@
 - rope (rotate half) with one 2-byte access per element: right values, but the technique check refuses
   it (no 16-byte loads).
 - rotate with a sign slip (x2' = x2 c - x1 s): wrong in both layouts.
+- jit_cache.py: a key over the joined inputs and every file of the include folders, one with every
+  header hashed, one that looks a quoted include up in the include folders only, one that joins the
+  options with spaces; a write in place, a write that leaves its temporary file when it fails.
 - attention variants: a chunk boundary one key late ((key + 1) / chunk); a prefix-LM mask without the
   causal rule after the prefix (key < prefix only), or whose prefix loses its last token (key < prefix - 1):
   each fails on the mask's table, named by the first wrong (q_pos, key) (on the first three cases).
@@ -104,3 +107,54 @@ def test_a_mask_right_only_where_causal_hides_nothing_fails_in_attention(planted
     do not count) and the attention: the table checks what the kernel uses, no more."""
     text = _variant("return key / chunk == q_pos / chunk;", "return key <= q_pos && key / chunk == q_pos / chunk;")
     assert planted("day13", "chunked", text, cases=exercises.get("day13", "chunked").cases[:3]) is None
+
+
+# ---- jit_cache.py: keys and writes that look right and are not -------------------------------------
+CACHE = (SOLUTIONS / "day13" / "jit_cache.py").read_text()
+KEY_BODY = CACHE[CACHE.index("    h = hashlib.sha256()\n\n    def feed"):CACHE.index("    return h.hexdigest()\n")]
+WRITE_BODY = CACHE[CACHE.index("    path = Path(path)\n    fd, tmp"):CACHE.rindex("    # END EXERCISE")]
+
+
+def _cache(key_body: str | None = None, write_body: str | None = None) -> str:
+    text = CACHE.replace(KEY_BODY, key_body, 1) if key_body else CACHE
+    return text.replace(WRITE_BODY, write_body, 1) if write_body else text
+
+
+JOINED = _cache('    h = hashlib.sha256((source + " ".join(options) + arch).encode())\n'
+                '    for d in include_dirs:\n'
+                '        for f in sorted(Path(d).rglob("*")):\n'
+                '            h.update(f.read_bytes())\n')
+EVERY_HEADER = _cache(KEY_BODY.replace("    visited: set[Path] = set()", "    visited: set[Path] = set()\n"
+                                       "    for d in folders:\n        for f in sorted(d.rglob('*.cuh')):\n"
+                                       "            h.update(f.read_bytes())"))
+NO_BESIDE = _cache(KEY_BODY.replace("([here] if bracket == '\"' and here is not None else []) + folders", "folders"))
+SPACE_JOINED = _cache(KEY_BODY.replace('    for option in options:\n        feed(b"option", option.encode())\n',
+                                       '    feed(b"options", " ".join(options).encode())\n'))
+IN_PLACE = _cache(write_body="    with open(path, 'wb') as f:\n        f.write(data)\n")
+TMP_LEFT = _cache(write_body=WRITE_BODY.replace("        os.unlink(tmp)\n", ""))
+
+
+@pytest.mark.parametrize("text,case,says", [
+    (JOINED, {"group": "unrelated", "root": "plain"}, "unrelated.cuh (included by nothing) edited: expected the same key"),
+    (EVERY_HEADER, {"group": "unrelated", "root": "plain"}, "expected the same key"),
+    (NO_BESIDE, {"group": "includes", "root": "plain"}, "inc2/b.cuh (included by a.cuh, beside it) edited: expected a different key"),
+    (SPACE_JOINED, {"group": "framing", "root": "plain"}, 'options ("-DA", "-DB") against ("-DA -DB",): expected a different key'),
+], ids=["joined-all-files", "every-header", "quoted-not-beside", "options-joined"])
+def test_wrong_cache_keys_fail(planted, text, case, says):
+    assert text != CACHE
+    msg = planted("day13", "cache_key", text, cases=[case])
+    assert msg is not None and says in msg, msg
+
+
+@pytest.mark.parametrize("text,case,says", [
+    (IN_PLACE, {"check": "failure", "size": 1 << 20}, "no longer holds its old content"),
+    (TMP_LEFT, {"check": "failure", "size": 1 << 20}, "the partial temporary file must be removed"),
+], ids=["in-place-failure", "temporary-left"])
+def test_wrong_writes_fail(planted, text, case, says):
+    msg = planted("day13", "write_atomic", text, cases=[case])
+    assert msg is not None and says in msg, msg
+
+
+@pytest.mark.parametrize("name", ["cache_key", "write_atomic"])
+def test_cache_solution_passes(planted, name):
+    assert planted("day13", name, CACHE) is None

@@ -1,6 +1,13 @@
 """Day 13 self-check. Your kernel: `pytest days/day13`; the course's: `pytest days/day13 --solutions`.
 
 How to read the output:
+- cache_key: your jit_cache.py's key on a tree of headers in two include folders, one file edited at a
+  time: each failure names the pair of inputs and whether the key should have changed (an edited header
+  the source reaches, an option, the arch) or not (a header nothing includes). Groups: inputs, includes,
+  unrelated, framing (("-DA", "-DB") against ("-DA -DB",)), missing_and_cycles.
+- write_atomic: two writes (the bytes, nothing left in the folder); a 1 MiB write under a 64 KiB
+  file-size limit (it must raise, and the old file stay whole); a reader beside 24 writes of 4 MiB (it
+  must always find one version, whole). No GPU needed for either.
 - Each case renders one specialisation of your rope.cu through the JIT (kernels/templates/
   rope.cu.jinja: layout, dtype, head_dim, vec, heads_per_block), compiles it on first use and takes
   it from the cache (.course/jit, or $COURSE_JIT_CACHE) after that: a second run compiles nothing.
@@ -22,13 +29,23 @@ How to read the output:
 - The perf test (vec 8, 4 heads per block; 40 heads of 128, 4096 then 16384 tokens) prints GB/s and
   the % of the device-to-device copy measured in the same run; it fails below 85% at the largest
   size. The notebook sweeps the other tile shapes.
-The checks themselves are in grader/exercises/day13.py; the JIT in grader/jit/.
+The checks themselves are in grader/exercises/day13.py (the cache's in day13_cache.py); the JIT in grader/jit/.
 """
 import pytest
 
 from grader.exercises import case_id, day13
 
-ROPE, ROPE_INTERLEAVED, CHUNKED, PREFIX_LM = day13.EXERCISES
+CACHE_KEY, WRITE_ATOMIC, ROPE, ROPE_INTERLEAVED, CHUNKED, PREFIX_LM = day13.EXERCISES
+
+
+@pytest.mark.parametrize("case", CACHE_KEY.cases, ids=case_id)
+def test_cache_key(course, case):
+    course.check(CACHE_KEY, case)
+
+
+@pytest.mark.parametrize("case", WRITE_ATOMIC.cases, ids=case_id)
+def test_write_atomic(course, case):
+    course.check(WRITE_ATOMIC, case)
 
 
 @pytest.mark.parametrize("case", ROPE.cases, ids=case_id)

@@ -1,4 +1,5 @@
-"""Day 13: the JIT system. One kernel family (rotary embedding, rope.cu), specialised by
+"""Day 13: the JIT system. First the two parts of a compile cache the student writes (jit_cache.py: a key
+that follows the includes, an atomic write; checks in day13_cache.py). Then one kernel family (rotary embedding, rope.cu), specialised by
 `grader.jit` from kernels/templates/rope.cu.jinja for each layout (rotate half or interleaved),
 dtype, head_dim and tile shape. The rendering and launch live in `grader.launchers.rope`, which the
 day-14 API shares; the lesson and its tests reach them here (day13.render_rope, day13.spec_name, ...).
@@ -11,6 +12,8 @@ import numpy as np
 from grader import bench, checks, device, paths
 from grader.emulator import scaling
 from grader.exercises import Exercise, day11, day12
+from grader.exercises.day13_cache import (CACHE_KEY_CASES, WRITE_ATOMIC_CASES, check_cache_key, check_write_atomic,
+                                          host_only)
 from grader.launchers import variants
 from grader.launchers.rope import THETA, kernel_source, launch_rope, render_rope, rope_kernel, spec_name
 
@@ -243,6 +246,10 @@ WIDE = Technique("16-byte vector loads and stores (course::vec_t<T, 8>, LDG.E.12
                  require=(r"LDG\.E\.128", r"STG\.E\.128"))
 
 EXERCISES = (
+    Exercise("day13", "cache_key", "jit_cache.py", "a cache key that follows the source's includes",
+             check_cache_key, CACHE_KEY_CASES, cost=host_only, hint_parts=(0,)),
+    Exercise("day13", "write_atomic", "jit_cache.py", "a write no reader sees half of, even when it fails",
+             check_write_atomic, WRITE_ATOMIC_CASES, cost=host_only, hint_parts=(1,)),
     Exercise("day13", "rope", "rope.cu", "rotary embedding (rotate half), a family specialised by the JIT",
              check_rope, _cases(), bench=bench_rope, target=0.85,
              technique=(Technique(WIDE.why, WIDE.require, kernels=("rope_f16_d128_v8_h4",)),)),
