@@ -515,16 +515,16 @@ def test_out_of_bounds_counts_in_the_kernels_array_not_the_graders_guard():
     """The grader pads an output with guard elements that must stay untouched; a write past them is
     reported in the kernel's array (n_out=1: element 2, 2 past its last), not the padded allocation's
     bytes ("4 bytes past the end of a 8-byte allocation (element 2 of 2)")."""
-    from grader.emulator import memops
+    from grader.emulator.ops import memory_access
     from grader.emulator.memory import DeviceArray
 
     out = DeviceArray.empty(2, np.float32)
     out.mark_guard(1)
-    said = memops._past_end(out._buffer, out._buffer.addr + 8, 4, 4)
+    said = memory_access._past_end(out._buffer, out._buffer.addr + 8, 4, 4)
     assert "element 2 of an array of 1 element (4 bytes each), 2 past its last" in said, said
     assert "allocation" not in said
     plain = DeviceArray.empty(2, np.float32)
-    assert "4 bytes past the end of a 8-byte allocation (element 2 of 2)" in memops._past_end(
+    assert "4 bytes past the end of a 8-byte allocation (element 2 of 2)" in memory_access._past_end(
         plain._buffer, plain._buffer.addr + 8, 4, 4)
 
 

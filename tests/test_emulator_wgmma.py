@@ -1,5 +1,5 @@
 """wgmma on the emulator: kernels for sm_90a stage A (64 x K) and B (N x K) in shared memory in the canonical
-K-major layout (computed here in CUDA, from the PTX ISA's rules, not from grader/emulator/wgmma.py),
+K-major layout (computed here in CUDA, from the PTX ISA's rules, not from grader/emulator/ops/tensor_cores.py),
 issue fence / mma_async / commit / wait and write D, compared with a float64 numpy matmul."""
 import numpy as np
 import pytest

@@ -213,7 +213,7 @@ class Launch:
         self.shared_mem = shared_mem
         self.checks = checks
         self.counts = stats  # {(pc, "global" | "shared"): memory statistics}, None when off: read .stats
-        self.pending: dict = {}  # accesses whose statistics are counted later, in batches (memops)
+        self.pending: dict = {}  # accesses whose statistics are counted later, in batches (ops/memory_access)
         self.pending_size = 0
         self.mem = memory.snapshot()
         self.mem_bases = [int(b) for b in self.mem[0]]  # for bisect

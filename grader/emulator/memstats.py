@@ -1,5 +1,5 @@
 """Memory statistics of a launch, counted in batches: each memory instruction's deferred accesses
-(from memops) become its requests, 32-byte sectors and shared-memory wavefronts, against the ideal."""
+(from ops/memory_access) become its requests, 32-byte sectors and shared-memory wavefronts, against the ideal."""
 from __future__ import annotations
 
 import numpy as np

@@ -147,7 +147,7 @@ class Program:
         self.unsupported: list[str] = []
         for pc, inst in enumerate(body):
             try:
-                from grader.emulator.instructions import decode
+                from grader.emulator.ops import decode
                 op = decode(self, inst)
             except Unsupported as e:
                 op = _unsupported(inst, str(e))

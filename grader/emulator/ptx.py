@@ -1,6 +1,6 @@
 """Parsing the PTX that NVRTC emits into kernels: declarations, registers and a flat instruction list.
 
-Only the structure is read here (what each statement says); `ops.py` turns each instruction into a
+Only the structure is read here (what each statement says); `ops/` turns each instruction into a
 callable once, when a kernel is first launched. Scopes (`{ ... }` blocks of inline asm) get their own
 register and label names, so that inlined copies of the same asm do not collide.
 """

@@ -1,18 +1,19 @@
-"""Memory instructions: ld/st (every state space, vectors), atomics, cp.async, ldmatrix, mma.sync, and
-calls (printf). Every access is checked: out-of-bounds and misaligned addresses stop the kernel; races
-and uninitialised reads of shared memory become warnings; per-instruction statistics count 32-byte
-sectors (global) and bank wavefronts (shared).
+"""Memory instructions: ld/st (every state space, vectors), atomics, cp.async (the non-bulk forms: the
+bulk ones are async_copy's), ldmatrix. Every access is checked: out-of-bounds and misaligned addresses
+stop the kernel; races and uninitialised reads of shared memory become warnings; per-instruction
+statistics count 32-byte sectors (global) and bank wavefronts (shared).
 """
 from __future__ import annotations
 
 import bisect
-import re
 
 import numpy as np
 
 from grader.emulator import memory, memstats, ordering
 from grader.emulator.machine import NORMAL, WSYNC, EmulatorFault, Op
 from grader.emulator.operands import Unsupported, address, np_type, reader, writer
+from grader.emulator.ops.table import builder
+from grader.emulator.ops.warp import collective_ready, full_warps, register_sel
 
 SPACES = ("global", "shared", "local", "param", "const")
 _INIT_WORD = np.uint32(0x01010101)  # four initialised bytes of shared memory, as one word of flags
@@ -299,6 +300,7 @@ def _store(arr, off, size, vals):
         arr.view(dt)[off // dt.itemsize + np.arange(nvec)[:, None]] = vals
 
 
+@builder("ld", "ldu")
 def build_ld(prog, inst):
     parts = inst.parts
     synced = bool(SYNCED & set(parts))
@@ -341,6 +343,7 @@ def build_ld(prog, inst):
     return op
 
 
+@builder("st")
 def build_st(prog, inst):
     parts = inst.parts
     synced = bool(SYNCED & set(parts))
@@ -429,6 +432,7 @@ def _atom_fn(opname, t):
     raise Unsupported(f"atom .{opname}")
 
 
+@builder("atom", "red")
 def build_atom(prog, inst):
     parts = inst.parts
     is_red = parts[0] == "red"
@@ -496,7 +500,7 @@ def _cp_state(st) -> "CpAsync":
     return st._cp
 
 
-def build_cp(prog, inst):
+def build_cp_async(prog, inst):
     parts = inst.parts
     if parts[1] != "async":
         raise Unsupported(inst.opcode)
@@ -605,19 +609,10 @@ def _retire(st, op, thr, pos, off, data):
     st.shared.view(data.dtype)[off // data.itemsize] = data
 
 
-# ---- ldmatrix / stmatrix / mma ------------------------------------------------------------------
-
-def _full_warps(st, op, sel):
-    if not st.whole_warps(sel):
-        raise EmulatorFault(f"{op.where()} is a warp-collective .aligned instruction: all 32 lanes of the "
-                            f"warp must execute it together")
+# ---- ldmatrix / stmatrix ------------------------------------------------------------------------
 
 
-def _rsel(st, sel):
-    """sel for reading registers: None (no gather) when every thread of the chunk executes."""
-    return None if sel.size == st.n else sel
-
-
+@builder("ldmatrix")
 def build_ldmatrix(prog, inst):
     parts = inst.parts
     num = int(next(p for p in parts if p in ("x1", "x2", "x4"))[1])
@@ -632,10 +627,10 @@ def build_ldmatrix(prog, inst):
     op.elem_size = 16
 
     def fn(st, sel):
-        _full_warps(st, op, sel)
+        full_warps(st, op, sel)
         nw = sel.size // 32
         a = np.empty((nw, 32), np.uint64)
-        a.ravel()[:] = addr(st, _rsel(st, sel))
+        a.ravel()[:] = addr(st, register_sel(st, sel))
         users = a[:, : 8 * num].ravel()
         usel = sel.reshape(nw, 32)[:, : 8 * num].ravel()
         segs = resolve(st, op, usel, users, space or "shared", 16, False)
@@ -649,213 +644,15 @@ def build_ldmatrix(prog, inst):
             rows = np.ascontiguousarray(rows.view(np.uint16).reshape(nw, num, 8, 8).transpose(0, 1, 3, 2))
         # lane l's register i: row l // 4, columns 2 (l % 4), +1 of matrix i, i.e. the l-th b16 pair
         regs = rows.view(np.uint32).reshape(nw, num, 32)
-        rsel = _rsel(st, sel)
+        rsel = register_sel(st, sel)
         for i in range(num):
             ws[i](st, rsel, regs[:, i].ravel())
 
     op.fn = fn
-    op.ready = _collective_ready
+    op.ready = collective_ready
     return op
 
 
+@builder("stmatrix")
 def build_stmatrix(prog, inst):
     raise Unsupported(inst.opcode)
-
-
-def _collective_ready(st, sel):
-    if sel.size == st.n or st.whole_warps(sel):  # every thread of the chunk, or of its warps, is here
-        return sel, None
-    present = st.warp_present(sel)
-    need = st.warp_exists(sel) & ~st.exited_mask(sel)
-    ok = (need & ~present) == 0
-    if ok.all():
-        return sel, None
-    return sel[ok], sel[~ok]
-
-
-def _fragment_index(coords, per_lane: int, shape: tuple[int, int]) -> np.ndarray:
-    """For each element of a `shape` tile (row-major), its position in the warp's fragments laid out
-    [lane, value]: coords(lane, value) -> (row, col)."""
-    index = np.full(shape, -1, np.int64)
-    for lane in range(32):
-        for v in range(per_lane):
-            index[coords(lane, v)] = lane * per_lane + v
-    assert (index >= 0).all()
-    return index.ravel()
-
-
-def build_mma(prog, inst):
-    from grader.emulator import values as V
-    parts = inst.parts
-    shape = parts[3] if parts[1] == "sync" else None
-    if shape not in ("m16n8k16", "m16n8k8", "m16n8k32") or "row" not in parts or "col" not in parts:
-        raise Unsupported(inst.opcode)
-    dtype_d, dtype_a, dtype_b, dtype_c = parts[-4:]
-    fp8 = shape == "m16n8k32" and dtype_a in ("e4m3", "e5m2") and dtype_b in ("e4m3", "e5m2")
-    if not fp8 and (dtype_a not in ("f16", "bf16") or dtype_a != dtype_b or shape == "m16n8k32"):
-        raise Unsupported(f"{inst.opcode} (f16/bf16 with k8/k16, or e4m3/e5m2 with k32)")
-    if dtype_d != "f32" or dtype_c != "f32":
-        raise Unsupported(f"{inst.opcode} (only f32 accumulate)")
-    k = int(shape.split("k")[1])
-    vec = [[x.strip() for x in o.strip("{}").split(",")] for o in inst.operands]
-    dw = [writer(prog, x) for x in vec[0]]
-    ar = [reader(prog, x, "b32") for x in vec[1]]
-    br = [reader(prog, x, "b32") for x in vec[2]]
-    cr = [reader(prog, x, "f32") for x in vec[3]]
-    op = Op(WSYNC, None, inst)
-    per = 4 if fp8 else 2  # values per register, along k (the lowest bits first)
-
-    # The PTX ISA's fragments (g = lane // 4, t = lane % 4), value v of a lane = register v // per,
-    # part v % per. A: a0 (g, per*t), a1 (g+8, per*t), a2 (g, per*t + k/2), a3 (g+8, per*t + k/2), each
-    # register `per` consecutive k; B: b_i holds k = per*t + (k/2)*i ... +per-1 of column g;
-    # C/D: c_i at (g + 8 (i // 2), 2t + i % 2).
-    def a_at(lane, v):
-        r, j = divmod(v, per)
-        return lane // 4 + 8 * (r % 2), per * (lane % 4) + (k // 2) * (r // 2) + j
-
-    def b_at(lane, v):
-        r, j = divmod(v, per)
-        return per * (lane % 4) + (k // 2) * r + j, lane // 4
-
-    def c_at(lane, i):
-        return lane // 4 + 8 * (i // 2), 2 * (lane % 4) + i % 2
-
-    a_index = _fragment_index(a_at, len(ar) * per, (16, k))
-    b_index = _fragment_index(b_at, len(br) * per, (k, 8))
-    c_index = _fragment_index(c_at, 4, (16, 8))
-    d_index = np.argsort(c_index)  # the inverse: tile position of each lane's d_i
-
-    unit = np.uint8 if fp8 else np.uint16  # a register's `per` values, lowest bits first
-
-    def layout(nw):
-        """Flat positions in the registers stacked as [register, thread] (each of `per` values) of the
-        A, B and C tiles [row, col, warp] of nw warps; and of D's element for d_i [i, thread]. With the
-        warps innermost, einsum's inner loop runs over them (fastest; the sums are the same)."""
-        n, warp = 32 * nw, 32 * np.arange(nw)
-
-        def at(index, shape, per_lane, per_reg):
-            lane, v = np.divmod(index.reshape(shape)[:, :, None], per_lane)
-            r, j = np.divmod(v, per_reg)
-            return (r * n + warp + lane) * per_reg + j
-
-        d_of = d_index.reshape(32, 4).T  # [i, lane]: position in the tile
-        return (at(a_index, (16, k), len(ar) * per, per), at(b_index, (k, 8), len(br) * per, per),
-                at(c_index, (16, 8), 4, 1), (d_of[:, None, :] * nw + np.arange(nw)[:, None]).reshape(4, n))
-
-    layouts = {}
-
-    def stack(st, rsel, fs, dt, n):  # registers -> [register, thread], flattened
-        out = np.empty((len(fs), n), dt)
-        for i, f in enumerate(fs):
-            out[i] = f(st, rsel)
-        return out.ravel()
-
-    def unpack(bits, t):  # bits of f16 / bf16 / fp8 values -> float64 (exact)
-        if fp8:
-            return V.fp8_bits_to_f64(bits, t)
-        if t == "bf16":
-            return V.bf16_bits_to_f32(bits).astype(np.float64)
-        return bits.view(np.float16).astype(np.float64)
-
-    def fn(st, sel):
-        _full_warps(st, op, sel)
-        nw, n = sel.size // 32, sel.size
-        if nw not in layouts:
-            layouts[nw] = layout(nw)
-        ia, ib, ic, id_ = layouts[nw]
-        rsel = _rsel(st, sel)
-        A = unpack(stack(st, rsel, ar, np.uint32, n).view(unit)[ia], dtype_a)
-        B = unpack(stack(st, rsel, br, np.uint32, n).view(unit)[ib], dtype_b)
-        C = stack(st, rsel, cr, np.float32, n)[ic]
-        # exact products, summed in float64 in order of k, + C, rounded once to float32
-        D = np.einsum("ikw,kjw->ijw", A, B) + C
-        d = D.ravel()[id_].astype(np.float32)
-        for i, w in enumerate(dw):
-            w(st, rsel, d[i])
-    op.fn = fn
-    op.ready = _collective_ready
-    return op
-
-
-# ---- calls --------------------------------------------------------------------------------------
-
-_FMT = re.compile(r"%([-+ #0]*)(\d+|\*)?(?:\.(\d+|\*))?(hh|h|ll|l|z|j|t)?([diouxXcsfFeEgGaAp%])")
-
-
-def build_call(prog, inst):
-    ops = inst.operands
-    # call{.uni} (ret), func, (params)  |  call{.uni} func, (params)
-    names = [o.strip() for o in ops]
-    func = next(o for o in names if not o.startswith("("))
-    params = [o.strip("() ") for o in names[names.index(func) + 1:]]
-    params = [p for q in params for p in q.split(",") if p.strip()]
-    if func != "vprintf":
-        raise Unsupported(f"call to {func} (a function NVRTC did not inline; mark it __forceinline__)")
-    fmt_param, args_param = (prog.symbol(p.strip()) for p in params[:2])
-    ret = names[0].strip("()") if names[0].startswith("(") else None
-    ret_addr = prog.symbol(ret) if ret else None
-    op = Op(NORMAL, None, inst)
-
-    def fn(st, sel):
-        sel = st.idx(sel)
-        fmt_ptr = st.cparam.view(np.uint64)[(sel * st.Pp + fmt_param - st.prog.call_param_base) // 8]
-        arg_ptr = st.cparam.view(np.uint64)[(sel * st.Pp + args_param - st.prog.call_param_base) // 8]
-        for i, t in enumerate(sel):
-            st.launch.printed.append(_printf(st, op, int(t), int(fmt_ptr[i]), int(arg_ptr[i])))
-        if ret_addr is not None:
-            st.cparam.view(np.uint32)[(sel * st.Pp + ret_addr - st.prog.call_param_base) // 4] = 0
-    op.fn = fn
-    return op
-
-
-def _read_bytes(st, op, t, addr, n):
-    segs = resolve(st, op, np.array([t]), np.array([addr], np.uint64), None, 1, False)
-    s = segs[0]
-    return bytes(s.arr[int(s.off[0]):int(s.off[0]) + n])
-
-
-def _cstring(st, op, t, addr):
-    out = b""
-    while True:
-        chunk = _read_bytes(st, op, t, addr + len(out), 1)
-        if chunk == b"\0" or len(out) > 4096:
-            return out.decode(errors="replace")
-        out += chunk
-
-
-def _printf(st, op, t, fmt_addr, args_addr):
-    fmt = _cstring(st, op, t, fmt_addr)
-    out, pos, off = [], 0, 0
-    for m in _FMT.finditer(fmt):
-        out.append(fmt[pos:m.start()])
-        pos = m.end()
-        flags, width, prec, length, conv = m.groups()
-        if conv == "%":
-            out.append("%")
-            continue
-        if conv in "fFeEgGaA":
-            size, kind = 8, "d"
-        elif conv in "sp":
-            size, kind = 8, "Q"
-        elif length in ("ll", "l", "z", "j", "t"):
-            size, kind = 8, "q" if conv in "di" else "Q"
-        else:
-            size, kind = 4, "i" if conv in "dic" else "I"
-        off = -(-off // size) * size
-        raw = _read_bytes(st, op, t, args_addr + off, size)
-        off += size
-        import struct
-        v = struct.unpack("<" + kind, raw)[0]
-        if conv == "s":
-            out.append(_cstring(st, op, t, v))
-            continue
-        if conv == "p":
-            out.append(f"0x{v:x}")
-            continue
-        spec = "%" + (flags or "") + (width or "") + (f".{prec}" if prec else "") + \
-            {"u": "d", "i": "d"}.get(conv, conv)
-        if conv == "c":
-            v = chr(v & 0xFF)
-        out.append(spec % v)
-    out.append(fmt[pos:])
-    return "".join(out)

@@ -1,4 +1,10 @@
-"""Hopper warpgroup MMA: `wgmma.fence / commit_group / wait_group / mma_async` (m64nNk16, f32 += f16/bf16;
+"""The tensor cores: mma.sync (Ampere, one warp) and Hopper's warpgroup MMA (wgmma).
+
+mma.sync.aligned m16n8k16 / m16n8k8 (f32 += f16/bf16) and m16n8k32 (f32 += e4m3/e5m2), .row.col, with the
+PTX ISA's fragment layouts: the warps' fragments gathered by precomputed indices into one einsum; the
+products are exact in float64, summed in order of k from +0, C added and the result rounded once to float32.
+
+wgmma: `wgmma.fence / commit_group / wait_group / mma_async` (m64nNk16, f32 += f16/bf16;
 m64nNk32, f32 += e4m3/e5m2, both operands K-major from shared memory).
 
 A warpgroup is 4 consecutive warps of a block (warp index % 4 == 0 first); its 128 threads execute every
@@ -22,8 +28,118 @@ import numpy as np
 
 from grader.emulator import values as V
 from grader.emulator.machine import WSYNC, EmulatorFault, Op
-from grader.emulator.operands import Unsupported, immediate, reader
-from grader.emulator.ops import builder
+from grader.emulator.operands import Unsupported, immediate, reader, writer
+from grader.emulator.ops.table import builder
+from grader.emulator.ops.warp import collective_ready, full_warps, register_sel
+
+
+# ---- mma.sync -----------------------------------------------------------------------------------
+
+def _fragment_index(coords, per_lane: int, shape: tuple[int, int]) -> np.ndarray:
+    """For each element of a `shape` tile (row-major), its position in the warp's fragments laid out
+    [lane, value]: coords(lane, value) -> (row, col)."""
+    index = np.full(shape, -1, np.int64)
+    for lane in range(32):
+        for v in range(per_lane):
+            index[coords(lane, v)] = lane * per_lane + v
+    assert (index >= 0).all()
+    return index.ravel()
+
+
+@builder("mma")
+def build_mma_sync(prog, inst):
+    parts = inst.parts
+    shape = parts[3] if parts[1] == "sync" else None
+    if shape not in ("m16n8k16", "m16n8k8", "m16n8k32") or "row" not in parts or "col" not in parts:
+        raise Unsupported(inst.opcode)
+    dtype_d, dtype_a, dtype_b, dtype_c = parts[-4:]
+    fp8 = shape == "m16n8k32" and dtype_a in ("e4m3", "e5m2") and dtype_b in ("e4m3", "e5m2")
+    if not fp8 and (dtype_a not in ("f16", "bf16") or dtype_a != dtype_b or shape == "m16n8k32"):
+        raise Unsupported(f"{inst.opcode} (f16/bf16 with k8/k16, or e4m3/e5m2 with k32)")
+    if dtype_d != "f32" or dtype_c != "f32":
+        raise Unsupported(f"{inst.opcode} (only f32 accumulate)")
+    k = int(shape.split("k")[1])
+    vec = [[x.strip() for x in o.strip("{}").split(",")] for o in inst.operands]
+    dw = [writer(prog, x) for x in vec[0]]
+    ar = [reader(prog, x, "b32") for x in vec[1]]
+    br = [reader(prog, x, "b32") for x in vec[2]]
+    cr = [reader(prog, x, "f32") for x in vec[3]]
+    op = Op(WSYNC, None, inst)
+    per = 4 if fp8 else 2  # values per register, along k (the lowest bits first)
+
+    # The PTX ISA's fragments (g = lane // 4, t = lane % 4), value v of a lane = register v // per,
+    # part v % per. A: a0 (g, per*t), a1 (g+8, per*t), a2 (g, per*t + k/2), a3 (g+8, per*t + k/2), each
+    # register `per` consecutive k; B: b_i holds k = per*t + (k/2)*i ... +per-1 of column g;
+    # C/D: c_i at (g + 8 (i // 2), 2t + i % 2).
+    def a_at(lane, v):
+        r, j = divmod(v, per)
+        return lane // 4 + 8 * (r % 2), per * (lane % 4) + (k // 2) * (r // 2) + j
+
+    def b_at(lane, v):
+        r, j = divmod(v, per)
+        return per * (lane % 4) + (k // 2) * r + j, lane // 4
+
+    def c_at(lane, i):
+        return lane // 4 + 8 * (i // 2), 2 * (lane % 4) + i % 2
+
+    a_index = _fragment_index(a_at, len(ar) * per, (16, k))
+    b_index = _fragment_index(b_at, len(br) * per, (k, 8))
+    c_index = _fragment_index(c_at, 4, (16, 8))
+    d_index = np.argsort(c_index)  # the inverse: tile position of each lane's d_i
+
+    unit = np.uint8 if fp8 else np.uint16  # a register's `per` values, lowest bits first
+
+    def layout(nw):
+        """Flat positions in the registers stacked as [register, thread] (each of `per` values) of the
+        A, B and C tiles [row, col, warp] of nw warps; and of D's element for d_i [i, thread]. With the
+        warps innermost, einsum's inner loop runs over them (fastest; the sums are the same)."""
+        n, warp = 32 * nw, 32 * np.arange(nw)
+
+        def at(index, shape, per_lane, per_reg):
+            lane, v = np.divmod(index.reshape(shape)[:, :, None], per_lane)
+            r, j = np.divmod(v, per_reg)
+            return (r * n + warp + lane) * per_reg + j
+
+        d_of = d_index.reshape(32, 4).T  # [i, lane]: position in the tile
+        return (at(a_index, (16, k), len(ar) * per, per), at(b_index, (k, 8), len(br) * per, per),
+                at(c_index, (16, 8), 4, 1), (d_of[:, None, :] * nw + np.arange(nw)[:, None]).reshape(4, n))
+
+    layouts = {}
+
+    def stack(st, rsel, fs, dt, n):  # registers -> [register, thread], flattened
+        out = np.empty((len(fs), n), dt)
+        for i, f in enumerate(fs):
+            out[i] = f(st, rsel)
+        return out.ravel()
+
+    def unpack(bits, t):  # bits of f16 / bf16 / fp8 values -> float64 (exact)
+        if fp8:
+            return V.fp8_bits_to_f64(bits, t)
+        if t == "bf16":
+            return V.bf16_bits_to_f32(bits).astype(np.float64)
+        return bits.view(np.float16).astype(np.float64)
+
+    def fn(st, sel):
+        full_warps(st, op, sel)
+        nw, n = sel.size // 32, sel.size
+        if nw not in layouts:
+            layouts[nw] = layout(nw)
+        ia, ib, ic, id_ = layouts[nw]
+        rsel = register_sel(st, sel)
+        A = unpack(stack(st, rsel, ar, np.uint32, n).view(unit)[ia], dtype_a)
+        B = unpack(stack(st, rsel, br, np.uint32, n).view(unit)[ib], dtype_b)
+        C = stack(st, rsel, cr, np.float32, n)[ic]
+        # exact products, summed in float64 in order of k, + C, rounded once to float32
+        D = np.einsum("ikw,kjw->ijw", A, B) + C
+        d = D.ravel()[id_].astype(np.float32)
+        for i, w in enumerate(dw):
+            w(st, rsel, d[i])
+    op.fn = fn
+    op.ready = collective_ready
+    return op
+
+
+# ---- wgmma --------------------------------------------------------------------------------------
 
 SWIZZLE_BYTES = {0: 0, 1: 128, 2: 64, 3: 32}  # descriptor bits 62-63 -> swizzle width in bytes
 
@@ -174,7 +290,7 @@ def build_wgmma(prog, inst):
             _retire(st, _state(st), sel, keep)
         return _sync_op(inst, wait)
     if kind == "mma_async":
-        return _build_mma(prog, inst)
+        return _build_mma_async(prog, inst)
     raise Unsupported(inst.opcode)
 
 
@@ -223,7 +339,7 @@ def _fragment_a():
     return 16 * (t // 32) + lane // 4 + 8 * (i % 2), 2 * (lane % 4) + h + 8 * (i // 2)
 
 
-def _build_mma(prog, inst):
+def _build_mma_async(prog, inst):
     parts = inst.parts
     shape = parts[4]
     dtype_d, dtype_a, dtype_b = parts[5:8]

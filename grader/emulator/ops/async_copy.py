@@ -24,11 +24,10 @@ import numpy as np
 
 from grader.emulator import memory, ordering, tensor_maps
 from grader.emulator.machine import NORMAL, WSYNC, EmulatorFault, Op
-from grader.emulator.memops import resolve
-from grader.emulator.ops import BUILDERS, builder
 from grader.emulator.operands import Unsupported, address, reader, writer
-
-_plain_cp = BUILDERS["cp"]
+from grader.emulator.ops.control import build_nop
+from grader.emulator.ops.memory_access import build_cp_async, resolve
+from grader.emulator.ops.table import builder
 
 
 class Barrier:
@@ -279,16 +278,13 @@ def build_setmaxnreg(prog, inst):
     return Op(NORMAL, lambda st, sel: None, inst)
 
 
-_plain_fence = BUILDERS["fence"]
-
-
 @builder("fence")
 def build_fence(prog, inst):
     """fence.proxy.async(.shared::cta): the thread's generic-proxy shared-memory stores so far become
     visible to the async proxy (`ordering`); other fences order nothing the emulator reorders."""
     parts = inst.parts
     if parts[1:3] != ["proxy", "async"] or len(parts) > 3 and not parts[3].startswith("shared"):
-        return _plain_fence(prog, inst)
+        return build_nop(prog, inst)
 
     def fn(st, sel):
         if st.order is not None:
@@ -300,9 +296,11 @@ def build_fence(prog, inst):
 
 @builder("cp")
 def build_cp(prog, inst):
+    """cp.async.bulk (1-D, tensor, commit / wait_group, prefetch); the other cp forms (cp.async) are
+    memory_access's."""
     parts = inst.parts
     if len(parts) < 3 or parts[2] != "bulk":
-        return _plain_cp(prog, inst)
+        return build_cp_async(prog, inst)
     if len(parts) > 3 and parts[3] == "commit_group":
         return Op(NORMAL, lambda st, sel: bulk_state(st).commit(st.idx(sel)), inst)
     if len(parts) > 3 and parts[3] == "wait_group":  # .read or not: the stores' bytes were written at issue
