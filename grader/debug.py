@@ -189,6 +189,7 @@ def debug_day12(name: str, module, source: Path, *, seed: int, heads: int, q_len
                 head_dim: int, causal: bool, tile: int | None = None) -> Report:
     """Run a day-12 attention kernel on the first 1, 2, ... KV tiles and compare each with the reference."""
     from grader.exercises import day12
+    from grader.references.prefill_attention import visible_keys
 
     family = name.removesuffix("_causal")
     day12.validate(q_len, kv_len, head_dim, causal)
@@ -196,7 +197,7 @@ def debug_day12(name: str, module, source: Path, *, seed: int, heads: int, q_len
     rng = np.random.default_rng(seed)
     q, k, v = (rng.standard_normal((heads, n, head_dim)).astype(np.float16) for n in (q_len, kv_len, kv_len))
     x = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1) * (LOG2E / math.sqrt(head_dim))
-    x[:, day12.visible_keys(q_len, kv_len, causal)[:, None] <= np.arange(kv_len)[None, :]] = -np.inf
+    x[:, visible_keys(q_len, kv_len, causal)[:, None] <= np.arange(kv_len)[None, :]] = -np.inf
     report = Report(f"day12/{name}: {source}, {heads} heads, q_len {q_len}, kv_len {kv_len}, head_dim "
                     f"{head_dim}, {'causal' if causal else 'no mask'}, tiles of {tile} keys, seed {seed}")
     for st in online_tiles(x, v, tile):
@@ -249,12 +250,13 @@ def _run_decode(name: str, module, q, k, v, lengths, page_size: int, chunks: int
     """Launch a day-11 decode kernel on requests of the given lengths (k, v [batch, >= max length, Hkv, D]);
     returns o [batch, heads, D] and, for the paged kernel, lse2 [batch, heads] and its buffers."""
     from grader.exercises import day11
+    from grader.references.paged_kv import page_table, paged_pool
 
     batch, heads, _ = q.shape
     keys = max(lengths)
     if name == "decode_paged":
-        indptr, indices, last, pool = day11.page_table(rng, lengths, page_size)
-        kp, vp = (day11.paged_pool(a, lengths, indptr, indices, page_size, pool) for a in (k, v))
+        indptr, indices, last, pool = page_table(rng, lengths, page_size)
+        kp, vp = (paged_pool(a, lengths, indptr, indices, page_size, pool) for a in (k, v))
         bufs = day11.paged_buffers(batch, heads, chunks)
         day11.decode_paged(module, device.asarray(q), device.asarray(kp), device.asarray(vp), device.asarray(indptr),
                            device.asarray(indices), device.asarray(last), num_chunks=chunks, max_len=keys,

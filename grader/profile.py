@@ -425,13 +425,13 @@ def _nvtx_range(name: str):
 
 def _timeline() -> dict:
     from grader import bench, profile_estimates
-    from grader.exercises import day14
+    from grader.exercises import capstone
 
     if device.emulated():
-        cfg = day14.BlockConfig(**day14.CAPSTONE_CASES[1])
-        state = {k: device.asarray(v) for k, v in day14.block_inputs(cfg, seed=0).items()}
+        cfg = capstone.BlockConfig(**capstone.CAPSTONE_CASES[1])
+        state = {k: device.asarray(v) for k, v in capstone.block_inputs(cfg, seed=0).items()}
         stages = []
-        for stage in day14.STAGES:
+        for stage in capstone.STAGES:
             with profile_estimates.recording() as records:
                 state.update(stage.run(state, cfg))
             mem = [profile_estimates.memory(r) for r in records]
@@ -450,8 +450,8 @@ def _timeline() -> dict:
             return measure(label, fn, **kwargs)
 
     with _replaced(bench, "measure", ranged):
-        rows = day14.time_block()
-    return {"table": day14.stage_table(rows), "nvtx": importlib.util.find_spec("nvtx") is not None}
+        rows = capstone.time_block()
+    return {"table": capstone.stage_table(rows), "nvtx": importlib.util.find_spec("nvtx") is not None}
 
 
 def _child(request: dict) -> dict:

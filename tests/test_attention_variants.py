@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from grader import checks, device, paths
-from grader.exercises import day11, day12
+from grader.references.decode_attention import assert_lse
+from grader.references.prefill_attention import batch_reference, ragged_requests
 from grader.launchers import variants
 
 CASE = {"batch": 4, "qo_len": 37, "kv_len": 90, "num_qo_heads": 8, "num_kv_heads": 2, "head_dim": 64}
@@ -21,18 +22,18 @@ def base():
 def _run(base, variant, causal, ref_logits=None, ref_visible=None, seed=3, head_dim=64, decode=False, **params):
     rng = np.random.default_rng(seed)
     case = {**CASE, "head_dim": head_dim}
-    qo_indptr, kv_indptr = day12.ragged_requests(rng, case["batch"], case["qo_len"], case["kv_len"])
+    qo_indptr, kv_indptr = ragged_requests(rng, case["batch"], case["qo_len"], case["kv_len"])
     if decode:  # one query per request, at the end of its KV: FlashInfer's decode on tensor cores
         qo_indptr = np.arange(case["batch"] + 1, dtype=np.int32)
     q = (2 * rng.standard_normal((qo_indptr[-1], case["num_qo_heads"], head_dim))).astype(np.float16)
     k, v = (rng.standard_normal((kv_indptr[-1], case["num_kv_heads"], head_dim)).astype(np.float16) for _ in range(2))
     o, lse2 = variants.attention(variant, base, *(device.asarray(x) for x in (q, k, v)), qo_indptr, kv_indptr,
                                  causal, **params)
-    o_ref, lse_ref = day12.batch_reference(q, k, v, qo_indptr, kv_indptr, causal, logits=ref_logits,
+    o_ref, lse_ref = batch_reference(q, k, v, qo_indptr, kv_indptr, causal, logits=ref_logits,
                                            visible=ref_visible)
     name = f"{variant.name} ({'causal' if causal else 'no mask'}, {params})"
     checks.assert_close(device.to_host(o), o_ref, dt="float16", seed=seed, name=f"{name} o")
-    day11.assert_lse(device.to_host(lse2).ravel(), lse_ref.ravel(), name=f"{name} lse2", seed=seed)
+    assert_lse(device.to_host(lse2).ravel(), lse_ref.ravel(), name=f"{name} lse2", seed=seed)
 
 
 @pytest.mark.parametrize("window", [1, 16, 70])

@@ -9,6 +9,7 @@ import pytest
 from grader import sass, technique
 from grader.compiler import ARCHS
 from grader.exercises import day12
+from grader.references import prefill_attention
 from grader.paths import SOLUTIONS
 from grader.pytest_plugin import require_sass_tools
 
@@ -97,15 +98,15 @@ def _loop_reference(q, k, v, causal):
 def test_reference_matches_the_definition(q_len, kv_len, causal):
     rng = np.random.default_rng(12)
     q, k, v = (rng.standard_normal((2, n, 8)).astype(np.float16) for n in (q_len, kv_len, kv_len))
-    np.testing.assert_allclose(day12.attention_reference(q, k, v, causal), _loop_reference(q, k, v, causal),
+    np.testing.assert_allclose(prefill_attention.attention_reference(q, k, v, causal), _loop_reference(q, k, v, causal),
                                rtol=1e-12, atol=1e-12)
 
 
 def test_causal_mask_is_aligned_to_the_end_of_the_kv():
-    assert list(day12.visible_keys(3, 5, True)) == [3, 4, 5]   # the last query sees every key
-    assert list(day12.visible_keys(3, 3, True)) == [1, 2, 3]
-    assert list(day12.visible_keys(2, 4, False)) == [4, 4]
-    assert day12.attention_flops(1, 3, 3, 64, True) == 4 * 64 * 6
+    assert list(prefill_attention.visible_keys(3, 5, True)) == [3, 4, 5]   # the last query sees every key
+    assert list(prefill_attention.visible_keys(3, 3, True)) == [1, 2, 3]
+    assert list(prefill_attention.visible_keys(2, 4, False)) == [4, 4]
+    assert prefill_attention.attention_flops(1, 3, 3, 64, True) == 4 * 64 * 6
 
 
 def test_bad_shapes_are_named():

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from grader import device, paths
-from grader.exercises import day14
+from grader.exercises import capstone
 from grader.jit import ops
 from grader.jit.ops import Tensor
 
@@ -43,21 +43,21 @@ def test_bad_arguments_are_named(specs, error, message):
 
 
 def test_capstone_reference_is_finite_and_uses_every_stage():
-    cfg = day14.BlockConfig(batch=2, qo_heads=2, kv_heads=1, intermediate=96, kv_len=5)
-    host = day14.block_inputs(cfg, seed=3)
-    ref = day14.reference_block(host, cfg)
+    cfg = capstone.BlockConfig(batch=2, qo_heads=2, kv_heads=1, intermediate=96, kv_len=5)
+    host = capstone.block_inputs(cfg, seed=3)
+    ref = capstone.reference_block(host, cfg)
     assert ref["out"].shape == (2, 256) and np.isfinite(ref["out"]).all()
     assert np.isfinite(ref["k_cache"][:, :cfg.kv_len + 1]).all(), "the new row was not appended in the reference"
-    assert np.isnan(ref["k_cache"][:, cfg.kv_len + 1:]).all() and cfg.max_len % day14.PAGE_SIZE == 0
-    assert {s.source for s in day14.STAGES} >= {"day 2", "day 6", "day 10", "day 11 (paged)", "day 13 (JIT)", "day 14"}
-    produced = {o for s in day14.STAGES for o in s.outputs} | set(host)
-    assert all(i in produced for s in day14.STAGES for i in s.inputs)
+    assert np.isnan(ref["k_cache"][:, cfg.kv_len + 1:]).all() and cfg.max_len % capstone.PAGE_SIZE == 0
+    assert {s.source for s in capstone.STAGES} >= {"day 2", "day 6", "day 10", "day 11 (paged)", "day 13 (JIT)", "day 14"}
+    produced = {o for s in capstone.STAGES for o in s.outputs} | set(host)
+    assert all(i in produced for s in capstone.STAGES for i in s.inputs)
 
 
 def test_stage_bytes_count_reads_and_writes():
     state = {"x": np.zeros((2, 8), np.float16), "w_attn_norm": np.zeros(8, np.float16),
              "h": np.zeros((2, 8), np.float16)}
-    assert day14.stage_bytes(day14.STAGES[0], state) == 32 + 16 + 32
+    assert capstone.stage_bytes(capstone.STAGES[0], state) == 32 + 16 + 32
 
 
 @pytest.mark.gpu

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from grader import cli, debug, device
-from grader.exercises import day12
+from grader.references.prefill_attention import attention_reference, visible_keys
 from grader.paths import SOLUTIONS
 
 SMALL12 = {"heads": 1, "q_len": 40, "kv_len": 150, "head_dim": 64}  # tiles of 64: 2 full, 1 partial
@@ -34,10 +34,10 @@ def test_the_last_tile_is_attention(causal):
     rng = np.random.default_rng(1)
     q, k, v = (rng.standard_normal((2, n, 64)).astype(np.float16) for n in (30, 77, 77))
     x = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1) / math.sqrt(64) * debug.LOG2E
-    x[:, day12.visible_keys(30, 77, causal)[:, None] <= np.arange(77)[None, :]] = -np.inf
+    x[:, visible_keys(30, 77, causal)[:, None] <= np.arange(77)[None, :]] = -np.inf
     states = list(debug.online_tiles(x, v, 16))
     assert [(s.begin, s.end) for s in states] == [(0, 16), (16, 32), (32, 48), (48, 64), (64, 77)]
-    np.testing.assert_allclose(states[-1].output(), day12.attention_reference(q, k, v, causal), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(states[-1].output(), attention_reference(q, k, v, causal), rtol=1e-12, atol=1e-12)
     # the running max only grows, and a tile after which it grew has rescaled the earlier part
     assert all(np.all(b.m >= a.m) for a, b in zip(states, states[1:]))
 

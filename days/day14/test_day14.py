@@ -38,7 +38,8 @@ How to read the output:
   whole block, yours (replayed as a CUDA graph, and launched from Python) and torch eager's, timed in
   turns in the same process, and their ratios. It fails if your replayed block is slower than torch
   eager.
-The checks are in grader/exercises/day14.py; the API in grader/jit/ops.py (through your binding.py).
+The checks are in grader/exercises/day14.py (the capstone's in capstone.py); the API in grader/jit/ops.py
+(through your binding.py).
 """
 import os
 
@@ -47,8 +48,9 @@ import pytest
 
 from grader import checks, device
 from grader.emulator.scaling import FULL_ENV
-from grader.exercises import case_id, day02, day14
+from grader.exercises import capstone, case_id, day14
 from grader.jit import ops
+from grader.references.layers import silu_and_mul_reference
 
 BINDING, BINDING_ERRORS, RMSNORM_FFI, APPEND_KV, ROPE_APPEND_KV = day14.EXERCISES
 
@@ -122,32 +124,32 @@ def test_api_with_torch_tensors(gpu):
     out = ops.silu_and_mul(g)
     assert out.dtype == torch.bfloat16 and tuple(out.shape) == (33, 1000)
     host = g.float().cpu().numpy().astype(device.bfloat16)
-    _fail_on_mismatch(lambda: checks.assert_close(out.float().cpu().numpy(), day02.silu_and_mul_reference(host),
+    _fail_on_mismatch(lambda: checks.assert_close(out.float().cpu().numpy(), silu_and_mul_reference(host),
                                                   dt="bfloat16", seed=seed, name="ops.silu_and_mul, torch bf16"))
 
 
-@pytest.mark.parametrize("case", day14.CAPSTONE_CASES, ids=case_id)
+@pytest.mark.parametrize("case", capstone.CAPSTONE_CASES, ids=case_id)
 def test_capstone(kernels, case):
-    if device.emulated() and case is day14.CAPSTONE_CASES[-1] and os.environ.get(FULL_ENV) != "1":
+    if device.emulated() and case is capstone.CAPSTONE_CASES[-1] and os.environ.get(FULL_ENV) != "1":
         pytest.skip(f"too large for the emulator (minutes on a CPU; the smaller blocks ran). "
                     f"{FULL_ENV}=1 runs it anyway; a GPU runs every case.")
-    _fail_on_mismatch(lambda: day14.check_capstone(checks.new_seed(), **case))
+    _fail_on_mismatch(lambda: capstone.check_capstone(checks.new_seed(), **case))
 
 
-@pytest.mark.parametrize("case", day14.CAPSTONE_CASES[1:], ids=case_id)
+@pytest.mark.parametrize("case", capstone.CAPSTONE_CASES[1:], ids=case_id)
 def test_torch_eager_block_matches(gpu, case):
     """The baseline is the same block: torch eager on the same inputs agrees with the course's."""
     pytest.importorskip("torch", reason="needs torch (the torch eager block is the capstone's baseline)")
-    _fail_on_mismatch(lambda: day14.check_torch_block(checks.new_seed(), **case))
+    _fail_on_mismatch(lambda: capstone.check_torch_block(checks.new_seed(), **case))
 
 
 @pytest.mark.perf
 def test_capstone_stage_times(gpu):
     """Correct first (the middle-sized case), then the per-stage table of the large block, and the whole
     block against torch eager on the same arrays: the course's must be faster."""
-    _fail_on_mismatch(lambda: day14.check_capstone(checks.new_seed(), **day14.CAPSTONE_CASES[1]))
-    times = day14.time_block()
-    print(day14.stage_table(times))
+    _fail_on_mismatch(lambda: capstone.check_capstone(checks.new_seed(), **capstone.CAPSTONE_CASES[1]))
+    times = capstone.time_block()
+    print(capstone.stage_table(times))
     if times["torch_ms"] is None:
         pytest.skip("no torch here: the course block was timed, but there is no torch eager block to compare")
     if times["ratio"] <= 1:

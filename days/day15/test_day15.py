@@ -6,7 +6,7 @@ How to read the output:
   descriptor whose swizzle disagrees with the layout it reads, a box read before the mbarrier wait, or
   an expect_tx byte count that never completes, each with your source line.
 - wgmma_tile compares D = A @ B^T + D with float64 numpy by the norm of the error, allowing fp32
-  accumulation error that grows with K (grader/exercises/day09.py: accumulate_tolerance). A wrong
+  accumulation error that grows with K (grader/references/tolerances.py: accumulate_tolerance). A wrong
   swizzle or descriptor gives errors of order 1; "still hold the NaN poison" means outputs never written.
 - tma_copy compares every 16-bit pattern exactly, at sizes whose last boxes cross the matrix's edge
   (33 x 72, 129 x 1000): the TMA unit fills the outside with zeros, your stores must stop at the edge.

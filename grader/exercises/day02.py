@@ -5,6 +5,7 @@ import numpy as np
 
 from grader import bench, checks, device
 from grader.exercises import Exercise
+from grader.references.layers import silu_and_mul_reference
 from grader.technique import Technique
 
 SUFFIX = {"float32": "f32", "float16": "f16", "bfloat16": "bf16"}
@@ -49,14 +50,6 @@ def bench_strided_gather(modules: dict, quick: bool = False) -> bench.Report:
 
 
 # ---- SiLU and multiply --------------------------------------------------------------------------
-
-def silu_and_mul_reference(x: np.ndarray) -> np.ndarray:
-    """float64 silu(x[:, :d]) * x[:, d:] from the (rounded) inputs."""
-    x = x.astype(np.float64)
-    d = x.shape[-1] // 2
-    a, b = x[..., :d], x[..., d:]
-    return a / (1.0 + np.exp(-a)) * b
-
 
 def _silu_launch(module, dtype: str, inp, out, rows: int, d: int, sync=True):
     vec = 16 // device.dtype(dtype).itemsize

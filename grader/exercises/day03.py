@@ -12,10 +12,10 @@ import numpy as np
 
 from grader import bench, checks, device
 from grader.exercises import Exercise
+from grader.references.tolerances import assert_within, ulp
 from grader.technique import Technique
 
 # ---- error bounds -------------------------------------------------------------------------------
-
 
 @dataclass(frozen=True)
 class Approx:
@@ -40,11 +40,6 @@ class Approx:
             lo, hi = self.abs_inside
             bound = np.where((x > lo) & (x < hi), self.rel, bound)
         return bound
-
-
-def ulp(exact: np.ndarray) -> np.ndarray:
-    """The spacing of float32 numbers at each (float64) value: one unit in the last place."""
-    return np.spacing(np.abs(exact).astype(np.float32)).astype(np.float64)
 
 
 # The bounds are the PTX ISA's (PTX ISA 9.1, "Floating Point Instructions", each instruction's notes).
@@ -81,40 +76,6 @@ APPROX_BOUNDS: dict[str, Approx] = {
 }
 
 ULP_NOTE = "ulp = the spacing of float32 numbers at the exact value (np.spacing)"
-
-
-def _index(i: int, shape) -> str:
-    return str(tuple(int(k) for k in np.unravel_index(i, shape))) if len(shape) > 1 else str(i)
-
-
-def assert_within(got, exact, bound, *, name: str, seed: int, inputs=None) -> None:
-    """Every |got - exact| <= bound (a number or an array like `exact`). The message names the worst
-    element against its bound (input, expected, got, error in ulps and relative) and the largest
-    relative error over all elements."""
-    replay = checks.replay(seed)
-    raw = np.asarray(got)
-    got = raw.astype(np.float64)
-    exact = np.asarray(exact, dtype=np.float64)
-    if got.shape != exact.shape:
-        raise AssertionError(f"{name}: shape {got.shape}, expected {exact.shape}{replay}")
-    problem = checks.nan_problem(raw, exact, name, replay)
-    if problem:
-        raise AssertionError(problem)
-    err = np.abs(got - exact)
-    allowed = np.broadcast_to(bound, exact.shape) + np.finfo(np.float32).tiny
-    over = err / allowed
-    worst = int(np.argmax(over))
-    if over.flat[worst] <= 1.0:
-        return
-    rel = err / np.maximum(np.abs(exact), np.finfo(np.float64).tiny)
-    ulps = err.flat[worst] / ulp(exact.flat[worst])
-    shown = "" if inputs is None else f"input {np.asarray(inputs).flat[worst]:.9g}, "
-    raise AssertionError(
-        f"{name}: {int((over > 1).sum())} of {got.size} elements outside the stated error bound; worst at "
-        f"index {_index(worst, got.shape)}: {shown}expected {exact.flat[worst]:.9g}, "
-        f"got {got.flat[worst]:.9g}, error {err.flat[worst]:.3g} = {ulps:.1f} ulp (relative "
-        f"{rel.flat[worst]:.3g}), allowed {allowed.flat[worst]:.3g}; largest relative error over all "
-        f"elements {rel.max():.3g} (2^{np.log2(max(rel.max(), 1e-300)):.1f}){replay}")
 
 
 # ---- exercise 1: PTX math -----------------------------------------------------------------------

@@ -5,6 +5,7 @@ import numpy as np
 
 from grader import bench, checks, device
 from grader.exercises import Exercise
+from grader.references.layers import EPS, norm_tolerance, rmsnorm_reference
 from grader.technique import Technique
 
 # ---- block sum ----------------------------------------------------------------------------------
@@ -60,38 +61,9 @@ def check_block_sum(module, seed: int, n: int) -> None:
 
 SUFFIX = {"float16": "f16", "bfloat16": "bf16"}
 NORM_BLOCK = 256   # threads per row: the kernels are written for exactly this many
-EPS = 1e-6
-# Unit roundoff of the output dtype (half an ulp, relative): rounding a float result to fp16 or bf16
-# moves it by at most this fraction of itself.
-ROUNDING = {"float16": 2.0 ** -11, "bfloat16": 2.0 ** -8}
-# What the float32 arithmetic before that rounding may add, relative: the sum of squares (at most ~100
-# additions on any chain, 2^-24 each: 6e-6, halved by the square root), rsqrtf (2 ulp), two products.
-FP32_SLACK = 2e-5
-# Half the smallest subnormal: where the output's own rounding is absolute rather than relative.
-UNDERFLOW = {"float16": 2.0 ** -25, "bfloat16": 2.0 ** -134}
 # Row r of x (and of the residual) is scaled by ROW_SCALES[r % 6]: rows near zero make eps matter
 # (mean(x^2) = 4e-8 at 1e-4, below eps = 1e-6), an all-zero row must come out as zeros, not NaN.
 ROW_SCALES = (1.0, 1e-4, 1e-2, 0.0, 1e-3, 1e-5)
-
-
-def norm_tolerance(dtype: str) -> checks.Tolerance:
-    """Every ELEMENT within one rounding of the dtype (plus the float32 slack) of the float64 value.
-
-    A kernel that accumulates in float32 and rounds only its output can never exceed it (bf16 2^-8 +
-    2e-5 = 3.93e-3, fp16 2^-11 + 2e-5 = 5.1e-4). Errors that scale a whole row (a sum of squares in
-    bf16 or fp16, eps left out or outside the square root) push the elements whose rounding already
-    went the same way past the bound: with hundreds of elements per row some always do.
-    """
-    return checks.Tolerance(ROUNDING[dtype] + FP32_SLACK, UNDERFLOW[dtype], False)
-
-
-def rmsnorm_reference(x: np.ndarray, weight: np.ndarray, eps: float = EPS, gemma: bool = False) -> np.ndarray:
-    """float64 x * rsqrt(mean(x^2) + eps) * weight (Gemma: * (1 + weight)) over the last axis, from the
-    (rounded) inputs."""
-    x = x.astype(np.float64)
-    eps = float(np.float32(eps))  # the kernel receives eps as a float
-    gain = weight.astype(np.float64) + (1.0 if gemma else 0.0)
-    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) * gain
 
 
 def _dtype_ok(dtype: str) -> None:

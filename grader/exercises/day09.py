@@ -11,10 +11,9 @@ import numpy as np
 
 from grader import checks, device
 from grader.exercises import Exercise
+from grader.references.tensor_core import SUFFIX, dtype_ok, normal
+from grader.references.tolerances import accumulate_tolerance
 from grader.technique import Technique
-
-SUFFIX = {"float16": "f16", "bfloat16": "bf16"}
-U32 = 2.0 ** -24  # unit roundoff of float32
 
 
 # ---- fragment layouts (g = lane // 4, t = lane % 4) ---------------------------------------------
@@ -88,32 +87,11 @@ def check_ldmatrix(module, seed: int, variant: str, tiles: int) -> None:
 
 # ---- one warp: D = A * B + C on 16x8x16 ---------------------------------------------------------
 
-def accumulate_tolerance(k: int, out_dtype: str = "float32") -> checks.Tolerance:
-    """Relative error norm allowed for a product with K-long fp32 sums, stored as `out_dtype`.
-
-    The products of 16-bit inputs are exact in fp32; each fp32 addition may lose up to 2^-24 of the
-    running sum (tensor cores truncate rather than round), so the bound grows with K: 2^-23 * K on
-    top of the output's own rounding (fp32 1e-5, fp16 1e-3, bf16 1e-2, by norm). A wrong fragment
-    mapping gives errors of order 1.
-    """
-    base = {"float32": 1e-5, "float16": 1e-3, "bfloat16": 1e-2}[out_dtype]
-    return checks.Tolerance(base + 2 * U32 * k, 0.0, True)
-
-
-def _dtype_ok(dtype: str) -> None:
-    if dtype not in SUFFIX:
-        raise ValueError(f"dtype {dtype!r}: expected one of {', '.join(SUFFIX)}")
-
-
-def _normal(rng, shape, dtype: str) -> np.ndarray:
-    return rng.standard_normal(shape).astype(device.dtype(dtype))
-
-
 def check_mma_tile(module, seed: int, count: int, dtype: str) -> None:
     """`count` independent 16x8x16 tiles, one warp each; D = A @ B + C against float64."""
-    _dtype_ok(dtype)
+    dtype_ok(dtype)
     rng = np.random.default_rng(seed)
-    a, b = _normal(rng, (count, 16, 16), dtype), _normal(rng, (count, 16, 8), dtype)
+    a, b = normal(rng, (count, 16, 16), dtype), normal(rng, (count, 16, 8), dtype)
     c = rng.standard_normal((count, 16, 8)).astype(np.float32)
     d = device.empty((count, 16, 8), "float32")
     name = f"mma_tile_{SUFFIX[dtype]}"
@@ -137,9 +115,9 @@ def block_tile_launch(module, dtype: str, a, b, c, m: int, n: int, k: int) -> No
 
 
 def check_block_tile(module, seed: int, m: int, n: int, k: int, dtype: str) -> None:
-    _dtype_ok(dtype)
+    dtype_ok(dtype)
     rng = np.random.default_rng(seed)
-    a, b = _normal(rng, (m, k), dtype), _normal(rng, (k, n), dtype)
+    a, b = normal(rng, (m, k), dtype), normal(rng, (k, n), dtype)
     c = device.empty((m, n), "float32")
     block_tile_launch(module, dtype, device.asarray(a), device.asarray(b), c, m, n, k)
     checks.assert_close(device.to_host(c), a.astype(np.float64) @ b.astype(np.float64), dt="float32",

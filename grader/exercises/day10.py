@@ -24,9 +24,10 @@ import numpy as np
 
 from grader import bench, checks, device, paths
 from grader.exercises import Exercise
-from grader.exercises.day09 import accumulate_tolerance
 from grader.launchers.gemm import (CHUNK, GemmConfig, launch, padded_b, prepared_kernel, validate_shapes,
                                    with_config)
+from grader.references.fp8 import dequantize_e4m3, quantize_e4m3
+from grader.references.tolerances import accumulate_tolerance
 from grader.technique import Technique
 
 TUNED_FILE = paths.STATE / "autotune" / "day10_gemm.json"
@@ -163,7 +164,6 @@ def check_gemm(module, seed: int, m: int, n: int, k: int) -> None:
     _compare(device.to_host(c), expected, f"gemm [{config.name}] C (M={m}, N={n}, K={k})", k, seed)
 
 
-
 # ---- the swizzle of shared tiles (swizzle.cu) -----------------------------------------------------
 
 SWIZZLE_COLS = (32, 64, 128, 256)  # the tile widths of the GEMM: BK = 32, 64 and BN = 64 .. 256
@@ -248,24 +248,6 @@ def check_gemm_mma(module, seed: int, m: int, n: int, k: int) -> None:
 # ---- FP8: e4m3 in, fp32 accumulate, per-tensor scales (gemm_fp8.cu) ------------------------------
 
 FP8_CHUNK = 16  # e4m3 values in 16 bytes
-E4M3_MAX = 448.0
-
-
-def quantize_e4m3(x: np.ndarray) -> tuple[np.ndarray, float]:
-    """(uint8 e4m3 bits, scale) of a per-tensor quantisation: x ~ scale * e4m3, scale = amax / 448,
-    rounded to nearest even, as a quantiser feeding an FP8 GEMM does."""
-    import ml_dtypes
-
-    amax = float(np.max(np.abs(x))) if x.size else 0.0
-    scale = amax / E4M3_MAX if amax > 0 else 1.0
-    q = np.clip(x / scale, -E4M3_MAX, E4M3_MAX).astype(np.float32).astype(ml_dtypes.float8_e4m3fn)
-    return q.view(np.uint8), float(np.float32(scale))
-
-
-def dequantize_e4m3(bits: np.ndarray, scale: float) -> np.ndarray:
-    import ml_dtypes
-
-    return bits.view(ml_dtypes.float8_e4m3fn).astype(np.float64) * scale
 
 
 def validate_fp8_shapes(m: int, n: int, k: int) -> None:

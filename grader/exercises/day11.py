@@ -20,11 +20,12 @@ from grader.exercises import Exercise
 from grader.launchers.decode import (BLOCK, HEAD_DIM, HEAD_DIMS, HEADS_PER_BLOCK, KV_DTYPES, LAYOUTS, LOG2E,
                                     NO_CHUNKS, heads_per_block, kv_dtype_of, launch_decode_attention,
                                     launch_decode_paged, scale_log2, specialise)
+from grader.references.decode_attention import assert_lse, attention_reference
+from grader.references.paged_kv import page_table, paged_pool
 from grader.technique import Technique
 
 MERGE_ROWS_PER_BLOCK = 4    # merge kernels: one warp per row, 128 threads
 Q_SCALES = (0.3, 1.0, 3.0, 30.0)  # per-head scales of q: flat to one-hot softmax; 30 makes exp(s) overflow float
-LSE_TOL = checks.Tolerance(1e-5, 1e-4, False)  # lse2: fp32 dot products and lg2.approx, |lse2| up to ~200
 # o, each (request, head) alone: the relative error norm of its head_dim outputs. fp16: a numpy model
 # of the kernels' float32 arithmetic, with ex2.approx's 2-ulp error and the fp16 rounding, gives at
 # most 2.6e-4 (kv_len 1000 and 4096, every q scale). bf16 rounds 8 times coarser (8 bits of mantissa,
@@ -38,26 +39,6 @@ E4M3 = np.dtype(ml_dtypes.float8_e4m3fn)
 
 # ---- references (float64, from the rounded or dequantised inputs) --------------------------------
 
-def attention_reference(q: np.ndarray, k: np.ndarray, v: np.ndarray, lengths=None):
-    """Decode attention in float64. q [batch, Hq, D]; k, v [batch, L, Hkv, D]; request b attends to
-    its first lengths[b] tokens (all L when None). Returns o [batch, Hq, D] and the natural lse
-    [batch, Hq]."""
-    batch, hq, d = q.shape
-    hkv = k.shape[2]
-    lengths = [k.shape[1]] * batch if lengths is None else lengths
-    o = np.empty((batch, hq, d))
-    lse = np.empty((batch, hq))
-    for b, n in enumerate(lengths):
-        kb = np.repeat(k[b, :n].astype(np.float64), hq // hkv, axis=1)  # [n, Hq, D]: KV head h // group
-        vb = np.repeat(v[b, :n].astype(np.float64), hq // hkv, axis=1)
-        s = np.einsum("hd,nhd->hn", q[b].astype(np.float64), kb) / math.sqrt(d)
-        m = s.max(axis=1, keepdims=True)
-        p = np.exp(s - m)
-        o[b] = np.einsum("hn,nhd->hd", p, vb) / p.sum(axis=1, keepdims=True)
-        lse[b] = m[:, 0] + np.log(p.sum(axis=1))
-    return o, lse
-
-
 def merge_reference(v: np.ndarray, lse2: np.ndarray):
     """Merged (o, lse2) of partial results v [rows, S, D], lse2 [rows, S] (base 2, -inf = empty)."""
     v = v.astype(np.float64)
@@ -70,17 +51,6 @@ def merge_reference(v: np.ndarray, lse2: np.ndarray):
         o = np.where(total[:, None] > 0, np.einsum("rs,rsd->rd", w, v) / total[:, None], 0.0)
         lse = np.where(total > 0, safe[:, 0] + np.log2(total), -np.inf)
     return o, lse
-
-
-def assert_lse(got, expected, *, name: str, seed: int) -> None:
-    """lse2 within LSE_TOL; an empty row must be exactly -inf."""
-    got, expected = np.asarray(got, np.float64), np.asarray(expected, np.float64)
-    empty = np.isneginf(expected)
-    wrong = np.flatnonzero(empty & ~np.isneginf(got))
-    if wrong.size:
-        raise AssertionError(f"{name}: row {wrong[0]} has no keys, so its lse2 must be -inf; got "
-                             f"{got[wrong[0]]:.6g} [seed {seed}: rerun with {checks.SEED_ENV}={seed}]")
-    checks.assert_close(got[~empty], expected[~empty], dt="float32", tol=LSE_TOL, name=name, seed=seed)
 
 
 def _assert_o(got, expected, *, name: str, seed: int, dt: str = "float16") -> None:
@@ -386,33 +356,6 @@ def torch_sdpa_decode(q, k, v, repeat: int = 20):
 
 
 # ---- exercise 5: paged KV and split-KV -----------------------------------------------------------
-
-def page_table(rng, lengths, page_size: int, spare_pages: int = 3):
-    """A page table for requests of the given lengths: (kv_indptr, kv_indices, kv_last_page_len,
-    num_pages) as int32 numpy arrays and the pool size. The pages are a random permutation of a pool
-    with `spare_pages` pages that no request owns. A request of length 0 has no page (last length 0)."""
-    if page_size < 1 or min(lengths) < 0:
-        raise ValueError(f"page_size ({page_size}) must be >= 1 and every length ({min(lengths)}) >= 0")
-    pages = [-(-n // page_size) for n in lengths]
-    indptr = np.concatenate([[0], np.cumsum(pages)]).astype(np.int32)
-    pool = int(indptr[-1]) + spare_pages
-    indices = rng.permutation(pool)[:indptr[-1]].astype(np.int32)
-    last = np.array([n - (p - 1) * page_size if p else 0 for n, p in zip(lengths, pages)], dtype=np.int32)
-    return indptr, indices, last, pool
-
-
-def paged_pool(k: np.ndarray, lengths, indptr, indices, page_size: int, pool: int) -> np.ndarray:
-    """The paged cache [pool, page_size, Hkv, D] (NHD; `hnd` makes it HND) holding k [batch, L, Hkv, D]
-    (request b's first lengths[b] tokens) as the table says; every other slot is NaN, so reading one
-    shows."""
-    out = np.full((pool, page_size) + k.shape[2:], np.nan, dtype=k.dtype)
-    for b, n in enumerate(lengths):
-        for t in range(0, n, page_size):
-            page = indices[indptr[b] + t // page_size]
-            m = min(page_size, n - t)
-            out[page, :m] = k[b, t:t + m]
-    return out
-
 
 def plan_chunks(blocks: int, max_len: int, sms: int, min_chunk: int = 1024) -> int:
     """How many chunks to cut each request into (split-KV). None (1) when the (request, heads) blocks

@@ -11,7 +11,7 @@ import numpy as np
 
 from grader import bench, checks, device, paths
 from grader.emulator import scaling
-from grader.exercises import Exercise, day11, day12
+from grader.exercises import Exercise
 from grader.exercises.day13_cache import (CACHE_KEY_CASES, WRITE_ATOMIC_CASES, check_cache_key, check_write_atomic,
                                           host_only)
 from grader.launchers import variants
@@ -20,26 +20,12 @@ from grader.launchers.rope import THETA, kernel_source, launch_rope, render_rope
 __all__ = ["EXERCISES", "MAX_POS", "THETA", "base_prefill", "bench_rope", "check_chunked", "check_prefix_lm", "check_rope",
            "check_mask_table", "check_rope_interleaved", "chunked", "kernel_mask", "kernel_source", "launch_rope", "prefix_lm", "render_rope",
            "rope_kernel", "rope_reference", "spec_name", "variant_attention"]  # the launchers' too
+from grader.references.decode_attention import assert_lse
+from grader.references.layers import rope_reference
+from grader.references.prefill_attention import batch_prefill_cost, batch_reference, ragged_requests
 from grader.technique import Technique
 
 MAX_POS = 4096
-
-
-def rope_reference(x: np.ndarray, pos: np.ndarray, heads: int, theta: float = THETA,
-                   interleaved: bool = False) -> np.ndarray:
-    """float64 RoPE of heads [:heads] of x [tokens, row_heads, head_dim]; the rest as is. Pair i is
-    (x[i], x[i + d/2]) (rotate half, GPT-NeoX) or (x[2i], x[2i + 1]) (interleaved, GPT-J)."""
-    x = x.astype(np.float64)
-    half = x.shape[-1] // 2
-    freq = theta ** (-2.0 * np.arange(half) / x.shape[-1])
-    angle = pos.astype(np.float64)[:, None, None] * freq
-    c, s = np.cos(angle), np.sin(angle)
-    out = x.copy()
-    first, second = (slice(0, None, 2), slice(1, None, 2)) if interleaved else (slice(0, half), slice(half, None))
-    x1, x2 = x[:, :heads, first], x[:, :heads, second]
-    out[:, :heads, first] = x1 * c - x2 * s
-    out[:, :heads, second] = x2 * c + x1 * s
-    return out
 
 
 def check_rope(module, seed: int, tokens: int, heads: int, extra_heads: int, head_dim: int, dtype: str,
@@ -164,17 +150,17 @@ def kernel_mask(variant: variants.Variant, seq: int, causal: bool, **params) -> 
 def _check_variant(variant, visible, causal, seed, batch, qo_len, kv_len, num_qo_heads, num_kv_heads, head_dim,
                    what, **params):
     rng = np.random.default_rng(seed)
-    qo_indptr, kv_indptr = day12.ragged_requests(rng, batch, qo_len, kv_len)
+    qo_indptr, kv_indptr = ragged_requests(rng, batch, qo_len, kv_len)
     q = (2 * rng.standard_normal((int(qo_indptr[-1]), num_qo_heads, head_dim))).astype(np.float16)
     k, v = (rng.standard_normal((int(kv_indptr[-1]), num_kv_heads, head_dim)).astype(np.float16) for _ in range(2))
     o, lse2 = variant_attention(variant, q, k, v, qo_indptr, kv_indptr, causal, **params)
-    o_ref, lse_ref = day12.batch_reference(q, k, v, qo_indptr, kv_indptr, causal, visible=visible)
+    o_ref, lse_ref = batch_reference(q, k, v, qo_indptr, kv_indptr, causal, visible=visible)
     where = (f"({what}, batch={batch}, qo_len<={qo_len}, kv_len<={kv_len}, heads {num_qo_heads}/{num_kv_heads}, "
              f"d={head_dim}; q_pos = query's position in its request's KV"
              + ("" if paths.SOLUTIONS.is_dir() else "; rendered into your own days/day12/batch_prefill.cu, which "
                 "must pass day 12 first: a student edition has no course version") + ")")
     checks.assert_close(o, o_ref, dt="float16", seed=seed, name=f"{variant.name} o {where}")
-    day11.assert_lse(lse2.ravel(), lse_ref.ravel(), name=f"{variant.name} lse2 {where}", seed=seed)
+    assert_lse(lse2.ravel(), lse_ref.ravel(), name=f"{variant.name} lse2 {where}", seed=seed)
 
 
 MASK_TABLE_MAX = 130  # positions of the mask table checked first (past a chunk or prefix of 64)
@@ -238,7 +224,7 @@ PREFIX_CASES = _variant_cases("prefix", (0, 5, 300, 17, 100))
 def variant_cost(case: dict) -> int:
     """A case's emulator work: the mask runs inside day 12's tensor-core kernel, whose work the emulator
     allows up to its tensor-core limit; scaled to the limit of a file without mma of its own."""
-    return day12.batch_prefill_cost(case) * scaling.LIMIT // scaling.TENSOR_LIMIT
+    return batch_prefill_cost(case) * scaling.LIMIT // scaling.TENSOR_LIMIT
 
 
 # The graded file compiled on its own holds one vec-8 specialisation of each layout: 16-byte accesses.

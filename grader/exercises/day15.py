@@ -10,8 +10,10 @@ import numpy as np
 
 from grader import bench, checks, device, tensor_map
 from grader.exercises import Exercise
-from grader.exercises.day09 import SUFFIX, _dtype_ok, _normal, accumulate_tolerance
-from grader.exercises.day10 import dequantize_e4m3, quantize_e4m3
+from grader.launchers.prepared import prepared_launch
+from grader.references.fp8 import dequantize_e4m3, quantize_e4m3
+from grader.references.tensor_core import SUFFIX, dtype_ok, normal
+from grader.references.tolerances import accumulate_tolerance
 from grader.technique import Technique
 
 # ---- exercise 1: one warpgroup, one 64 x 64 tile, wgmma from swizzled shared memory ---------------
@@ -21,11 +23,11 @@ TILE = 64  # wgmma_tile.cu: rows of A and B, and the K slice
 
 def check_wgmma_tile(module, seed: int, count: int, k: int, dtype: str) -> None:
     """`count` independent tiles d = a @ b^T + d (a, b: [64, k], K-major), one warpgroup each."""
-    _dtype_ok(dtype)
+    dtype_ok(dtype)
     if k % TILE:
         raise ValueError(f"k={k}: wgmma_tile takes K in slices of {TILE}")
     rng = np.random.default_rng(seed)
-    a, b = _normal(rng, (count, TILE, k), dtype), _normal(rng, (count, TILE, k), dtype)
+    a, b = normal(rng, (count, TILE, k), dtype), normal(rng, (count, TILE, k), dtype)
     d0 = rng.standard_normal((count, TILE, TILE)).astype(np.float32)
     d = device.asarray(d0)
     name = f"wgmma_tile_{SUFFIX[dtype]}"
@@ -97,22 +99,6 @@ def gemm_prepare(module, a, b, c, m: int, n: int, k: int, dtype: str):
                            (a, b, c))
 
 
-def prepared_launch(module, name: str, grid, threads: int, args, smem: int, what: str, arrays: tuple):
-    """`run()` enqueues kernel `name` with `args` (built once), `run(sync=True)` waits and names a fault as
-    `what`; it holds `arrays`, which the tensor maps in `args` point into (a tensor map is bytes: it does
-    not keep its array alive). Day 16 launches its attention the same way."""
-    kernel = module.get_function(name)
-    kernel.max_dynamic_shared_size_bytes = smem  # above 48 KiB a kernel must opt in
-
-    def run(sync: bool = False):
-        assert arrays
-        if sync:
-            device.launch(kernel, grid, (threads,), args, shared_mem=smem, what=what)
-        else:  # timed: launches queue up
-            kernel(grid, (threads,), args, shared_mem=smem)
-    return run
-
-
 def _as_bits(x):
     """A bfloat16 device array is kept as its uint16 bits: its tensor map is encoded as fp16 (the TMA
     unit copies bytes; only their size matters to it). FP8 arrays are uint8 already."""
@@ -120,9 +106,9 @@ def _as_bits(x):
 
 
 def _check_gemm(prepare, name: str, seed: int, m: int, n: int, k: int, dtype: str) -> None:
-    _dtype_ok(dtype)
+    dtype_ok(dtype)
     rng = np.random.default_rng(seed)
-    a, b = _normal(rng, (m, k), dtype), _normal(rng, (n, k), dtype)
+    a, b = normal(rng, (m, k), dtype), normal(rng, (n, k), dtype)
     c = device.empty((m, n), dtype)
     prepare(device.asarray(a), device.asarray(b), c, m, n, k, dtype)(sync=True)
     expected = a.astype(np.float64) @ b.astype(np.float64).T

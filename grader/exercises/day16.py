@@ -14,9 +14,9 @@ import numpy as np
 
 from grader import bench, checks, device, tensor_map
 from grader.exercises import Exercise
-from grader.exercises.day12 import (BENCH_DIM, DTYPE, HEADS, attention_flops, attention_reference, bench_shapes,
-                                    sdpa_ceiling)
-from grader.exercises.day15 import prepared_launch
+from grader.launchers.prepared import prepared_launch
+from grader.references.prefill_attention import (BENCH_DIM, DTYPE, HEADS, attention_flops, attention_reference,
+                                                bench_shapes, sdpa_ceiling)
 from grader.technique import Technique
 
 BM, BN, STAGES, THREADS = 128, 128, 3, 384  # attention_wgmma.cu's query tile, key tile, stages, threads
