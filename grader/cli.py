@@ -42,7 +42,7 @@ import time
 from pathlib import Path
 
 from grader import compiler, days, device, exercises, paths
-from grader.messages import say
+from grader.messages import said, say
 
 COMMAND_MODULES = ("sanitize", "autotune", "hints", "debug", "classgrade", "leaderboard", "profile",
                    "student_notebooks", "answers", "student_edition", "unlock")
@@ -77,15 +77,16 @@ def _cuda_version(number: int) -> str:
 
 def cmd_show_config(args) -> int:
     import numpy
+    from rich.cells import cell_len  # a Chinese character takes two columns
 
     rows = [("python", platform.python_version()), ("numpy", numpy.__version__)]
     try:
         import cupy
 
         rows.append(("cupy", cupy.__version__))
-        rows.append(("CUDA runtime (cupy built for)", _cuda_version(cupy.cuda.runtime.runtimeGetVersion())))
+        rows.append((say("config.runtime"), _cuda_version(cupy.cuda.runtime.runtimeGetVersion())))
     except ImportError:
-        rows.append(("cupy", "not installed"))
+        rows.append(("cupy", say("config.not_installed")))
     rows.append(("NVRTC", compiler.nvrtc_version()))
     if device.gpu_available():
         import cupy
@@ -93,21 +94,21 @@ def cmd_show_config(args) -> int:
         p = device.properties()
         rows += [("GPU", f"{p['name']} ({p['sm']}, {p['sms']} SMs, L2 {p['l2_bytes'] >> 20} MiB, "
                          f"{p['memory_bytes'] / 2**30:.0f} GiB)"),
-                 ("driver (CUDA version it supports)", _cuda_version(cupy.cuda.runtime.driverGetVersion()))]
+                 (say("config.driver"), _cuda_version(cupy.cuda.runtime.driverGetVersion()))]
         if device.emulated():
-            rows.append(("backend", device.why_not_hardware()))
+            rows.append((say("config.backend"), device.why_not_hardware()))
     else:
-        rows.append(("GPU", f"none: {device.why_no_gpu()}"))
-        rows.append(("works without a GPU", "compile, sass, stubs, progress, release, the CPU tests"))
-    rows.append(("kernels loaded from", "solutions/" if paths.use_solutions() else "days/"))
-    rows.append(("kernel cache (CUPY_CACHE_DIR)",
+        rows.append(("GPU", say("config.no_gpu", why=device.why_no_gpu())))
+        rows.append((say("config.without_gpu"), say("config.without_gpu_list")))
+    rows.append((say("config.kernels_from"), "solutions/" if paths.use_solutions() else "days/"))
+    rows.append((say("config.kernel_cache"),
                  os.environ.get("CUPY_CACHE_DIR", str(Path.home() / ".cupy" / "kernel_cache"))))
-    rows.append(("include paths", "\n".join(str(d) for d in compiler.include_dirs())))
-    rows.append(("NVRTC options", " ".join(o for o in compiler.options() if not o.startswith("-I"))))
-    width = max(len(k) for k, _ in rows)
+    rows.append((say("config.include_paths"), "\n".join(str(d) for d in compiler.include_dirs())))
+    rows.append((say("config.options"), " ".join(o for o in compiler.options() if not o.startswith("-I"))))
+    width = max(cell_len(k) for k, _ in rows)
     for key, value in rows:
         lines = value.splitlines() or [""]
-        print(f"{key:<{width}}  {lines[0]}")
+        print(f"{key}{' ' * (width - cell_len(key))}  {lines[0]}")
         for more in lines[1:]:
             print(f"{'':<{width}}  {more}")
     return 0
@@ -302,16 +303,15 @@ def cmd_progress(args) -> int:
         exs, title = exercises.day_exercises(day), days.title(day, lang)
         title += " " * (width - cell_len(title))
         if not exs:
-            print(f"{day}  {title} coming")
+            print(f"{day}  {title} {say('progress.coming')}")
             continue
         edited = sum(stubs.status(paths.DAYS / day / ex.source) == "edited" for ex in exs)
         result = progress.day_summary(day, [ex.key for ex in exs])
         helped = [f"{k.split('/')[1]} {lv}" for k, lv in used.items() if k.startswith(day + "/")]
-        result += f"; hint levels used: {', '.join(helped)}" if helped else ""
-        result += f"; model answers seen: {', '.join(f'Q{n}' for n in shown[day])}" if shown.get(day) else ""
-        result += "; course headers unlocked" if day in unlocked else ""
-        count = f"{len(exs)} exercise{'s' if len(exs) != 1 else ''}"
-        print(f"{day}  {title} {count}, {edited} edited; {result}")
+        result += say("progress.hints", levels=", ".join(helped)) if helped else ""
+        result += say("progress.answers", questions=", ".join(f"Q{n}" for n in shown[day])) if shown.get(day) else ""
+        result += say("progress.unlocked") if day in unlocked else ""
+        print(f"{day}  {title} " + say("progress.day", count=len(exs), edited=edited, result=result))
     return 0
 
 
@@ -356,7 +356,7 @@ class _Parser(argparse.ArgumentParser):
     block, and `type=int` / `type=float` options take positive numbers only (`--seed`: 0 too)."""
 
     def error(self, message: str):
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        self.exit(2, say("cli.usage", prog=self.prog, message=message) + "\n")
 
     def add_argument(self, *args, **kwargs):
         if kwargs.get("type") in (int, float):
@@ -414,7 +414,10 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _message(e: BaseException) -> str:
-    """An exception as a person reads it: KeyError without its quotes, an OS error with its file."""
+    """An exception as a person reads it: in the lessons' language where the catalogue words it, a
+    KeyError without its quotes, an OS error with its file."""
+    if (text := said(e)) is not None:
+        return text
     if isinstance(e, KeyError) and e.args:
         return str(e.args[0])
     if isinstance(e, OSError) and e.strerror and e.filename:

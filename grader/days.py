@@ -9,6 +9,17 @@ import re
 from dataclasses import dataclass
 
 
+class UnknownDay(ValueError):
+    """A day the course does not have; its English text here, the lessons' language at the door that
+    shows it (`grader.messages.said`)."""
+
+    def __init__(self, day, first, last):
+        self.fields = {"day": repr(day), "first": first.name, "last": last.name, "lo": first.number,
+                       "hi": last.number}
+        super().__init__(f"unknown day {day!r}: expected {first.name} .. {last.name} "
+                         f"(or a number {first.number}-{last.number})")
+
+
 @dataclass(frozen=True)
 class Day:
     name: str      # "day01"
@@ -52,8 +63,7 @@ def _row(day: int | str) -> Day:
         if m and row.number == int(m.group(1)):
             return row
     first, last = TABLE[0], TABLE[-1]
-    raise ValueError(f"unknown day {day!r}: expected {first.name} .. {last.name} "
-                     f"(or a number {first.number}-{last.number})")
+    raise UnknownDay(day, first, last)
 
 
 def day_name(day: int | str) -> str:

@@ -83,6 +83,53 @@ CATALOGUE: dict[str, dict[str, str]] = {
                        "zh": "错误：{kind}：{message}（设置 COURSE_TRACEBACK=1 可看到出错位置）"},
     "cli.compile": {"en": "error: {path} does not compile:{sep}{log}", "zh": "错误：{path} 编译失败：{sep}{log}"},
     "cli.interrupted": {"en": "interrupted", "zh": "已中断"},
+    "cli.usage": {"en": "{prog}: error: {message} (see {prog} --help)",
+                  "zh": "{prog}：错误：{message}（见 {prog} --help）"},
+    "day.unknown": {"en": "unknown day {day}: expected {first} .. {last} (or a number {lo}-{hi})",
+                    "zh": "没有这一天 {day}：应为 {first} .. {last}（或数字 {lo}-{hi}）"},
+    "exercise.unknown": {"en": "{day} has no exercise {name} (it has: {known})",
+                         "zh": "{day} 没有练习 {name}（它有：{known}）"},
+    "none_yet": {"en": "none yet", "zh": "暂无"},
+    # ---- `python -m grader progress` ----
+    "progress.day": {"en": "{count} exercises, {edited} edited; {result}",
+                     "zh": "{count} 个练习，已编辑 {edited} 个；{result}"},
+    "progress.coming": {"en": "coming", "zh": "即将推出"},
+    "progress.not_checked": {"en": "not checked yet: pytest days/{day}", "zh": "还没有检查：pytest days/{day}"},
+    "progress.passed": {"en": "{passed} of {total} passed (last run: {by}, {when})",
+                        "zh": "{total} 个中通过 {passed} 个（上次运行：{by}，{when}）"},
+    "progress.hints": {"en": "; hint levels used: {levels}", "zh": "；用过的提示级别：{levels}"},
+    "progress.answers": {"en": "; model answers seen: {questions}", "zh": "；看过的参考答案：{questions}"},
+    "progress.unlocked": {"en": "; course headers unlocked", "zh": "；课程头文件已解锁"},
+    # ---- `python -m grader show-config` ----
+    "config.runtime": {"en": "CUDA runtime (cupy built for)", "zh": "CUDA 运行时（cupy 构建时所用）"},
+    "config.not_installed": {"en": "not installed", "zh": "未安装"},
+    "config.driver": {"en": "driver (CUDA version it supports)", "zh": "驱动（它支持的 CUDA 版本）"},
+    "config.backend": {"en": "backend", "zh": "后端"},
+    "config.no_gpu": {"en": "none: {why}", "zh": "无：{why}"},
+    "config.without_gpu": {"en": "works without a GPU", "zh": "没有 GPU 也能用"},
+    "config.without_gpu_list": {"en": "compile, sass, stubs, progress, release, the CPU tests",
+                                "zh": "compile、sass、stubs（桩文件）、progress、release、CPU 上的测试"},
+    "config.kernels_from": {"en": "kernels loaded from", "zh": "核函数加载自"},
+    "config.kernel_cache": {"en": "kernel cache (CUPY_CACHE_DIR)", "zh": "核函数缓存（CUPY_CACHE_DIR）"},
+    "config.include_paths": {"en": "include paths", "zh": "头文件搜索路径"},
+    "config.options": {"en": "NVRTC options", "zh": "NVRTC 编译选项"},
+    # ---- the self-check's summary (grader.pytest_plugin) ----
+    "table.exercise": {"en": "exercise", "zh": "练习"},
+    "table.passed": {"en": "passed", "zh": "通过"},
+    "table.failed": {"en": "failed", "zh": "未通过"},
+    "table.skipped": {"en": "skipped", "zh": "跳过"},
+    "table.result": {"en": "result", "zh": "结果"},
+    "table.of_ceiling": {"en": "% of ceiling", "zh": "占上限的 %"},
+    "table.ratio": {"en": "{ratio} of {ceiling}", "zh": "{ceiling} 的 {ratio}"},
+    "summary.title": {"en": "course self-check: {which}", "zh": "课程自检：{which}"},
+    "summary.solutions": {"en": "solutions/", "zh": "solutions/（课程的答案）"},
+    "summary.yours": {"en": "your kernels (days/)", "zh": "你的核函数（days/）"},
+    "summary.first_failure": {"en": "{exercise}: {cases} failed; first: {first}",
+                              "zh": "{exercise}：{cases} 未通过；第一个：{first}"},
+    "summary.cases": {"en": "{n} cases", "zh": "{n} 个用例"},
+    "summary.one_case": {"en": "1 case", "zh": "1 个用例"},
+    "summary.skipped": {"en": "{cases} skipped (every reason is in pytest's summary below); the first: {first}",
+                        "zh": "跳过 {cases}（每个原因都在下面 pytest 的摘要里）；第一个：{first}"},
 }
 
 
@@ -92,6 +139,19 @@ def say(key: str, lang: str | None = None, **fields) -> str:
 
     entry = CATALOGUE[key]
     return entry.get(lang or language(), entry["en"]).format(**fields)
+
+
+def said(e: BaseException) -> str | None:
+    """A course exception that carries its fields (an unknown day or exercise) in the lessons' language;
+    None for any other exception."""
+    from grader.days import UnknownDay
+    from grader.exercises import UnknownExercise
+
+    if isinstance(e, UnknownDay):
+        return say("day.unknown", **e.fields)
+    if isinstance(e, UnknownExercise):
+        return say("exercise.unknown", **{**e.fields, "known": e.fields["known"] or say("none_yet")})
+    return None
 
 
 def status(word: str, lang: str | None = None) -> str:

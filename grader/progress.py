@@ -9,6 +9,7 @@ import os
 import time
 
 from grader import paths
+from grader.messages import say
 
 FILE = paths.STATE / "progress.json"
 FAILURES = paths.STATE / "failures.json"
@@ -85,7 +86,7 @@ def day_summary(day: str, keys: list[str]) -> str:
     data = load()
     seen = [data[k] for k in keys if k in data]
     if not seen:
-        return f"not checked yet: pytest days/{day}"
+        return say("progress.not_checked", day=day)
     last = max(seen, key=lambda v: v["when"])
     passed = sum(v["status"] == "passed" for v in seen)
-    return f"{passed} of {len(keys)} passed (last run: {last['by']}, {last['when']})"
+    return say("progress.passed", passed=passed, total=len(keys), by=last["by"], when=last["when"])

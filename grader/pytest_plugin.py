@@ -42,9 +42,9 @@ def pytest_configure(config):
     except (ValueError, paths.InstructorOnly) as e:
         raise pytest.UsageError(str(e)) from None
     config.addinivalue_line("markers", "gpu: needs a CUDA GPU")
-    if device.emulated() and not config.pluginmanager.has_plugin("grader.emulator.pytest_scaling"):
+    if device.emulated() and not config.pluginmanager.has_plugin("grader.emutools.pytest_scaling"):
         # cases too large for a CPU and timed tests are skipped, with the reason
-        config.pluginmanager.import_plugin("grader.emulator.pytest_scaling")
+        config.pluginmanager.import_plugin("grader.emutools.pytest_scaling")
 
 
 class Course:
@@ -266,15 +266,17 @@ def summarize(results: list[dict]) -> list[dict]:
 
 
 def format_table(rows: list[dict]) -> str:
+    counts = [say("table.passed"), say("table.failed"), say("table.skipped")]
     return tables.render(
-        ["exercise", "passed", "failed", "skipped", "result", "% of ceiling"],
+        [say("table.exercise"), *counts, say("table.result"), say("table.of_ceiling")],
         [[r["exercise"], r["passed"], r["failed"], r["skipped"], r["status"],
-          f"{r['ratio']:.0%} of {r['ceiling']}" if r["ratio"] is not None else "-"] for r in rows],
-        right=("passed", "failed", "skipped"))
+          say("table.ratio", ratio=f"{r['ratio']:.0%}", ceiling=r["ceiling"]) if r["ratio"] is not None else "-"]
+         for r in rows],
+        right=tuple(counts))
 
 
 def _cases(n: int) -> str:
-    return f"{n} case{'' if n == 1 else 's'}"
+    return say("summary.one_case") if n == 1 else say("summary.cases", n=n)
 
 
 def pytest_terminal_summary(terminalreporter, config):
@@ -285,18 +287,19 @@ def pytest_terminal_summary(terminalreporter, config):
     if not results:
         return
     rows = summarize(results)
-    which = "solutions/" if paths.use_solutions() else "your kernels (days/)"
+    which = say("summary.solutions") if paths.use_solutions() else say("summary.yours")
     tr = terminalreporter
-    tr.section(f"course self-check: {which}")
+    tr.section(say("summary.title", which=which))
     tr.write_line(format_table(rows))
     for r in rows:
         if r["first_failure"]:
             first = r["first_failure"].splitlines()[0]
-            tr.write_line(f"\n{r['exercise']}: {_cases(r['failed'])} failed; first: {first}")
+            tr.write_line("\n" + say("summary.first_failure", exercise=r["exercise"], cases=_cases(r["failed"]),
+                                      first=first))
     skipped = [r for r in rows if r["skipped"]]
     if skipped:
-        tr.write_line(f"\n{_cases(sum(r['skipped'] for r in skipped))} skipped (every reason is in pytest's "
-                      f"summary below); the first: {skipped[0]['first_skip']}")
+        tr.write_line("\n" + say("summary.skipped", cases=_cases(sum(r["skipped"] for r in skipped)),
+                                  first=skipped[0]["first_skip"]))
     if device.emulated() and skipped:
         tr.write_line("The notebook's nb.grade(day, exercise) runs the same cases as pytest here; an "
                       "autograder cell's hidden cases run at the sizes the notebook names, even on the emulator.")

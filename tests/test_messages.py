@@ -74,3 +74,23 @@ def test_a_grade_and_the_lessons_first_cell_in_chinese(monkeypatch, capsys):
 
 def test_the_child_is_told_the_language():
     assert "COURSE_LANG" in isolation._ENV_KEEP
+
+
+@pytest.mark.parametrize("argv,says", [
+    (["check", "day99"], "没有这一天 'day99'"),
+    (["hint", "day02", "nosuch"], "day02 没有练习 'nosuch'"),
+    (["check", "day02", "--nosuch"], "错误：unrecognized arguments"),
+    (["progress"], "个练习，已编辑"),
+    (["show-config"], "核函数加载自"),
+])
+def test_the_command_line_speaks_chinese(monkeypatch, capsys, argv, says):
+    from grader import cli
+
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    monkeypatch.chdir(paths.ROOT)
+    try:
+        cli.main(argv)
+    except SystemExit:
+        pass
+    out = capsys.readouterr()
+    assert says in out.out + out.err, out

@@ -54,8 +54,15 @@ def get(day, name: str) -> Exercise:
     for ex in day_exercises(day):
         if ex.name == name:
             return ex
-    known = ", ".join(e.name for e in day_exercises(day)) or "none yet"
-    raise KeyError(f"{days.day_name(day)} has no exercise {name!r} (it has: {known})")
+    raise UnknownExercise(days.day_name(day), name, [e.name for e in day_exercises(day)])
+
+
+class UnknownExercise(KeyError):
+    """An exercise the day does not have (English here; `grader.messages.said` words it for a student)."""
+
+    def __init__(self, day: str, name: str, known: list[str]):
+        self.fields = {"day": day, "name": repr(name), "known": ", ".join(known)}
+        super().__init__(f"{day} has no exercise {name!r} (it has: {', '.join(known) or 'none yet'})")
 
 
 def days_with_exercises() -> list[str]:
