@@ -232,7 +232,7 @@ def _decode_inputs(rng, batch: int, kv_len: int, heads: int, kv_heads: int):
 
     if heads % kv_heads:
         raise ValueError(f"--heads {heads} must be a multiple of --kv-heads {kv_heads} (GQA)")
-    return day11._random_qkv(rng, batch, heads, (batch, kv_len, kv_heads, day11.HEAD_DIM))
+    return day11.random_qkv(rng, batch, heads, (batch, kv_len, kv_heads, day11.HEAD_DIM))
 
 
 def _decode_scores(q, k, v, lengths):

@@ -70,7 +70,7 @@ def _assert_o(got, expected, *, name: str, seed: int, dt: str = "float16") -> No
                              f"heads do) [seed {seed}: rerun with {checks.SEED_ENV}={seed}]")
 
 
-def _random_qkv(rng, batch: int, num_qo_heads: int, kv_shape: tuple, kv_dtype: str = "float16"):
+def random_qkv(rng, batch: int, num_qo_heads: int, kv_shape: tuple, kv_dtype: str = "float16"):
     """q [batch, Hq, D] with a per-(request, head) scale from Q_SCALES, and normal k, v [kv_shape],
     D = kv_shape[-1]. float16 / bfloat16: all of that dtype. e4m3: fp16 q and an fp8 cache holding
     k / k_scale, v / v_scale with random per-tensor scales (the stored values up to ~100 of 448);
@@ -230,7 +230,7 @@ def check_merge_states(module, seed: int, rows: int, num_states: int) -> None:
 def check_decode_warp(module, seed: int, batch: int, kv_len: int, num_heads: int) -> None:
     """decode_warp.cu: one warp per (request, head), no GQA; o against float64."""
     rng = np.random.default_rng(seed)
-    q, k, v = _random_qkv(rng, batch, num_heads, (batch, kv_len, num_heads, HEAD_DIM))
+    q, k, v = random_qkv(rng, batch, num_heads, (batch, kv_len, num_heads, HEAD_DIM))
     o = device.empty(q.shape, "float16")
     device.launch(module.get_function("decode_warp"), (num_heads, batch), (32,),
                   (device.asarray(q), device.asarray(k), device.asarray(v), o, np.int32(kv_len),
@@ -277,7 +277,7 @@ def check_decode_attention(module, seed: int, batch: int, kv_len: int, num_qo_he
                            kv_dtype: str = "float16", head_dim: int = HEAD_DIM, layout: str = "NHD") -> None:
     """o against float64 from the same rounded (fp8: dequantised) inputs, in the case's configuration."""
     rng = np.random.default_rng(seed)
-    q, k, v, *scales = _random_qkv(rng, batch, num_qo_heads, (batch, kv_len, num_kv_heads, head_dim), kv_dtype)
+    q, k, v, *scales = random_qkv(rng, batch, num_qo_heads, (batch, kv_len, num_kv_heads, head_dim), kv_dtype)
     k_scale, v_scale = scales or (1.0, 1.0)
     kd, vd = (_to_device(hnd(x) if layout == "HND" else x) for x in (k, v))
     o = decode_attention(module, device.asarray(q), kd, vd, layout=layout, k_scale=k_scale, v_scale=v_scale)
@@ -438,7 +438,7 @@ def check_decode_paged(module, seed: int, batch: int, kv_len: int, page_size: in
     """Ragged requests (1 .. kv_len tokens) in randomly placed pages; o and lse2 against float64."""
     rng = np.random.default_rng(seed)
     lengths = ragged_lengths(rng, batch, kv_len)
-    q, k, v, *scales = _random_qkv(rng, batch, num_qo_heads, (batch, kv_len, num_kv_heads, head_dim), kv_dtype)
+    q, k, v, *scales = random_qkv(rng, batch, num_qo_heads, (batch, kv_len, num_kv_heads, head_dim), kv_dtype)
     k_scale, v_scale = scales or (1.0, 1.0)
     indptr, indices, last, pool = page_table(rng, lengths, page_size)
     k_pages, v_pages = (paged_pool(x, lengths, indptr, indices, page_size, pool) for x in (k, v))
