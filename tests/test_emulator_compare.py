@@ -2,7 +2,7 @@
 is reported (runs day 1's smallest cases on whichever backend is here)."""
 import numpy as np
 
-from grader.emulator import compare
+from grader.emutools import compare
 
 
 def test_record_then_diff(tmp_path, capsys):

@@ -103,9 +103,9 @@ def test_scaling_runs_larger_cases_of_tensor_core_exercises():
 
 
 def test_speed_benchmark_times_launches_and_checks_outputs_bitwise(tmp_path, capsys, monkeypatch):
-    """`python -m grader.emulator.speed`: a table of warp instructions per second; --save / --compare
+    """`python -m grader.emutools.speed`: a table of warp instructions per second; --save / --compare
     find a changed output; bad arguments are one-line errors."""
-    from grader.emulator import speed
+    from grader.emutools import speed
 
     monkeypatch.setenv("COURSE_BACKEND", "emulator")
     saved = tmp_path / "before.npz"
@@ -127,15 +127,15 @@ def test_speed_benchmark_times_launches_and_checks_outputs_bitwise(tmp_path, cap
 
 
 def test_report_command_prints_memory_tables(capsys, monkeypatch):
-    """`python -m grader.emulator.report`: without arguments how to get the tables; with a day and an
+    """`python -m grader.emutools.day_report`: without arguments how to get the tables; with a day and an
     exercise, the memory table of each launch of its largest emulated case; bad input in one line."""
-    from grader.emulator import report
+    from grader.emutools import day_report
 
     monkeypatch.setenv("COURSE_BACKEND", "emulator")
-    assert report.main([]) == 0
-    assert "python -m grader.emulator.report dayNN" in capsys.readouterr().out
-    assert report.main(["day02", "strided_gather", "--solutions"]) == 0
+    assert day_report.main([]) == 0
+    assert "python -m grader.emutools.day_report dayNN" in capsys.readouterr().out
+    assert day_report.main(["day02", "strided_gather", "--solutions"]) == 0
     out = capsys.readouterr().out
     assert "strided_gather.cu:" in out and "ld.global" in out and "31.76" in out  # stride 32: a sector a lane
-    assert report.main(["day99"]) == 2 and "unknown day" in capsys.readouterr().err
-    assert report.main(["day02", "nope"]) == 2 and "no exercise 'nope'" in capsys.readouterr().err
+    assert day_report.main(["day99"]) == 2 and "unknown day" in capsys.readouterr().err
+    assert day_report.main(["day02", "nope"]) == 2 and "no exercise 'nope'" in capsys.readouterr().err

@@ -6,16 +6,11 @@ the ideal (bank conflicts); and the instruction mix, warp instructions by the SA
     print(report.memory_table())        # the last launch
     report.instruction_mix()            # {"mma": ..., "ldmatrix": ..., "cp.async": ..., ...}
 
-As a command, the tables of a day's kernels (each exercise's largest case that the emulator runs):
-
-    python -m grader.emulator.report day02 [strided_gather] [--solutions]
+The tables of a day's kernels, as a command: `python -m grader.emutools.day_report`.
 """
 from __future__ import annotations
 
-import argparse
 import contextlib
-import os
-import sys
 
 from grader import tables
 from grader.emulator import program, scaling
@@ -166,61 +161,3 @@ def launch_text(run) -> str:
     return "\n".join([f"{run.kernel}, grid {run.grid}, block {run.block}: {run.instructions:,} warp instructions",
                       f"  instruction mix: {mix_text(instruction_mix(run))}",
                       memory_table(run) if run.stats else "  (no memory instruction)"])
-
-
-def exercise_tables(ex, solutions: bool = False) -> str:
-    """The memory table of every launch of the exercise's largest case that the emulator runs (the
-    kernel compiled for the emulator, without the grader's technique check)."""
-    from grader import emulator, paths
-
-    case = largest_case(ex)
-    what = ", ".join(f"{k}={v}" for k, v in case.items())
-    source = paths.solutions_dir("the solution's memory table (--solutions)") / ex.day / ex.source if solutions \
-        else paths.source_path(ex.day, ex.source)
-    out = [f"{ex.key} ({what}), {source}:"]
-    launches, error = record_case(ex, case, emulator.load(source))
-    if error:
-        out.append(f"  failed: {error}")
-    out += ["\n" + launch_text(run) for run in launches]
-    return "\n".join(out)
-
-
-USAGE = """The emulator's memory statistics, per instruction and CUDA source line:
-
-  python -m grader.emulator.report dayNN [exercise] [--solutions]
-      each exercise's largest case that the emulator runs: sectors per request, bank conflicts
-  python -m grader profile dayNN [exercise]
-      the same as an estimate of Nsight Compute's table, with the instruction mix and occupancy
-  from grader.emulator import report; print(report.memory_table())
-      the last launch in this process
-
-The emulator's own speed: python -m grader.emulator.speed"""
-
-
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m grader.emulator.report",
-                                 description="memory tables of a day's kernels on the emulator")
-    ap.add_argument("day", nargs="?", help="dayNN (without: how to get memory statistics)")
-    ap.add_argument("exercise", nargs="?", help="one exercise of the day (default: all of them)")
-    ap.add_argument("--solutions", action="store_true", help="the course's solutions instead of days/")
-    args = ap.parse_args(argv)
-    if args.day is None:
-        print(USAGE)
-        return 0
-    os.environ["COURSE_BACKEND"] = "emulator"
-    from grader import compiler, exercises
-
-    try:
-        found = [exercises.get(args.day, args.exercise)] if args.exercise else exercises.day_exercises(args.day)
-        if not found:
-            raise ValueError(f"{args.day} has no exercises yet")
-        for ex in found:
-            print(exercise_tables(ex, args.solutions), flush=True)
-    except (KeyError, ValueError, FileNotFoundError, compiler.CompileError) as e:
-        print(f"error: {e.args[0] if isinstance(e, KeyError) else e}", file=sys.stderr)
-        return 2
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

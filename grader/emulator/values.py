@@ -120,7 +120,7 @@ def to_f16(x: np.ndarray, mode: str = "rn") -> np.ndarray:
 
 def f32_to_bf16_bits(x: np.ndarray, mode: str = "rn") -> np.ndarray:
     """float32 to bfloat16 bits (uint16) with rounding; a NaN becomes the canonical NaN 0x7FFF, as the
-    H100's cvt.rn.bf16x2.f32 gives it (grader.emulator.compare, 2026-11-23)."""
+    H100's cvt.rn.bf16x2.f32 gives it (grader.emutools.compare, 2026-11-23)."""
     x = np.asarray(x, np.float32)
     u = x.view(np.uint32).astype(np.uint64)
     nan = np.isnan(x)

@@ -1,9 +1,9 @@
 """Compare the emulator with a GPU on the same inputs: record every array a self-check reads back, on
 whichever backend runs, then diff two recordings.
 
-    python -m grader.emulator.compare record gpu.npz               # on the GPU machine
-    COURSE_BACKEND=emulator python -m grader.emulator.compare record emu.npz
-    python -m grader.emulator.compare diff gpu.npz emu.npz
+    python -m grader.emutools.compare record gpu.npz               # on the GPU machine
+    COURSE_BACKEND=emulator python -m grader.emutools.compare record emu.npz
+    python -m grader.emutools.compare diff gpu.npz emu.npz
 
 Each exercise runs its smallest case and its largest up to COMPARE_LIMIT elements (solutions and stubs)
 with fixed seeds; inputs come from numpy's
@@ -134,7 +134,7 @@ def diff(ref: str, other: str) -> int:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m grader.emulator.compare", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m grader.emutools.compare", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("record")
     r.add_argument("out")

@@ -3,10 +3,10 @@ of thousands of blocks, and tensor-core kernels of a few blocks where Python's p
 shows), each timed after a warm-up launch, in warp instructions per CPU second (what other processes
 on the machine disturb least).
 
-    python -m grader.emulator.speed                       # every launch, best of 3
-    python -m grader.emulator.speed block_tile gemm -r 5  # some of them
-    python -m grader.emulator.speed --save before.npz     # keep the outputs ...
-    python -m grader.emulator.speed --compare before.npz  # ... and check a change left them bitwise equal
+    python -m grader.emutools.speed                       # every launch, best of 3
+    python -m grader.emutools.speed block_tile gemm -r 5  # some of them
+    python -m grader.emutools.speed --save before.npz     # keep the outputs ...
+    python -m grader.emutools.speed --compare before.npz  # ... and check a change left them bitwise equal
 
 Inputs are fixed (seeded), so two runs produce the same outputs unless the emulator changed.
 """
@@ -161,7 +161,7 @@ def compare(results: list[Result], path: Path) -> list[str]:
 
 def main(argv=None) -> int:
     names = [c.name for c in CASES]
-    ap = argparse.ArgumentParser(prog="python -m grader.emulator.speed", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m grader.emutools.speed", description=__doc__.split("\n\n")[0])
     ap.add_argument("only", nargs="*", metavar="LAUNCH", help=f"launches to run (default all): {', '.join(names)}")
     ap.add_argument("-r", "--repeat", type=int, default=3, help="timed launches per case (default 3)")
     group = ap.add_mutually_exclusive_group()

@@ -1,4 +1,4 @@
-"""A pytest plugin for exercise tests on the emulator (`-p grader.emulator.pytest_scaling`): skips,
+"""A pytest plugin for exercise tests on the emulator (`-p grader.emutools.pytest_scaling`): skips,
 with the reason, the cases too large for a CPU (grader/emulator/scaling.py) and the timed tests
 (timings are not emulated). Does nothing on a GPU backend.
 """
@@ -10,7 +10,7 @@ from grader import device
 from grader.emulator.scaling import runs_on_emulator
 
 NO_TIMING = ("timings are not emulated (COURSE_BACKEND=emulator): run the performance tests on a GPU; "
-             "python -m grader.emulator.report dayNN shows the kernels' memory statistics instead")
+             "python -m grader.emutools.day_report dayNN shows the kernels' memory statistics instead")
 
 
 def _exercise_of(item, case):
