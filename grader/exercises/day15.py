@@ -2,7 +2,7 @@
 Tensor Memory Accelerator with an mbarrier, and the warp-specialised, pipelined GEMM built from them.
 
 The kernels compile for sm_90a only (COURSE_REQUIRE_ARCH_SPECIFIC(90)): on another GPU the checks skip
-with that reason, and without a GPU the emulator runs them (grader/emulator/wgmma.py, async_copy.py).
+with that reason, and without a GPU the emulator runs them (grader/emulator/ops/tensor_cores.py, async_copy.py).
 """
 from __future__ import annotations
 
