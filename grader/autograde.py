@@ -1,13 +1,14 @@
 """The course's side of `nbgrader autograde`: kernels are graded by the course, outside the student's
 notebook, and the notebook only runs for feedback.
 
-nbgrader_config.py (written by grader.nbgrader_course) puts these preprocessors in the pipeline:
+nbgrader_config.py (written by grader.nbgrader_course) puts these preprocessors in the pipeline of
+nbgrader's autograde step (after its sanitize step), which hands each the same `resources` dict:
 
-- `GradeKernels`, last of the sanitize step, before the notebook runs: reads the autograder cells
-  (restored from the gradebook by nbgrader, so the student cannot change them), grades every
+- `GradeKernels`, first, before the notebook runs: reads the autograder cells (restored from the
+  gradebook by nbgrader's sanitize step, so the student cannot change them), grades every
   `nb.grade(...)` call they hold on the submitted .cu files in locked-down children
-  (grader.isolation), and records what the notebook could touch (the gradebook's bytes, the state of
-  the course's files);
+  (grader.isolation), and records in `resources` what it found and what the notebook could touch
+  (the gradebook's bytes, the state of the course's files);
 - `RunNotebook` runs the notebook (in the sandboxed kernel of grader.sandbox where Linux allows it),
   with a time limit per cell and for the whole notebook, and survives a kernel that dies;
 - `ApplyKernelGrades`, right after: replaces the outputs of the autograder cells with the course's
@@ -63,7 +64,7 @@ class CellResult:
     score: float | None = None   # a passing cell's points where some are withheld (else all of them)
 
 
-_RESULTS: dict[tuple[str, str], dict] = {}   # (assignment, student) -> what GradeKernels found
+RESOURCES_KEY = "course"  # resources[RESOURCES_KEY]: what one preprocessor hands the next (one notebook)
 
 
 # ---- reading the autograder cells ------------------------------------------------------------------
@@ -293,7 +294,7 @@ def _precompile() -> None:
 
 
 class GradeKernels(Preprocessor):
-    """Sanitize step, before the notebook runs: grade the submitted kernels (see the module)."""
+    """Autograde step, before the notebook runs: grade the submitted kernels (see the module)."""
 
     def preprocess(self, nb, resources):
         from grader.language import LANG_ENV
@@ -314,7 +315,7 @@ class GradeKernels(Preprocessor):
 
         _precompile()
         assignment, day, student, course_dir = _ids(resources)
-        folder = Path(resources["metadata"]["path"]).resolve()  # submitted/<student>/<day>
+        folder = course_dir / "submitted" / student / assignment  # as handed in (autograded/ holds a copy)
         cells, graded, changed = {}, {}, set()
         for cell in nb.cells:
             if not is_autograded(cell):
@@ -348,7 +349,7 @@ class GradeKernels(Preprocessor):
             cells = {gid: CellResult(False, f"scored zero: the submitted {', '.join(sorted(changed))} changed "
                                             f"while it was graded") for gid in cells}
         gradebook = gradebook_path(self.config, course_dir)
-        _RESULTS[(assignment, student)] = {
+        resources.setdefault(RESOURCES_KEY, {})["kernel_grades"] = {
             "cells": cells,
             "own": _own_lines(folder),
             "gradebook_path": gradebook,
@@ -477,14 +478,14 @@ class RunNotebook(Preprocessor):
             self.log.error("NO SANDBOX for the notebook's kernel (%s): it can read other students' files and "
                            "the hidden tests; relying on checks after it runs; grade one student at a time",
                            why_not)
-        resources.setdefault("course", {})["sandbox"] = why_not or "yes"
+        resources.setdefault(RESOURCES_KEY, {})["sandbox"] = why_not or "yes"
         execute = Execute(**kwargs)
         try:
             nb, resources = execute.preprocess(nb, resources)
         except Exception as e:  # noqa: BLE001 - a dead or unresponsive kernel must not lose the grades
-            resources["course"]["notebook_error"] = f"{e.__class__.__name__}: {str(e)[:300]}"
+            resources[RESOURCES_KEY]["notebook_error"] = f"{e.__class__.__name__}: {str(e)[:300]}"
         if time.monotonic() - start >= self.budget:
-            resources["course"]["notebook_error"] = f"the notebook ran past its {self.budget} s budget"
+            resources[RESOURCES_KEY]["notebook_error"] = f"the notebook ran past its {self.budget} s budget"
         return nb, resources
 
 
@@ -493,10 +494,11 @@ class ApplyKernelGrades(Preprocessor):
 
     def preprocess(self, nb, resources):
         assignment, day, student, course_dir = _ids(resources)
-        found = _RESULTS.pop((assignment, student), None)
-        sandboxed = resources.get("course", {}).get("sandbox") == "yes"
+        state = resources.get(RESOURCES_KEY, {})
+        found = state.pop("kernel_grades", None)
+        sandboxed = state.get("sandbox") == "yes"
         cheat = self._cheats(found, nb, assignment, day, student, course_dir, sandboxed)
-        note = resources.get("course", {}).get("notebook_error")
+        note = state.get("notebook_error")
         restored = _keep_graded(course_dir, student, assignment, (found or {}).get("graded", {}))
         if restored:
             note = "; ".join(filter(None, [note, f"it rewrote {', '.join(restored)} after grading: autograded/ "
@@ -510,7 +512,7 @@ class ApplyKernelGrades(Preprocessor):
                 result = CellResult(False, f"scored zero: {cheat}")
             elif result is None:
                 result = CellResult(False, "the course did not grade this cell (grader.autograde.GradeKernels "
-                                           "is not in nbgrader's sanitize preprocessors)")
+                                           "is not before RunNotebook in nbgrader's autograde preprocessors)")
             text = result.text + (f"\n(the notebook itself: {note})" if note else "")
             if result.passed:
                 cell.outputs = [NotebookNode(output_type="stream", name="stdout", text=text + "\n")]

@@ -1,18 +1,22 @@
 """`python -m grader.classbench OUT_DIR`: how fast a class is graded, serially and on Ray.
 
 Builds the same synthetic class once per mode (a fresh course folder each: nbgrader's configuration
-names its folder): N students per day, a fixed mix of submissions (student i gets MIX[i % 6]: half the
-class hands in the solutions, the rest stubs, half-done work, or a file that does not compile). Then it
-grades it with serial `nbgrader autograde` (what an instructor runs by hand) and with `grade-class` on
-Ray for each GPU count asked for (CUDA_VISIBLE_DEVICES set before Ray starts; without a GPU, Ray CPU
-workers), checks that every mode gives every (student, day) the same score, and prints a table
-(also OUT_DIR/classbench.json).
+names its folder): N students per day, student i hands in MIX[i % len(MIX)]: the solutions, the
+released stubs, half-done work, a file that does not compile, and from the seventh student on a kernel
+that traps and one that never finishes. A warm-up first grades one solution per day, untimed (it
+measures the solutions' times that set the per-case budgets, and fills the disk cache); each mode then
+compiles into a kernel cache of its own (CUPY_CACHE_DIR). The class is graded with serial
+`nbgrader autograde` (what an instructor runs by hand) and with `grade-class` on Ray for each GPU count
+asked for (CUDA_VISIBLE_DEVICES set before Ray starts; without a GPU, that many Ray CPU workers on the
+emulator). Prints student-days per hour, per GPU (per worker) and the speed-up over serial, and
+whether every (student, day) got the same score in every mode (also OUT_DIR/classbench.json).
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -24,26 +28,34 @@ from grader import nbgrader_course as course
 from grader.days import day_name
 from grader.exercises import days_with_exercises
 
-MIX = ("solution", "solution", "solution", "stub", "half", "broken")
+MIX = ("solution", "solution", "stub", "half", "broken", "solution", "traps", "hangs")
 BROKEN = "#error this submission does not compile\n"
+STALLS = {"traps": " __trap();", "hangs": " while (true) {}"}   # put first in the day's first kernel
+_KERNEL = re.compile(r"(__global__[^{;]*\{)")
 
 
 def _files(day: str, kind: str, scratch: Path) -> dict[str, Path]:
     """The .cu files a student of this kind hands in (the others are the released stubs)."""
     names = course.exercise_files(day)
-    solved = {"solution": names, "stub": [], "half": names[: len(names) // 2], "broken": names[1:]}[kind]
+    solved = {"solution": names, "stub": [], "half": names[: len(names) // 2]}.get(kind, names)
     files = {n: paths.SOLUTIONS / day / n for n in solved}
     if kind == "broken":
-        bad = scratch / f"{day}-{names[0]}"
-        bad.write_text(BROKEN + (paths.SOLUTIONS / day / names[0]).read_text())
-        files[names[0]] = bad
+        first = names[0]
+        text = BROKEN + files[first].read_text()
+    elif kind in STALLS:
+        first = next(n for n in names if _KERNEL.search(files[n].read_text()))
+        text = _KERNEL.sub(lambda m: m.group(1) + STALLS[kind], files[first].read_text(), count=1)
+    else:
+        return files
+    files[first] = scratch / f"{day}-{kind}-{first}"
+    files[first].write_text(text)
     return files
 
 
 def build(course_dir: Path, days: list[str], students: int) -> list[tuple[str, str]]:
     """A released course with every student's submission in submitted/; returns the (student, day) pairs."""
     course.build_course(course_dir, days=days)
-    scratch = course_dir / "broken-files"
+    scratch = course_dir / "kinds"
     scratch.mkdir()
     pairs = []
     with course.gradebook(course_dir) as gb:
@@ -87,7 +99,7 @@ def on_ray(course_dir: Path, gpus: int, gpus_per_task: float) -> None:
         raise RuntimeError(f"grade-class ended with {done.returncode}: {(done.stdout + done.stderr)[-2000:]}")
 
 
-def main(argv=None) -> int:
+def _parse(argv):
     p = argparse.ArgumentParser(prog="python -m grader.classbench", description=__doc__.splitlines()[0])
     p.add_argument("out_dir")
     p.add_argument("--students", type=int, default=12)
@@ -95,43 +107,67 @@ def main(argv=None) -> int:
     p.add_argument("--gpus", type=int, nargs="+", default=[1], help="GPU counts for grade-class (workers without a GPU)")
     p.add_argument("--gpus-per-task", type=float, default=1.0)
     p.add_argument("--no-serial", action="store_true", help="skip serial nbgrader (scores then compared between Ray runs)")
+    p.add_argument("--no-warm-up", action="store_true", help="skip grading one solution per day first")
     a = p.parse_args(argv)
+    a.days = [day_name(d) for d in a.days]
+    if bad := [d for d in a.days if d not in days_with_exercises()]:
+        raise ValueError(f"{', '.join(bad)} has no exercises to grade")
+    if a.students < 1 or any(g < 1 for g in a.gpus):
+        raise ValueError("--students and --gpus must be at least 1")
+    a.out = Path(a.out_dir)
+    if a.out.exists() and any(a.out.iterdir()):
+        raise ValueError(f"{a.out} is not empty")
+    return a
+
+
+def _timed(out: Path, label: str, days, students: int, grade) -> tuple[float, dict]:
+    """Build the class in its own folder and kernel cache, grade it with `grade(course_dir, pairs)`;
+    (seconds, scores)."""
+    course_dir = out / re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
+    pairs = build(course_dir, days, students)
+    saved = os.environ.get("CUPY_CACHE_DIR")
+    os.environ["CUPY_CACHE_DIR"] = str(out / f"{course_dir.name}.kernel-cache")  # every mode compiles its own
     try:
-        days = [day_name(d) for d in a.days]
-        if bad := [d for d in days if d not in days_with_exercises()]:
-            raise ValueError(f"{', '.join(bad)} has no exercises to grade")
-        if a.students < 1 or any(g < 1 for g in a.gpus):
-            raise ValueError("--students and --gpus must be at least 1")
-        out = Path(a.out_dir)
-        if out.exists() and any(out.iterdir()):
-            raise ValueError(f"{out} is not empty")
+        start = time.monotonic()
+        grade(course_dir, pairs)
+        seconds = time.monotonic() - start
+    finally:
+        os.environ.pop("CUPY_CACHE_DIR") if saved is None else os.environ.update(CUPY_CACHE_DIR=saved)
+    shutil.rmtree(course_dir / "autograded" / ".grade-class", ignore_errors=True)
+    return seconds, scores(course_dir, pairs)
+
+
+def main(argv=None) -> int:
+    try:
+        a = _parse(argv)
     except ValueError as e:
         print(f"classbench: {e}", file=sys.stderr)
         return 2
-    out.mkdir(parents=True, exist_ok=True)
-    where = "GPUs" if not device.why_not_hardware() else "CPU workers (emulator)"
-    modes = ([("serial nbgrader", None)] if not a.no_serial else []) + [(f"grade-class, {g} {where}", g) for g in a.gpus]
+    a.out.mkdir(parents=True, exist_ok=True)
+    if not a.no_warm_up:
+        _timed(a.out, "warm-up", a.days, 1, serial)
+    where = "GPU" if not device.why_not_hardware() else "CPU worker (emulator)"
+    modes = ([("serial nbgrader", 1, serial)] if not a.no_serial else []) + [
+        (f"grade-class, {g} {where}{'s' if g > 1 else ''}", g,
+         lambda c, p, g=g: on_ray(c, g, a.gpus_per_task)) for g in a.gpus]
     rows, reference = [], None
-    for label, gpus in modes:
-        course_dir = out / (label.split(",")[0].replace(" ", "-") + (f"-{gpus}" if gpus else ""))
-        pairs = build(course_dir, days, a.students)
-        start = time.monotonic()
-        serial(course_dir, pairs) if gpus is None else on_ray(course_dir, gpus, a.gpus_per_task)
-        seconds = time.monotonic() - start
-        got = scores(course_dir, pairs)
+    for label, gpus, grade in modes:
+        seconds, got = _timed(a.out, label, a.days, a.students, grade)
         reference = reference or got
-        same = got == reference and None not in got.values()
-        rows.append({"mode": label, "student_days": len(pairs), "seconds": round(seconds, 1),
-                     "per_hour": round(len(pairs) / seconds * 3600), "same_scores": same,
+        per_hour = len(got) / seconds * 3600
+        rows.append({"mode": label, "gpus": gpus, "student_days": len(got), "seconds": round(seconds, 1),
+                     "per_hour": round(per_hour), "per_hour_per_gpu": round(per_hour / gpus),
+                     "same_scores": got == reference and None not in got.values(),
                      "differences": {k: (reference[k], v) for k, v in got.items() if v != reference[k]}})
-        shutil.rmtree(course_dir / "autograded" / ".grade-class", ignore_errors=True)
     base = rows[0]["seconds"]
-    print(f"{'mode':<34} {'student-days':>12} {'seconds':>8} {'per hour':>9} {'speed-up':>9}  same scores")
+    unit = "per GPU" if where == "GPU" else "per worker"
+    print(f"{'mode':<36} {'student-days':>12} {'seconds':>8} {'per hour':>9} {unit:>10} {'speed-up':>9}  same scores")
     for r in rows:
-        print(f"{r['mode']:<34} {r['student_days']:>12} {r['seconds']:>8.1f} {r['per_hour']:>9} "
-              f"{base / r['seconds']:>8.2f}x  {'yes' if r['same_scores'] else 'NO: ' + str(r['differences'])[:200]}")
-    (out / "classbench.json").write_text(json.dumps({"days": days, "students": a.students, "rows": rows,
-                                                     "scores": reference}, indent=1))
+        print(f"{r['mode']:<36} {r['student_days']:>12} {r['seconds']:>8.1f} {r['per_hour']:>9} "
+              f"{r['per_hour_per_gpu']:>10} {base / r['seconds']:>8.2f}x  "
+              f"{'yes' if r['same_scores'] else 'NO: ' + str(r['differences'])[:200]}")
+    (a.out / "classbench.json").write_text(json.dumps({"days": a.days, "students": a.students, "mix": MIX,
+                                                       "rows": rows, "scores": reference}, indent=1))
     return 0 if all(r["same_scores"] for r in rows) else 1
 
 

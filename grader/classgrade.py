@@ -1,14 +1,17 @@
 """`python -m grader grade-class COURSE_DIR`: autograde a whole class on Ray, one task per (student, day).
 
 Each task runs nbgrader's autograde for one student and one assignment, exactly as `nbgrader autograde`
-does with the course's locked-down grading (grader.autograde), but into a gradebook of its own: a copy
+does with the course's locked-down grading (grader.autograde), but through nbgrader's own API inside
+the Ray worker (as nbgrader's formgrader runs it: nbgrader, Jupyter and the course are imported once
+per worker, not once per submission) and into a gradebook of its own: a copy
 of the course's gradebook under `autograded/.grade-class/` (hidden from notebooks by the sandbox, with
 the rest of `autograded/`). When the task ends, this process merges that submission's grades and
 comments into the course's `gradebook.db` through nbgrader's API in one transaction, so the gradebook
 only ever holds whole (student, day) results: a killed run resumes where it stopped (graded pairs are
 skipped unless --force). A submission whose kernels crash or hang gets the points of what passed (the
 course's per-case time budgets); a task that dies (nbgrader failed, out of memory, past --timeout) is
-reported with its reason and graded again on the next run; every other grade stands.
+reported with its reason and graded again on the next run (a task past --timeout is cancelled, its
+worker with it); every other grade stands.
 
 Without --address, Ray starts on this machine: tasks take `--gpus-per-task` GPUs each on a GPU machine,
 one CPU each on the emulator (`--workers` CPUs in all). With --address it joins a cluster, whose nodes
@@ -18,6 +21,7 @@ a notebook's change to the course's gradebook is undone (the notebook itself sco
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
@@ -125,7 +129,39 @@ def task_db(course_dir: Path, student: str, assignment: str) -> Path:
     return course_dir / TASK_DBS / f"{assignment}--{student}.db"
 
 
-def grade_pair(course_dir: str, student: str, assignment: str, timeout: float = TASK_TIMEOUT_S) -> Result:
+@contextlib.contextmanager
+def _nbgrader_environment():
+    """os.environ as `nbgrader_course.run_nbgrader` gives its process, for one task; restored after."""
+    from grader import nbgrader_course as course
+
+    saved, env = dict(os.environ), course.nbgrader_env()
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def autograde_here(root: Path, student: str, assignment: str, db: Path) -> None:
+    """`nbgrader autograde ASSIGNMENT --student=STUDENT --force` into the gradebook `db`, in this process
+    (nbgrader's API, with the course's nbgrader_config.py); NbgraderError with its log if it fails."""
+    from nbgrader.apps import NbGraderAPI
+    from traitlets.config.loader import PyFileConfigLoader
+
+    from grader import nbgrader_course as course
+
+    with _nbgrader_environment(), contextlib.chdir(root):
+        config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+        config.CourseDirectory.db_url = f"sqlite:///{db}"
+        done = NbGraderAPI(config=config).autograde(assignment, student, force=True, create=True)
+    if not done["success"]:
+        raise course.NbgraderError(f"`nbgrader autograde {assignment} --student={student}` failed in {root}:\n"
+                                   f"{done.get('log', '')}\n{done.get('error', '')}".strip())
+
+
+def grade_pair(course_dir: str, student: str, assignment: str) -> Result:
     """Autograde one submission into a gradebook of its own; the grades come back in the Result."""
     from grader import nbgrader_course as course
 
@@ -135,8 +171,7 @@ def grade_pair(course_dir: str, student: str, assignment: str, timeout: float = 
     db.parent.mkdir(parents=True, exist_ok=True)
     try:
         _copy_db(root / "gradebook.db", db)
-        course.run_nbgrader(root, "autograde", assignment, f"--student={student}", "--force",
-                            f"--CourseDirectory.db_url=sqlite:///{db}", timeout=timeout)
+        autograde_here(root, student, assignment, db)
         result = _read_submission(db, student, assignment)
         result.problems = _problems(root / "autograded" / student / assignment)
     except course.NbgraderError as e:
@@ -285,14 +320,21 @@ def grade(course_dir: Path, pairs: list[tuple[str, str]], *, address=None, gpus_
         while todo or running:
             while todo and len(running) < (1 if guard else len(pairs)):  # no sandbox: one at a time
                 student, assignment = todo.pop(0)
-                ref = remote.remote(str(course_dir), student, assignment, timeout)
+                ref = remote.remote(str(course_dir), student, assignment)
                 running[ref] = (student, assignment, time.monotonic(), gradebook.read_bytes() if guard else None)
-            [ref], _ = ray.wait(list(running), num_returns=1)
+            first = min(started for _, _, started, _ in running.values())
+            ready, _ = ray.wait(list(running), num_returns=1, timeout=max(0.0, first + timeout - time.monotonic()))
+            ref = ready[0] if ready else min(running, key=lambda r: running[r][2])
             student, assignment, started, before = running.pop(ref)
-            try:
-                result = ray.get(ref)
-            except ray.exceptions.RayError as e:
-                result = Result(student, assignment, time.monotonic() - started, error=_failure(ray, e))
+            if not ready:  # the oldest task ran past --timeout: stopped, its worker with it
+                ray.cancel(ref, force=True)
+                result = Result(student, assignment, time.monotonic() - started,
+                                error=f"nbgrader autograde ran past {timeout:.0f} s; it was stopped")
+            else:
+                try:
+                    result = ray.get(ref)
+                except ray.exceptions.RayError as e:
+                    result = Result(student, assignment, time.monotonic() - started, error=_failure(ray, e))
             if guard and gradebook.read_bytes() != before:
                 for suffix in ("-journal", "-wal", "-shm"):  # nothing may replay the notebook's writes
                     Path(f"{gradebook}{suffix}").unlink(missing_ok=True)

@@ -85,7 +85,7 @@ def _stub(day: str, filename: str) -> Path:
 
 # ---- running nbgrader ---------------------------------------------------------------------------
 
-def _env() -> dict[str, str]:
+def nbgrader_env() -> dict[str, str]:
     """nbgrader's environment: the course importable from any folder (the notebook's kernel runs in
     the submission's folder), this Python's scripts on PATH (nbgrader runs `alembic`, the notebook
     kernel must be this environment's), and no kernel-choice overrides left over from the caller."""
@@ -99,7 +99,7 @@ def run_nbgrader(course_dir: Path, *args: str, timeout: float | None = None) -> 
     """`python -m nbgrader <args>` in the course directory; its output, or NbgraderError with it (also
     when it runs past `timeout` seconds: it is then stopped)."""
     try:
-        done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course_dir, env=_env(),
+        done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course_dir, env=nbgrader_env(),
                               capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         raise NbgraderError(f"`nbgrader {' '.join(args)}` ran past {timeout:.0f} s in {course_dir}; "
@@ -120,7 +120,8 @@ def _config(course_dir: Path) -> str:
 import os
 import sys
 
-sys.path.insert(0, {str(paths.ROOT)!r})  # the course's grader package
+if {str(paths.ROOT)!r} not in sys.path:  # the course's grader package (read again by each in-process grade)
+    sys.path.insert(0, {str(paths.ROOT)!r})
 os.environ["COURSE_NBGRADER_ROOT"] = {str(course_dir)!r}
 
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
@@ -140,8 +141,8 @@ c.Autograde.exclude_overwriting = {keep!r}
 # allows it, with time limits (RunNotebook); the course's results become the autograder cells' outputs
 # (ApplyKernelGrades). See grader/autograde.py and README.md (for instructors).
 c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, OverwriteKernelspec, OverwriteCells,
-                                      CheckCellMetadata, GradeKernels]
-c.Autograde.autograde_preprocessors = [RunNotebook, ApplyKernelGrades, IgnorePattern,
+                                      CheckCellMetadata]
+c.Autograde.autograde_preprocessors = [GradeKernels, RunNotebook, ApplyKernelGrades, IgnorePattern,
                                        ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
                                        AssignLatePenalties, CheckCellMetadata]
 c.RunNotebook.cell_timeout = {CELL_TIMEOUT_S}

@@ -348,8 +348,9 @@ def sandbox_env(env: dict[str, str]) -> dict[str, str]:
     """The environment inside: an allow-list, $HOME and /tmp private, caches in $HOME."""
     from grader import child
 
-    kept = {k: v for k, v in env.items() if k in ENV_KEEP or k.startswith(ENV_PREFIXES)
-            or k in (child.FD_ENV, child.NONCE_ENV)}
+    kept = {k: v for k, v in env.items() if (k in ENV_KEEP or k.startswith(ENV_PREFIXES)
+            or k in (child.FD_ENV, child.NONCE_ENV)) and k != "JPY_PARENT_PID"}  # a pid outside: ipykernel
+    # would take its parent (the namespace's init, pid 1) for gone and exit; init's end ends the kernel
     return {**kept, "HOME": HOME, "TMPDIR": "/tmp", "USER": "sandbox", "CUPY_CACHE_DIR": f"{HOME}/.cupy/kernel_cache",
             "PYTHONDONTWRITEBYTECODE": "1"}
 

@@ -1,5 +1,5 @@
 """`python -m grader.classbench`: the synthetic class is the mix it claims, and bad requests are one line.
-(The timed comparison itself grades whole notebooks: it runs on a GPU machine, not in CI.)"""
+(The timed comparison itself grades whole notebooks: minutes, not in CI.)"""
 import pytest
 
 from grader import classbench, paths
@@ -24,8 +24,9 @@ def test_a_folder_with_files_is_refused(tmp_path, capsys):
 
 
 def test_the_class_is_the_mix(tmp_path):
-    pairs = classbench.build(tmp_path / "course", [DAY], 6)
-    assert pairs == [(f"s{i:03d}", DAY) for i in range(6)]
+    students = len(classbench.MIX)
+    pairs = classbench.build(tmp_path / "course", [DAY], students)
+    assert pairs == [(f"s{i:03d}", DAY) for i in range(students)]
     names = course.exercise_files(DAY)
     release = tmp_path / "course" / "release" / DAY
 
@@ -45,5 +46,9 @@ def test_the_class_is_the_mix(tmp_path):
             assert stubs == set(names)
         elif kind == "half":
             assert solved == set(names[: len(names) // 2]) and stubs == set(names[len(names) // 2:])
-        else:
+        elif kind == "broken":
             assert got[names[0]].startswith(classbench.BROKEN) and solved == set(names[1:])
+        else:  # the first kernel of the first file stalls first thing; the rest is the solution
+            stall = classbench.STALLS[kind]
+            assert got[names[0]].count(stall) == 1 and got[names[0]].replace(stall, "") == solution[names[0]]
+            assert solved == set(names[1:])

@@ -180,6 +180,9 @@ def test_a_killed_run_keeps_whole_results_and_the_next_resumes(class_dir, cluste
     assert re.search(rf"skipped \(already in the gradebook; --force regrades\)\s*│\s*{len(first)}\s", out), out
     assert re.search(r"traps\s*│\s*day01\s*│.*vector_add: crashed", out), out
     assert re.search(r"hangs\s*│\s*day01\s*│.*vector_add: timed out", out), out
+    if not sandbox.unavailable():  # the notebook ran in its sandboxed kernel, which lived to the end
+        ran = (class_dir / "autograded" / "honest" / DAY / f"{DAY}.ipynb").read_text()
+        assert "the notebook itself" not in ran, ran[:3000]
     with (class_dir / "grades.csv").open() as f:
         rows = {r["student_id"]: float(r["raw_score"]) for r in csv.DictReader(f) if r["assignment"] == DAY}
     assert rows == expected
@@ -197,6 +200,16 @@ def test_without_a_sandbox_pairs_go_one_at_a_time_and_the_gradebook_is_restored(
     assert run.returncode == 0, out
     assert "one (student, day) at a time" in out and "changed the course's gradebook (restored)" in out, out
     assert _scores(class_dir) == {**before, "zeroes": 0}, out
+
+
+def test_a_task_past_the_timeout_is_stopped_and_reported(class_dir, cluster):
+    """grade-class cancels a task past --timeout (its worker with it): listed, graded again next run."""
+    before = _scores(class_dir)
+    run = _grade_class(class_dir, cluster, "--force", "--students", "honest", "--timeout", "2")
+    out, _ = run.communicate(timeout=300)
+    assert run.returncode == 1, out
+    assert re.search(r"honest\s*│\s*day01\s*│\s*nbgrader autograde ran past 2 s; it was stopped", out), out
+    assert _scores(class_dir) == before, out
 
 
 def test_a_merge_that_fails_leaves_the_gradebook_as_it_was(class_dir, tmp_path):
