@@ -49,11 +49,8 @@ def look(base: str, token: str, lang: str, out: Path) -> dict:
         page.goto(f"{base}/lab/tree/{notebook}?token={token}", wait_until="domcontentloaded")
         page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=60_000)
         page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
-        page.locator(".jp-Notebook .jp-CodeCell").first.click()
-        page.keyboard.press("Shift+Enter")  # the lesson's first cell: nb.setup's banner
         try:
-            page.wait_for_selector(".jp-Notebook .jp-CodeCell .jp-OutputArea-output", state="attached",
-                                   timeout=240_000)
+            _run_first_cell(page)
         finally:
             page.screenshot(path=str(out / f"lab-{lang}-notebook.png"))
         page.wait_for_timeout(1000)
@@ -71,6 +68,23 @@ def look(base: str, token: str, lang: str, out: Path) -> dict:
             page.screenshot(path=str(out / "lab-cu-editor.png"))
         browser.close()
     return seen
+
+
+def _run_first_cell(page, tries: int = 6) -> None:
+    """Run the lesson's first cell (nb.setup's banner) and wait for its output. A run asked for while the
+    kernel is still connecting is dropped by the lab (the prompt stays "[ ]"): ask again."""
+    output, prompt = ".jp-Notebook .jp-CodeCell .jp-OutputArea-output", ".jp-Notebook .jp-CodeCell .jp-InputPrompt"
+    for _ in range(tries):
+        page.locator(".jp-Notebook .jp-CodeCell").first.click()
+        page.keyboard.press("Shift+Enter")
+        try:
+            page.wait_for_selector(output, state="attached", timeout=30_000)
+            return
+        except Exception:  # noqa: BLE001 - playwright's TimeoutError: not run yet, or still running
+            if "*" in page.locator(prompt).first.inner_text():
+                page.wait_for_selector(output, state="attached", timeout=240_000)
+                return
+    raise TimeoutError(f"the first cell never ran ({tries} tries)")
 
 
 def _tab_paths(page) -> list[str]:
