@@ -2,8 +2,8 @@
 
 Two backends implement it: `grader.cupy_backend.CupyBackend` (a CUDA GPU, through cupy) and
 `grader.emulator.backend.EmulatorBackend` (the PTX emulator, on the CPU). grader.device picks one; the
-course asks the backend in use what it can do (`timed`, `full_sizes`, `memory_report()`) rather than
-which one it is. A ground floor: this module imports nothing of the course.
+course asks the backend in use what it can do (`timed`, `full_sizes`, `any_arch`, `survives_faults`,
+`hardware_counters`, `cubins`, `memory_report()`) rather than which one it is. A ground floor: this module imports nothing of the course.
 """
 from __future__ import annotations
 
@@ -29,6 +29,10 @@ class Backend(abc.ABC):
     name: str          # as $COURSE_BACKEND names it: "cupy" or "emulator"
     timed: bool        # kernels can be timed; False: time_ms and flush_l2 raise NoTiming, memory_report stands in
     full_sizes: bool   # the course's full problem sizes run in reasonable time; False: small sizes (a CPU)
+    any_arch: bool     # kernels for every architecture run (sm_90a's too); False: the GPU's own architecture limits them
+    survives_faults: bool    # the device stays usable after a KernelFault; False: it is lost (a CUDA context)
+    hardware_counters: bool  # Nsight Compute / Systems profile its kernels; False: grader.profile_estimates stand in
+    cubins: bool       # runs compiled cubins (grader.jit's disk cache); False: modules are built from source each time
 
     def gpu_available(self) -> bool:
         return self.why_no_gpu() is None
@@ -59,6 +63,14 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def load_source(self, code: str, name: str = "inline.cu", options: tuple[str, ...] = ()): ...
+
+    @abc.abstractmethod
+    def load_cubin(self, path):
+        """A module of a cubin compiled for `arch()` (where `cubins` is True)."""
+
+    @abc.abstractmethod
+    def arch(self) -> str:
+        """The architecture kernels are compiled for here, like 'sm_90' (no driver call)."""
 
     @abc.abstractmethod
     def synchronize(self, what: str = "kernel") -> None: ...

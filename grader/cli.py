@@ -95,8 +95,8 @@ def cmd_show_config(args) -> int:
         rows += [("GPU", f"{p['name']} ({p['sm']}, {p['sms']} SMs, L2 {p['l2_bytes'] >> 20} MiB, "
                          f"{p['memory_bytes'] / 2**30:.0f} GiB)"),
                  (say("config.driver"), _cuda_version(cupy.cuda.runtime.driverGetVersion()))]
-        if device.emulated():
-            rows.append((say("config.backend"), device.why_not_hardware()))
+        if why := device.why_not_hardware():  # the emulator: why not a CUDA GPU
+            rows.append((say("config.backend"), why))
     else:
         rows.append(("GPU", say("config.no_gpu", why=device.why_no_gpu())))
         rows.append((say("config.without_gpu"), say("config.without_gpu_list")))

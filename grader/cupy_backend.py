@@ -51,6 +51,7 @@ class CupyBackend(Backend):
     """A CUDA GPU through cupy."""
 
     name, timed, full_sizes = "cupy", True, True
+    any_arch, survives_faults, hardware_counters, cubins = False, False, True, True
 
     def why_no_gpu(self) -> str | None:
         return probe()
@@ -113,6 +114,12 @@ class CupyBackend(Backend):
     def load_source(self, code: str, name: str = "inline.cu", options: tuple[str, ...] = ()):
         cp = self.require_gpu()
         return _compile(cp, code, name, compiler.options(None, tuple(options)))
+
+    def load_cubin(self, path):
+        return self.require_gpu().RawModule(path=str(path))
+
+    def arch(self) -> str:
+        return f"sm_{self.require_gpu().cuda.Device().compute_capability}"  # cupy keeps it: no driver call
 
     def synchronize(self, what: str = "kernel") -> None:
         cp = self.require_gpu()

@@ -10,7 +10,8 @@ a uint16 array holding the same bits.
 Behind these functions is one backend (grader/backend.py): `CupyBackend` on a machine with a CUDA GPU,
 else the PTX emulator's `EmulatorBackend` (the same functions, with numpy-backed device arrays and
 kernels interpreted on the CPU). COURSE_BACKEND=emulator|cupy chooses. `current()` is the backend in
-use; ask it what it can do (`current().timed`, `.full_sizes`, `.memory_report()`).
+use; ask it what it can do (`current().timed`, `.full_sizes`, `.any_arch`, `.survives_faults`,
+`.hardware_counters`, `.cubins`, `.memory_report()`), not which one it is.
 """
 from __future__ import annotations
 
@@ -23,9 +24,9 @@ from grader import cupy_backend
 from grader.backend import Backend, KernelFault, NoGPU, NoTiming
 from grader.dtypes import DTYPES, bfloat16, dtype
 
-__all__ = ["BACKEND_ENV", "BACKENDS", "DTYPES", "Backend", "KernelFault", "NoGPU", "NoTiming", "asarray",
+__all__ = ["BACKEND_ENV", "BACKENDS", "DTYPES", "Backend", "KernelFault", "NoGPU", "NoTiming", "arch", "asarray",
            "backend", "bfloat16", "current", "dtype", "emulated", "empty", "gpu_available", "launch", "load",
-           "load_source", "properties", "random", "require_gpu", "synchronize", "to_host", "why_no_gpu",
+           "load_cubin", "load_source", "properties", "random", "require_gpu", "synchronize", "to_host", "why_no_gpu",
            "why_not_hardware"]
 
 BACKEND_ENV = "COURSE_BACKEND"
@@ -59,7 +60,9 @@ def current() -> Backend:
 
 def emulated() -> bool:
     """True when kernels run on the PTX emulator: `gpu_available()` is then True (kernels run and are
-    checked), but nothing is timed and cupy's streams, events and torch's CUDA tensors are absent."""
+    checked), but nothing is timed and cupy's streams, events and torch's CUDA tensors are absent.
+    For what the device can do, ask `current()`'s capabilities instead (tests/test_device_backends.py
+    counts the calls of this one)."""
     return backend() == "emulator"
 
 
@@ -133,6 +136,16 @@ def load(path: str | os.PathLike, options: tuple[str, ...] = ()):
 def load_source(code: str, name: str = "inline.cu", options: tuple[str, ...] = ()):
     """Compile CUDA C written in a notebook cell into a `cupy.RawModule`."""
     return current().load_source(code, name, options)
+
+
+def load_cubin(path: str | os.PathLike):
+    """A `cupy.RawModule` of a cubin built for `arch()` (grader.jit's cache); only where `current().cubins`."""
+    return current().load_cubin(path)
+
+
+def arch() -> str:
+    """The architecture kernels are compiled for here, like 'sm_90' (the emulator's: sm_80 unless set)."""
+    return current().arch()
 
 
 def synchronize(what: str = "kernel") -> None:

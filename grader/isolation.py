@@ -167,7 +167,7 @@ def runnable_cases(ex) -> list[dict]:
     enough for a CPU (grader/emulator/scaling.py)."""
     from grader import device
 
-    if not device.emulated():
+    if device.current().full_sizes:
         return list(ex.cases)
     from grader.emulator.scaling import runs_on_emulator
 
@@ -491,7 +491,7 @@ def _child(request: dict, send) -> None:
             status, message = "failed", f"{e.__class__.__name__}: {why}"
         send(event="end", index=i, status=status, message=message, seed=seed,
              seconds=time.perf_counter() - start, **({"data": data} if status == "ran" else {}))
-        if status == "crashed" and not device.emulated():
+        if status == "crashed" and not device.current().survives_faults:
             break
 
 

@@ -225,7 +225,7 @@ def timed_case(ex) -> dict:
     from grader.emulator.scaling import case_size
 
     cases = isolation.runnable_cases(ex) or list(ex.cases)
-    return (min if device.emulated() else max)(cases, key=case_size)
+    return (max if device.current().full_sizes else min)(cases, key=case_size)
 
 
 def time_submission(ex, source_dir, student: str, *, case: dict | None = None, warmup: int | None = None,
@@ -233,9 +233,9 @@ def time_submission(ex, source_dir, student: str, *, case: dict | None = None, w
     """Time one submission's kernel (the .cu files in `source_dir`) in a locked-down child: a kernel
     that fails, crashes or hangs in its first run is "not passing"; one that goes wrong later is
     "rejected"."""
-    emulated = device.emulated()
-    plan = schedule((EMULATOR_WARMUP if emulated else WARMUP) if warmup is None else warmup,
-                    (EMULATOR_RUNS if emulated else RUNS) if runs is None else runs)
+    slow = not device.current().full_sizes  # the emulator: fewer runs
+    plan = schedule((EMULATOR_WARMUP if slow else WARMUP) if warmup is None else warmup,
+                    (EMULATOR_RUNS if slow else RUNS) if runs is None else runs)
     case = case or timed_case(ex)
     budget = isolation.case_budgets(ex, [case], device.backend())[0]
     outcome = isolation.run_locked(ex, [case] * len(plan), source_dir=source_dir, budgets=[budget] * len(plan),

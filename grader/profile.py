@@ -178,10 +178,11 @@ def collect(ex, *, solutions: bool = False, compare: bool = False, metrics: str 
     cannot run, and on a GPU without ncu."""
     if metrics not in ncu.SETS:
         raise ValueError(f"--metrics {metrics!r}: expected one of {', '.join(ncu.SETS)}")
-    if not device.emulated() and device.why_no_gpu():
+    if device.why_no_gpu():
         raise device.NoGPU(f"profiling runs kernels: {device.why_no_gpu()}")
-    tool = None if device.emulated() else ncu.find_tool("ncu", ncu.NCU_ENV)
-    if not device.emulated() and tool is None:
+    counters = device.current().hardware_counters
+    tool = ncu.find_tool("ncu", ncu.NCU_ENV) if counters else None
+    if counters and tool is None:
         raise device.NoGPU(f"Nsight Compute (ncu) is not installed here: put its folder on PATH or set "
                            f"{ncu.NCU_ENV}=/path/to/ncu (COURSE_BACKEND=emulator shows the emulator's estimates)")
     stem = f"{ex.day}-{ex.name}{'-compare' if compare else ''}"
@@ -213,7 +214,7 @@ def profile(day, name: str | None = None, *, solutions: bool = False, compare: b
     print its tables; 0 when every profile was made."""
     failed = 0
     for ex in _exercises(day, name):
-        print(f"{ex.key}: profiling {'on the emulator' if device.emulated() else 'under Nsight Compute'} ...",
+        print(f"{ex.key}: profiling {'under Nsight Compute' if device.current().hardware_counters else 'on the emulator'} ...",
               flush=True)
         try:
             found = collect(ex, solutions=solutions, compare=compare, metrics=metrics, all_sizes=all_sizes,
@@ -232,9 +233,9 @@ def profile(day, name: str | None = None, *, solutions: bool = False, compare: b
 
 def timeline(*, solutions: bool = False, timeout: float = 900) -> int:
     """Day 14's decode step, stage by stage (see the module's doc)."""
-    if not device.emulated() and device.why_no_gpu():
+    if device.why_no_gpu():
         raise device.NoGPU(f"the timeline runs kernels: {device.why_no_gpu()}")
-    nsys = None if device.emulated() else ncu.find_tool("nsys", ncu.NSYS_ENV)
+    nsys = ncu.find_tool("nsys", ncu.NSYS_ENV) if device.current().hardware_counters else None
     report = FOLDER / "day14-timeline"
     wrap = ((lambda cmd: [str(nsys), "profile", "--trace=cuda,nvtx", "--force-overwrite=true", "-o", str(report), *cmd])
             if nsys else (lambda cmd: cmd))
@@ -427,7 +428,7 @@ def _timeline() -> dict:
     from grader import bench, profile_estimates
     from grader.exercises import capstone
 
-    if device.emulated():
+    if not device.current().hardware_counters:  # the emulator: its estimates, stage by stage
         cfg = capstone.BlockConfig(**capstone.CAPSTONE_CASES[1])
         state = {k: device.asarray(v) for k, v in capstone.block_inputs(cfg, seed=0).items()}
         stages = []

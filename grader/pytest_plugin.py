@@ -42,7 +42,7 @@ def pytest_configure(config):
     except (ValueError, paths.InstructorOnly) as e:
         raise pytest.UsageError(str(e)) from None
     config.addinivalue_line("markers", "gpu: needs a CUDA GPU")
-    if device.emulated() and not config.pluginmanager.has_plugin("grader.emutools.pytest_scaling"):
+    if not device.current().full_sizes and not config.pluginmanager.has_plugin("grader.emutools.pytest_scaling"):
         # cases too large for a CPU and timed tests are skipped, with the reason
         config.pluginmanager.import_plugin("grader.emutools.pytest_scaling")
 
@@ -64,7 +64,7 @@ class Course:
             pytest.skip(f"needs a CUDA GPU: {reason}. Compile and SASS checks still run "
                         f"without one (python -m grader compile {ex.day}).")
         needed, specific = solution_facts.required_arch(ex.day, ex.source)
-        if needed and not device.emulated():
+        if needed and not device.current().any_arch:
             have = device.properties()["sm"]
             if compiler.arch_number(have) < needed:
                 pytest.skip(f"{ex.key} needs sm_{needed} or newer; this GPU is {have} "
@@ -132,7 +132,7 @@ class Course:
         try:
             fn()
         except device.KernelFault as e:
-            if not device.emulated():  # a GPU context is unusable after a fault; the emulator's is not
+            if not device.current().survives_faults:  # a GPU context is unusable after a fault
                 _fault["what"] = ex.key
             failure = f"crashed: {e}"
         except AssertionError as e:
@@ -300,10 +300,10 @@ def pytest_terminal_summary(terminalreporter, config):
     if skipped:
         tr.write_line("\n" + say("summary.skipped", cases=_cases(sum(r["skipped"] for r in skipped)),
                                   first=skipped[0]["first_skip"]))
-    if device.emulated() and skipped:
+    if not device.current().full_sizes and skipped:
         tr.write_line("The notebook's nb.grade(day, exercise) runs the same cases as pytest here; an "
                       "autograder cell's hidden cases run at the sizes the notebook names, even on the emulator.")
     progress.record(rows, "pytest")
-    if any(r["status"] == "skipped" for r in rows) and not device.emulated():
+    if any(r["status"] == "skipped" for r in rows) and device.current().full_sizes:
         tr.write_line("\nSkipped exercises need a CUDA GPU; `python -m grader compile` and "
                       "`python -m grader sass` work without one.")

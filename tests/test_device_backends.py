@@ -15,7 +15,12 @@ from grader.cupy_backend import CupyBackend
 from grader.emulator.backend import EmulatorBackend
 
 BACKENDS = (CupyBackend, EmulatorBackend)
-CAPABILITIES = {"name": str, "timed": bool, "full_sizes": bool}
+CAPABILITIES = {"name": str, "timed": bool, "full_sizes": bool, "any_arch": bool, "survives_faults": bool,
+                "hardware_counters": bool, "cubins": bool}
+#: Where the backend layer's choice is made and implemented: the rest asks `device.current()`'s capabilities.
+BACKEND_LAYER = ("grader/backend.py", "grader/cupy_backend.py", "grader/emulator/backend.py", "grader/device.py")
+#: Calls of device.emulated() the rest of grader/ may keep: those that mean which backend, not what it can do.
+MAX_EMULATED_CALLS = 6
 
 
 def _parameters(f):
@@ -32,6 +37,32 @@ def test_each_backend_implements_the_whole_interface(cls):
     for name, kind in CAPABILITIES.items():
         assert isinstance(getattr(cls, name, None), kind), (cls.__name__, name)
     assert cls.name in device.BACKENDS
+
+
+def test_every_capability_is_declared_and_differs_where_the_backends_do():
+    """The interface names each capability; the two backends state each one (checked above) and a
+    capability that both state alike would not tell the callers anything."""
+    declared = set(Backend.__annotations__)
+    assert set(CAPABILITIES) == declared, sorted(declared ^ set(CAPABILITIES))
+    assert all(getattr(CupyBackend, n) != getattr(EmulatorBackend, n) for n in CAPABILITIES), CAPABILITIES
+
+
+def _emulated_calls(root) -> list[str]:
+    return [f"{path.relative_to(root)}:{n}" for path in sorted((root / "grader").rglob("*.py"))
+            if path.relative_to(root).as_posix() not in BACKEND_LAYER
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+            if "emulated()" in line.split("#")[0]]
+
+
+def test_the_course_asks_capabilities_not_which_backend(tmp_path):
+    """At most MAX_EMULATED_CALLS calls of device.emulated() outside the backend layer (grader/); the
+    counter sees a planted one."""
+    calls = _emulated_calls(paths.ROOT)
+    assert len(calls) <= MAX_EMULATED_CALLS, f"{len(calls)} calls of device.emulated(): {calls}"
+    (tmp_path / "grader").mkdir()
+    (tmp_path / "grader" / "x.py").write_text("if device.emulated():  # which backend\n    pass\n")
+    (tmp_path / "grader" / "device.py").write_text("def emulated():\n    return backend() == 'emulator'\n")
+    assert _emulated_calls(tmp_path) == ["grader/x.py:1"]
 
 
 def test_device_functions_are_the_interface_s_operations():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from grader.backend import Backend, KernelFault, NoTiming
+from grader.backend import Backend, KernelFault, NoGPU, NoTiming
 from grader.dtypes import bfloat16, dtype, poison, storage
 from grader.emulator import EmulatorFault, arch, cupy_shim, load_source as _load_source, load as _load
 from grader.emulator.memory import DeviceArray
@@ -20,6 +20,7 @@ class EmulatorBackend(Backend):
     COURSE_BACKEND=emulator chose the emulator)."""
 
     name, timed, full_sizes = "emulator", False, False
+    any_arch, survives_faults, hardware_counters, cubins = True, True, False, False
 
     def __init__(self, gpu_problem=lambda: None):
         self._gpu_problem = gpu_problem
@@ -75,6 +76,12 @@ class EmulatorBackend(Backend):
 
     def load_source(self, code, name="inline.cu", options=()):
         return _load_source(code, name, tuple(options))
+
+    def load_cubin(self, path):
+        raise NoGPU(f"{path}: a cubin is machine code for a GPU; the PTX emulator runs modules built from source")
+
+    def arch(self) -> str:
+        return arch()
 
     def synchronize(self, what="kernel") -> None:
         """Nothing to wait for: a launch returns when the whole grid has run."""

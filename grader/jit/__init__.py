@@ -108,14 +108,10 @@ _loaded: dict[tuple[str, str], tuple[object, Build]] = {}
 
 
 def _arch() -> str:
-    """sm_XY of the current GPU (cupy keeps the compute capability: no driver call per launch)."""
+    """sm_XY of the current GPU (no driver call per launch)."""
     from grader import device
 
-    if device.emulated():
-        from grader import emulator
-
-        return emulator.arch()
-    return f"sm_{device.require_gpu().cuda.Device().compute_capability}"
+    return device.arch()
 
 
 def load(name: str, source: str, *, options: tuple[str, ...] = (), cache: Cache | None = None):
@@ -128,13 +124,11 @@ def load(name: str, source: str, *, options: tuple[str, ...] = (), cache: Cache 
     arch = _arch()
     cache = cache or Cache()
     memo = (str(cache.root), f"{arch}\0{name}\0{source}\0{options}")
-    if memo not in _loaded and device.emulated():  # PTX run by the emulator: no cubin, no disk cache
+    if memo not in _loaded and not device.current().cubins:  # PTX run by the emulator: no disk cache
         _loaded[memo] = (device.load_source(source, f"{name}.cu", tuple(options)), None)
     if memo not in _loaded:
-        cupy = device.require_gpu()
         built = build(name, source, arch=arch, options=options, cache=cache)
-        module = cupy.RawModule(path=str(built.entry.cubin))
-        _loaded[memo] = (module, built)
+        _loaded[memo] = (device.load_cubin(built.entry.cubin), built)
     return _loaded[memo][0]
 
 
