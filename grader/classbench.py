@@ -146,9 +146,9 @@ def main(argv=None) -> int:
     a.out.mkdir(parents=True, exist_ok=True)
     if not a.no_warm_up:
         _timed(a.out, "warm-up", a.days, 1, serial)
-    where = "GPU" if not device.why_not_hardware() else "CPU worker (emulator)"
+    where, on = ("GPU", "") if not device.why_not_hardware() else ("CPU worker", " (emulator)")
     modes = ([("serial nbgrader", 1, serial)] if not a.no_serial else []) + [
-        (f"grade-class, {g} {where}{'s' if g > 1 else ''}", g,
+        (f"grade-class, {g} {where}{'s' if g > 1 else ''}{on}", g,
          lambda c, p, g=g: on_ray(c, g, a.gpus_per_task)) for g in a.gpus]
     rows, reference = [], None
     for label, gpus, grade in modes:
