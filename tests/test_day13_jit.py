@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from grader import compiler, device, jit, paths
+from grader import compiler, device, exercises, jit, paths
 from grader.compiler import CompileError
 from grader.exercises import day13
 from grader.jit import cache as jit_cache
@@ -231,7 +231,7 @@ def test_two_processes_compile_once(templates, cache):
 
 # ---- the day's kernel family ----------------------------------------------------------------------
 
-CONFIGS = sorted({(c["dtype"], c["head_dim"], c["vec"], c["heads_per_block"]) for c in day13.EXERCISES[0].cases})
+CONFIGS = sorted({(c["dtype"], c["head_dim"], c["vec"], c["heads_per_block"]) for c in exercises.get("day13", "rope").cases})
 
 
 @pytest.mark.parametrize("which", ["solutions", "days"])
