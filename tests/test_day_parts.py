@@ -17,7 +17,10 @@ def test_a_day_has_every_part(day):
     for ex in exs:
         assert (paths.SOLUTIONS / day / ex.source).is_file(), f"{day}/{ex.name}: no solutions/{day}/{ex.source}"
         assert (paths.DAYS / day / ex.source).is_file(), f"{day}/{ex.name}: no stub days/{day}/{ex.source}"
-    assert (paths.DAYS / day / f"test_{day}.py").is_file(), f"{day}: no days/{day}/test_{day}.py"
+    self_check = paths.DAYS / day / f"test_{day}.py"
+    assert self_check.is_file(), f"{day}: no days/{day}/test_{day}.py"
+    assert f'exercise_tests("{day}"' in self_check.read_text(), \
+        f"{day}: days/{day}/test_{day}.py does not collect its exercises' tests (exercise_tests(\"{day}\"))"
     for folder in (paths.INSTRUCTOR_NOTEBOOKS, paths.INSTRUCTOR_NOTEBOOKS / "zh", paths.NOTEBOOKS,
                    paths.NOTEBOOKS / "zh"):
         assert (folder / f"{day}.ipynb").is_file(), f"{day}: no {folder.relative_to(paths.ROOT)}/{day}.ipynb"

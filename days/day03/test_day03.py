@@ -21,28 +21,6 @@ in its place fails with a sentence saying which.
 There is no perf test: the exp throughput plot is in the notebook (`nb.bench("day03", "ptx_math")`).
 The checks themselves are in grader/exercises/day03.py.
 """
-import pytest
+from grader.day_tests import exercise_tests
 
-from grader.exercises import case_id, day03
-
-PTX_MATH, WARP_REDUCE, GELU_TANH, BF16_BITS = day03.EXERCISES
-
-
-@pytest.mark.parametrize("case", PTX_MATH.cases, ids=case_id)
-def test_ptx_math(course, case):
-    course.check(PTX_MATH, case)
-
-
-@pytest.mark.parametrize("case", WARP_REDUCE.cases, ids=case_id)
-def test_warp_reduce(course, case):
-    course.check(WARP_REDUCE, case)
-
-
-@pytest.mark.parametrize("case", GELU_TANH.cases, ids=case_id)
-def test_gelu_tanh(course, case):
-    course.check(GELU_TANH, case)
-
-
-@pytest.mark.parametrize("case", BF16_BITS.cases, ids=case_id)
-def test_bf16_bits(course, case):
-    course.check(BF16_BITS, case)
+globals().update(exercise_tests("day03"))

@@ -17,28 +17,6 @@ How to read the output:
   runs them under compute-sanitizer.
 The checks themselves are in grader/exercises/day04.py.
 """
-import pytest
+from grader.day_tests import exercise_tests
 
-from grader.exercises import case_id, day04
-
-TRANSPOSE_TILED, TRANSPOSE_SWIZZLED = day04.EXERCISES
-
-
-@pytest.mark.parametrize("case", TRANSPOSE_TILED.cases, ids=case_id)
-def test_transpose_tiled(course, case):
-    course.check(TRANSPOSE_TILED, case)
-
-
-@pytest.mark.parametrize("case", TRANSPOSE_SWIZZLED.cases, ids=case_id)
-def test_transpose_swizzled(course, case):
-    course.check(TRANSPOSE_SWIZZLED, case)
-
-
-@pytest.mark.perf
-def test_transpose_tiled_bandwidth(course):
-    course.bench(TRANSPOSE_TILED)
-
-
-@pytest.mark.perf
-def test_transpose_swizzled_bandwidth(course):
-    course.bench(TRANSPOSE_SWIZZLED)
+globals().update(exercise_tests("day04", perf={"transpose_tiled": "bandwidth", "transpose_swizzled": "bandwidth"}))

@@ -20,33 +20,6 @@ How to read the output:
   passes its largest correctness case.
 The checks themselves are in grader/exercises/day05.py.
 """
-import pytest
+from grader.day_tests import exercise_tests
 
-from grader.exercises import case_id, day05
-
-WARP_SCAN, SOFTMAX_STATS, SOFTMAX, COMPACT = day05.EXERCISES
-
-
-@pytest.mark.parametrize("case", WARP_SCAN.cases, ids=case_id)
-def test_warp_scan(course, case):
-    course.check(WARP_SCAN, case)
-
-
-@pytest.mark.parametrize("case", SOFTMAX_STATS.cases, ids=case_id)
-def test_softmax_stats(course, case):
-    course.check(SOFTMAX_STATS, case)
-
-
-@pytest.mark.parametrize("case", SOFTMAX.cases, ids=case_id)
-def test_softmax(course, case):
-    course.check(SOFTMAX, case)
-
-
-@pytest.mark.parametrize("case", COMPACT.cases, ids=case_id)
-def test_compact(course, case):
-    course.check(COMPACT, case)
-
-
-@pytest.mark.perf
-def test_softmax_bandwidth(course):
-    course.bench(SOFTMAX)
+globals().update(exercise_tests("day05", perf={"softmax": "bandwidth"}))

@@ -19,33 +19,6 @@ How to read the output:
   after it passes its largest correctness case.
 The checks themselves are in grader/exercises/day06.py.
 """
-import pytest
+from grader.day_tests import exercise_tests
 
-from grader.exercises import case_id, day06
-
-BLOCK_SUM, RMSNORM, FUSED_ADD_RMSNORM = day06.EXERCISES
-
-
-@pytest.mark.parametrize("case", BLOCK_SUM.cases, ids=case_id)
-def test_block_sum(course, case):
-    course.check(BLOCK_SUM, case)
-
-
-@pytest.mark.parametrize("case", RMSNORM.cases, ids=case_id)
-def test_rmsnorm(course, case):
-    course.check(RMSNORM, case)
-
-
-@pytest.mark.parametrize("case", FUSED_ADD_RMSNORM.cases, ids=case_id)
-def test_fused_add_rmsnorm(course, case):
-    course.check(FUSED_ADD_RMSNORM, case)
-
-
-@pytest.mark.perf
-def test_rmsnorm_bandwidth(course):
-    course.bench(RMSNORM)
-
-
-@pytest.mark.perf
-def test_fused_add_rmsnorm_bandwidth(course):
-    course.bench(FUSED_ADD_RMSNORM)
+globals().update(exercise_tests("day06", perf={"rmsnorm": "bandwidth", "fused_add_rmsnorm": "bandwidth"}))

@@ -17,33 +17,6 @@ How to read the output:
   and that ceiling. It fails below 85%. A kernel is timed only after it passes its largest case.
 The checks themselves are in grader/exercises/day07.py.
 """
-import pytest
+from grader.day_tests import exercise_tests
 
-from grader.exercises import case_id, day07
-
-ASYNC_COPY, DOUBLE_BUFFER, PIPELINE, QK_SCORES = day07.EXERCISES
-
-
-@pytest.mark.parametrize("case", ASYNC_COPY.cases, ids=case_id)
-def test_async_copy(course, case):
-    course.check(ASYNC_COPY, case)
-
-
-@pytest.mark.parametrize("case", DOUBLE_BUFFER.cases, ids=case_id)
-def test_double_buffer(course, case):
-    course.check(DOUBLE_BUFFER, case)
-
-
-@pytest.mark.parametrize("case", PIPELINE.cases, ids=case_id)
-def test_pipeline(course, case):
-    course.check(PIPELINE, case)
-
-
-@pytest.mark.parametrize("case", QK_SCORES.cases, ids=case_id)
-def test_qk_scores(course, case):
-    course.check(QK_SCORES, case)
-
-
-@pytest.mark.perf
-def test_pipeline_bandwidth(course):
-    course.bench(PIPELINE)
+globals().update(exercise_tests("day07", perf={"pipeline": "bandwidth"}))

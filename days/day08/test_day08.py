@@ -20,33 +20,6 @@ How to read the output:
   names that ceiling.) It fails below 70%.
 The checks themselves are in grader/exercises/day08.py.
 """
-import pytest
+from grader.day_tests import exercise_tests
 
-from grader.exercises import case_id, day08
-
-BLOCK_SCAN, SCAN, COMPACT, RAGGED = day08.EXERCISES
-
-
-@pytest.mark.parametrize("case", BLOCK_SCAN.cases, ids=case_id)
-def test_block_scan(course, case):
-    course.check(BLOCK_SCAN, case)
-
-
-@pytest.mark.parametrize("case", SCAN.cases, ids=case_id)
-def test_scan(course, case):
-    course.check(SCAN, case)
-
-
-@pytest.mark.parametrize("case", COMPACT.cases, ids=case_id)
-def test_compact(course, case):
-    course.check(COMPACT, case)
-
-
-@pytest.mark.parametrize("case", RAGGED.cases, ids=case_id)
-def test_ragged(course, case):
-    course.check(RAGGED, case)
-
-
-@pytest.mark.perf
-def test_scan_throughput(course):
-    course.bench(SCAN)
+globals().update(exercise_tests("day08", perf={"scan": "throughput"}))

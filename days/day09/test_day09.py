@@ -14,23 +14,6 @@ How to read the output:
   edges must be zero-filled on load and guarded on store.
 The checks themselves are in grader/exercises/day09.py.
 """
-import pytest
+from grader.day_tests import exercise_tests
 
-from grader.exercises import case_id, day09
-
-LDMATRIX, MMA_TILE, BLOCK_TILE = day09.EXERCISES
-
-
-@pytest.mark.parametrize("case", LDMATRIX.cases, ids=case_id)
-def test_ldmatrix(course, case):
-    course.check(LDMATRIX, case)
-
-
-@pytest.mark.parametrize("case", MMA_TILE.cases, ids=case_id)
-def test_mma_tile(course, case):
-    course.check(MMA_TILE, case)
-
-
-@pytest.mark.parametrize("case", BLOCK_TILE.cases, ids=case_id)
-def test_block_tile(course, case):
-    course.check(BLOCK_TILE, case)
+globals().update(exercise_tests("day09"))

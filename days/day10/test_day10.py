@@ -22,48 +22,6 @@ How to read the output:
   fp32 one (1e-5 plus 2^-23 * K by norm). Its source must hold the inline m16n8k32 e4m3 mma.sync.
 The checks themselves are in grader/exercises/day10.py.
 """
-import pytest
+from grader.day_tests import exercise_tests
 
-from grader.exercises import case_id, day10
-
-NAIVE, TILED, SWIZZLE, GEMM_MMA, GEMM, GEMM_FP8 = day10.EXERCISES
-
-
-@pytest.mark.parametrize("case", NAIVE.cases, ids=case_id)
-def test_gemm_naive(course, case):
-    course.check(NAIVE, case)
-
-
-@pytest.mark.parametrize("case", TILED.cases, ids=case_id)
-def test_gemm_tiled(course, case):
-    course.check(TILED, case)
-
-
-@pytest.mark.parametrize("case", SWIZZLE.cases, ids=case_id)
-def test_swizzle(course, case):
-    course.check(SWIZZLE, case)
-
-
-@pytest.mark.parametrize("case", GEMM_MMA.cases, ids=case_id)
-def test_gemm_mma(course, case):
-    course.check(GEMM_MMA, case)
-
-
-@pytest.mark.parametrize("case", GEMM.cases, ids=case_id)
-def test_gemm(course, case):
-    course.check(GEMM, case)
-
-
-@pytest.mark.parametrize("case", GEMM_FP8.cases, ids=case_id)
-def test_gemm_fp8(course, case):
-    course.check(GEMM_FP8, case)
-
-
-@pytest.mark.perf
-def test_gemm_throughput(course):
-    course.bench(GEMM)
-
-
-@pytest.mark.perf
-def test_gemm_fp8_throughput(course):
-    course.bench(GEMM_FP8)
+globals().update(exercise_tests("day10", perf={"gemm": "throughput", "gemm_fp8": "throughput"}))

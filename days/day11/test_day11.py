@@ -40,43 +40,6 @@ Each kernel must also use the day's technique (checked in its SASS, no GPU neede
 main loop and block merge (the course has no copy of them).
 The checks themselves are in grader/exercises/day11.py.
 """
-import pytest
+from grader.day_tests import exercise_tests
 
-from grader.exercises import case_id, day11
-
-ONLINE_SOFTMAX, MERGE_STATES, DECODE_WARP, DECODE_ATTENTION, DECODE_PAGED = day11.EXERCISES
-
-
-@pytest.mark.parametrize("case", ONLINE_SOFTMAX.cases, ids=case_id)
-def test_online_softmax(course, case):
-    course.check(ONLINE_SOFTMAX, case)
-
-
-@pytest.mark.parametrize("case", MERGE_STATES.cases, ids=case_id)
-def test_merge_states(course, case):
-    course.check(MERGE_STATES, case)
-
-
-@pytest.mark.parametrize("case", DECODE_WARP.cases, ids=case_id)
-def test_decode_warp(course, case):
-    course.check(DECODE_WARP, case)
-
-
-@pytest.mark.parametrize("case", DECODE_ATTENTION.cases, ids=case_id)
-def test_decode_attention(course, case):
-    course.check(DECODE_ATTENTION, case)
-
-
-@pytest.mark.parametrize("case", DECODE_PAGED.cases, ids=case_id)
-def test_decode_paged(course, case):
-    course.check(DECODE_PAGED, case)
-
-
-@pytest.mark.perf
-def test_decode_attention_bandwidth(course):
-    course.bench(DECODE_ATTENTION)
-
-
-@pytest.mark.perf
-def test_decode_paged_bandwidth(course):
-    course.bench(DECODE_PAGED)
+globals().update(exercise_tests("day11", perf={"decode_attention": "bandwidth", "decode_paged": "bandwidth"}))

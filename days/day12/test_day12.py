@@ -27,63 +27,7 @@ How to read the output:
   timed only after it passes its largest correctness case.
 The checks themselves are in grader/exercises/day12.py.
 """
-import pytest
+from grader.day_tests import exercise_tests
 
-from grader.exercises import case_id, day12
-
-SCALAR, QK_TILE, MMA, MMA_CAUSAL, PREFILL, PREFILL_CAUSAL, BATCH_PREFILL, BATCH_PAGED = day12.EXERCISES
-
-
-@pytest.mark.parametrize("case", SCALAR.cases, ids=case_id)
-def test_attention_scalar(course, case):
-    course.check(SCALAR, case)
-
-
-@pytest.mark.parametrize("case", QK_TILE.cases, ids=case_id)
-def test_qk_tile(course, case):
-    course.check(QK_TILE, case)
-
-
-@pytest.mark.parametrize("case", MMA.cases, ids=case_id)
-def test_attention_mma(course, case):
-    course.check(MMA, case)
-
-
-@pytest.mark.parametrize("case", MMA_CAUSAL.cases, ids=case_id)
-def test_attention_mma_causal(course, case):
-    course.check(MMA_CAUSAL, case)
-
-
-@pytest.mark.parametrize("case", PREFILL.cases, ids=case_id)
-def test_prefill(course, case):
-    course.check(PREFILL, case)
-
-
-@pytest.mark.parametrize("case", PREFILL_CAUSAL.cases, ids=case_id)
-def test_prefill_causal(course, case):
-    course.check(PREFILL_CAUSAL, case)
-
-
-@pytest.mark.parametrize("case", BATCH_PREFILL.cases, ids=case_id)
-def test_batch_prefill(course, case):
-    course.check(BATCH_PREFILL, case)
-
-
-@pytest.mark.parametrize("case", BATCH_PAGED.cases, ids=case_id)
-def test_batch_prefill_paged(course, case):
-    course.check(BATCH_PAGED, case)
-
-
-@pytest.mark.perf
-def test_prefill_throughput(course):
-    course.bench(PREFILL)
-
-
-@pytest.mark.perf
-def test_prefill_causal_throughput(course):
-    course.bench(PREFILL_CAUSAL)
-
-
-@pytest.mark.perf
-def test_batch_prefill_throughput(course):
-    course.bench(BATCH_PREFILL)
+globals().update(exercise_tests("day12", perf={
+    "prefill": "throughput", "prefill_causal": "throughput", "batch_prefill": "throughput"}))

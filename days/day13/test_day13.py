@@ -31,43 +31,6 @@ How to read the output:
   size. The notebook sweeps the other tile shapes.
 The checks themselves are in grader/exercises/day13.py (the cache's in day13_cache.py); the JIT in grader/jit/.
 """
-import pytest
+from grader.day_tests import exercise_tests
 
-from grader.exercises import case_id, day13
-
-CACHE_KEY, WRITE_ATOMIC, ROPE, ROPE_INTERLEAVED, CHUNKED, PREFIX_LM = day13.EXERCISES
-
-
-@pytest.mark.parametrize("case", CACHE_KEY.cases, ids=case_id)
-def test_cache_key(course, case):
-    course.check(CACHE_KEY, case)
-
-
-@pytest.mark.parametrize("case", WRITE_ATOMIC.cases, ids=case_id)
-def test_write_atomic(course, case):
-    course.check(WRITE_ATOMIC, case)
-
-
-@pytest.mark.parametrize("case", ROPE.cases, ids=case_id)
-def test_rope(course, case):
-    course.check(ROPE, case)
-
-
-@pytest.mark.parametrize("case", ROPE_INTERLEAVED.cases, ids=case_id)
-def test_rope_interleaved(course, case):
-    course.check(ROPE_INTERLEAVED, case)
-
-
-@pytest.mark.parametrize("case", CHUNKED.cases, ids=case_id)
-def test_chunked(course, case):
-    course.check(CHUNKED, case)
-
-
-@pytest.mark.parametrize("case", PREFIX_LM.cases, ids=case_id)
-def test_prefix_lm(course, case):
-    course.check(PREFIX_LM, case)
-
-
-@pytest.mark.perf
-def test_rope_bandwidth(course):
-    course.bench(ROPE)
+globals().update(exercise_tests("day13", perf={"rope": "bandwidth"}))

@@ -46,23 +46,15 @@ import os
 import numpy as np
 import pytest
 
-from grader import checks, device
+from grader import checks, device, exercises
+from grader.day_tests import exercise_tests
 from grader.emulator.scaling import FULL_ENV
 from grader.exercises import capstone, case_id, day14
 from grader.jit import ops
 from grader.references.layers import silu_and_mul_reference
 
-BINDING, BINDING_ERRORS, RMSNORM_FFI, APPEND_KV, ROPE_APPEND_KV = day14.EXERCISES
-
-
-@pytest.mark.parametrize("case", BINDING.cases, ids=case_id)
-def test_binding(course, case):
-    course.check(BINDING, case)
-
-
-@pytest.mark.parametrize("case", BINDING_ERRORS.cases, ids=case_id)
-def test_binding_errors(course, case):
-    course.check(BINDING_ERRORS, case)
+globals().update(exercise_tests("day14", written=("rmsnorm_ffi",)))
+RMSNORM_FFI = exercises.get("day14", "rmsnorm_ffi")
 
 
 @pytest.mark.parametrize("case", RMSNORM_FFI.cases, ids=case_id)
@@ -76,16 +68,6 @@ def test_rmsnorm_ffi(course, case):
         if day14.NOT_GRADED_WITHOUT_GPU not in str(e):
             raise
         pytest.skip(str(e).splitlines()[0])
-
-
-@pytest.mark.parametrize("case", APPEND_KV.cases, ids=case_id)
-def test_append_kv(course, case):
-    course.check(APPEND_KV, case)
-
-
-@pytest.mark.parametrize("case", ROPE_APPEND_KV.cases, ids=case_id)
-def test_rope_append_kv(course, case):
-    course.check(ROPE_APPEND_KV, case)
 
 
 @pytest.fixture

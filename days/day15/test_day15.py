@@ -26,53 +26,7 @@ How to read the output:
   WARPGROUP.DEPBAR.LE gsb0, 0x1 (one wgmma group in flight); for gemm_fp8 QGMMA.64x128x32 E4M3.
 The checks themselves are in grader/exercises/day15.py.
 """
-import pytest
+from grader.day_tests import exercise_tests
 
-from grader.exercises import case_id, day15
-
-WGMMA_TILE, TMA_COPY, GEMM, PERSISTENT, FP8 = day15.EXERCISES
-
-
-@pytest.mark.parametrize("case", WGMMA_TILE.cases, ids=case_id)
-def test_wgmma_tile(course, case):
-    course.check(WGMMA_TILE, case)
-
-
-@pytest.mark.parametrize("case", TMA_COPY.cases, ids=case_id)
-def test_tma_copy(course, case):
-    course.check(TMA_COPY, case)
-
-
-@pytest.mark.parametrize("case", GEMM.cases, ids=case_id)
-def test_gemm_wgmma(course, case):
-    course.check(GEMM, case)
-
-
-@pytest.mark.parametrize("case", PERSISTENT.cases, ids=case_id)
-def test_gemm_persistent(course, case):
-    course.check(PERSISTENT, case)
-
-
-@pytest.mark.parametrize("case", FP8.cases, ids=case_id)
-def test_gemm_fp8(course, case):
-    course.check(FP8, case)
-
-
-@pytest.mark.perf
-def test_tma_copy_bandwidth(course):
-    course.bench(TMA_COPY)
-
-
-@pytest.mark.perf
-def test_gemm_wgmma_throughput(course):
-    course.bench(GEMM)
-
-
-@pytest.mark.perf
-def test_gemm_persistent_throughput(course):
-    course.bench(PERSISTENT)
-
-
-@pytest.mark.perf
-def test_gemm_fp8_throughput(course):
-    course.bench(FP8)
+globals().update(exercise_tests("day15", perf={
+    "tma_copy": "bandwidth", "gemm_wgmma": "throughput", "gemm_persistent": "throughput", "gemm_fp8": "throughput"}))

@@ -22,48 +22,8 @@ How to read the output:
   fastest of them, each named in the report. Rung 3 is held to its target, not the rung below.
 The checks themselves are in grader/exercises/day16.py.
 """
-import pytest
+from grader.day_tests import exercise_tests
 
-from grader.exercises import case_id, day16
-
-SERIAL, OVERLAP, ATTENTION, CAUSAL = day16.EXERCISES
-
-
-@pytest.mark.parametrize("case", SERIAL.cases, ids=case_id)
-def test_attention_wgmma_serial(course, case):
-    course.check(SERIAL, case)
-
-
-@pytest.mark.parametrize("case", OVERLAP.cases, ids=case_id)
-def test_attention_wgmma_overlap(course, case):
-    course.check(OVERLAP, case)
-
-
-@pytest.mark.parametrize("case", ATTENTION.cases, ids=case_id)
-def test_attention_wgmma(course, case):
-    course.check(ATTENTION, case)
-
-
-@pytest.mark.parametrize("case", CAUSAL.cases, ids=case_id)
-def test_attention_wgmma_causal(course, case):
-    course.check(CAUSAL, case)
-
-
-@pytest.mark.perf
-def test_attention_wgmma_serial_throughput(course):
-    course.bench(SERIAL)
-
-
-@pytest.mark.perf
-def test_attention_wgmma_overlap_throughput(course):
-    course.bench(OVERLAP)
-
-
-@pytest.mark.perf
-def test_attention_wgmma_throughput(course):
-    course.bench(ATTENTION)
-
-
-@pytest.mark.perf
-def test_attention_wgmma_causal_throughput(course):
-    course.bench(CAUSAL)
+globals().update(exercise_tests("day16", perf={
+    "attention_wgmma_serial": "throughput", "attention_wgmma_overlap": "throughput",
+    "attention_wgmma": "throughput", "attention_wgmma_causal": "throughput"}))
