@@ -160,9 +160,36 @@ def _only(ex, exs) -> str:
     return " and ".join([f"test_{ex.name}", *(f"not test_{name}" for name in longer)])
 
 
+def _check_row(ex, outcome) -> dict:
+    """One exercise's line of the check table (`pytest_plugin.format_table`'s fields) from its outcome."""
+    passed = sum(c.status == "passed" for c in outcome.cases)
+    failed = (len(outcome.cases) or outcome.total) - passed
+    first = next((c for c in outcome.cases if c.status not in ("passed", "not run")), None)
+    return {"exercise": ex.key, "status": "passed" if outcome.status == "passed" else "FAILED",
+            "passed": passed, "failed": failed, "skipped": len(ex.cases) - (len(outcome.cases) or outcome.total),
+            "ratio": None, "ceiling": None, "case": first,
+            "first_failure": "" if outcome.status == "passed" else
+            (f"{exercises.case_id(first.case)}: {first.message}" if first and first.message else outcome.message)}
+
+
+def _ratio(ex, exs, solutions: bool, timeout: float) -> tuple[float | None, str | None]:
+    """The exercise's perf test (its ratio to the ceiling measured in the same run), in a child pytest."""
+    from grader import isolation
+
+    report = paths.STATE / f"check-{ex.day}-{ex.name}-perf.json"
+    report.parent.mkdir(parents=True, exist_ok=True)
+    report.unlink(missing_ok=True)
+    cmd = ["-m", "pytest", str(paths.DAYS / ex.day), "-q", "-p", "no:cacheprovider", "-m", "perf", "-k",
+           _only(ex, exs), f"--course-report={report}"] + (["--solutions"] if solutions else [])
+    isolation.run_child(cmd, exercise=ex.key, timeout=timeout, cwd=paths.ROOT)
+    found = json.loads(report.read_text()) if report.is_file() else []
+    timed = [r for r in found if r["exercise"] == ex.key and r["ratio"] is not None]
+    return (timed[0]["ratio"], timed[0]["ceiling"]) if timed else (None, None)
+
+
 def cmd_check(args) -> int:
-    from grader import isolation, progress
-    from grader.pytest_plugin import format_table, summarize
+    from grader import isolation, progress, runner
+    from grader.pytest_plugin import format_table
 
     day = paths.day_name(args.day)
     exs = exercises.day_exercises(day)
@@ -176,23 +203,18 @@ def cmd_check(args) -> int:
     rows = []
     for i, ex in enumerate(exs, 1):
         print(f"[{i}/{len(exs)}] {ex.key} ...", flush=True)
-        report = paths.STATE / f"check-{day}-{ex.name}.json"
-        report.parent.mkdir(parents=True, exist_ok=True)
-        report.unlink(missing_ok=True)
-        cmd = ["-m", "pytest", str(paths.DAYS / day), "-q", "-p", "no:cacheprovider", "-k",
-               _only(ex, exs), f"--course-report={report}"] + (["--solutions"] if args.solutions else [])
-        timed_out, done = isolation.run_child(cmd, exercise=ex.key, timeout=args.timeout, cwd=paths.ROOT)
-        results = json.loads(report.read_text()) if report.is_file() else []
-        results = [r for r in results if r["exercise"] == ex.key]
-        if timed_out:
-            rows.append({"exercise": ex.key, "status": "TIMED OUT", "passed": 0, "failed": 0, "skipped": 0,
-                         "ratio": None, "ceiling": None, "first_failure": timed_out.message})
-        elif not results:
-            tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-10:])
-            rows.append({"exercise": ex.key, "status": "CRASHED", "passed": 0, "failed": 0, "skipped": 0,
-                         "ratio": None, "ceiling": None, "first_failure": f"exit {done.returncode}: {tail}"})
-        else:
-            rows += summarize(results)
+        why = runner.why_not_here(ex)
+        if why:
+            rows.append({"exercise": ex.key, "status": "skipped", "passed": 0, "failed": 0,
+                         "skipped": len(ex.cases), "ratio": None, "ceiling": None, "first_failure": ""})
+            print(f"  skipped: {why}")
+            continue
+        row = _check_row(ex, isolation.run_exercise(day, ex.name, solutions=args.solutions, timeout=args.timeout))
+        if row["case"] is not None and not args.solutions:
+            progress.record_failure(ex.key, row["case"].case, row["case"].seed)  # what `grader debug` replays
+        if row["status"] == "passed" and ex.bench is not None and device.current().timed:
+            row["ratio"], row["ceiling"] = _ratio(ex, exs, args.solutions, args.timeout)
+        rows.append(row)
     print()
     print(format_table(rows))
     for r in rows:
@@ -375,7 +397,8 @@ def parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="run a day's tests, one child process per exercise")
     c.add_argument("day")
     c.add_argument("--solutions", action="store_true", help="check solutions/ instead of days/")
-    c.add_argument("--timeout", type=float, default=900, help="seconds per exercise (default 900)")
+    c.add_argument("--timeout", type=float, default=900,
+                   help="at most this many seconds per case (default 900; a hang is caught sooner)")
     c.set_defaults(fn=cmd_check)
     c = sub.add_parser("bench", help="benchmark a day's exercises; PNG plots")
     c.add_argument("day")

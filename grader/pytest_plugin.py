@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import compiler, device, paths, progress, runner, sass, solution_facts, tables
+from grader import device, paths, progress, runner, sass, tables
 from grader.exercises import Exercise, case_id
 from grader.messages import say, status as status_word
 
@@ -59,19 +59,9 @@ class Course:
         self.node = node
 
     def _ready(self, ex: Exercise) -> None:
-        reason = device.why_no_gpu()
-        if reason:
-            pytest.skip(f"needs a CUDA GPU: {reason}. Compile and SASS checks still run "
-                        f"without one (python -m grader compile {ex.day}).")
-        needed, specific = solution_facts.required_arch(ex.day, ex.source)
-        if needed and not device.current().any_arch:
-            have = device.properties()["sm"]
-            if compiler.arch_number(have) < needed:
-                pytest.skip(f"{ex.key} needs sm_{needed} or newer; this GPU is {have} "
-                            f"(COURSE_BACKEND=emulator runs it on the CPU)")
-            if specific and compiler.arch_number(have) != needed:
-                pytest.skip(f"{ex.key} needs an sm_{needed} GPU (sm_{needed}a instructions: wgmma, TMA); this "
-                            f"GPU is {have} (COURSE_BACKEND=emulator runs it on the CPU)")
+        why = runner.why_not_here(ex)
+        if why:
+            pytest.skip(why)
         self.node.user_properties.append(("exercise", ex.key))
         self.node.user_properties.append(("source", str(runner.source_of(ex))))
 

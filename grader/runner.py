@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from grader import checks, device, paths, technique
+from grader import checks, compiler, device, paths, solution_facts, technique
 from grader.exercises import Exercise
 
 _modules: dict[tuple[str, float], object] = {}
@@ -25,6 +25,23 @@ def source_of(ex: Exercise, solutions: bool | None = None) -> Path:
     if solutions:
         return paths.solutions_dir("the course's solution") / ex.day / ex.source
     return paths.source_path(ex.day, ex.source)
+
+
+def why_not_here(ex: Exercise) -> str | None:
+    """Why this machine cannot run `ex` at all (no GPU; a GPU older than the exercise needs), or None."""
+    reason = device.why_no_gpu()
+    if reason:
+        return (f"needs a CUDA GPU: {reason}. Compile and SASS checks still run without one "
+                f"(python -m grader compile {ex.day}).")
+    needed, specific = solution_facts.required_arch(ex.day, ex.source)
+    if needed and not device.current().any_arch:
+        have = device.properties()["sm"]
+        if compiler.arch_number(have) < needed:
+            return f"{ex.key} needs sm_{needed} or newer; this GPU is {have} (COURSE_BACKEND=emulator runs it on the CPU)"
+        if specific and compiler.arch_number(have) != needed:
+            return (f"{ex.key} needs an sm_{needed} GPU (sm_{needed}a instructions: wgmma, TMA); this GPU is "
+                    f"{have} (COURSE_BACKEND=emulator runs it on the CPU)")
+    return None
 
 
 def load(ex: Exercise, solutions: bool | None = None):
