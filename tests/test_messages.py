@@ -94,3 +94,15 @@ def test_the_command_line_speaks_chinese(monkeypatch, capsys, argv, says):
         pass
     out = capsys.readouterr()
     assert says in out.out + out.err, out
+
+
+def test_an_exercise_s_own_diagnosis_replays_in_the_lessons_language(monkeypatch):
+    """Messages an exercise words itself (here day 11's empty-row lse) end with the catalogue's replay."""
+    from grader.references.decode_attention import assert_lse
+
+    monkeypatch.chdir(paths.ROOT)
+    for lang, says in (("en", "[seed 5: rerun with COURSE_SEED=5]"), ("zh", "[种子 5：用 COURSE_SEED=5 重新运行]")):
+        monkeypatch.setenv("COURSE_LANG", lang)
+        with pytest.raises(AssertionError) as e:
+            assert_lse(np.array([1.0, 0.0]), np.array([-np.inf, 0.0]), name="lse2", seed=5)
+        assert str(e.value).endswith(says), str(e.value)

@@ -161,7 +161,7 @@ def check_quant_int8(module, seed: int, rows: int, d: int) -> None:
             f"quantize_int8 q (rows={rows}, d={d}): {len(bad)} of {got.size} values wrong; first at "
             f"(row {r}, col {c}): x = {float(x[r, c]):.6g}, scale = {scales_ref[r]:.6g}, x / scale = "
             f"{v[r, c]:.4f}, expected {int(q_ref[r, c])} (nearest, ties to even, within [-127, 127]), "
-            f"got {int(got[r, c])}{why} [seed {seed}: rerun with {checks.SEED_ENV}={seed}]")
+            f"got {int(got[r, c])}{why}{checks.replay(seed)}")
     # Dequantize the reference's q with the reference's scales: fp16 of q * scale.
     out = device.empty((rows, d), "float16")
     device.launch(module.get_function("dequantize_int8"), (rows,), (QUANT_BLOCK,),

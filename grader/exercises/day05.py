@@ -195,8 +195,7 @@ def check_compact(module, seed: int, n: int, density: float) -> None:
     written = np.flatnonzero(got_idx[count:] != -1)
     if written.size:
         raise AssertionError(f"compact_scatter out_idx past the count ({count}) {where}: {written.size} "
-                             f"elements written; first at index {count + written[0]} "
-                             f"[seed {seed}: rerun with {checks.SEED_ENV}={seed}]")
+                             f"elements written; first at index {count + written[0]}{checks.replay(seed)}")
 
 
 COMPACT_CASES = tuple({"n": n, "density": p} for n in (1, 31, 33, 1000, 4097, (1 << 20) + 3)

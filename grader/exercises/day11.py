@@ -67,7 +67,7 @@ def _assert_o(got, expected, *, name: str, seed: int, dt: str = "float16") -> No
         b, h = (int(i) for i in np.unravel_index(worst, got.shape[:-1]))
         raise AssertionError(f"{name}: request {b}, head {h}: relative error norm {rel[worst]:.2e} exceeds "
                              f"{tol:.1e} for that head alone ({int((rel > tol).sum())} of {rel.size} "
-                             f"heads do) [seed {seed}: rerun with {checks.SEED_ENV}={seed}]")
+                             f"heads do){checks.replay(seed)}")
 
 
 def random_qkv(rng, batch: int, num_qo_heads: int, kv_shape: tuple, kv_dtype: str = "float16"):
@@ -166,8 +166,7 @@ def check_online_softmax(module, seed: int, rows: int, n: int, tile: int) -> Non
     if bad.size:
         r, t = bad[0]
         raise AssertionError(f"online_softmax m {where}: row {r} has seen only -inf scores up to tile {t}, so "
-                             f"m must stay -inf; got {m_got[r, t]:.6g} [seed {seed}: rerun with "
-                             f"{checks.SEED_ENV}={seed}]")
+                             f"m must stay -inf; got {m_got[r, t]:.6g}{checks.replay(seed)}")
     checks.assert_close(m_got[~empty], m_ref[~empty], dt="float32", name=f"online_softmax m {where}", seed=seed)
     # ex2.approx (2 ulp) on every weight and float32 sums of up to n terms: relative 1e-4 on d; o is
     # checked by the norm of its error against the norm of the sum of |weights * v|, per state.
@@ -179,7 +178,7 @@ def check_online_softmax(module, seed: int, rows: int, n: int, tile: int) -> Non
         r, t = np.unravel_index(np.nanargmax(np.where(np.isfinite(err), err, np.inf)), err.shape)
         raise AssertionError(f"online_softmax o {where}: row {r} after tile {t}: expected "
                              f"{np.array2string(o_ref[r, t], precision=5)}, got {np.array2string(o_got[r, t], precision=5)} "
-                             f"(relative error {err[r, t]:.2e} > 1e-4) [seed {seed}: rerun with {checks.SEED_ENV}={seed}]")
+                             f"(relative error {err[r, t]:.2e} > 1e-4){checks.replay(seed)}")
 
 
 # ---- exercise 2: merge states ------------------------------------------------------------------

@@ -39,5 +39,5 @@ def assert_lse(got, expected, *, name: str, seed: int) -> None:
     wrong = np.flatnonzero(empty & ~np.isneginf(got))
     if wrong.size:
         raise AssertionError(f"{name}: row {wrong[0]} has no keys, so its lse2 must be -inf; got "
-                             f"{got[wrong[0]]:.6g} [seed {seed}: rerun with {checks.SEED_ENV}={seed}]")
+                             f"{got[wrong[0]]:.6g}{checks.replay(seed)}")
     checks.assert_close(got[~empty], expected[~empty], dt="float32", tol=LSE_TOL, name=name, seed=seed)
