@@ -72,9 +72,10 @@ case "${1:-}" in
     root=()
     [ "$(id -u)" = 0 ] && root=(--allow-root)  # containers and cloud notebooks run as root
     # lab/ holds the course's JupyterLab extension: .cu/.cuh files open in the editor as C++
-    # the lab's terminals have the course's environment (pytest days/dayNN works there)
+    # the lab's terminals have the course's environment (pytest days/dayNN works there); its kernels
+    # import this checkout's grader, even from a .venv another copy of the course installed
     export COURSE_LANG=$lang JUPYTER_PATH="$PWD/lab${JUPYTER_PATH:+:$JUPYTER_PATH}" \
-      VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH"
+      VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
     # a student's lab: without nbgrader's instructor menus and server extensions (lab/student/);
     # COURSE_INSTRUCTOR=1 keeps them (formgrader, Create Assignment)
     [ "${COURSE_INSTRUCTOR:-0}" = 1 ] ||
