@@ -15,6 +15,7 @@ import numpy as np
 from grader import compiler
 from grader.backend import Backend, KernelFault, NoGPU
 from grader.dtypes import bfloat16, dtype, poison, storage
+from grader.messages import say
 
 
 @functools.cache
@@ -38,7 +39,7 @@ def driver_problem(cupy) -> str | None:
     try:
         ctypes.CDLL("libcuda.so.1")
     except OSError:
-        return "no GPU: this machine has no NVIDIA driver"
+        return say("backend.no_driver")
     driver, runtime = cupy.cuda.runtime.driverGetVersion(), cupy.cuda.runtime.runtimeGetVersion()
     if 0 < driver < runtime:
         return (f"the NVIDIA driver supports CUDA {driver // 1000}.{driver % 1000 // 10}, older than the "

@@ -90,6 +90,12 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "exercise.unknown": {"en": "{day} has no exercise {name} (it has: {known})",
                          "zh": "{day} 没有练习 {name}（它有：{known}）"},
     "none_yet": {"en": "none yet", "zh": "暂无"},
+    # ---- where kernels run (the backends) ----
+    "backend.emulator": {"en": "PTX emulator (CPU, numpy)", "zh": "PTX 模拟器（CPU，numpy）"},
+    "backend.not_hardware": {"en": "kernels run on the PTX emulator here, not on a CUDA GPU ({why})",
+                             "zh": "这里的核函数 (kernel) 在 PTX 模拟器上运行，而不是在 CUDA GPU 上（{why}）"},
+    "backend.no_driver": {"en": "no GPU: this machine has no NVIDIA driver",
+                          "zh": "没有 GPU：这台机器没有 NVIDIA 驱动"},
     # ---- `python -m grader progress` ----
     "progress.day": {"en": "{count} exercises, {edited} edited; {result}",
                      "zh": "{count} 个练习，已编辑 {edited} 个；{result}"},

@@ -28,8 +28,9 @@ JIT_CORE = ("grader.jit", "grader.jit.cache")
 BACKEND_LAYER = under("grader.backend", "grader.dtypes", "grader.cupy_backend", "grader.emulator.backend",
                       "grader.emulator.cupy_shim")
 #: What the emulator (the interpreter, with its backend) may import: itself, the compiler, the backend
-#: interface and the table formatter; the course tools that run exercises on it are in grader/emutools.
-EMULATOR_NEEDS = under("grader.emulator", "grader.compiler", "grader.backend", "grader.dtypes", "grader.tables")
+#: interface, the table formatter and the message catalogue; the course tools that run exercises on it are in grader/emutools.
+EMULATOR_NEEDS = under("grader.emulator", "grader.compiler", "grader.backend", "grader.dtypes", "grader.tables",
+                       "grader.messages")
 
 #: (the modules a rule is about, the imports it forbids them, why).
 RULES = (

@@ -106,3 +106,14 @@ def test_an_exercise_s_own_diagnosis_replays_in_the_lessons_language(monkeypatch
         with pytest.raises(AssertionError) as e:
             assert_lse(np.array([1.0, 0.0]), np.array([-np.inf, 0.0]), name="lse2", seed=5)
         assert str(e.value).endswith(says), str(e.value)
+
+
+def test_where_kernels_run_is_said_in_the_lessons_language(monkeypatch):
+    """The emulator's name and why kernels run there, as the banner and show-config print them."""
+    from grader.emulator.backend import EmulatorBackend
+
+    monkeypatch.chdir(paths.ROOT)
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    backend = EmulatorBackend()
+    assert backend.properties()["name"] == "PTX 模拟器（CPU，numpy）"
+    assert backend.why_not_hardware().startswith("这里的核函数 (kernel) 在 PTX 模拟器上运行")

@@ -13,6 +13,7 @@ from grader.backend import Backend, KernelFault, NoGPU, NoTiming
 from grader.dtypes import bfloat16, dtype, poison, storage
 from grader.emulator import EmulatorFault, arch, cupy_shim, load_source as _load_source, load as _load
 from grader.emulator.memory import DeviceArray
+from grader.messages import say
 
 
 class EmulatorBackend(Backend):
@@ -30,8 +31,7 @@ class EmulatorBackend(Backend):
 
     def why_not_hardware(self) -> str:
         problem = self._gpu_problem()
-        return "kernels run on the PTX emulator here, not on a CUDA GPU" + (
-            f" ({problem})" if problem else " (COURSE_BACKEND=emulator)")
+        return say("backend.not_hardware", why=problem or "COURSE_BACKEND=emulator")
 
     def require_gpu(self):
         return cupy_shim
@@ -95,7 +95,7 @@ class EmulatorBackend(Backend):
             raise KernelFault(f"{what} failed on the emulator: {e}") from None
 
     def properties(self) -> dict:
-        return {"name": "PTX emulator (CPU, numpy)", "sm": arch(), "sms": 1, "l2_bytes": 50 << 20,
+        return {"name": say("backend.emulator"), "sm": arch(), "sms": 1, "l2_bytes": 50 << 20,
                 "memory_bytes": 8 << 30, "smem_per_block_optin": 227 << 10}
 
     def tensor_map(self, array, box: tuple[int, ...], swizzle: int, elem: int) -> np.ndarray:
