@@ -8,7 +8,8 @@
   it (no 16-byte loads).
 - rotate with a sign slip (x2' = x2 c - x1 s): wrong in both layouts.
 - jit_cache.py: a key over the joined inputs and every file of the include folders, one with every
-  header hashed, one that looks a quoted include up in the include folders only, one that joins the
+  header hashed, one that looks a quoted include up in the include folders only, one that hashes the
+  names of the headers it reaches but not their bytes, one that joins the
   options with spaces; a write in place, a write that leaves its temporary file when it fails.
 - attention variants: a chunk boundary one key late ((key + 1) / chunk); a prefix-LM mask without the
   causal rule after the prefix (key < prefix only), or whose prefix loses its last token (key < prefix - 1):
@@ -128,6 +129,8 @@ EVERY_HEADER = _cache(KEY_BODY.replace("    visited: set[Path] = set()", "    vi
                                        "    for d in folders:\n        for f in sorted(d.rglob('*.cuh')):\n"
                                        "            h.update(f.read_bytes())"))
 NO_BESIDE = _cache(KEY_BODY.replace("([here] if bracket == '\"' and here is not None else []) + folders", "folders"))
+NAMES_ONLY = _cache(KEY_BODY.replace('            data = found.read_bytes()\n            feed(b"bytes", data)\n',
+                                     '            data = found.read_bytes()\n'))
 SPACE_JOINED = _cache(KEY_BODY.replace('    for option in options:\n        feed(b"option", option.encode())\n',
                                        '    feed(b"options", " ".join(options).encode())\n'))
 IN_PLACE = _cache(write_body="    with open(path, 'wb') as f:\n        f.write(data)\n")
@@ -138,8 +141,9 @@ TMP_LEFT = _cache(write_body=WRITE_BODY.replace("        os.unlink(tmp)\n", ""))
     (JOINED, {"group": "unrelated", "root": "plain"}, "unrelated.cuh (included by nothing) edited: expected the same key"),
     (EVERY_HEADER, {"group": "unrelated", "root": "plain"}, "expected the same key"),
     (NO_BESIDE, {"group": "includes", "root": "plain"}, "inc2/b.cuh (included by a.cuh, beside it) edited: expected a different key"),
+    (NAMES_ONLY, {"group": "includes", "root": "plain"}, "a.cuh (included by the source) edited: expected a different key"),
     (SPACE_JOINED, {"group": "framing", "root": "plain"}, 'options ("-DA", "-DB") against ("-DA -DB",): expected a different key'),
-], ids=["joined-all-files", "every-header", "quoted-not-beside", "options-joined"])
+], ids=["joined-all-files", "every-header", "quoted-not-beside", "header-names-only", "options-joined"])
 def test_wrong_cache_keys_fail(planted, text, case, says):
     assert text != CACHE
     msg = planted("day13", "cache_key", text, cases=[case])

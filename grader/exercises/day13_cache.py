@@ -47,14 +47,9 @@ def _key(module, root: Path, files=TREE, source=SOURCE, options=OPTIONS, arch=AR
     return key if isinstance(key, str) else repr(key)
 
 
-def _edited(name: str, text: str | None = None) -> dict[str, str]:
-    """TREE with one file appended to (or added, or removed with text None)."""
-    files = dict(TREE)
-    if text is None and name in files:
-        del files[name]
-    else:
-        files[name] = files.get(name, "") + (text or "// edited\n")
-    return files
+def _edited(name: str, text: str = "// edited\n") -> dict[str, str]:
+    """TREE with `text` appended to one file (a file TREE lacks is added): the same names, other bytes."""
+    return {**TREE, name: TREE.get(name, "") + text}
 
 
 # Each group: (label, how the inputs differ from the base, whether the key must change).
