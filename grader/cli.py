@@ -162,11 +162,11 @@ def _only(ex, exs) -> str:
 
 def _check_row(ex, outcome) -> dict:
     """One exercise's line of the check table (`pytest_plugin.format_table`'s fields) from its outcome."""
+    ran = len(outcome.cases) or outcome.total  # a file that does not compile reports no cases
     passed = sum(c.status == "passed" for c in outcome.cases)
-    failed = (len(outcome.cases) or outcome.total) - passed
     first = next((c for c in outcome.cases if c.status not in ("passed", "not run")), None)
     return {"exercise": ex.key, "status": "passed" if outcome.status == "passed" else "FAILED",
-            "passed": passed, "failed": failed, "skipped": len(ex.cases) - (len(outcome.cases) or outcome.total),
+            "passed": passed, "failed": ran - passed, "skipped": len(ex.cases) - ran,
             "ratio": None, "ceiling": None, "case": first,
             "first_failure": "" if outcome.status == "passed" else
             (f"{exercises.case_id(first.case)}: {first.message}" if first and first.message else outcome.message)}

@@ -121,8 +121,6 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "config.options": {"en": "NVRTC options", "zh": "NVRTC 编译选项"},
     # ---- the self-check's summary (grader.pytest_plugin) ----
     "table.exercise": {"en": "exercise", "zh": "练习"},
-    "table.passed": {"en": "passed", "zh": "通过"},
-    "table.failed": {"en": "failed", "zh": "未通过"},
     "table.skipped": {"en": "skipped", "zh": "跳过"},
     "table.result": {"en": "result", "zh": "结果"},
     "table.of_ceiling": {"en": "% of ceiling", "zh": "占上限的 %"},

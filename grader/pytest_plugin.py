@@ -256,7 +256,7 @@ def summarize(results: list[dict]) -> list[dict]:
 
 
 def format_table(rows: list[dict]) -> str:
-    counts = [say("table.passed"), say("table.failed"), say("table.skipped")]
+    counts = [status_word("passed"), status_word("failed"), say("table.skipped")]  # the outcomes' own words
     return tables.render(
         [say("table.exercise"), *counts, say("table.result"), say("table.of_ceiling")],
         [[r["exercise"], r["passed"], r["failed"], r["skipped"], r["status"],
