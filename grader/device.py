@@ -36,7 +36,13 @@ BACKENDS = ("cupy", "emulator")
 def backend() -> str:
     """'cupy' on a machine with a CUDA GPU, 'emulator' (the PTX emulator) on one without; $COURSE_BACKEND
     chooses explicitly, e.g. COURSE_BACKEND=emulator on a GPU machine."""
-    name = os.environ.get(BACKEND_ENV, "").strip().lower()
+    return _backend_named(os.environ.get(BACKEND_ENV, ""))
+
+
+@functools.cache
+def _backend_named(value: str) -> str:
+    """`backend()` for one value of $COURSE_BACKEND, worked out once (a launch asks it several times)."""
+    name = value.strip().lower()
     if not name:
         return "cupy" if cupy_backend.probe() is None else "emulator"
     if name not in BACKENDS:

@@ -17,7 +17,7 @@ import numpy as np
 from grader import checks, compiler, device, paths, solution_facts, technique
 from grader.exercises import Exercise
 
-_modules: dict[tuple[str, float], object] = {}
+_modules: dict[tuple[str, int, int], object] = {}
 
 
 def source_of(ex: Exercise, solutions: bool | None = None) -> Path:
@@ -49,7 +49,8 @@ def load(ex: Exercise, solutions: bool | None = None):
     file), once per file version in this process; an AssertionError when a kernel's SASS lacks the
     technique the exercise teaches."""
     path = source_of(ex, solutions)
-    key = (str(path.resolve()), path.stat().st_mtime)
+    st = path.stat()
+    key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
     if key not in _modules:
         if path.suffix == ".py":
             module = _import(path, f"course_{ex.day}_{path.stem}")

@@ -1,5 +1,8 @@
 """Day 14's API (grader.jit.ops): argument checks say what is wrong (no GPU needed for most), and the
-capstone's numpy reference is sound."""
+capstone's numpy reference is sound; the per-call path's caches keep up with edited files, and on a GPU
+a launch-bound call costs no more than torch eager's (`pytest tests/test_day14_api.py -m perf -s`)."""
+import os
+
 import numpy as np
 import pytest
 
@@ -7,6 +10,7 @@ from grader import device, paths
 from grader.exercises import capstone
 from grader.jit import ops
 from grader.jit.ops import Tensor
+from grader.references.layers import silu_and_mul_reference
 
 
 def T(name="x", shape=(4, 8), dtype="float16", contiguous=True, dev=0, framework="cupy"):
@@ -100,3 +104,132 @@ def test_operations_go_through_the_binding(monkeypatch):
     out = device.to_host(ops.silu_and_mul(device.asarray(x)))
     assert {"as_cupy", "current_stream", "to_caller"} <= set(seen), seen
     assert out.shape == (2, 32) and np.isfinite(out).all()
+
+
+# ---- the per-call path: what it caches, and what that costs on a GPU -------------------------------
+
+def _kernels():
+    if device.why_no_gpu():
+        pytest.skip(f"needs a CUDA GPU or the emulator: {device.why_no_gpu()}")
+
+
+def _silu_and_mul(x):
+    return device.to_host(ops.silu_and_mul(device.asarray(x))).astype(np.float64)
+
+
+def test_an_edited_file_is_picked_up_on_the_next_call(monkeypatch, tmp_path):
+    """ops caches each exercise file it loads (and its kernels) and re-checks the file's modification
+    time and size on every call: an edited kernel or binding, a file added to or removed from a
+    submission, counts on the next call; an unchanged one is not loaded again."""
+    _kernels()
+    monkeypatch.setenv(paths.SOURCE_DIR_ENV, str(tmp_path))  # a submission: day 14's binding, day 2's kernel
+    binding, cu = tmp_path / "binding.py", tmp_path / "silu_and_mul.cu"
+    binding.write_text((paths.SOLUTIONS / "day14" / "binding.py").read_text())
+    x = np.random.default_rng(1).standard_normal((2, 64)).astype(np.float16)
+    want = silu_and_mul_reference(x)
+
+    first = _silu_and_mul(x)  # no silu_and_mul.cu in the submission: the course's
+    np.testing.assert_allclose(first, want, rtol=2e-2, atol=2e-3)
+    assert ops.binding() is ops.binding(), "an unchanged binding.py was imported again"
+    fn = ops.kernel("day02", "silu_and_mul", "silu_and_mul_f16")
+    assert ops.kernel("day02", "silu_and_mul", "silu_and_mul_f16") is fn, "an unchanged kernel was fetched again"
+
+    solution = (paths.SOLUTIONS / "day02" / "silu_and_mul.cu").read_text()
+    doubled = "return 2.f * x / (1.f + expf(-x));"
+    assert solution.count("return x / (1.f + expf(-x));") == 1
+    cu.write_text(solution.replace("return x / (1.f + expf(-x));", doubled))  # the file appears
+    np.testing.assert_allclose(_silu_and_mul(x), 2 * want, rtol=2e-2, atol=4e-3)
+    cu.write_text(solution.replace("return x / (1.f + expf(-x));", "return 3.f * x / (1.f + expf(-x));"))
+    st = cu.stat()  # same size as the doubled one: the new modification time alone must tell
+    os.utime(cu, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    np.testing.assert_allclose(_silu_and_mul(x), 3 * want, rtol=2e-2, atol=6e-3)
+    st = cu.stat()
+    cu.write_text(solution.replace("return x / (1.f + expf(-x));", "return 0.5f * x / (1.f + expf(-x));"))
+    os.utime(cu, ns=(st.st_atime_ns, st.st_mtime_ns))  # the same modification time: the size alone must tell
+    np.testing.assert_allclose(_silu_and_mul(x), 0.5 * want, rtol=2e-2, atol=2e-3)
+    cu.unlink()  # back to the course's
+    np.testing.assert_allclose(_silu_and_mul(x), want, rtol=2e-2, atol=2e-3)
+
+    old = ops.binding()
+    binding.write_text(binding.read_text() + "\n\ndef rmsnorm(x, weight, eps=1e-6, out=None):\n    return 'edited'\n")
+    assert ops.rmsnorm(device.asarray(x), device.asarray(x[0, :64])) == "edited"
+    assert ops.binding() is not old
+
+
+def test_bad_arguments_still_get_one_line_errors_once_cached(monkeypatch):
+    _kernels()
+    monkeypatch.setenv(paths.KERNELS_ENV, "solutions")
+    x, w = device.asarray(np.ones((2, 64), np.float16)), device.asarray(np.ones(64, np.float16))
+    ops.rmsnorm(x, w), ops.silu_and_mul(x)  # loaded and cached
+    for call, error, message in [
+            (lambda: ops.rmsnorm(np.ones((2, 64), np.float16), w), TypeError, "x is a numpy array, in host memory"),
+            (lambda: ops.rmsnorm(x, device.asarray(np.ones(63, np.float16))), ValueError,
+             r"weight has shape \[63\]; expected \[d\] with d = 64 \(from x\)"),
+            (lambda: ops.rmsnorm(device.asarray(np.ones((2, 64), np.float32)), w), TypeError,
+             "x has dtype float32; expected float16 or bfloat16"),
+            (lambda: ops.silu_and_mul(device.asarray(np.ones((2, 63), np.float16))), ValueError,
+             "the last dimension .* must be even"),
+            (lambda: ops.silu_and_mul([1.0]), TypeError, "expected a cupy array or a torch tensor")] * 2:
+        with pytest.raises(error, match=message) as e:
+            call()
+        assert "\n" not in str(e.value), str(e.value)
+
+
+PER_CALL_RATIO = 1.0  # ops' per-call time may be at most this times torch eager's (issue 30's goal)
+
+
+def _per_call_us(torch, fns: dict, calls: int = 2000, repeats: int = 9) -> dict:
+    """Median wall-clock microseconds per call of each fn over `calls` back-to-back calls (the stream
+    drained after each batch), the fns timed in turns after a warm-up."""
+    import statistics
+    import time
+
+    for fn in fns.values():
+        for _ in range(200):
+            fn()
+    torch.cuda.synchronize()
+    times = {name: [] for name in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            torch.cuda.synchronize()
+            times[name].append((time.perf_counter() - start) / calls * 1e6)
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+@pytest.mark.gpu
+@pytest.mark.perf
+@pytest.mark.parametrize("op", ["rmsnorm", "silu_and_mul"])
+def test_per_call_cost_at_most_torch_eager(monkeypatch, op):
+    """A launch-bound call (one decode token: rmsnorm 1x4096, silu_and_mul 1x11008, torch fp16 in and
+    out, through the course's binding.py) costs no more than torch eager's own (F.rms_norm;
+    F.silu(x[..., :d]) * x[..., d:]) in the same process. The kernel launched directly from cupy is
+    printed beside them: the floor the API's Python adds to."""
+    if device.why_not_hardware():
+        pytest.skip(f"needs a CUDA GPU: {device.why_not_hardware()}")
+    torch = pytest.importorskip("torch", reason="needs torch (torch eager is the baseline)")
+    import torch.nn.functional as F
+
+    monkeypatch.setenv(paths.KERNELS_ENV, "solutions")
+    cp = device.require_gpu()
+    if op == "rmsnorm":
+        x = torch.randn(1, 4096, device="cuda", dtype=torch.float16)
+        w = torch.randn(4096, device="cuda", dtype=torch.float16)
+        xc, wc, yc = cp.from_dlpack(x), cp.from_dlpack(w), cp.empty((1, 4096), cp.float16)
+        kernel = ops.kernel("day06", "rmsnorm", "rmsnorm_f16")
+        fns = {"ops": lambda: ops.rmsnorm(x, w), "torch eager": lambda: F.rms_norm(x, (4096,), w, 1e-6),
+               "cupy launch": lambda: kernel((1,), (256,), (yc, xc, wc, np.int32(4096), np.float32(1e-6)))}
+    else:
+        d = 11008
+        x = torch.randn(1, 2 * d, device="cuda", dtype=torch.float16)
+        xc, yc = cp.from_dlpack(x), cp.empty((1, d), cp.float16)
+        kernel = ops.kernel("day02", "silu_and_mul", "silu_and_mul_f16")
+        fns = {"ops": lambda: ops.silu_and_mul(x), "torch eager": lambda: F.silu(x[..., :d]) * x[..., d:],
+               "cupy launch": lambda: kernel((1,), (min(1024, -(-d // 8)),), (yc, xc, np.int32(d)))}
+    us = _per_call_us(torch, fns)
+    ratio = us["ops"] / us["torch eager"]
+    print(f"\n{op}: " + ", ".join(f"{name} {t:.1f} us" for name, t in us.items()) + f" per call; ops / torch {ratio:.2f}")
+    assert ratio <= PER_CALL_RATIO, (f"ops.{op} takes {us['ops']:.1f} us per call, torch eager {us['torch eager']:.1f} us "
+                                     f"({ratio:.2f}x; at most {PER_CALL_RATIO}x); a bare cupy launch {us['cupy launch']:.1f} us")

@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -39,8 +40,7 @@ HALF = ("float16", "bfloat16")
 
 # ---- what an argument is -------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Tensor:
+class Tensor(NamedTuple):
     """What validation needs to know about one argument, whatever its framework."""
     name: str
     framework: str          # "cupy" or "torch"
@@ -55,17 +55,28 @@ def framework(x) -> str:
     return type(x).__module__.split(".")[0]
 
 
+_dtype_names: dict = {}
+
+
+def _dtype_name(dt) -> str:
+    """"float16" for numpy's float16 or torch.float16 (worked out once per dtype)."""
+    name = _dtype_names.get(dt)
+    if name is None:
+        name = _dtype_names[dt] = str(dt).removeprefix("torch.")
+    return name
+
+
 def describe(name: str, x) -> Tensor:
     """The Tensor of a cupy array or torch tensor; TypeError for anything else (numpy included)."""
     kind = framework(x)
-    if device.emulated() and type(x).__name__ == "DeviceArray":  # the emulator's arrays
-        return Tensor(name, "cupy", tuple(x.shape), str(x.dtype), bool(x.flags.c_contiguous), 0)
     if kind == "cupy":
-        return Tensor(name, "cupy", tuple(x.shape), str(x.dtype), bool(x.flags.c_contiguous), x.device.id)
+        return Tensor(name, "cupy", tuple(x.shape), _dtype_name(x.dtype), bool(x.flags.c_contiguous), x.device.id)
     if kind == "torch" and hasattr(x, "is_contiguous"):
-        index = (x.device.index or 0) if x.device.type == "cuda" else None
-        return Tensor(name, "torch", tuple(x.shape), str(x.dtype).removeprefix("torch."), x.is_contiguous(),
-                      index)
+        where = x.device
+        index = (where.index or 0) if where.type == "cuda" else None
+        return Tensor(name, "torch", tuple(x.shape), _dtype_name(x.dtype), x.is_contiguous(), index)
+    if type(x).__name__ == "DeviceArray" and device.emulated():  # the emulator's arrays
+        return Tensor(name, "cupy", tuple(x.shape), _dtype_name(x.dtype), bool(x.flags.c_contiguous), 0)
     if kind == "numpy":
         raise TypeError(f"{name} is a numpy array, in host memory: pass a cupy array or a CUDA torch "
                         f"tensor (cupy.asarray({name}) copies it to the GPU)")
@@ -121,22 +132,69 @@ def check(specs: list[tuple[Tensor, tuple]], dtypes: tuple[str, ...]) -> dict[st
 
 # ---- the course's kernels, and the student's binding ---------------------------------------------
 
-def _module(day: str, name: str):
+@dataclass(frozen=True)
+class _Loaded:
+    """An exercise file as loaded, what keeps it current and its kernels fetched so far."""
+    module: object
+    watched: tuple      # (path, (st_mtime_ns, st_size) or None for "absent"), re-checked on each call
+    kernels: dict       # function name -> kernel: each fetched from the module once
+
+
+_loaded: dict[tuple, _Loaded] = {}
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
+def _current(day: str, name: str) -> _Loaded:
     """The loaded file of an exercise: the student's (days/, or the submission being graded), or the
     solution's with COURSE_KERNELS=solutions. A submission graded alone holds one day's files: another
-    day's kernel then comes from the course (in a student edition, which has none, the student's days/)."""
+    day's kernel then comes from the course (in a student edition, which has none, the student's days/).
+
+    Which file is decided once per environment; after that a call costs one stat of it (two for a
+    submission that lacks it): a file whose modification time or size changed is loaded again."""
+    key = (day, name, os.environ.get(paths.SOURCE_DIR_ENV), os.environ.get(paths.KERNELS_ENV),
+           paths.DAYS, paths.SOLUTIONS)
+    hit = _loaded.get(key)
+    if hit is not None:
+        for path, stamp in hit.watched:
+            if _stamp(path) != stamp:
+                break
+        else:
+            return hit
     ex = exercises.get(day, name)
     submission = os.environ.get(paths.SOURCE_DIR_ENV)
-    if not submission or (Path(submission) / ex.source).is_file():
-        return runner.load(ex)
-    if paths.SOLUTIONS.is_dir():
-        return runner.load(ex, solutions=True)
-    return device.load(paths.DAYS / ex.day / ex.source)  # a student edition: the student's own kernel
+    theirs = Path(submission) / ex.source if submission else None
+    if theirs is None or theirs.is_file():
+        path, load, absent = runner.source_of(ex), lambda: runner.load(ex), ()
+    elif paths.SOLUTIONS.is_dir():
+        path, load = runner.source_of(ex, solutions=True), lambda: runner.load(ex, solutions=True)
+        absent = ((str(theirs), None),)
+    else:  # a student edition: the student's own kernel
+        path = paths.DAYS / ex.day / ex.source
+        load, absent = (lambda: device.load(path)), ((str(theirs), None),)
+    watched = ((str(path), _stamp(str(path))),) + absent  # stamped before loading: an edit meanwhile reloads
+    _loaded[key] = entry = _Loaded(load(), watched, {})
+    return entry
+
+
+def _module(day: str, name: str):
+    """The loaded file of an exercise (see `_current`)."""
+    return _current(day, name).module
 
 
 def kernel(day: str, exercise: str, function: str):
     """One compiled kernel of an exercise's .cu file: kernel("day06", "rmsnorm", "rmsnorm_f16")."""
-    return _module(day, exercise).get_function(function)
+    entry = _current(day, exercise)
+    fn = entry.kernels.get(function)
+    if fn is None:
+        fn = entry.kernels[function] = entry.module.get_function(function)
+    return fn
 
 
 def binding():
@@ -234,9 +292,10 @@ def append_kv(qkv, pos, k_cache, v_cache, qo_heads: int):
                          f"and head_dim={d} they must hold (qo_heads + 2 * kv_heads) * head_dim = "
                          f"{(qo_heads + 2 * hkv) * d}")
     with bind.current_stream(tq, tp, tk, tv):
-        q = device.require_gpu().empty((dims["batch"], qo_heads, d), dtype=bind.as_cupy(qkv).dtype)
+        qkv_c = bind.as_cupy(qkv)
+        q = device.require_gpu().empty((dims["batch"], qo_heads, d), dtype=qkv_c.dtype)
         fn = kernel("day14", "append_kv", f"append_kv_{SUFFIX[tq.dtype]}")
-        fn((dims["batch"],), (256,), (q, bind.as_cupy(k_cache), bind.as_cupy(v_cache), bind.as_cupy(qkv),
+        fn((dims["batch"],), (256,), (q, bind.as_cupy(k_cache), bind.as_cupy(v_cache), qkv_c,
                                       bind.as_cupy(pos), np.int32(qo_heads), np.int32(hkv), np.int32(d),
                                       np.int32(dims["max_len"])))
     return bind.to_caller(q, tq)

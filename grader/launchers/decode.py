@@ -77,6 +77,17 @@ def specialise(module, kv_dtype: str = "float16", head_dim: int = HEAD_DIM, layo
     return _compile(code, f"decode_{kv_dtype}_d{head_dim}_{layout.lower()}.cu", opts)
 
 
+_kernels: dict[tuple[int, str], tuple] = {}
+
+
+def _kernel(module, name: str):
+    """`module.get_function(name)`, fetched once per module (the entry keeps the module alive)."""
+    entry = _kernels.get((id(module), name))
+    if entry is None or entry[0] is not module:
+        entry = _kernels[id(module), name] = (module, module.get_function(name))
+    return entry[1]
+
+
 def launch_decode_attention(module, q, k, v, o, sync: bool = True, layout: str = "NHD",
                             k_scale: float = 1.0, v_scale: float = 1.0) -> None:
     """Launch decode_attention_g<G> into the preallocated o, unchecked (for timing: sync=False). The
@@ -88,7 +99,7 @@ def launch_decode_attention(module, q, k, v, o, sync: bool = True, layout: str =
         raise ValueError(f"k_scale, v_scale ({k_scale}, {v_scale}) are for an fp8 cache; this one is {kv_dtype}")
     kv_len, num_kv_heads = (k.shape[1], k.shape[2]) if layout == "NHD" else (k.shape[2], k.shape[1])
     g = heads_per_block(num_qo_heads, num_kv_heads, head_dim)
-    kernel = specialise(module, kv_dtype, head_dim, layout).get_function(f"decode_attention_g{g}")
+    kernel = _kernel(specialise(module, kv_dtype, head_dim, layout), f"decode_attention_g{g}")
     args = (q, k, v, o, np.int32(kv_len), np.int32(num_qo_heads), np.int32(num_kv_heads), scale_log2(head_dim))
     if kv_dtype == "e4m3":
         args += (np.float32(k_scale), np.float32(v_scale))
@@ -113,7 +124,7 @@ def launch_decode_paged(module, q, k_pages, v_pages, kv_indptr, kv_indices, kv_l
     kv_dtype = kv_dtype_of(k_pages)
     page_size, num_kv_heads = k_pages.shape[1:3] if layout == "NHD" else k_pages.shape[2:0:-1]
     g = heads_per_block(num_qo_heads, num_kv_heads, head_dim)
-    kernel = specialise(module, kv_dtype, head_dim, layout).get_function(f"decode_paged_g{g}")
+    kernel = _kernel(specialise(module, kv_dtype, head_dim, layout), f"decode_paged_g{g}")
     grid = (num_chunks, num_qo_heads // g, batch)
     args = (q, k_pages, v_pages, kv_indptr, kv_indices, kv_last_page_len, o, lse2, tmp_o, tmp_lse2,
             np.int32(page_size), np.int32(num_qo_heads), np.int32(num_kv_heads), np.int32(chunk_tokens),

@@ -115,12 +115,12 @@ SKINNY_ROWS = 64
 
 @functools.lru_cache(maxsize=64)
 def _compile_config(code: str, config: GemmConfig):
+    config.validate()  # an invalid one raises, and is not cached
     return device.load_source(code, "gemm.cu", options=config.defines())
 
 
 def with_config(module, config: GemmConfig):
-    """The same gemm.cu source as `module`, compiled with `config` (cached)."""
-    config.validate()
+    """The same gemm.cu source as `module`, compiled with `config` (validated and compiled once)."""
     return _compile_config(module.code, config)
 
 
