@@ -163,6 +163,7 @@ def autograde_here(root: Path, student: str, assignment: str, db: Path) -> None:
 
 def grade_pair(course_dir: str, student: str, assignment: str) -> Result:
     """Autograde one submission into a gradebook of its own; the grades come back in the Result."""
+    from grader import isolation
     from grader import nbgrader_course as course
 
     start = time.monotonic()
@@ -171,7 +172,8 @@ def grade_pair(course_dir: str, student: str, assignment: str) -> Result:
     db.parent.mkdir(parents=True, exist_ok=True)
     try:
         _copy_db(root / "gradebook.db", db)
-        autograde_here(root, student, assignment, db)
+        with isolation.remembering():  # an identical submission's hidden tests: graded once per worker
+            autograde_here(root, student, assignment, db)
         result = _read_submission(db, student, assignment)
         result.problems = _problems(root / "autograded" / student / assignment)
     except course.NbgraderError as e:

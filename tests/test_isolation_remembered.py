@@ -1,0 +1,120 @@
+"""grade-class's workers grade an identical submission's fixed-seed calls (the hidden tests) once:
+`isolation.remembering()`. The verdict is keyed by the bytes the child got, kept only in the grading
+process's memory, and given only where it is a function of those bytes (the emulator, a kernel, a seed)."""
+import shutil
+
+import pytest
+
+from grader import classgrade, child, device, isolation, paths
+
+pytestmark = pytest.mark.skipif(device.backend() != "emulator", reason="verdicts are remembered on the emulator only")
+
+SOLUTION = paths.SOLUTIONS / "day01" / "vector_add.cu"
+ADD = "if (i < n) c[i] = a[i] + b[i];"
+CASES = [{"n": 33}, {"n": 1000}]
+
+
+@pytest.fixture
+def children(monkeypatch):
+    """The child processes started, counted."""
+    started = []
+    real = child.run
+
+    def counted(argv, **kwargs):
+        started.append(argv)
+        return real(argv, **kwargs)
+
+    monkeypatch.setattr(isolation.child, "run", counted)
+    monkeypatch.setattr(isolation._Remembered, "verdicts", type(isolation._Remembered.verdicts)())
+    return started
+
+
+def _student(tmp_path, name: str, text: str, **others) -> str:
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "vector_add.cu").write_text(text)
+    for file, body in others.items():
+        (folder / file.replace("_", ".")).write_text(body)
+    return str(folder)
+
+
+def _grade(folder: str, seed=7):
+    return isolation.run_exercise("day01", "vector_add", CASES, source_dir=folder, seed=seed)
+
+
+def test_identical_bytes_are_graded_once_and_name_their_own_folder(tmp_path, children):
+    broken = "#error this does not compile\n" + SOLUTION.read_text()
+    a, b = _student(tmp_path, "a", broken), _student(tmp_path, "b", broken)
+    with isolation.remembering():
+        first, second = _grade(a), _grade(b)
+    assert len(children) == 1
+    assert first.status == second.status == "failed" and (first.passed, first.total) == (second.passed, second.total)
+    assert a in first.message and b in second.message and a not in second.message, second.message
+    assert first.files == second.files
+
+
+def test_an_edited_kernel_is_graded_again(tmp_path, children):
+    folder = _student(tmp_path, "a", SOLUTION.read_text())
+    with isolation.remembering():
+        assert _grade(folder).status == "passed"
+        (tmp_path / "a" / "vector_add.cu").write_text(SOLUTION.read_text().replace(ADD, ADD.replace("+", "-")))
+        wrong = _grade(folder)
+    assert len(children) == 2 and wrong.status == "failed", wrong
+
+
+def test_a_header_or_an_included_file_is_part_of_the_key(tmp_path, children):
+    """Another student's different header (or a .cu file the kernel names) keys another verdict; a file
+    the kernel cannot reach does not."""
+    text = SOLUTION.read_text()
+    with isolation.remembering():
+        _grade(_student(tmp_path, "a", text))
+        _grade(_student(tmp_path, "b", text, extra_cuh="#define X 1\n"))
+        _grade(_student(tmp_path, "c", '#include "other.cu"\n' + text, other_cu="// one\n"))
+        _grade(_student(tmp_path, "d", '#include "other.cu"\n' + text, other_cu="// two\n"))
+        assert len(children) == 4
+        other = _grade(_student(tmp_path, "e", text, saxpy_cu="// anything\n"))
+    assert len(children) == 4
+    assert set(other.files) == {"vector_add.cu", "saxpy.cu"}, "the files graded are this submission's own"
+
+
+def test_only_a_deterministic_verdict_is_remembered(tmp_path, children):
+    """Outside grade-class (serial nbgrader), with a fresh seed (the visible tests), a kernel that traps:
+    the child runs every time."""
+    folder = _student(tmp_path, "a", SOLUTION.read_text())
+    for _ in range(2):
+        _grade(folder)
+    assert len(children) == 2
+    with isolation.remembering():
+        for _ in range(2):
+            _grade(folder, seed=None)
+        assert len(children) == 4
+        traps = _student(tmp_path, "t", SOLUTION.read_text().replace(ADD, "if (i == 0) __trap();\n  " + ADD))
+        assert _grade(traps).status == "crashed"
+        assert _grade(traps).status == "crashed"
+    assert len(children) == 6
+
+
+def test_a_wrong_kernel_never_lends_its_verdict(tmp_path, children):
+    """A hostile student's submission (a wrong kernel beside the right one's name, then rewritten to the
+    solution's bytes after it was graded) cannot pass its verdict to an honest student, nor the honest
+    one's to itself: the key is the bytes the child compiled, read by the grader."""
+    wrong_text = SOLUTION.read_text().replace(ADD, ADD.replace("+", "-"))
+    hostile, honest = _student(tmp_path, "h", wrong_text), _student(tmp_path, "s", SOLUTION.read_text())
+    with isolation.remembering():
+        assert _grade(hostile).status == "failed"
+        shutil.copyfile(SOLUTION, tmp_path / "h" / "vector_add.cu")
+        assert _grade(honest).status == "passed"
+        (tmp_path / "h" / "vector_add.cu").write_text(wrong_text)
+        assert _grade(hostile).status == "failed"
+    assert len(children) == 2
+    assert not list(tmp_path.rglob("*remember*")) and not list(paths.STATE.glob("*remember*"))
+
+
+def test_grade_class_remembers_and_nothing_else_does(tmp_path, monkeypatch):
+    """grade-class's task grades inside `remembering()`; outside it (serial `nbgrader autograde`), nothing is."""
+    seen = []
+    monkeypatch.setattr(classgrade, "autograde_here", lambda *a: seen.append(isolation._Remembered.on))
+    monkeypatch.setattr(classgrade, "_copy_db", lambda *a: None)
+    monkeypatch.setattr(classgrade, "_read_submission", lambda *a: classgrade.Result("s", "day01", 0.0))
+    classgrade.grade_pair(str(tmp_path), "s", "day01")
+    assert seen == [True] and isolation._Remembered.on is False
