@@ -95,6 +95,11 @@ class Backend(abc.ABC):
         """Every timed run's milliseconds of `fn()` (which launches device work), after `warmup` runs."""
 
     @abc.abstractmethod
+    def memory_totals(self) -> dict | None:
+        """The last launch's loads summed: {"global": requests, sectors, ideal, bytes; "shared":
+        requests, wavefronts, ideal, max_ways}, where the backend keeps statistics; None where not."""
+
+    @abc.abstractmethod
     def memory_report(self) -> str | None:
         """The memory statistics of the last launch as a table (coalescing, bank conflicts), where the
         backend keeps them; None where it does not."""

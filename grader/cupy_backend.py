@@ -208,6 +208,10 @@ class CupyBackend(Backend):
         self.synchronize("timed runs")
         return times
 
+    def memory_totals(self) -> None:
+        """None: on a GPU the design is judged by its bandwidth, not by counted statistics."""
+        return None
+
     def memory_report(self) -> None:
         """None: a GPU's memory statistics come from Nsight Compute (`python -m grader profile`)."""
         return None

@@ -67,7 +67,7 @@ def test_the_course_asks_capabilities_not_which_backend(tmp_path):
 
 def test_device_functions_are_the_interface_s_operations():
     """Every operation of a backend has grader.device's function of the same name and parameters."""
-    capabilities = {"time_ms", "flush_l2", "memory_report"}  # asked through device.current()
+    capabilities = {"time_ms", "flush_l2", "memory_report", "memory_totals"}  # asked through device.current()
     for name in (Backend.__abstractmethods__ | {"gpu_available"}) - capabilities:
         assert _parameters(getattr(device, name)) == _parameters(getattr(Backend, name)), name
 

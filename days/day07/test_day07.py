@@ -10,6 +10,10 @@ How to read the output:
   race (a missing wait or barrier) shows as wrong elements that change from run to run.
 - qk_scores compares each score with the float64 dot product, within the rounding error a 64-term
   float32 sum may make (the message states it); rows past n are zero-filled tiles, not scores.
+- colsum (open design) is yours from the launch up: its correctness cases compare with float64 column
+  sums (exactly, on small integers); colsum_design grades the design at three shapes: on a GPU its
+  bandwidth (>= 80% of copy), on the emulator the memory statistics of your launch (the failure lists
+  every shortfall: coalescing, bytes read, load width, bank conflicts, threads for the GPU-size shape).
 - Every exercise is also checked for its technique in the SASS of your file (cp.async = LDGSTS,
   commit = LDGDEPBAR, wait = DEPBAR): a kernel that is right without it fails with the reason.
 - The perf test (64 Mi floats, one block per SM, 1 to 8 stages; the target is read at 8 stages)
@@ -19,4 +23,4 @@ The checks themselves are in grader/exercises/day07.py.
 """
 from grader.day_tests import exercise_tests
 
-globals().update(exercise_tests("day07", perf={"pipeline": "bandwidth"}))
+globals().update(exercise_tests("day07", perf={"pipeline": "bandwidth", "colsum": "bandwidth"}))

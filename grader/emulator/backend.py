@@ -111,6 +111,13 @@ class EmulatorBackend(Backend):
     def time_ms(self, fn, *, warmup: int = 3, repeat: int = 20, flush: bool = True) -> list[float]:
         raise NoTiming(cupy_shim.NO_TIMING)
 
+    def memory_totals(self) -> dict:
+        """grader.emulator.report's totals of the last launch's loads: global loads (requests, sectors, ideal
+        sectors, bytes) and shared memory (requests, wavefronts, ideal, worst n-way)."""
+        from grader.emulator import report
+
+        return report.totals(loads_only=True)
+
     def memory_report(self) -> str:
         """grader.emulator.report's table of the last launch: sectors per request, bank conflicts."""
         from grader.emulator import report

@@ -79,13 +79,18 @@ def mix_text(mix: dict[str, int]) -> str:
     return ", ".join(f"{SASS[f]}{f' ({f})' if f != 'other' else ''} {n:,}" for f, n in mix.items() if n)
 
 
-def totals(launch=None) -> dict[str, dict]:
+def totals(launch=None, loads_only: bool = False) -> dict[str, dict]:
     """The launch's memory statistics summed over its instructions: global requests, sectors, ideal
-    sectors and bytes the threads asked for; shared requests, wavefronts, ideal and the worst n-way."""
+    sectors and bytes the threads asked for; shared requests, wavefronts, ideal and the worst n-way.
+    `loads_only`: global memory narrowed to what the threads read (ld, ldu, the global side of cp.async),
+    stores and atomics left out, so that "read once" and "coalesced" speak of the loads."""
     launch = _launch(launch)
     out = {"global": {"requests": 0, "sectors": 0, "ideal": 0, "bytes": 0},
            "shared": {"requests": 0, "wavefronts": 0, "ideal": 0, "max_ways": 0}}
-    for (_, kind), rec in (launch.stats or {}).items():
+    for (pc, kind), rec in (launch.stats or {}).items():
+        head, *rest = launch.program.code[pc].inst.opcode.split(".")
+        if loads_only and kind == "global" and not (head in ("ld", "ldu") or (head == "cp" and "async" in rest)):
+            continue
         total = out[kind]
         for key in total:
             total[key] = max(total[key], rec[key]) if key == "max_ways" else total[key] + rec[key]

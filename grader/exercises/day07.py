@@ -1,11 +1,12 @@
 """Day 7: asynchronous copies (cp.async) by hand, zero-fill at the end of the data, a double buffer,
-multi-stage pipelines, and the pipeline with 2D tiles (q . K over the rows of K)."""
+multi-stage pipelines, the pipeline with 2D tiles (q . K over the rows of K), and week 1's open design:
+column sums at the speed of memory, the launch and tiles the student's own."""
 from __future__ import annotations
 
 import numpy as np
 
 from grader import bench, checks, device
-from grader.exercises import Exercise
+from grader.exercises import Exercise, open_design
 from grader.technique import Technique
 
 BLOCK = 256   # threads per block: both day 7 files are written for exactly this many
@@ -144,6 +145,106 @@ def check_qk_scores(module, seed: int, n: int, blocks: int) -> None:
     checks.assert_untouched(got[n:], np.ones(1, bool), seed=seed, name=f"qk_scores past n {where}")
 
 
+# ---- open design: column sums ------------------------------------------------------------------
+
+# Each design shape: (the emulator's matrix, the GPU's matrix: 2^26 floats, far larger than L2). The
+# self-check grades the first three; the last two are for hidden tests.
+DESIGN_SHAPES = {"tall": ((4096, 32), (1 << 21, 32)), "square": ((384, 384), (8192, 8192)),
+                 "wide": ((64, 2048), (64, 1 << 20)), "tall64": ((2048, 64), (1 << 20, 64)),
+                 "wide16": ((16, 8192), (16, 1 << 22))}
+SELF_CHECK_SHAPES = ("tall", "square", "wide")
+
+
+def _colsum(module, x, m: int, n: int, sms: int, what: str):
+    """Plan, then launch colsum on device matrix x; the [n] sums and the plan (out zeroed first, and one
+    guard element past it that must keep its poison)."""
+    plan = open_design.read_plan(module, "colsum", (np.int64(m), np.int32(n), np.int32(sms)), what)
+    out = device.empty(n + 1, guard=1)
+    out[:n] = 0
+    open_design.launch(module, "colsum", plan, (x, out, np.int64(m), np.int32(n)), what)
+    got = device.to_host(out)
+    checks.assert_untouched(got[n:], np.ones(1, bool), name=f"colsum out past N {what}")
+    return got[:n], plan
+
+
+def _assert_sums(got, x: np.ndarray, seed: int, what: str) -> None:
+    """Within M * 2^-24 * max_j sum_i |x[i, j]|: float32 additions in any order."""
+    x64 = x.astype(np.float64)
+    bound = x.shape[0] * U32 * float(np.abs(x64).sum(axis=0).max())
+    checks.assert_close(got, x64.sum(axis=0), tol=checks.Tolerance(0.0, bound, False), seed=seed,
+                        name=f"colsum {what}, allowed error {bound:.2g}")
+
+
+def check_colsum(module, seed: int, m: int, n: int) -> None:
+    """Two matrices: small integers (every partial sum exact in float32: the sums must match exactly,
+    whatever the order), then normal floats within M * 2^-24 * sum_i |x[i, j]|."""
+    if m < 1 or n < 1:
+        raise ValueError(f"M={m}, N={n}: both must be at least 1")
+    rng = np.random.default_rng(seed)
+    sms = device.properties()["sms"]
+    ints = (rng.integers(1, 9, (m, n)) * rng.choice(np.array([-1, 1]), (m, n))).astype(np.float32)
+    got, _ = _colsum(module, device.asarray(ints), m, n, sms, f"(M={m}, N={n}, integers)")
+    checks.assert_close(got, ints.astype(np.float64).sum(axis=0), tol=checks.Tolerance(0.0, 0.0, False), seed=seed,
+                        name=f"colsum of +-(1..8) integers, exact in any order (M={m}, N={n})")
+    x = rng.standard_normal((m, n), dtype=np.float32)
+    got, _ = _colsum(module, device.asarray(x), m, n, sms, f"(M={m}, N={n})")
+    _assert_sums(got, x, seed, f"(M={m}, N={n})")
+
+
+def check_colsum_design(module, seed: int, shape: str) -> None:
+    """The design at one shape: on a GPU the full-size matrix, right and at 80% of the copy bandwidth or
+    more; on the emulator a smaller one, right, with loads coalesced, wide and read once, shared memory
+    free of bank conflicts, and the plan for the full size launching enough threads."""
+    if shape not in DESIGN_SHAPES:
+        raise ValueError(f"shape {shape!r}: expected one of {', '.join(DESIGN_SHAPES)}")
+    small, full = DESIGN_SHAPES[shape]
+    rng = np.random.default_rng(seed)
+    timed = bench.timed()
+    m, n = full if timed else small
+    what = f"({shape}: M={m}, N={n})"
+    x = rng.standard_normal((m, n), dtype=np.float32)
+    xd = device.asarray(x)
+    sms = device.properties()["sms"] if timed else open_design.GPU_SMS
+    got, plan = _colsum(module, xd, m, n, sms, what)
+    _assert_sums(got, x, seed, what)
+    if timed:
+        out = device.empty(n)
+        share, wrong = open_design.bandwidth_verdict(
+            lambda: open_design.launch(module, "colsum", plan, (xd, out, np.int64(m), np.int32(n)), what, sync=False),
+            x.nbytes)
+    else:
+        wrong = open_design.statistics_verdict(device.current().memory_totals(), x.nbytes)
+        big = open_design.read_plan(module, "colsum", (np.int64(full[0]), np.int32(full[1]),
+                                                       np.int32(open_design.GPU_SMS)), f"({shape}: M={full[0]}, N={full[1]})")
+        wrong += open_design.parallelism_verdict(big)
+    open_design.fail_if(wrong, f"colsum {what}, launched with {plan}")
+
+
+def bench_colsum(modules: dict, quick: bool = False) -> bench.Report:
+    """Bytes of x read per second at the three design shapes (2^26 floats each), the copy of the same
+    bytes (read + written) as the ceiling."""
+    device.require_gpu()
+    sms = device.properties()["sms"]
+    names = list(SELF_CHECK_SHAPES)
+    report = bench.Report("column sums, 2^26 floats: tall (N = 32), square, wide (M = 64)",
+                          "shape (0 tall, 1 square, 2 wide)", "GB/s")
+    inputs = {name: device.random(DESIGN_SHAPES[name][1]) for name in names}
+    out = device.empty(max(DESIGN_SHAPES[name][1][1] for name in names))
+
+    def make(module, name: str):
+        m, n = DESIGN_SHAPES[name][1]
+        plan = open_design.read_plan(module, "colsum", (np.int64(m), np.int32(n), np.int32(sms)), name)
+        return lambda: open_design.launch(module, "colsum", plan, (inputs[name], out, np.int64(m), np.int32(n)),
+                                          name, sync=False)
+
+    return bench.bandwidth_sweep(report, modules, make, names, 4 << 26, xs=list(range(len(names))))
+
+
+COLSUM_CASES = ({"m": 1, "n": 1}, {"m": 1, "n": 33}, {"m": 31, "n": 1}, {"m": 33, "n": 31}, {"m": 2, "n": 4},
+                {"m": 1000, "n": 4}, {"m": 257, "n": 129}, {"m": 4099, "n": 32}, {"m": 3, "n": 10_000},
+                {"m": 20_000, "n": 33}, {"m": 640, "n": 1028})
+
+
 # ---- what each exercise must compile to ---------------------------------------------------------
 
 CP_ASYNC = r"LDGSTS"
@@ -188,4 +289,9 @@ EXERCISES = (
              technique=(Technique(why="2D tiles of K pipelined with cp.async (LDGSTS), reduced with warp shuffles",
                                   require=(CP_ASYNC, r"LDGDEPBAR", r"DEPBAR", r"SHFL\.BFLY"),
                                   forbid=(r"LDG\.E\.128",), kernels=("qk_scores",)),)),
+    Exercise("day07", "colsum", "colsum.cu", "open design: column sums, right for every shape",
+             check_colsum, COLSUM_CASES, bench=bench_colsum, target=0.80),
+    Exercise("day07", "colsum_design", "colsum.cu", "open design: column sums at the speed of memory",
+             check_colsum_design, tuple({"shape": s} for s in SELF_CHECK_SHAPES),
+             cost=lambda case: DESIGN_SHAPES[case["shape"]][0][0] * DESIGN_SHAPES[case["shape"]][0][1]),
 )
