@@ -205,7 +205,8 @@ def test_per_call_cost_at_most_torch_eager(monkeypatch, op):
     """A launch-bound call (one decode token: rmsnorm 1x4096, silu_and_mul 1x11008, torch fp16 in and
     out, through the course's binding.py) costs no more than torch eager's own (F.rms_norm;
     F.silu(x[..., :d]) * x[..., d:]) in the same process. Printed beside them: the kernel launched
-    directly from cupy (the floor the API's Python adds to) and the binding's doors alone."""
+    directly from cupy (the floor the API's Python adds to), the binding's doors alone and ops' look-up
+    of binding.py (one stat: it picks up an edited file)."""
     if device.why_not_hardware():
         pytest.skip(f"needs a CUDA GPU: {device.why_not_hardware()}")
     torch = pytest.importorskip("torch", reason="needs torch (torch eager is the baseline)")
@@ -232,7 +233,8 @@ def test_per_call_cost_at_most_torch_eager(monkeypatch, op):
     def stream_door():
         with bind.current_stream(tx):
             pass
-    fns |= {"as_cupy + to_caller": lambda: bind.to_caller(bind.as_cupy(x), tx), "current_stream": stream_door}
+    fns |= {"as_cupy + to_caller": lambda: bind.to_caller(bind.as_cupy(x), tx), "current_stream": stream_door,
+            "binding look-up (a stat)": ops.binding}
     us = _per_call_us(torch, fns)
     ratio = us["ops"] / us["torch eager"]
     table = ", ".join(f"{name} {t:.1f} us" for name, t in us.items())
