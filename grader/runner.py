@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import functools
 import importlib.util
+import os
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,7 @@ import numpy as np
 from grader import checks, compiler, device, paths, solution_facts, technique
 from grader.exercises import Exercise
 
-_modules: dict[tuple[str, int, int], object] = {}
+_modules: dict[tuple, object] = {}
 
 
 def source_of(ex: Exercise, solutions: bool | None = None) -> Path:
@@ -44,13 +45,19 @@ def why_not_here(ex: Exercise) -> str | None:
     return None
 
 
+def version(path: str | os.PathLike) -> tuple[int, ...]:
+    """What tells one version of a file from the next: inode, size, modification and change times
+    (an editor's save changes one of them, even within one tick of the clock). OSError if absent."""
+    st = os.stat(path)
+    return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
 def load(ex: Exercise, solutions: bool | None = None):
     """The compiled module of an exercise (a .cu file), or the imported module of a Python one (a .py
-    file), once per file version in this process; an AssertionError when a kernel's SASS lacks the
+    file), once per file `version` in this process; an AssertionError when a kernel's SASS lacks the
     technique the exercise teaches."""
     path = source_of(ex, solutions)
-    st = path.stat()
-    key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
+    key = (str(path.resolve()), version(path))
     if key not in _modules:
         if path.suffix == ".py":
             module = _import(path, f"course_{ex.day}_{path.stem}")

@@ -136,19 +136,18 @@ def check(specs: list[tuple[Tensor, tuple]], dtypes: tuple[str, ...]) -> dict[st
 class _Loaded:
     """An exercise file as loaded, what keeps it current and its kernels fetched so far."""
     module: object
-    watched: tuple      # (path, (st_mtime_ns, st_size) or None for "absent"), re-checked on each call
+    watched: tuple      # (path, its runner.version or None: absent) pairs, re-checked on each call
     kernels: dict       # function name -> kernel: each fetched from the module once
 
 
 _loaded: dict[tuple, _Loaded] = {}
 
 
-def _stamp(path: str) -> tuple[int, int] | None:
+def _version(path: str) -> tuple | None:
     try:
-        st = os.stat(path)
+        return runner.version(path)
     except OSError:
         return None
-    return st.st_mtime_ns, st.st_size
 
 
 def _current(day: str, name: str) -> _Loaded:
@@ -157,13 +156,13 @@ def _current(day: str, name: str) -> _Loaded:
     day's kernel then comes from the course (in a student edition, which has none, the student's days/).
 
     Which file is decided once per environment; after that a call costs one stat of it (two for a
-    submission that lacks it): a file whose modification time or size changed is loaded again."""
+    submission that lacks it): a file of another `runner.version` (an edit) is loaded again."""
     key = (day, name, os.environ.get(paths.SOURCE_DIR_ENV), os.environ.get(paths.KERNELS_ENV),
            paths.DAYS, paths.SOLUTIONS)
     hit = _loaded.get(key)
     if hit is not None:
         for path, stamp in hit.watched:
-            if _stamp(path) != stamp:
+            if _version(path) != stamp:
                 break
         else:
             return hit
@@ -178,7 +177,7 @@ def _current(day: str, name: str) -> _Loaded:
     else:  # a student edition: the student's own kernel
         path = paths.DAYS / ex.day / ex.source
         load, absent = (lambda: device.load(path)), ((str(theirs), None),)
-    watched = ((str(path), _stamp(str(path))),) + absent  # stamped before loading: an edit meanwhile reloads
+    watched = ((str(path), _version(path)),) + absent  # stamped before loading: an edit meanwhile reloads
     _loaded[key] = entry = _Loaded(load(), watched, {})
     return entry
 
