@@ -97,3 +97,19 @@ def test_memory_totals_count_loads_only():
     device.launch(mod.get_function("k"), (1,), (32,), (x, y))
     g = device.current().memory_totals()["global"]
     assert (g["requests"], g["bytes"], g["sectors"]) == (2, 256, 8), g
+
+
+def test_design_shapes_keep_integer_sums_exact():
+    """The design check compares exactly on +-(1..8): every partial sum must stay within float32's 2^24
+    (a float bound at 2^21 rows let sums never written pass on the H100)."""
+    from grader.exercises import day07
+    for small, full in day07.DESIGN_SHAPES.values():
+        assert 8 * max(small[0], full[0]) <= 2 ** 24 and full[0] * full[1] == 1 << 26
+
+
+def test_writing_nothing_fails_every_design_shape(planted):
+    from grader.exercises import day07
+    text = _derive(("    column_tile_sums<4>(x, out, m, n, t, red);\n", ""), ("    column_tile_sums<1>(x, out, m, n, t, red);\n", ""))
+    for shape in day07.DESIGN_SHAPES:
+        msg = planted("day07", "colsum_design", text, cases=[{"shape": shape}])
+        assert msg and "exact in any order" in msg, (shape, msg)

@@ -12,7 +12,7 @@ How to read the output:
   float32 sum may make (the message states it); rows past n are zero-filled tiles, not scores.
 - colsum (open design) is yours from the launch up: its correctness cases compare with float64 column
   sums (exactly, on small integers); colsum_design grades the design at three shapes: on a GPU its
-  bandwidth (>= 80% of copy), on the emulator the memory statistics of your launch (the failure lists
+  bandwidth (>= 75% of copy), on the emulator the memory statistics of your launch (the failure lists
   every shortfall: coalescing, bytes read, load width, bank conflicts, threads for the GPU-size shape).
 - Every exercise is also checked for its technique in the SASS of your file (cp.async = LDGSTS,
   commit = LDGDEPBAR, wait = DEPBAR): a kernel that is right without it fails with the reason.

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from grader import bench, device
 
-AT_LEAST_OF_COPY = 0.80   # a design passes on a GPU at this share of the copy bandwidth
+AT_LEAST_OF_COPY = 0.75   # a design passes on a GPU at this share of the copy bandwidth (the course's: 84-86% on an H100)
 GPU_SMS = 132             # the H100 SXM the emulator's judgement plans for
 THREADS_PER_SM = 512      # ... with at least this many threads per SM at the GPU-size shape
 COALESCED = 1.10          # sectors per load request within this factor of the ideal
