@@ -11,7 +11,8 @@ only ever holds whole (student, day) results: a killed run resumes where it stop
 skipped unless --force). A submission whose kernels crash or hang gets the points of what passed (the
 course's per-case time budgets); a task that dies (nbgrader failed, out of memory, past --timeout) is
 reported with its reason and graded again on the next run (a task past --timeout is cancelled, its
-worker with it); every other grade stands.
+worker with it); every other grade stands. On the emulator a worker runs the fixed-seed calls (the
+hidden tests) of identical submitted bytes once (`isolation.remembering`); `nbgrader autograde` every time.
 
 Without --address, Ray starts on this machine: tasks take `--gpus-per-task` GPUs each on a GPU machine,
 one CPU each on the emulator (`--workers` CPUs in all). With --address it joins a cluster, whose nodes
@@ -380,6 +381,18 @@ def summary(results: list[Result], seconds: float, skipped: int, csv: Path):
     return Group(head, slow, *([bad] if bad.row_count else []))
 
 
+def export(course_dir: Path) -> Path:
+    """`nbgrader export` (its CSV plugin) of the course's gradebook to grades.csv, in this process."""
+    from nbgrader.plugins import CsvExportPlugin
+
+    from grader import nbgrader_course as course
+
+    csv = course_dir / "grades.csv"
+    with course.gradebook(course_dir) as gb:
+        CsvExportPlugin(to=str(csv)).export(gb)
+    return csv
+
+
 def add_arguments(parser) -> None:
     parser.add_argument("course_dir", help="the nbgrader course folder (python -m grader release)")
     parser.add_argument("--days", nargs="+", metavar="DAY", help="assignments to grade (dayNN, dayNN-zh; default all)")
@@ -398,8 +411,6 @@ def main(args) -> int:
     from filelock import FileLock, Timeout
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    from grader import nbgrader_course as course
 
     course_dir = course_folder(args.course_dir)
     pairs = plan(course_dir, args.days, args.students)
@@ -433,8 +444,7 @@ def main(args) -> int:
         with progress:
             results = grade(course_dir, todo, address=args.address, gpus_per_task=args.gpus_per_task,
                             workers=args.workers, timeout=args.timeout, on_result=advance) if todo else []
-        csv = course_dir / "grades.csv"
-        course.run_nbgrader(course_dir, "export", f"--to={csv}")
+        csv = export(course_dir)
         console.print(summary(results, time.monotonic() - start, len(pairs) - len(todo), csv))
         return 0 if all(r.record is not None for r in results) else 1
     finally:
