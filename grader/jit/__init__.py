@@ -104,7 +104,7 @@ def build(name: str, source: str, *, arch: str, options: tuple[str, ...] = (),
     return Build(entry, cubin, compiled, secs, time.perf_counter() - start)
 
 
-_loaded: dict[tuple[str, str], tuple[object, Build]] = {}
+_loaded: dict[tuple, tuple[object, Build | None]] = {}
 
 
 def _arch() -> str:
@@ -123,7 +123,7 @@ def load(name: str, source: str, *, options: tuple[str, ...] = (), cache: Cache 
 
     arch = _arch()
     cache = cache or Cache()
-    memo = (str(cache.root), f"{arch}\0{name}\0{source}\0{options}")
+    memo = (str(cache.root), arch, name, source, tuple(options))  # the same source object: hashed once
     if memo not in _loaded and not device.current().cubins:  # PTX run by the emulator: no disk cache
         _loaded[memo] = (device.load_source(source, f"{name}.cu", tuple(options)), None)
     if memo not in _loaded:
@@ -136,7 +136,7 @@ def loaded(name: str, source: str, *, options: tuple[str, ...] = (), cache: Cach
            ) -> Build | None:
     """How `load` got this module in this process (None if not loaded yet)."""
     cache = cache or Cache()
-    memo = (str(cache.root), f"{_arch()}\0{name}\0{source}\0{options}")
+    memo = (str(cache.root), _arch(), name, source, tuple(options))
     return _loaded[memo][1] if memo in _loaded else None
 
 
