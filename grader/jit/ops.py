@@ -21,6 +21,10 @@ the same memory, viewed as 16-bit integers.
 A kernel's file is found through the exercise registry (`grader.exercises.get`), and the launch code
 this API shares with the days is in `grader.launchers`: nothing here imports a day module (day 14's
 imports this one; tests/test_layers.py checks the layers).
+
+A call re-derives nothing it did before: each file (binding.py, a kernel's .cu) is looked up and loaded
+once and its kernels fetched once; a call then costs one stat per file, so an edited file counts on the
+next call (tests/test_day14_api.py times a call against torch eager's on a GPU).
 """
 from __future__ import annotations
 
