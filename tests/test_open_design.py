@@ -113,3 +113,41 @@ def test_writing_nothing_fails_every_design_shape(planted):
     for shape in day07.DESIGN_SHAPES:
         msg = planted("day07", "colsum_design", text, cases=[{"shape": shape}])
         assert msg and "exact in any order" in msg, (shape, msg)
+
+
+# ---- day 10: the decode GEMV ---------------------------------------------------------------------
+
+GEMV = (SOLUTIONS / "day10" / "gemv.cu").read_text()
+
+
+def _gemv(*pairs: tuple[str, str]) -> str:
+    text = GEMV
+    for old, new in pairs:
+        assert old in text, f"the planted replacement no longer matches the solution: {old!r}"
+        text = text.replace(old, new)
+    return text
+
+
+def _gemv_design(planted, text: str) -> str | None:
+    right = planted("day10", "gemv", text)
+    assert right is None, f"a planted design must still be right: {right}"
+    return planted("day10", "gemv_design", text)
+
+
+def test_gemv_solution_passes_both(planted):
+    assert planted("day10", "gemv", GEMV) is None and planted("day10", "gemv_design", GEMV) is None
+
+
+def test_gemv_reading_x_from_global_for_every_row(planted):
+    msg = _gemv_design(planted, _gemv(("        b.load(xs + i);\n", "        b.load(x + c0 + i);\n")))
+    assert msg and "the input read" in msg, msg
+
+
+def test_gemv_scalar_loads_are_narrow(planted):
+    msg = _gemv_design(planted, _gemv(("  t.vec = k % 8 == 0 ? 8 : 1;\n", "  t.vec = 1;\n")))
+    assert msg and "narrow loads" in msg, msg
+
+
+def test_gemv_without_splitting_k_starves_the_wide_shape(planted):
+    msg = _gemv_design(planted, _gemv(("  plan[1] = min(grid_y, 65535);\n", "  plan[1] = 1;\n")))
+    assert msg and "too little parallelism" in msg and "wide" in msg, msg

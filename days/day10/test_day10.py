@@ -20,8 +20,11 @@ How to read the output:
 - gemm_fp8 takes e4m3 A [M, K] and B [N, K] quantised per tensor (scale = amax / 448) and is compared
   with the float64 product of the dequantised inputs: e4m3 products are exact, so the tolerance is the
   fp32 one (1e-5 plus 2^-23 * K by norm). Its source must hold the inline m16n8k32 e4m3 mma.sync.
+- gemv (open design) is yours from the launch up: its correctness cases compare with the float64
+  product (exactly, on small integers); gemv_design grades the design at three shapes: on a GPU its
+  bandwidth (>= 75% of copy), on the emulator the memory statistics of your launch.
 The checks themselves are in grader/exercises/day10.py.
 """
 from grader.day_tests import exercise_tests
 
-globals().update(exercise_tests("day10", perf={"gemm": "throughput", "gemm_fp8": "throughput"}))
+globals().update(exercise_tests("day10", perf={"gemm": "throughput", "gemm_fp8": "throughput", "gemv": "bandwidth"}))

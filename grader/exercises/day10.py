@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from grader import bench, checks, device, paths
-from grader.exercises import Exercise
+from grader.exercises import Exercise, open_design
 from grader.launchers.gemm import (CHUNK, GemmConfig, launch, padded_b, prepared_kernel, validate_shapes,
                                    with_config)
 from grader.references.fp8 import dequantize_e4m3, quantize_e4m3
@@ -412,6 +412,109 @@ MMA_SHAPES = ((1, 1, 8), (16, 8, 16), (33, 31, 24), (64, 64, 64), (129, 257, 40)
 FP8_SHAPES = ((1, 1, 16), (16, 8, 32), (33, 31, 48), (64, 64, 64), (129, 257, 80), (100, 300, 528),
               (257, 129, 1024), (1024, 1024, 1024))
 
+# ---- open design: the decode GEMV ---------------------------------------------------------------
+
+# Each design shape (N, K): (the emulator's, the GPU's: 2^26 weights, far larger than L2). The self-check
+# grades the first three; the last two are for hidden tests.
+GEMV_SHAPES = {"decode": ((256, 512), (8192, 8192)), "tall": ((2048, 64), (1 << 20, 64)),
+               "wide": ((4, 32768), (64, 1 << 20)), "tall128": ((1024, 128), (1 << 19, 128)),
+               "wide16": ((16, 8192), (16, 1 << 22))}
+GEMV_SELF_CHECK = ("decode", "tall", "wide")
+GEMV_CASES = ({"n": 1, "k": 1}, {"n": 1, "k": 33}, {"n": 31, "k": 1}, {"n": 33, "k": 31}, {"n": 2, "k": 8},
+              {"n": 1000, "k": 8}, {"n": 257, "k": 136}, {"n": 4099, "k": 64}, {"n": 3, "k": 10_000},
+              {"n": 64, "k": 4099}, {"n": 17, "k": 12_296})
+U32 = 2.0 ** -24
+
+
+def _gemv(module, w, x, n: int, k: int, sms: int, what: str):
+    """Plan, then launch gemv on device w, x; the [n] results and the plan (y zeroed first, one guard
+    element past it that must keep its poison)."""
+    plan = open_design.read_plan(module, "gemv", (np.int32(n), np.int32(k), np.int32(sms)), what)
+    y = device.empty(n + 1, guard=1)
+    y[:n] = 0
+    open_design.launch(module, "gemv", plan, (w, x, y, np.int32(n), np.int32(k)), what)
+    got = device.to_host(y)
+    checks.assert_untouched(got[n:], np.ones(1, bool), name=f"gemv y past N {what}")
+    return got[:n], plan
+
+
+def _small_integers(rng: np.random.Generator, shape) -> np.ndarray:
+    """+-(1..4) as float16: every product at most 16 and, with K <= 2^20, every partial sum an integer
+    within 2^24, exact in float32 in any order: the results must match exactly."""
+    return (rng.integers(1, 5, shape) * rng.choice(np.array([-1, 1]), shape)).astype(np.float16)
+
+
+def _gemv_exact(module, rng, n: int, k: int, sms: int, seed: int, what: str):
+    w, x = _small_integers(rng, (n, k)), _small_integers(rng, k)
+    wd = device.asarray(w)
+    got, plan = _gemv(module, wd, device.asarray(x), n, k, sms, what)
+    checks.assert_close(got, w.astype(np.float64) @ x.astype(np.float64), tol=checks.Tolerance(0.0, 0.0, False),
+                        seed=seed, name=f"gemv of +-(1..4) integers, exact in any order {what}")
+    return w, x, plan
+
+
+def check_gemv(module, seed: int, n: int, k: int) -> None:
+    """Small integers (exact, whatever the order), then normal float16 within
+    K * 2^-24 * max_n sum_k |w[n, k] x[k]|."""
+    if n < 1 or k < 1:
+        raise ValueError(f"N={n}, K={k}: both must be at least 1")
+    rng = np.random.default_rng(seed)
+    sms = device.properties()["sms"]
+    _gemv_exact(module, rng, n, k, sms, seed, f"(N={n}, K={k})")
+    w = rng.standard_normal((n, k)).astype(np.float16)
+    x = rng.standard_normal(k).astype(np.float16)
+    got, _ = _gemv(module, device.asarray(w), device.asarray(x), n, k, sms, f"(N={n}, K={k})")
+    w64, x64 = w.astype(np.float64), x.astype(np.float64)
+    bound = k * U32 * float((np.abs(w64) @ np.abs(x64)).max())
+    checks.assert_close(got, w64 @ x64, tol=checks.Tolerance(0.0, bound, False), seed=seed,
+                        name=f"gemv (N={n}, K={k}), allowed error {bound:.2g}")
+
+
+def check_gemv_design(module, seed: int, shape: str) -> None:
+    """The design at one shape, as day 7's colsum_design: exact on small integers; on a GPU the full size at
+    75% of the copy bandwidth or more; on the emulator a smaller one judged by its memory statistics."""
+    if shape not in GEMV_SHAPES:
+        raise ValueError(f"shape {shape!r}: expected one of {', '.join(GEMV_SHAPES)}")
+    small, full = GEMV_SHAPES[shape]
+    timed = bench.timed()
+    n, k = full if timed else small
+    what = f"({shape}: N={n}, K={k})"
+    sms = device.properties()["sms"] if timed else open_design.GPU_SMS
+    w, x, plan = _gemv_exact(module, np.random.default_rng(seed), n, k, sms, seed, what)
+    if timed:
+        wd, xd, y = device.asarray(w), device.asarray(x), device.empty(n)
+        _, wrong = open_design.bandwidth_verdict(
+            lambda: open_design.launch(module, "gemv", plan, (wd, xd, y, np.int32(n), np.int32(k)), what, sync=False),
+            w.nbytes)
+    else:
+        wrong = open_design.statistics_verdict(device.current().memory_totals(), w.nbytes, plan.grid[0] * x.nbytes)
+        big = open_design.read_plan(module, "gemv", (np.int32(full[0]), np.int32(full[1]),
+                                                     np.int32(open_design.GPU_SMS)), f"({shape}: N={full[0]}, K={full[1]})")
+        wrong += open_design.parallelism_verdict(big)
+    open_design.fail_if(wrong, f"gemv {what}, launched with {plan}")
+
+
+def bench_gemv(modules: dict, quick: bool = False) -> bench.Report:
+    """Bytes of w read per second at the three design shapes (2^26 weights each), the copy of the same
+    bytes (read + written) as the ceiling."""
+    device.require_gpu()
+    sms = device.properties()["sms"]
+    names = list(GEMV_SELF_CHECK)
+    report = bench.Report("decode GEMV y = W x, 2^26 fp16 weights: decode (8192^2), tall (K = 64), wide (N = 64)",
+                          "shape (0 decode, 1 tall, 2 wide)", "GB/s")
+    inputs = {name: (device.random(GEMV_SHAPES[name][1], "float16"), device.random(GEMV_SHAPES[name][1][1], "float16"))
+              for name in names}
+    y = device.empty(max(GEMV_SHAPES[name][1][0] for name in names))
+
+    def make(module, name: str):
+        n, k = GEMV_SHAPES[name][1]
+        plan = open_design.read_plan(module, "gemv", (np.int32(n), np.int32(k), np.int32(sms)), name)
+        return lambda: open_design.launch(module, "gemv", plan, (*inputs[name], y, np.int32(n), np.int32(k)),
+                                          name, sync=False)
+
+    return bench.bandwidth_sweep(report, modules, make, names, 2 << 26, xs=list(range(len(names))))
+
+
 EXERCISES = (
     Exercise("day10", "gemm_naive", "gemm_naive.cu", "naive GEMM: one thread per element of C",
              check_gemm_naive, tuple({"m": m, "n": n, "k": k} for m, n, k in SIMPLE_SHAPES),
@@ -439,4 +542,9 @@ EXERCISES = (
                                   no_spills=True,
                                   source_require=((r"mma\.sync\.aligned\.m16n8k32\.row\.col\.f32\.e4m3\.e4m3\.f32",
                                                    "inline mma.sync.aligned.m16n8k32 ... e4m3.e4m3"),)),)),
+    Exercise("day10", "gemv", "gemv.cu", "open design: the decode GEMV, right for every shape",
+             check_gemv, GEMV_CASES, bench=bench_gemv, target=0.80),
+    Exercise("day10", "gemv_design", "gemv.cu", "open design: the decode GEMV at the speed of memory",
+             check_gemv_design, tuple({"shape": s} for s in GEMV_SELF_CHECK),
+             cost=lambda case: GEMV_SHAPES[case["shape"]][0][0] * GEMV_SHAPES[case["shape"]][0][1]),
 )
