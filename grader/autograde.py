@@ -311,7 +311,7 @@ class GradeKernels(Preprocessor):
                 os.environ[LANG_ENV] = saved
 
     def _grade(self, nb, resources):
-        from grader import exercises, isolation
+        from grader import exercises
 
         _precompile()
         assignment, day, student, course_dir = _ids(resources)
@@ -327,17 +327,13 @@ class GradeKernels(Preprocessor):
             if not calls:
                 ok, lines = False, ["this autograder cell grades nothing the course knows"]
             visible_n = sum(not c.hidden for c in calls)
-            for k, call in enumerate(calls):
-                start = time.perf_counter()
-                try:
-                    outcome = isolation.run_exercise(day, call.name, call.cases, source_dir=str(folder),
-                                                     seed=call.seed)
-                except (KeyError, ValueError) as e:
+            for k, (call, (outcome, seconds)) in enumerate(zip(calls, _graded_calls(day, calls, folder))):
+                if isinstance(outcome, str):
                     ok = False
-                    lines.append(f"cannot grade {call.name}: {e}")
+                    lines.append(f"cannot grade {call.name}: {outcome}")
                     continue
                 ok &= outcome.status == "passed"
-                lines.append(_describe(outcome, call, k - visible_n + 1, time.perf_counter() - start))
+                lines.append(_describe(outcome, call, k - visible_n + 1, seconds))
                 if outcome.unchecked and not call.hidden:
                     unchecked[call.name] = (outcome.unchecked, len(exercises.get(day, call.name).cases))
                 for name, digest in outcome.files.items():
@@ -358,6 +354,31 @@ class GradeKernels(Preprocessor):
             "files": _tree_state(_watched(course_dir), skip=_skipped(course_dir, student, assignment, gradebook)),
         }
         return nb, resources
+
+
+def _graded_calls(day: str, calls: list[Call], folder: Path) -> list[tuple]:
+    """(Outcome, seconds) of each call, or (why it cannot be graded, 0): in grade-class's workers
+    (`isolation.remembering`) an exercise's calls together (`isolation.run_calls`: one child), each on
+    its own otherwise, as `nbgrader autograde` always did."""
+    from grader import isolation
+
+    together = isolation.remembered()
+    groups = {}
+    for k, call in enumerate(calls):
+        groups.setdefault(call.name if together else k, []).append(k)
+    found = [None] * len(calls)
+    for ks in groups.values():
+        start = time.perf_counter()
+        name = calls[ks[0]].name
+        try:
+            outcomes = isolation.run_calls(day, name, [(calls[k].cases, calls[k].seed) for k in ks],
+                                           source_dir=str(folder))
+        except (KeyError, ValueError) as e:
+            outcomes = [str(e)] * len(ks)
+        seconds = time.perf_counter() - start
+        for k, outcome in zip(ks, outcomes):
+            found[k] = (outcome, 0.0 if isinstance(outcome, str) else seconds)
+    return found
 
 
 #: How a grade cell's output says the emulator withheld some of its points (`_withheld`).

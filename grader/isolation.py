@@ -21,7 +21,8 @@ Inside `remembering()` (grade-class's workers), a call whose verdict is a functi
 (`_remembered_key`: the emulator, which is deterministic; a kernel, not student Python; a fixed seed, as
 the hidden tests have) is run once per worker for each set of submitted bytes: a later submission with
 the same bytes gets the same verdict without running again, naming its own folder. Only this process,
-from what its child reported, writes what is remembered, and only in its memory.
+from what its child reported, writes what is remembered, and only in its memory. There, too, the calls of
+one exercise (an autograder cell's visible and hidden tests: `run_calls`) share one child.
 """
 from __future__ import annotations
 
@@ -200,11 +201,18 @@ def run_exercise(day, name: str, cases: list[dict] | None = None, *, source_dir:
     """Check an exercise's cases (by default its own that this machine runs) in a locked-down child.
     `source_dir` is the folder holding the student's files (default: days/dayNN, $COURSE_SOURCE_DIR, or
     solutions/dayNN with `solutions`); `timeout`, if given, caps each case's budget."""
-    from grader import device, exercises
+    return run_calls(day, name, [(cases, seed)], source_dir=source_dir, solutions=solutions, timeout=timeout)[0]
+
+
+def run_calls(day, name: str, calls: list[tuple[list[dict] | None, int | None]], *, source_dir: str | None = None,
+              solutions: bool = False, timeout: float | None = None) -> list[Outcome]:
+    """`run_exercise` for each (cases, seed) of `calls` (an autograder cell's visible and hidden calls),
+    one Outcome each. Inside `remembering()` on the emulator, a kernel exercise's calls share one child
+    (one start, one compile); a call it did not reach runs again in a child of its own."""
+    from grader import device, exercises, runner
 
     ex = exercises.get(day, name)
-    explicit = cases
-    cases = list(cases) if cases is not None else runnable_cases(ex)
+    resolved = [(list(cases) if cases is not None else runnable_cases(ex), seed) for cases, seed in calls]
     if source_dir:
         folder = Path(source_dir).resolve()
     elif solutions:
@@ -213,22 +221,29 @@ def run_exercise(day, name: str, cases: list[dict] | None = None, *, source_dir:
         try:
             folder = paths.source_path(ex.day, ex.source).parent
         except FileNotFoundError as e:
-            return Outcome(ex.key, "failed", str(e), total=len(cases))
+            return [Outcome(ex.key, "failed", str(e), total=len(cases)) for cases, _ in resolved]
     reason = device.why_no_gpu()
     if reason:
-        return Outcome(ex.key, "failed", f"needs a CUDA GPU or the emulator: {reason}", total=len(cases))
+        return [Outcome(ex.key, "failed", f"needs a CUDA GPU or the emulator: {reason}", total=len(cases))
+                for cases, _ in resolved]
     backend = device.backend()
-    budgets = case_budgets(ex, cases, backend)
-    if timeout is not None:
-        budgets = [min(b, timeout) for b in budgets]
-    outcome = _run(ex, cases, source_dir=folder, seed=seed, budgets=budgets, backend=backend,
-                   record=folder == (paths.SOLUTIONS / ex.day).resolve())
-    if outcome.status == "passed" and backend == "cupy" and ex.day in RACECHECK_DAYS:
-        outcome = _racecheck(ex, outcome, folder, cases, budgets)
-    if explicit is None and len(cases) < len(ex.cases):
-        outcome.message = "\n".join(filter(None, [outcome.message, _not_run(ex, cases)]))
-        outcome.unchecked = [exercises.case_id(c) for c in unchecked(ex, cases)[0]]
-    return outcome
+    parts = []
+    for cases, seed in resolved:
+        budgets = case_budgets(ex, cases, backend)
+        parts.append((cases, seed, [min(b, timeout) for b in budgets] if timeout is not None else budgets))
+    record = folder == (paths.SOLUTIONS / ex.day).resolve()
+    if _Remembered.on and backend == "emulator" and not record and not runner.is_python(ex):
+        outcomes = _run_parts(ex, parts, source_dir=folder, backend=backend)
+    else:
+        outcomes = [_run(ex, cases, source_dir=folder, seed=seed, budgets=budgets, backend=backend, record=record)
+                    for cases, seed, budgets in parts]
+    for k, ((cases, _, budgets), (explicit, _)) in enumerate(zip(parts, calls)):
+        if outcomes[k].status == "passed" and backend == "cupy" and ex.day in RACECHECK_DAYS:
+            outcomes[k] = _racecheck(ex, outcomes[k], folder, cases, budgets)
+        if explicit is None and len(cases) < len(ex.cases):
+            outcomes[k].message = "\n".join(filter(None, [outcomes[k].message, _not_run(ex, cases)]))
+            outcomes[k].unchecked = [exercises.case_id(c) for c in unchecked(ex, cases)[0]]
+    return outcomes
 
 
 #: Sizes past which a kernel's arithmetic changes: float indices lose integers past 2^24 elements,
@@ -316,9 +331,19 @@ def run_locked(ex, cases: list[dict], *, source_dir, budgets: list[float], entry
 
 def _run(ex, cases, *, source_dir: Path, seed, budgets, backend: str, record: bool,
          wrapper: list[str] = (), entry: str = "grader.isolation", options: dict | None = None) -> Outcome:
+    return _run_parts(ex, [(cases, seed, budgets)], source_dir=source_dir, backend=backend, record=record,
+                      wrapper=wrapper, entry=entry, options=options)[0]
+
+
+def _run_parts(ex, parts, *, source_dir: Path, backend: str, record: bool = False, wrapper: list[str] = (),
+               entry: str = "grader.isolation", options: dict | None = None) -> list[Outcome]:
+    """The Outcome of each (cases, seed, budgets) of `parts`, graded in one child on one copy of the
+    submission (again, in another, those that child did not reach); a remembered verdict where there is
+    one (`remembering`)."""
     from grader import runner
 
     there = str(source_dir)  # paths as the student knows them
+    outcomes: list[Outcome | None] = [None] * len(parts)
     with tempfile.TemporaryDirectory(prefix="course-grade-") as tmp:
         workdir = Path(tmp)
         (workdir / "src").mkdir()
@@ -326,41 +351,105 @@ def _run(ex, cases, *, source_dir: Path, seed, budgets, backend: str, record: bo
         try:
             _copy_submission(Path(source_dir), ex.source, workdir / "src")
         except (SubmissionError, OSError) as e:
-            return Outcome(ex.key, "failed", str(e), total=len(cases))
+            return [Outcome(ex.key, "failed", str(e), total=len(cases)) for cases, _, _ in parts]
         files = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted((workdir / "src").iterdir())}
-        key = None
-        if _Remembered.on and seed is not None and backend == "emulator" and not record and not wrapper \
-                and entry == "grader.isolation" and not runner.is_python(ex):
-            key = _remembered_key(ex, cases, seed, budgets, _reachable(ex.source, workdir / "src", files))
-            if key in _Remembered.verdicts:
-                _Remembered.verdicts.move_to_end(key)
-                raw, ran_in = _Remembered.verdicts[key]
-                outcome = _placed(copy.deepcopy(raw), ran_in, there)
-                outcome.files = files  # this submission's own files (others than the key's may differ)
-                return outcome
-        cpu = int(COMPILE_BUDGET_S + sum(budgets)) + 30
-        seeds, note = None, ""
-        request = {"day": ex.day, "name": ex.name, "cases": cases, "seed": seed, **(options or {})}
-        argv = child.command(entry, request, wrapper)
-        if runner.is_python(ex) and entry == "grader.isolation":  # student Python: sandboxed, verified here
-            from grader import checks
+        here = str(workdir / "src")
+        keys = [None] * len(parts)
+        for k, (cases, seed, budgets) in enumerate(parts):
+            if _Remembered.on and seed is not None and backend == "emulator" and not record and not wrapper \
+                    and entry == "grader.isolation" and not runner.is_python(ex):
+                keys[k] = _remembered_key(ex, cases, seed, budgets, _reachable(ex.source, workdir / "src", files))
+                if keys[k] in _Remembered.verdicts:
+                    _Remembered.verdicts.move_to_end(keys[k])
+                    raw, ran_in = _Remembered.verdicts[keys[k]]
+                    outcomes[k] = _placed(copy.deepcopy(raw), ran_in, there)
+                    outcomes[k].files = files  # this submission's own files (others than the key's may differ)
+        todo = [k for k in range(len(parts)) if outcomes[k] is None]
+        together = not runner.is_python(ex) and entry == "grader.isolation" and not wrapper
+        while todo:
+            batch = todo if together else todo[:1]
+            finished, seeds, note = _child_run(ex, [parts[k] for k in batch], workdir, backend, wrapper, entry, options)
+            sizes = [len(parts[k][0]) for k in batch]
+            endings = _part_endings(finished, sizes) if len(batch) > 1 else [finished.ended]
+            left = []
+            for j, (k, ended) in enumerate(zip(batch, endings)):
+                if ended is None:  # the shared child never reached it: again, in a child of its own
+                    left.append(k)
+                    continue
+                cases, _, budgets = parts[k]
+                view = child.Finished(ended, finished.returncode, _part_events(finished.events, sum(sizes[:j]),
+                                                                              sizes[j]), finished.output)
+                results, status, message = _results(ex, cases, budgets, view, seeds)
+                message = "\n".join(filter(None, [message, note]))
+                if record:
+                    _record_times(backend, {_case_key(ex, r.case): r.seconds for r in results if r.status == "passed"})
+                passed = sum(r.status == "passed" for r in results)
+                raw = Outcome(ex.key, status, message, passed, len(cases), results, finished.output, files)
+                if keys[k] is not None and ended == "done" and status in ("passed", "failed") \
+                        and all(r.status in ("passed", "failed", "not run") for r in results):
+                    _Remembered.keep(keys[k], copy.deepcopy(raw), here)
+                outcomes[k] = _placed(raw, here, there)
+            todo = left + todo[len(batch):]
+    return outcomes
 
-            seeds = request["seeds"] = [checks.new_seed() if seed is None else seed for _ in cases]
-            argv, note = _sandboxed(child.command(entry, request), workdir, cpu, backend, ex.day)
-        finished = child.run(argv, env=_child_env(workdir), cwd=workdir,
-                             budget=COMPILE_BUDGET_S, on_event=_deadlines(budgets),
-                             preexec_fn=_limits(cpu, backend == "emulator"))
-    results, status, message = _results(ex, cases, budgets, finished, seeds)
-    message = "\n".join(filter(None, [message, note]))
-    if record:
-        _record_times(backend, {_case_key(ex, r.case): r.seconds for r in results if r.status == "passed"})
-    passed = sum(r.status == "passed" for r in results)
-    raw = Outcome(ex.key, status, message, passed, len(cases), results, finished.output, files)
-    here = str(workdir / "src")
-    if key is not None and finished.ended == "done" and status in ("passed", "failed") \
-            and all(r.status in ("passed", "failed", "not run") for r in results):
-        _Remembered.keep(key, copy.deepcopy(raw), here)
-    return _placed(raw, here, there)
+
+def _child_run(ex, parts, workdir: Path, backend: str, wrapper, entry: str, options):
+    """Run one child on `parts` (cases, seed, budgets), their cases one list; (Finished, the seeds of a
+    Python exercise's cases or None, a note)."""
+    from grader import runner
+
+    cases = [c for p in parts for c in p[0]]
+    budgets = [b for p in parts for b in p[2]]
+    cpu = int(COMPILE_BUDGET_S + sum(budgets)) + 30
+    seeds, note = None, ""
+    request = {"day": ex.day, "name": ex.name, "cases": cases, "seed": parts[0][1], **(options or {})}
+    if len(parts) > 1:
+        request["case_seeds"] = [seed for p in parts for seed in [p[1]] * len(p[0])]
+    argv = child.command(entry, request, wrapper)
+    if runner.is_python(ex) and entry == "grader.isolation":  # student Python: sandboxed, verified here
+        from grader import checks
+
+        seeds = request["seeds"] = [checks.new_seed() if parts[0][1] is None else parts[0][1] for _ in cases]
+        argv, note = _sandboxed(child.command(entry, request), workdir, cpu, backend, ex.day)
+    finished = child.run(argv, env=_child_env(workdir), cwd=workdir,
+                         budget=COMPILE_BUDGET_S, on_event=_deadlines(budgets),
+                         preexec_fn=_limits(cpu, backend == "emulator"))
+    return finished, seeds, note
+
+
+def _part_endings(finished: child.Finished, sizes: list[int]) -> list[str | None]:
+    """How each part of a shared child's cases ended, for `_results`: the child's own ending for the
+    part it stopped in (or reported part of), "done" for one it finished or whose compile failed, None
+    for one it never reached (the first part always takes the child's ending)."""
+    events = finished.events
+    started = {e["index"] for e in events if e.get("event") == "start" and isinstance(e.get("index"), int)}
+    ended = {e["index"] for e in events if e.get("event") == "end" and isinstance(e.get("index"), int)}
+    no_compile = any(e.get("event") == "compiled" and e.get("ok") is False for e in events)
+    out, start = [], 0
+    for j, n in enumerate(sizes):
+        mine = set(range(start, start + n))
+        start += n
+        if (started - ended) & mine:
+            out.append(finished.ended)
+        elif no_compile or (mine and mine <= ended):
+            out.append("done")
+        elif ended & mine or j == 0:
+            out.append(finished.ended)
+        else:
+            out.append(None)
+    return out
+
+
+def _part_events(events: list[dict], start: int, n: int) -> list[dict]:
+    """The events of one part of a shared child: its cases' (indices from 0) and the compile's."""
+    out = []
+    for e in events:
+        if isinstance(e.get("index"), int):
+            if not start <= e["index"] < start + n:
+                continue
+            e = {**e, "index": e["index"] - start}
+        out.append(e)
+    return out
 
 
 def _placed(outcome: Outcome, here: str, there: str) -> Outcome:
@@ -395,6 +484,11 @@ def remembering():
         yield
     finally:
         _Remembered.on = saved
+
+
+def remembered() -> bool:
+    """Whether this process is inside `remembering()`."""
+    return _Remembered.on
 
 
 def _remembered_key(ex, cases: list[dict], seed: int, budgets: list[float], files: dict[str, str]) -> str:
@@ -567,7 +661,8 @@ def _child(request: dict, send) -> None:
     send(event="compiled", ok=True, message="")
     seeds, data = request.get("seeds"), None
     for i, case in enumerate(request["cases"]):
-        seed = seeds[i] if seeds else checks.new_seed() if request["seed"] is None else request["seed"]
+        fixed = request["case_seeds"][i] if "case_seeds" in request else request["seed"]
+        seed = seeds[i] if seeds else checks.new_seed() if fixed is None else fixed
         send(event="start", index=i)
         start, status, message = time.perf_counter(), "passed", ""
         try:

@@ -118,3 +118,35 @@ def test_grade_class_remembers_and_nothing_else_does(tmp_path, monkeypatch):
     monkeypatch.setattr(classgrade, "_read_submission", lambda *a: classgrade.Result("s", "day01", 0.0))
     classgrade.grade_pair(str(tmp_path), "s", "day01")
     assert seen == [True] and isolation._Remembered.on is False
+
+
+def _calls(folder, *calls, timeout=None):
+    return isolation.run_calls("day01", "vector_add", list(calls), source_dir=folder, timeout=timeout)
+
+
+def test_an_exercises_calls_share_one_child_each_with_its_own_seeds_and_verdict(tmp_path, children):
+    """grade-class: a cell's visible call (fresh seeds) and hidden call (its seed) in one child; a trap in
+    one case fails that call alone; a compile error fails both."""
+    traps = SOLUTION.read_text().replace(ADD, "if (n == 1000 && i == 0) __trap();\n  " + ADD)
+    folder = _student(tmp_path, "a", traps)
+    with isolation.remembering():
+        visible, hidden = _calls(folder, ([{"n": 33}, {"n": 1000}], None), ([{"n": 33}, {"n": 257}], 7))
+        assert len(children) == 1
+        assert visible.status == "crashed" and [r.status for r in visible.cases] == ["passed", "crashed"]
+        assert hidden.status == "passed" and [r.seed for r in hidden.cases] == [7, 7], hidden
+        assert visible.cases[0].seed != 7 and "n=1000" in visible.message and "n=1000" not in hidden.message
+        broken = _student(tmp_path, "b", "#error no\n" + SOLUTION.read_text())
+        outcomes = _calls(broken, ([{"n": 33}], None), ([{"n": 257}], 7))
+    assert len(children) == 2
+    assert all(o.status == "failed" and "does not compile" in o.message for o in outcomes), outcomes
+
+
+def test_a_call_the_shared_child_never_reached_runs_in_its_own(tmp_path, children):
+    """The visible call hangs: it times out, and the hidden call is graded in a child of its own, as it
+    would have been alone."""
+    hangs = SOLUTION.read_text().replace(ADD, "if (n == 1000) while (true) {}\n  " + ADD)
+    folder = _student(tmp_path, "a", hangs)
+    with isolation.remembering():
+        visible, hidden = _calls(folder, ([{"n": 1000}], None), ([{"n": 33}, {"n": 257}], 7), timeout=3)
+    assert len(children) == 2
+    assert visible.status == "timed out" and hidden.status == "passed", (visible, hidden)
