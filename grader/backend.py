@@ -69,6 +69,10 @@ class Backend(abc.ABC):
         """A module of a cubin compiled for `arch()` (where `cubins` is True)."""
 
     @abc.abstractmethod
+    def current_device(self) -> int:
+        """The index of the device kernels launch on now (cupy's current device)."""
+
+    @abc.abstractmethod
     def arch(self) -> str:
         """The architecture kernels are compiled for here, like 'sm_90' (no driver call)."""
 

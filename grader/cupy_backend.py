@@ -119,6 +119,9 @@ class CupyBackend(Backend):
     def load_cubin(self, path):
         return self.require_gpu().RawModule(path=str(path))
 
+    def current_device(self) -> int:
+        return self.require_gpu().cuda.runtime.getDevice()
+
     def arch(self) -> str:
         return f"sm_{self.require_gpu().cuda.Device().compute_capability}"  # cupy keeps it: no driver call
 

@@ -25,9 +25,9 @@ from grader.backend import Backend, KernelFault, NoGPU, NoTiming
 from grader.dtypes import DTYPES, bfloat16, dtype
 
 __all__ = ["BACKEND_ENV", "BACKENDS", "DTYPES", "Backend", "KernelFault", "NoGPU", "NoTiming", "arch", "asarray",
-           "backend", "bfloat16", "current", "dtype", "emulated", "empty", "gpu_available", "launch", "load",
-           "load_cubin", "load_source", "properties", "random", "require_gpu", "synchronize", "to_host", "why_no_gpu",
-           "why_not_hardware"]
+           "backend", "bfloat16", "current", "current_device", "dtype", "emulated", "empty", "gpu_available", "launch",
+           "load", "load_cubin", "load_source", "properties", "random", "require_gpu", "synchronize", "to_host",
+           "why_no_gpu", "why_not_hardware"]
 
 BACKEND_ENV = "COURSE_BACKEND"
 BACKENDS = ("cupy", "emulator")
@@ -147,6 +147,11 @@ def load_source(code: str, name: str = "inline.cu", options: tuple[str, ...] = (
 def load_cubin(path: str | os.PathLike):
     """A `cupy.RawModule` of a cubin built for `arch()` (grader.jit's cache); only where `current().cubins`."""
     return current().load_cubin(path)
+
+
+def current_device() -> int:
+    """The index of the device kernels launch on now: cupy's current device (0 on the emulator)."""
+    return current().current_device()
 
 
 def arch() -> str:

@@ -80,6 +80,9 @@ class EmulatorBackend(Backend):
     def load_cubin(self, path):
         raise NoGPU(f"{path}: a cubin is machine code for a GPU; the PTX emulator runs modules built from source")
 
+    def current_device(self) -> int:
+        return 0  # one emulated device
+
     def arch(self) -> str:
         return arch()
 

@@ -40,6 +40,7 @@ from grader.launchers import decode, gemm as gemm_launch, rope
 
 SUFFIX = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}
 HALF = ("float16", "bfloat16")
+FLOATS = ("float32", *HALF)
 
 
 # ---- what an argument is -------------------------------------------------------------------------
@@ -54,9 +55,16 @@ class Tensor(NamedTuple):
     device: int | None      # CUDA device index; None for a CPU torch tensor
 
 
+_frameworks: dict[type, str] = {}
+
+
 def framework(x) -> str:
-    """The top-level package of an object's type: "cupy", "torch", "numpy", "builtins", ..."""
-    return type(x).__module__.split(".")[0]
+    """The top-level package of an object's type: "cupy", "torch", "numpy", "builtins", ... (worked out
+    once per type)."""
+    kind = _frameworks.get(type(x))
+    if kind is None:
+        kind = _frameworks[type(x)] = type(x).__module__.split(".")[0]
+    return kind
 
 
 _dtype_names: dict = {}
@@ -74,12 +82,11 @@ def describe(name: str, x) -> Tensor:
     """The Tensor of a cupy array or torch tensor; TypeError for anything else (numpy included)."""
     kind = framework(x)
     if kind == "cupy":
-        return Tensor(name, "cupy", tuple(x.shape), _dtype_name(x.dtype), bool(x.flags.c_contiguous), x.device.id)
+        return Tensor(name, "cupy", x.shape, _dtype_name(x.dtype), x.flags.c_contiguous, x.data.device_id)
     if kind == "torch" and hasattr(x, "is_contiguous"):
-        where = x.device
-        index = (where.index or 0) if where.type == "cuda" else None
-        return Tensor(name, "torch", tuple(x.shape), _dtype_name(x.dtype), x.is_contiguous(), index)
-    if type(x).__name__ == "DeviceArray" and device.emulated():  # the emulator's arrays
+        return Tensor(name, "torch", tuple(x.shape), _dtype_name(x.dtype), x.is_contiguous(),
+                      x.get_device() if x.is_cuda else None)
+    if kind == "grader" and type(x).__name__ == "DeviceArray":  # the emulator's arrays
         return Tensor(name, "cupy", tuple(x.shape), _dtype_name(x.dtype), bool(x.flags.c_contiguous), 0)
     if kind == "numpy":
         raise TypeError(f"{name} is a numpy array, in host memory: pass a cupy array or a CUDA torch "
@@ -108,19 +115,18 @@ def validate(specs: list[tuple[Tensor, tuple]], dtypes: tuple[str, ...], current
             raise TypeError(f"{t.name} has dtype {t.dtype}; expected {' or '.join(dtypes)}{hint}")
         if t.dtype != first.dtype:
             raise TypeError(f"{t.name} has dtype {t.dtype} but {first.name} has {first.dtype}: use one dtype")
-        want = "[" + ", ".join(map(str, spec)) + "]"
         if len(t.shape) != len(spec):
-            raise ValueError(f"{t.name} has shape {list(t.shape)}; expected {len(spec)} dims {want}")
+            raise ValueError(f"{t.name} has shape {list(t.shape)}; expected {len(spec)} dims {_written(spec)}")
         for size, dim in zip(t.shape, spec):
             if isinstance(dim, int):
                 if size != dim:
-                    raise ValueError(f"{t.name} has shape {list(t.shape)}; expected {want}")
-            elif dim in sizes and sizes[dim][0] != size:
+                    raise ValueError(f"{t.name} has shape {list(t.shape)}; expected {_written(spec)}")
+            elif dim not in sizes:
+                sizes[dim] = (size, t.name)
+            elif sizes[dim][0] != size:
                 value, owner = sizes[dim]
-                raise ValueError(f"{t.name} has shape {list(t.shape)}; expected {want} with {dim} = {value} "
-                                 f"(from {owner})")
-            else:
-                sizes.setdefault(dim, (size, t.name))
+                raise ValueError(f"{t.name} has shape {list(t.shape)}; expected {_written(spec)} with {dim} = "
+                                 f"{value} (from {owner})")
         if not t.contiguous:
             raise ValueError(f"{t.name} is not contiguous (a transposed or sliced view?): pass "
                              f"{t.name}.contiguous() (torch) or cupy.ascontiguousarray({t.name})")
@@ -129,9 +135,14 @@ def validate(specs: list[tuple[Tensor, tuple]], dtypes: tuple[str, ...], current
     return {name: size for name, (size, _) in sizes.items()}
 
 
+def _written(spec: tuple) -> str:
+    """A shape spec as an error message writes it: [rows, d]."""
+    return "[" + ", ".join(map(str, spec)) + "]"
+
+
 def check(specs: list[tuple[Tensor, tuple]], dtypes: tuple[str, ...]) -> dict[str, int]:
-    """`validate` against the current cupy device."""
-    return validate(specs, dtypes, 0 if device.emulated() else device.require_gpu().cuda.Device().id)
+    """`validate` against the current device."""
+    return validate(specs, dtypes, device.current_device())
 
 
 # ---- the course's kernels, and the student's binding ---------------------------------------------
@@ -228,15 +239,15 @@ def silu_and_mul(x):
     """silu(x[:, :d]) * x[:, d:] for x [rows, 2d]; returns [rows, d] (day 2)."""
     bind = binding()
     tx = describe("x", x)
-    dims = check([(tx, ("rows", "two_d"))], ("float32", *HALF))
+    dims = check([(tx, ("rows", "two_d"))], FLOATS)
     if dims["two_d"] % 2:
         raise ValueError(f"x has shape {list(tx.shape)}: the last dimension (gate | up) must be even")
     rows, d = dims["rows"], dims["two_d"] // 2
+    fn = kernel("day02", "silu_and_mul", f"silu_and_mul_{SUFFIX[tx.dtype]}")
     with bind.current_stream(tx):
         xc = bind.as_cupy(x)
         out = device.require_gpu().empty((rows, d), dtype=xc.dtype)
         vec = 16 // xc.dtype.itemsize
-        fn = kernel("day02", "silu_and_mul", f"silu_and_mul_{SUFFIX[tx.dtype]}")
         fn((rows,), (min(1024, max(32, -(-d // vec))),), (out, xc, np.int32(d)))
     return bind.to_caller(out, tx)
 
