@@ -205,8 +205,8 @@ def test_per_call_cost_at_most_torch_eager(monkeypatch, op):
     """A launch-bound call (one decode token: rmsnorm 1x4096, silu_and_mul 1x11008, torch fp16 in and
     out, through the course's binding.py) costs no more than torch eager's own (F.rms_norm;
     F.silu(x[..., :d]) * x[..., d:]) in the same process. Printed beside them: the kernel launched
-    directly from cupy (the floor the API's Python adds to), the binding's doors alone and ops' look-up
-    of binding.py (one stat: it picks up an edited file)."""
+    directly from cupy (the floor the API's Python adds to), ops' argument checks, the binding's doors
+    alone and ops' look-up of binding.py (one stat: it picks up an edited file)."""
     if device.why_not_hardware():
         pytest.skip(f"needs a CUDA GPU: {device.why_not_hardware()}")
     torch = pytest.importorskip("torch", reason="needs torch (torch eager is the baseline)")
@@ -220,14 +220,17 @@ def test_per_call_cost_at_most_torch_eager(monkeypatch, op):
         xc, wc, yc = cp.from_dlpack(x), cp.from_dlpack(w), cp.empty((1, 4096), cp.float16)
         kernel = ops.kernel("day06", "rmsnorm", "rmsnorm_f16")
         fns = {"ops": lambda: ops.rmsnorm(x, w), "torch eager": lambda: F.rms_norm(x, (4096,), w, 1e-6),
-               "cupy launch": lambda: kernel((1,), (256,), (yc, xc, wc, np.int32(4096), np.float32(1e-6)))}
+               "cupy launch": lambda: kernel((1,), (256,), (yc, xc, wc, np.int32(4096), np.float32(1e-6))),
+               "describe + check": lambda: ops.check([(ops.describe("x", x), ("rows", "d")),
+                                                      (ops.describe("weight", w), ("d",))], ops.HALF)}
     else:
         d = 11008
         x = torch.randn(1, 2 * d, device="cuda", dtype=torch.float16)
         xc, yc = cp.from_dlpack(x), cp.empty((1, d), cp.float16)
         kernel = ops.kernel("day02", "silu_and_mul", "silu_and_mul_f16")
         fns = {"ops": lambda: ops.silu_and_mul(x), "torch eager": lambda: F.silu(x[..., :d]) * x[..., d:],
-               "cupy launch": lambda: kernel((1,), (min(1024, -(-d // 8)),), (yc, xc, np.int32(d)))}
+               "cupy launch": lambda: kernel((1,), (min(1024, -(-d // 8)),), (yc, xc, np.int32(d))),
+               "describe + check": lambda: ops.check([(ops.describe("x", x), ("rows", "two_d"))], ops.FLOATS)}
     bind, tx = ops.binding(), ops.describe("x", x)
 
     def stream_door():
