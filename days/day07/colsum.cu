@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day07/colsum.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: f9d60e449f7bc3bc
+// stub-sha256: 2f57b63114e1fd47
 // Day 7, open design (week 1): the column sums of a float32 matrix, at the speed of memory.
 //
 //   x:   [M, N] float32, row-major (element (i, j) at x[i * N + j]), the base 16-byte aligned
@@ -48,7 +48,8 @@ extern "C" __global__ void colsum_plan(long long m, int n, int sms, int* plan) {
   plan[0] = 1; plan[1] = 1; plan[2] = 32; plan[3] = 0;
 }
 
+// TODO: your code here.
+//   Hint: The kernel must cut the matrix exactly as the plan did: what does it recompute from (m, n)? And
+//   Hint: how many of your blocks can an SM hold at once, with the registers each thread needs?
 extern "C" __global__ void colsum(const float* __restrict__ x, float* out, long long m, int n) {
-  // TODO: your code here.
-  //   Hint: The kernel must cut the matrix exactly as the plan did: what does it recompute from (m, n)?
 }

@@ -420,6 +420,7 @@ GEMV_SHAPES = {"decode": ((256, 512), (8192, 8192)), "tall": ((2048, 64), (1 << 
                "wide": ((4, 32768), (64, 1 << 20)), "tall128": ((1024, 128), (1 << 19, 128)),
                "wide16": ((16, 8192), (16, 1 << 22))}
 GEMV_SELF_CHECK = ("decode", "tall", "wide")
+GEMV_OF_CUBLAS = 0.85  # a design passes at this share of cuBLAS's GEMV (the course's: 94-100% on an H100, 86-92% on an H200)
 GEMV_CASES = ({"n": 1, "k": 1}, {"n": 1, "k": 33}, {"n": 31, "k": 1}, {"n": 33, "k": 31}, {"n": 2, "k": 8},
               {"n": 1000, "k": 8}, {"n": 257, "k": 136}, {"n": 4099, "k": 64}, {"n": 3, "k": 10_000},
               {"n": 64, "k": 4099}, {"n": 17, "k": 12_296})
@@ -472,7 +473,7 @@ def check_gemv(module, seed: int, n: int, k: int) -> None:
 
 def check_gemv_design(module, seed: int, shape: str) -> None:
     """The design at one shape, as day 7's colsum_design: exact on small integers; on a GPU the full size at
-    75% of the copy bandwidth or more; on the emulator a smaller one judged by its memory statistics."""
+    85% of cuBLAS's GEMV or more; on the emulator a smaller one judged by its memory statistics."""
     if shape not in GEMV_SHAPES:
         raise ValueError(f"shape {shape!r}: expected one of {', '.join(GEMV_SHAPES)}")
     small, full = GEMV_SHAPES[shape]
@@ -485,7 +486,7 @@ def check_gemv_design(module, seed: int, shape: str) -> None:
         wd, xd, y = device.asarray(w), device.asarray(x), device.empty(n)
         _, wrong = open_design.bandwidth_verdict(
             lambda: open_design.launch(module, "gemv", plan, (wd, xd, y, np.int32(n), np.int32(k)), what, sync=False),
-            w.nbytes)
+            w.nbytes, ceiling=cublas_gemv(wd, xd), at_least=GEMV_OF_CUBLAS)
     else:
         wrong = open_design.statistics_verdict(device.current().memory_totals(), w.nbytes, plan.grid[0] * x.nbytes)
         big = open_design.read_plan(module, "gemv", (np.int32(full[0]), np.int32(full[1]),
@@ -494,25 +495,37 @@ def check_gemv_design(module, seed: int, shape: str) -> None:
     open_design.fail_if(wrong, f"gemv {what}, launched with {plan}")
 
 
+def cublas_gemv(w, x) -> bench.Measurement:
+    """cuBLAS's half-precision GEMV (`cupy.matmul(w, x)`) on the same weights: the GEMV's ceiling. It reads
+    w at 70-79% of the copy bandwidth on an H100 (2026-11-27), as far as a GEMV gets."""
+    cp = device.require_gpu()
+    y = cp.empty(w.shape[0], dtype=w.dtype)
+    return bench.measure("cuBLAS gemv (ceiling)", lambda: cp.matmul(w, x, out=y), size=w.shape[0], nbytes=w.nbytes)
+
+
 def bench_gemv(modules: dict, quick: bool = False) -> bench.Report:
-    """Bytes of w read per second at the three design shapes (2^26 weights each), the copy of the same
-    bytes (read + written) as the ceiling."""
+    """Bytes of w read per second at the three design shapes (2^26 weights each), cuBLAS's GEMV on the
+    same weights as the ceiling."""
     device.require_gpu()
     sms = device.properties()["sms"]
     names = list(GEMV_SELF_CHECK)
     report = bench.Report("decode GEMV y = W x, 2^26 fp16 weights: decode (8192^2), tall (K = 64), wide (N = 64)",
-                          "shape (0 decode, 1 tall, 2 wide)", "GB/s")
+                          "shape (0 decode, 1 tall, 2 wide)", "GB/s", ceiling_name="cuBLAS gemv")
     inputs = {name: (device.random(GEMV_SHAPES[name][1], "float16"), device.random(GEMV_SHAPES[name][1][1], "float16"))
               for name in names}
     y = device.empty(max(GEMV_SHAPES[name][1][0] for name in names))
 
-    def make(module, name: str):
+    def run(module, name: str):
         n, k = GEMV_SHAPES[name][1]
         plan = open_design.read_plan(module, "gemv", (np.int32(n), np.int32(k), np.int32(sms)), name)
         return lambda: open_design.launch(module, "gemv", plan, (*inputs[name], y, np.int32(n), np.int32(k)),
                                           name, sync=False)
 
-    return bench.bandwidth_sweep(report, modules, make, names, 2 << 26, xs=list(range(len(names))))
+    for label, module in modules.items():
+        report.series[label] = [bench.measure(label, run(module, name), size=i, nbytes=2 * math.prod(GEMV_SHAPES[name][1]))
+                                for i, name in enumerate(names)]
+    report.ceiling = [bench.Measurement(**{**vars(cublas_gemv(*inputs[name])), "size": i}) for i, name in enumerate(names)]
+    return report
 
 
 EXERCISES = (
@@ -543,7 +556,7 @@ EXERCISES = (
                                   source_require=((r"mma\.sync\.aligned\.m16n8k32\.row\.col\.f32\.e4m3\.e4m3\.f32",
                                                    "inline mma.sync.aligned.m16n8k32 ... e4m3.e4m3"),)),)),
     Exercise("day10", "gemv", "gemv.cu", "open design: the decode GEMV, right for every shape",
-             check_gemv, GEMV_CASES, bench=bench_gemv, target=0.80),
+             check_gemv, GEMV_CASES, bench=bench_gemv, target=0.85),
     Exercise("day10", "gemv_design", "gemv.cu", "open design: the decode GEMV at the speed of memory",
              check_gemv_design, tuple({"shape": s} for s in GEMV_SELF_CHECK),
              cost=lambda case: GEMV_SHAPES[case["shape"]][0][0] * GEMV_SHAPES[case["shape"]][0][1]),

@@ -46,7 +46,7 @@ namespace {
 // HINT3: (an unrolled loop whose loads do not depend on each other), and reduce in shared memory so that
 // HINT3: a warp reads consecutive words.
 constexpr int THREADS = 256;
-constexpr int BLOCKS_PER_SM = 8;  // 2048 threads: a full H100 SM
+constexpr int BLOCKS_PER_SM = 6;  // resident together at 40 registers a thread (__launch_bounds__)
 constexpr int MIN_ROWS_PER_THREAD = 4;
 
 struct Tile {
@@ -122,11 +122,16 @@ extern "C" __global__ void colsum_plan(long long m, int n, int sms, int* plan) {
   // END EXERCISE
 }
 
-extern "C" __global__ void colsum(const float* __restrict__ x, float* out, long long m, int n) {
-  // BEGIN EXERCISE
-  // HINT: The kernel must cut the matrix exactly as the plan did: what does it recompute from (m, n)?
-  // HINT2: Static shared memory for the block's partial sums, sized for the widest vector; a branch on
-  // HINT2: the vector width into a template, so that each path's loads have a width the compiler knows.
+// BEGIN EXERCISE
+// HINT: The kernel must cut the matrix exactly as the plan did: what does it recompute from (m, n)? And
+// HINT: how many of your blocks can an SM hold at once, with the registers each thread needs?
+// HINT2: Static shared memory for the block's partial sums, sized for the widest vector; a branch on
+// HINT2: the vector width into a template, so that each path's loads have a width the compiler knows;
+// HINT2: __launch_bounds__ so that the blocks per SM the plan counts on are resident together.
+// STUB: extern "C" __global__ void colsum(const float* __restrict__ x, float* out, long long m, int n) {
+// STUB: }
+extern "C" __global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM)
+colsum(const float* __restrict__ x, float* out, long long m, int n) {
   __shared__ __align__(16) float red[THREADS * 4];
   const Tile t = tile_of(n);
   if (t.vec == 4) {
@@ -134,5 +139,5 @@ extern "C" __global__ void colsum(const float* __restrict__ x, float* out, long 
   } else {
     column_tile_sums<1>(x, out, m, n, t, red);
   }
-  // END EXERCISE
 }
+// END EXERCISE
