@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 
-from grader import classgrade, child, device, isolation, paths
+from grader import classgrade, child, device, exercises, isolation, paths
 
 pytestmark = pytest.mark.skipif(device.backend() != "emulator", reason="verdicts are remembered on the emulator only")
 
@@ -150,3 +150,23 @@ def test_a_call_the_shared_child_never_reached_runs_in_its_own(tmp_path, childre
         visible, hidden = _calls(folder, ([{"n": 1000}], None), ([{"n": 33}, {"n": 257}], 7), timeout=3)
     assert len(children) == 2
     assert visible.status == "timed out" and hidden.status == "passed", (visible, hidden)
+
+
+def test_autograde_shares_a_child_between_a_cells_calls_only_in_grade_class(tmp_path, children):
+    """GradeKernels' calls of one cell (visible, then hidden): one child in grade-class's workers, one
+    each under `nbgrader autograde`; the same verdicts, in the cell's order."""
+    from grader import autograde
+
+    cell = ('nb.grade("day01", "vector_add")\n### BEGIN HIDDEN TESTS\n'
+            'nb.grade("day01", "vector_add", cases=[{"n": 2}, {"n": 257}], seed=101)\n### END HIDDEN TESTS\n')
+    calls = autograde.grade_calls(cell)
+    folder = tmp_path / "a"
+    folder.mkdir()
+    shutil.copyfile(SOLUTION, folder / "vector_add.cu")
+    alone = autograde._graded_calls("day01", calls, folder)
+    assert len(children) == 2
+    with isolation.remembering():
+        shared = autograde._graded_calls("day01", calls, folder)
+    assert len(children) == 3
+    assert [(o.status, o.total) for o, _ in alone] == [(o.status, o.total) for o, _ in shared] == \
+        [("passed", len(isolation.runnable_cases(exercises.get("day01", "vector_add")))), ("passed", 2)]
