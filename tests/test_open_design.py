@@ -54,7 +54,7 @@ def test_one_block_row_for_all_rows_is_too_little_parallelism(planted):
 
 
 def test_a_strided_reduction_buffer_has_bank_conflicts(planted):
-    msg = _design(planted, _derive(("float red[THREADS * 4]", "float red[THREADS * 32]"),
+    msg = _design(planted, _derive(("float red[BLOCK_THREADS * 4]", "float red[BLOCK_THREADS * 32]"),
                                    ("part.store(red + threadIdx.x * VEC);", "part.store(red + threadIdx.x * 32);"),
                                    ("v.load(red + (y * t.tx + tx) * VEC);", "v.load(red + (y * t.tx + tx) * 32);")))
     assert msg and "bank conflicts" in msg, msg
@@ -69,7 +69,7 @@ def test_half_precision_sums_fail_the_correctness_cases(planted):
 
 
 def test_an_impossible_plan_is_named(planted):
-    msg = planted("day07", "colsum", _derive(("  plan[2] = THREADS;\n", "  plan[2] = 100;\n")))
+    msg = planted("day07", "colsum", _derive(("  plan[2] = BLOCK_THREADS;\n", "  plan[2] = 100;\n")))
     assert msg and "colsum_plan" in msg and "block.x = 100" in msg, msg
 
 

@@ -45,14 +45,14 @@ namespace {
 // HINT3: tile: compute it in one __device__ function both call. Keep several loads in flight per thread
 // HINT3: (an unrolled loop whose loads do not depend on each other), and reduce in shared memory so that
 // HINT3: a warp reads consecutive words.
-constexpr int THREADS = 256;
+constexpr int BLOCK_THREADS = 256;
 constexpr int BLOCKS_PER_SM = 6;  // resident together at 40 registers a thread (__launch_bounds__)
 constexpr int MIN_ROWS_PER_THREAD = 4;
 
 struct Tile {
   int vec;  // floats per load: 4 where every row is 16-byte aligned, else 1
   int tx;   // threads across the tile's columns (a power of two)
-  int ty;   // threads down the rows: THREADS / tx
+  int ty;   // threads down the rows: BLOCK_THREADS / tx
 };
 
 __device__ Tile tile_of(int n) {
@@ -60,8 +60,8 @@ __device__ Tile tile_of(int n) {
   t.vec = n % 4 == 0 ? 4 : 1;
   const int vectors = n / t.vec + (n % t.vec != 0);
   t.tx = 1;
-  while (t.tx < vectors && t.tx < THREADS) t.tx *= 2;
-  t.ty = THREADS / t.tx;
+  while (t.tx < vectors && t.tx < BLOCK_THREADS) t.tx *= 2;
+  t.ty = BLOCK_THREADS / t.tx;
   return t;
 }
 
@@ -117,7 +117,7 @@ extern "C" __global__ void colsum_plan(long long m, int n, int sms, int* plan) {
   const long long grid_y = max(1LL, min(most, (wanted + grid_x - 1) / grid_x));
   plan[0] = grid_x;
   plan[1] = static_cast<int>(min(grid_y, 65535LL));
-  plan[2] = THREADS;
+  plan[2] = BLOCK_THREADS;
   plan[3] = 0;
   // END EXERCISE
 }
@@ -130,9 +130,9 @@ extern "C" __global__ void colsum_plan(long long m, int n, int sms, int* plan) {
 // HINT2: __launch_bounds__ so that the blocks per SM the plan counts on are resident together.
 // STUB: extern "C" __global__ void colsum(const float* __restrict__ x, float* out, long long m, int n) {
 // STUB: }
-extern "C" __global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM)
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
 colsum(const float* __restrict__ x, float* out, long long m, int n) {
-  __shared__ __align__(16) float red[THREADS * 4];
+  __shared__ __align__(16) float red[BLOCK_THREADS * 4];
   const Tile t = tile_of(n);
   if (t.vec == 4) {
     column_tile_sums<4>(x, out, m, n, t, red);
