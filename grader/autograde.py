@@ -317,17 +317,17 @@ class GradeKernels(Preprocessor):
         assignment, day, student, course_dir = _ids(resources)
         folder = course_dir / "submitted" / student / assignment  # as handed in (autograded/ holds a copy)
         cells, graded, changed = {}, {}, set()
-        for cell in nb.cells:
-            if not is_autograded(cell):
-                continue
+        graded_cells = [c for c in nb.cells if is_autograded(c)]
+        cell_calls = [[c for c in grade_calls(cell.source) if c.day == day] for cell in graded_cells]
+        results = iter(_graded_calls(day, [c for calls in cell_calls for c in calls], folder))
+        for cell, calls in zip(graded_cells, cell_calls):
             grade_id = cell.metadata.nbgrader["grade_id"]
             lines, unchecked = [], {}
             ok = True
-            calls = [c for c in grade_calls(cell.source) if c.day == day]
             if not calls:
                 ok, lines = False, ["this autograder cell grades nothing the course knows"]
             visible_n = sum(not c.hidden for c in calls)
-            for k, (call, (outcome, seconds)) in enumerate(zip(calls, _graded_calls(day, calls, folder))):
+            for k, (call, (outcome, seconds)) in enumerate(zip(calls, results)):
                 if isinstance(outcome, str):
                     ok = False
                     lines.append(f"cannot grade {call.name}: {outcome}")
@@ -358,26 +358,36 @@ class GradeKernels(Preprocessor):
 
 def _graded_calls(day: str, calls: list[Call], folder: Path) -> list[tuple]:
     """(Outcome, seconds) of each call, or (why it cannot be graded, 0): in grade-class's workers
-    (`isolation.remembering`) an exercise's calls together (`isolation.run_calls`: one child), each on
-    its own otherwise, as `nbgrader autograde` always did."""
-    from grader import isolation
+    (`isolation.remembering`) the notebook's calls together (`isolation.run_calls`: one child; seconds
+    are a call's own cases'), each on its own otherwise, as `nbgrader autograde` always did."""
+    from grader import exercises, isolation
 
-    together = isolation.remembered()
-    groups = {}
-    for k, call in enumerate(calls):
-        groups.setdefault(call.name if together else k, []).append(k)
     found = [None] * len(calls)
-    for ks in groups.values():
-        start = time.perf_counter()
-        name = calls[ks[0]].name
+    known = []
+    for k, call in enumerate(calls):
         try:
-            outcomes = isolation.run_calls(day, name, [(calls[k].cases, calls[k].seed) for k in ks],
-                                           source_dir=str(folder))
+            exercises.get(day, call.name)
+            known.append(k)
         except (KeyError, ValueError) as e:
-            outcomes = [str(e)] * len(ks)
-        seconds = time.perf_counter() - start
-        for k, outcome in zip(ks, outcomes):
-            found[k] = (outcome, 0.0 if isinstance(outcome, str) else seconds)
+            found[k] = (str(e), 0.0)
+    if isolation.remembered() and known:
+        try:
+            outcomes = isolation.run_calls(day, [(calls[k].name, calls[k].cases, calls[k].seed) for k in known],
+                                           source_dir=str(folder))
+            for k, outcome in zip(known, outcomes):
+                found[k] = (outcome, sum(r.seconds for r in outcome.cases))
+            return found
+        except (KeyError, ValueError):
+            pass  # graded one call at a time below, each with its own reason
+    for k in known:
+        start = time.perf_counter()
+        try:
+            outcome = isolation.run_exercise(day, calls[k].name, calls[k].cases, source_dir=str(folder),
+                                             seed=calls[k].seed)
+        except (KeyError, ValueError) as e:
+            found[k] = (str(e), 0.0)
+            continue
+        found[k] = (outcome, time.perf_counter() - start)
     return found
 
 

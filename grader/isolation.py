@@ -21,8 +21,8 @@ Inside `remembering()` (grade-class's workers), a call whose verdict is a functi
 (`_remembered_key`: the emulator, which is deterministic; a kernel, not student Python; a fixed seed, as
 the hidden tests have) is run once per worker for each set of submitted bytes: a later submission with
 the same bytes gets the same verdict without running again, naming its own folder. Only this process,
-from what its child reported, writes what is remembered, and only in its memory. There, too, the calls of
-one exercise (an autograder cell's visible and hidden tests: `run_calls`) share one child.
+from what its child reported, writes what is remembered, and only in its memory. There, too, a notebook's
+calls (its exercises' visible and hidden tests: `run_calls`) share one child, one compile per exercise.
 """
 from __future__ import annotations
 
@@ -201,43 +201,50 @@ def run_exercise(day, name: str, cases: list[dict] | None = None, *, source_dir:
     """Check an exercise's cases (by default its own that this machine runs) in a locked-down child.
     `source_dir` is the folder holding the student's files (default: days/dayNN, $COURSE_SOURCE_DIR, or
     solutions/dayNN with `solutions`); `timeout`, if given, caps each case's budget."""
-    return run_calls(day, name, [(cases, seed)], source_dir=source_dir, solutions=solutions, timeout=timeout)[0]
+    return run_calls(day, [(name, cases, seed)], source_dir=source_dir, solutions=solutions, timeout=timeout)[0]
 
 
-def run_calls(day, name: str, calls: list[tuple[list[dict] | None, int | None]], *, source_dir: str | None = None,
+def run_calls(day, calls: list[tuple[str, list[dict] | None, int | None]], *, source_dir: str | None = None,
               solutions: bool = False, timeout: float | None = None) -> list[Outcome]:
-    """`run_exercise` for each (cases, seed) of `calls` (an autograder cell's visible and hidden calls),
-    one Outcome each. Inside `remembering()` on the emulator, a kernel exercise's calls share one child
-    (one start, one compile); a call it did not reach runs again in a child of its own."""
+    """`run_exercise` for each (exercise name, cases, seed) of `calls` (a notebook's autograder calls),
+    one Outcome each. Inside `remembering()` on the emulator, the kernel exercises' calls share one child
+    (one start, one compile per exercise); a call it did not reach runs again in a child of its own."""
     from grader import device, exercises, runner
 
-    ex = exercises.get(day, name)
-    resolved = [(list(cases) if cases is not None else runnable_cases(ex), seed) for cases, seed in calls]
+    found = [exercises.get(day, name) for name, _, _ in calls]
+    day = found[0].day if found else paths.day_name(day)
+    resolved = [(ex, list(cases) if cases is not None else runnable_cases(ex), seed)
+                for ex, (_, cases, seed) in zip(found, calls)]
     if source_dir:
         folder = Path(source_dir).resolve()
     elif solutions:
-        folder = paths.SOLUTIONS / ex.day
+        folder = paths.SOLUTIONS / day
     else:  # days/dayNN, or $COURSE_SOURCE_DIR, or solutions/ under COURSE_KERNELS=solutions
         try:
-            folder = paths.source_path(ex.day, ex.source).parent
+            folder = paths.source_path(day, found[0].source).parent if found else paths.SOLUTIONS / day
         except FileNotFoundError as e:
-            return [Outcome(ex.key, "failed", str(e), total=len(cases)) for cases, _ in resolved]
+            return [Outcome(ex.key, "failed", str(e), total=len(cases)) for ex, cases, _ in resolved]
     reason = device.why_no_gpu()
     if reason:
         return [Outcome(ex.key, "failed", f"needs a CUDA GPU or the emulator: {reason}", total=len(cases))
-                for cases, _ in resolved]
+                for ex, cases, _ in resolved]
     backend = device.backend()
     parts = []
-    for cases, seed in resolved:
+    for ex, cases, seed in resolved:
         budgets = case_budgets(ex, cases, backend)
-        parts.append((cases, seed, [min(b, timeout) for b in budgets] if timeout is not None else budgets))
-    record = folder == (paths.SOLUTIONS / ex.day).resolve()
-    if _Remembered.on and backend == "emulator" and not record and not runner.is_python(ex):
-        outcomes = _run_parts(ex, parts, source_dir=folder, backend=backend)
-    else:
-        outcomes = [_run(ex, cases, source_dir=folder, seed=seed, budgets=budgets, backend=backend, record=record)
-                    for cases, seed, budgets in parts]
-    for k, ((cases, _, budgets), (explicit, _)) in enumerate(zip(parts, calls)):
+        parts.append((ex, cases, seed, [min(b, timeout) for b in budgets] if timeout is not None else budgets))
+    record = folder == (paths.SOLUTIONS / day).resolve()
+    shared = [k for k, p in enumerate(parts) if not runner.is_python(p[0])] \
+        if _Remembered.on and backend == "emulator" and not record else []
+    outcomes = [None] * len(parts)
+    for k, outcome in zip(shared, _run_parts([parts[k] for k in shared], source_dir=folder, backend=backend)
+                          if shared else []):
+        outcomes[k] = outcome
+    for k, (ex, cases, seed, budgets) in enumerate(parts):
+        if outcomes[k] is None:
+            outcomes[k] = _run(ex, cases, source_dir=folder, seed=seed, budgets=budgets, backend=backend,
+                               record=record)
+    for k, ((ex, cases, _, budgets), (_, explicit, _)) in enumerate(zip(parts, calls)):
         if outcomes[k].status == "passed" and backend == "cupy" and ex.day in RACECHECK_DAYS:
             outcomes[k] = _racecheck(ex, outcomes[k], folder, cases, budgets)
         if explicit is None and len(cases) < len(ex.cases):
@@ -331,15 +338,15 @@ def run_locked(ex, cases: list[dict], *, source_dir, budgets: list[float], entry
 
 def _run(ex, cases, *, source_dir: Path, seed, budgets, backend: str, record: bool,
          wrapper: list[str] = (), entry: str = "grader.isolation", options: dict | None = None) -> Outcome:
-    return _run_parts(ex, [(cases, seed, budgets)], source_dir=source_dir, backend=backend, record=record,
+    return _run_parts([(ex, cases, seed, budgets)], source_dir=source_dir, backend=backend, record=record,
                       wrapper=wrapper, entry=entry, options=options)[0]
 
 
-def _run_parts(ex, parts, *, source_dir: Path, backend: str, record: bool = False, wrapper: list[str] = (),
+def _run_parts(parts, *, source_dir: Path, backend: str, record: bool = False, wrapper: list[str] = (),
                entry: str = "grader.isolation", options: dict | None = None) -> list[Outcome]:
-    """The Outcome of each (cases, seed, budgets) of `parts`, graded in one child on one copy of the
-    submission (again, in another, those that child did not reach); a remembered verdict where there is
-    one (`remembering`)."""
+    """The Outcome of each (exercise, cases, seed, budgets) of `parts` (a day's kernel exercises when
+    there are several), graded in one child on one copy of the submission (again, in another, those
+    that child did not reach); a remembered verdict where there is one (`remembering`)."""
     from grader import runner
 
     there = str(source_dir)  # paths as the student knows them
@@ -348,14 +355,22 @@ def _run_parts(ex, parts, *, source_dir: Path, backend: str, record: bool = Fals
         workdir = Path(tmp)
         (workdir / "src").mkdir()
         (workdir / "home").mkdir()
+        for k, (ex, cases, _, _) in enumerate(parts):
+            if not (Path(source_dir) / ex.source).exists() and not (Path(source_dir) / ex.source).is_symlink():
+                outcomes[k] = Outcome(ex.key, "failed", f"{ex.source} is missing from {source_dir}", total=len(cases))
+        present = [k for k in range(len(parts)) if outcomes[k] is None]
         try:
-            _copy_submission(Path(source_dir), ex.source, workdir / "src")
+            _copy_submission(Path(source_dir), parts[present[0]][0].source if present else parts[0][0].source,
+                             workdir / "src")
         except (SubmissionError, OSError) as e:
-            return [Outcome(ex.key, "failed", str(e), total=len(cases)) for cases, _, _ in parts]
+            return [outcomes[k] or Outcome(ex.key, "failed", str(e), total=len(cases))
+                    for k, (ex, cases, _, _) in enumerate(parts)]
         files = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted((workdir / "src").iterdir())}
         here = str(workdir / "src")
         keys = [None] * len(parts)
-        for k, (cases, seed, budgets) in enumerate(parts):
+        for k, (ex, cases, seed, budgets) in enumerate(parts):
+            if outcomes[k] is not None:
+                continue
             if _Remembered.on and seed is not None and backend == "emulator" and not record and not wrapper \
                     and entry == "grader.isolation" and not runner.is_python(ex):
                 keys[k] = _remembered_key(ex, cases, seed, budgets, _reachable(ex.source, workdir / "src", files))
@@ -365,20 +380,20 @@ def _run_parts(ex, parts, *, source_dir: Path, backend: str, record: bool = Fals
                     outcomes[k] = _placed(copy.deepcopy(raw), ran_in, there)
                     outcomes[k].files = files  # this submission's own files (others than the key's may differ)
         todo = [k for k in range(len(parts)) if outcomes[k] is None]
-        together = not runner.is_python(ex) and entry == "grader.isolation" and not wrapper
+        together = not any(runner.is_python(p[0]) for p in parts) and entry == "grader.isolation" and not wrapper
         while todo:
             batch = todo if together else todo[:1]
-            finished, seeds, note = _child_run(ex, [parts[k] for k in batch], workdir, backend, wrapper, entry, options)
-            sizes = [len(parts[k][0]) for k in batch]
+            finished, seeds, note = _child_run([parts[k] for k in batch], workdir, backend, wrapper, entry, options)
+            sizes = [len(parts[k][1]) for k in batch]
             endings = _part_endings(finished, sizes) if len(batch) > 1 else [finished.ended]
             left = []
             for j, (k, ended) in enumerate(zip(batch, endings)):
                 if ended is None:  # the shared child never reached it: again, in a child of its own
                     left.append(k)
                     continue
-                cases, _, budgets = parts[k]
+                ex, cases, _, budgets = parts[k]
                 view = child.Finished(ended, finished.returncode, _part_events(finished.events, sum(sizes[:j]),
-                                                                              sizes[j]), finished.output)
+                                                                              sizes[j], j), finished.output)
                 results, status, message = _results(ex, cases, budgets, view, seeds)
                 message = "\n".join(filter(None, [message, note]))
                 if record:
@@ -393,26 +408,26 @@ def _run_parts(ex, parts, *, source_dir: Path, backend: str, record: bool = Fals
     return outcomes
 
 
-def _child_run(ex, parts, workdir: Path, backend: str, wrapper, entry: str, options):
-    """Run one child on `parts` (cases, seed, budgets), their cases one list; (Finished, the seeds of a
-    Python exercise's cases or None, a note)."""
+def _child_run(parts, workdir: Path, backend: str, wrapper, entry: str, options):
+    """Run one child on `parts` (exercise, cases, seed, budgets), their cases numbered as one list;
+    (Finished, the seeds of a Python exercise's cases or None, a note)."""
     from grader import runner
 
-    cases = [c for p in parts for c in p[0]]
-    budgets = [b for p in parts for b in p[2]]
-    cpu = int(COMPILE_BUDGET_S + sum(budgets)) + 30
+    ex, cases, seed, _ = parts[0]
+    budgets = [b for p in parts for b in p[3]]
+    cpu = int(COMPILE_BUDGET_S * len(parts) + sum(budgets)) + 30
     seeds, note = None, ""
-    request = {"day": ex.day, "name": ex.name, "cases": cases, "seed": parts[0][1], **(options or {})}
+    request = {"day": ex.day, "name": ex.name, "cases": cases, "seed": seed, **(options or {})}
     if len(parts) > 1:
-        request["case_seeds"] = [seed for p in parts for seed in [p[1]] * len(p[0])]
+        request = {"day": ex.day, "parts": [{"name": e.name, "cases": c, "seed": s} for e, c, s, _ in parts]}
     argv = child.command(entry, request, wrapper)
     if runner.is_python(ex) and entry == "grader.isolation":  # student Python: sandboxed, verified here
         from grader import checks
 
-        seeds = request["seeds"] = [checks.new_seed() if parts[0][1] is None else parts[0][1] for _ in cases]
+        seeds = request["seeds"] = [checks.new_seed() if seed is None else seed for _ in cases]
         argv, note = _sandboxed(child.command(entry, request), workdir, cpu, backend, ex.day)
     finished = child.run(argv, env=_child_env(workdir), cwd=workdir,
-                         budget=COMPILE_BUDGET_S, on_event=_deadlines(budgets),
+                         budget=COMPILE_BUDGET_S, on_event=_deadlines(budgets, len(parts)),
                          preexec_fn=_limits(cpu, backend == "emulator"))
     return finished, seeds, note
 
@@ -424,14 +439,14 @@ def _part_endings(finished: child.Finished, sizes: list[int]) -> list[str | None
     events = finished.events
     started = {e["index"] for e in events if e.get("event") == "start" and isinstance(e.get("index"), int)}
     ended = {e["index"] for e in events if e.get("event") == "end" and isinstance(e.get("index"), int)}
-    no_compile = any(e.get("event") == "compiled" and e.get("ok") is False for e in events)
+    no_compile = {e.get("part", 0) for e in events if e.get("event") == "compiled" and e.get("ok") is False}
     out, start = [], 0
     for j, n in enumerate(sizes):
         mine = set(range(start, start + n))
         start += n
         if (started - ended) & mine:
             out.append(finished.ended)
-        elif no_compile or (mine and mine <= ended):
+        elif j in no_compile or (mine and mine <= ended):
             out.append("done")
         elif ended & mine or j == 0:
             out.append(finished.ended)
@@ -440,10 +455,12 @@ def _part_endings(finished: child.Finished, sizes: list[int]) -> list[str | None
     return out
 
 
-def _part_events(events: list[dict], start: int, n: int) -> list[dict]:
-    """The events of one part of a shared child: its cases' (indices from 0) and the compile's."""
+def _part_events(events: list[dict], start: int, n: int, part: int) -> list[dict]:
+    """The events of part `part` of a shared child: its cases' (indices from 0) and its compile's."""
     out = []
     for e in events:
+        if e.get("event") == "compiled" and e.get("part", 0) != part:
+            continue
         if isinstance(e.get("index"), int):
             if not start <= e["index"] < start + n:
                 continue
@@ -542,16 +559,17 @@ def _sandboxed(argv: list[str], workdir: Path, cpu: int, backend: str, day: str)
     return sandbox.wrapper(workdir, cpu=cpu, memory=memory, solutions_before=day) + argv[1:], ""
 
 
-def _deadlines(budgets: list[float]):
+def _deadlines(budgets: list[float], compiles: int = 1):
     """The child's time until its next event: a case's budget from its "start", COMPILE_BUDGET_S from
-    an "end" (the time until the next start); never past the sum of them all from now (a child that
-    sends events of its own, such as student Python, cannot keep itself alive)."""
-    end = time.monotonic() + COMPILE_BUDGET_S * (len(budgets) + 1) + sum(budgets)
+    an "end" or a compile (the time until the next start, or the next exercise's compile); never past
+    the sum of them all from now (a child that sends events of its own, such as student Python, cannot
+    keep itself alive)."""
+    end = time.monotonic() + COMPILE_BUDGET_S * (len(budgets) + compiles) + sum(budgets)
 
     def on_event(event: dict) -> float | None:
         if event.get("event") == "start" and event.get("index") in range(len(budgets)):
             renewed = budgets[event["index"]]
-        elif event.get("event") == "end":
+        elif event.get("event") in ("end", "compiled"):
             renewed = COMPILE_BUDGET_S
         else:
             return None
@@ -648,21 +666,31 @@ def _overall(results: list[CaseResult]) -> str:
 # ---- the child -----------------------------------------------------------------------------------
 
 def _child(request: dict, send) -> None:
-    """In the child: compile (and check the technique), then run each case, reporting with `send`;
-    stop at the first crash (the CUDA context is gone)."""
+    """In the child: for each part (one exercise's cases; a request without "parts" is one), compile
+    (and check the technique), then run each case, reporting with `send` (the cases numbered across the
+    parts); stop at the first crash (the CUDA context is gone)."""
+    parts = request.get("parts") or [{"name": request["name"], "cases": request["cases"], "seed": request["seed"]}]
+    first = 0
+    for k, part in enumerate(parts):
+        if not _child_part(request["day"], part, k, first, request.get("seeds"), send):
+            return
+        first += len(part["cases"])
+
+
+def _child_part(day: str, part: dict, k: int, first: int, seeds, send) -> bool:
+    """One part of `_child`; False after a crash."""
     from grader import checks, device, exercises, runner
 
-    ex = exercises.get(request["day"], request["name"])
+    ex = exercises.get(day, part["name"])
     try:
         module = runner.load(ex)
     except Exception as e:  # noqa: BLE001 - compile errors, a missing technique, missing files
-        send(event="compiled", ok=False, message=str(e))
-        return
-    send(event="compiled", ok=True, message="")
-    seeds, data = request.get("seeds"), None
-    for i, case in enumerate(request["cases"]):
-        fixed = request["case_seeds"][i] if "case_seeds" in request else request["seed"]
-        seed = seeds[i] if seeds else checks.new_seed() if fixed is None else fixed
+        send(event="compiled", ok=False, message=str(e), part=k)
+        return True
+    send(event="compiled", ok=True, message="", part=k)
+    data = None
+    for i, case in enumerate(part["cases"], first):
+        seed = seeds[i] if seeds else checks.new_seed() if part["seed"] is None else part["seed"]
         send(event="start", index=i)
         start, status, message = time.perf_counter(), "passed", ""
         try:
@@ -680,7 +708,8 @@ def _child(request: dict, send) -> None:
         send(event="end", index=i, status=status, message=message, seed=seed,
              seconds=time.perf_counter() - start, **({"data": data} if status == "ran" else {}))
         if status == "crashed" and not device.current().survives_faults:
-            break
+            return False
+    return True
 
 
 if __name__ == "__main__":

@@ -121,7 +121,8 @@ def test_grade_class_remembers_and_nothing_else_does(tmp_path, monkeypatch):
 
 
 def _calls(folder, *calls, timeout=None):
-    return isolation.run_calls("day01", "vector_add", list(calls), source_dir=folder, timeout=timeout)
+    return isolation.run_calls("day01", [("vector_add", *call) for call in calls], source_dir=folder,
+                               timeout=timeout)
 
 
 def test_an_exercises_calls_share_one_child_each_with_its_own_seeds_and_verdict(tmp_path, children):
@@ -170,3 +171,20 @@ def test_autograde_shares_a_child_between_a_cells_calls_only_in_grade_class(tmp_
     assert len(children) == 3
     assert [(o.status, o.total) for o, _ in alone] == [(o.status, o.total) for o, _ in shared] == \
         [("passed", len(isolation.runnable_cases(exercises.get("day01", "vector_add")))), ("passed", 2)]
+
+
+def test_a_days_exercises_share_one_child_each_with_its_own_compile(tmp_path, children):
+    """grade-class: a notebook's calls of several exercises in one child; one that does not compile or
+    is missing fails alone."""
+    folder = tmp_path / "a"
+    folder.mkdir()
+    (folder / "vector_add.cu").write_text("#error no\n" + SOLUTION.read_text())
+    shutil.copyfile(paths.SOLUTIONS / "day01" / "saxpy.cu", folder / "saxpy.cu")
+    calls = [("vector_add", [{"n": 33}], None), ("saxpy", [{"n": 513}], None), ("saxpy", [{"n": 2}], 7),
+             ("thread_info", [{"grid": (1, 1, 1), "block": (32, 1, 1)}], 7)]
+    with isolation.remembering():
+        add, saxpy, hidden, missing = isolation.run_calls("day01", calls, source_dir=str(folder))
+    assert len(children) == 1
+    assert add.status == "failed" and "does not compile" in add.message, add
+    assert saxpy.status == hidden.status == "passed" and hidden.cases[0].seed == 7, (saxpy, hidden)
+    assert missing.status == "failed" and "thread_info.cu is missing" in missing.message, missing
