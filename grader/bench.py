@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from grader import device
+from grader.messages import say
 
 
 @dataclass
@@ -54,9 +55,6 @@ def timed() -> bool:
     return device.current().timed
 
 
-NOT_TIMED = "not timed on the emulator (timings need a CUDA GPU)"
-
-
 def measure(label: str, fn, *, size: int, nbytes: int = 0, flops: float = 0.0,
             warmup: int = 3, repeat: int = 20) -> Measurement:
     """The median of `repeat` timed runs of `fn()`; on the emulator one untimed run, whose memory
@@ -65,7 +63,7 @@ def measure(label: str, fn, *, size: int, nbytes: int = 0, flops: float = 0.0,
     if not backend.timed:
         fn()
         table = backend.memory_report()
-        print(f"{label}: {NOT_TIMED}; memory statistics of its last launch:\n{table}")
+        print(say("bench.last_launch", label=label, not_timed=say("bench.not_timed"), table=table))
         return Measurement(label, size, float("nan"), nbytes, flops, timed=False, memory=table)
     runs = time_ms(fn, warmup=warmup, repeat=repeat)
     return Measurement(label, size, statistics.median(runs), nbytes, flops, runs)
@@ -86,7 +84,7 @@ def measure_interleaved(fns: dict, *, size: int, nbytes: int = 0, flops: float =
 
 
 def _untimed(label: str, size: int, nbytes: int = 0, flops: float = 0.0) -> Measurement:
-    return Measurement(f"{label}, {NOT_TIMED}", size, float("nan"), nbytes, flops, timed=False)
+    return Measurement(say("bench.untimed_label", label=label, not_timed=say("bench.not_timed")), size, float("nan"), nbytes, flops, timed=False)
 
 
 def copy_ceiling(nbytes: int, repeat: int = 20) -> Measurement:
@@ -155,9 +153,9 @@ class Report:
 
     def table(self) -> str:
         if not all(m.timed for m in self.ceiling):
-            return f"{self.title}\n{NOT_TIMED}: each kernel's memory statistics are printed above"
-        head = f"{self.title}\n{'size':>14} " + " ".join(f"{s[:18]:>18}" for s in self.series)
-        head += f" {'ceiling':>10}  ({self.metric}; % of ceiling)"
+            return say("bench.table_untimed", title=self.title, not_timed=say("bench.not_timed"))
+        head = f"{self.title}\n{say('bench.size'):>14} " + " ".join(f"{s[:18]:>18}" for s in self.series)
+        head += f" {say('bench.ceiling'):>10}  {say('bench.units', metric=self.metric)}"
         rows = [head]
         for i, c in enumerate(self.ceiling):
             cells = []

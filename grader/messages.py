@@ -134,6 +134,89 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "summary.one_case": {"en": "1 case", "zh": "1 个用例"},
     "summary.skipped": {"en": "{cases} skipped (every reason is in pytest's summary below); the first: {first}",
                         "zh": "跳过 {cases}（每个原因都在下面 pytest 的摘要里）；第一个：{first}"},
+    # ---- a benchmark (grader.bench, grader.runner, the self-check's perf tests) ----
+    "bench.not_timed": {"en": "not timed on the emulator (timings need a CUDA GPU)",
+                        "zh": "在模拟器上不计时（计时需要 CUDA GPU）"},
+    "bench.untimed_label": {"en": "{label}, {not_timed}", "zh": "{label}，{not_timed}"},
+    "bench.last_launch": {"en": "{label}: {not_timed}; memory statistics of its last launch:\n{table}",
+                          "zh": "{label}：{not_timed}；它最后一次启动的访存统计：\n{table}"},
+    "bench.table_untimed": {"en": "{title}\n{not_timed}: each kernel's memory statistics are printed above",
+                            "zh": "{title}\n{not_timed}：每个核函数的访存统计已打印在上面"},
+    "bench.size": {"en": "size", "zh": "规模"},
+    "bench.ceiling": {"en": "ceiling", "zh": "上限"},
+    "bench.units": {"en": "({metric}; % of ceiling)", "zh": "（{metric}；占上限的 %）"},
+    "bench.wrong_output": {"en": "{label}: not benchmarked, its output is wrong ({error})",
+                           "zh": "{label}：没有做基准测试，它的输出是错的（{error}）"},
+    "bench.largest_failed": {"en": "{exercise}: not benchmarked: the largest case {status}: {error}",
+                             "zh": "{exercise}：没有做基准测试：最大的用例{status}：{error}"},
+    "bench.context_lost": {"en": "not run: an earlier benchmark ({what}) crashed and left the GPU context unusable.",
+                           "zh": "未运行：之前的一个基准测试（{what}）崩溃了，GPU 上下文已不可用。"},
+    "bench.below_target": {"en": "{exercise}: {label} reaches {ratio} of the ceiling measured in this run at the "
+                                 "largest size; the target is {target}. ({table} table above)",
+                           "zh": "{exercise}：{label} 在最大规模上达到本次运行测得上限的 {ratio}；目标是 {target}。"
+                                 "（{table} 的表格见上）"},
+    # ---- the emulator's memory statistics (grader.emulator.report, grader.notebook) ----
+    "memory.line": {"en": "source line", "zh": "源代码行"},
+    "memory.space": {"en": "space", "zh": "存储空间"},
+    "memory.requests": {"en": "requests", "zh": "请求数"},
+    "memory.per_request": {"en": "per request", "zh": "每个请求"},
+    "memory.ideal": {"en": "ideal", "zh": "理想值"},
+    "memory.instruction": {"en": "instruction", "zh": "指令"},
+    "memory.ways": {"en": " ({ways}-way)", "zh": "（{ways} 路）"},
+    "memory.note": {"en": "global: 32-byte sectors per warp request; shared: wavefronts per request (n-way bank "
+                          "conflicts)",
+                    "zh": "global：每个线程束请求的 32 字节扇区数；shared：每个请求的波前数（n 路存储体冲突）"},
+    "memory.launch": {"en": "{kernel}, grid {grid}, block {block}: {count} warp instructions",
+                      "zh": "{kernel}，网格 {grid}，线程块 {block}：{count} 条线程束指令"},
+    "memory.mix": {"en": "  instruction mix: {mix}", "zh": "  指令构成：{mix}"},
+    "memory.none": {"en": "  (no memory instruction)", "zh": "  （没有访存指令）"},
+    "memory.summary": {"en": "{kind} {requests} requests, {per} {unit} each (ideal {ideal})",
+                       "zh": "{kind} {requests} 个请求，每个请求 {per} 个{unit}（理想 {ideal}）"},
+    "memory.sectors": {"en": "sectors", "zh": "扇区"},
+    "memory.wavefronts": {"en": "wavefronts", "zh": "波前"},
+    "memory.no_access": {"en": "no global or shared memory accesses", "zh": "没有全局内存或共享内存访问"},
+    "memory.instead": {"en": "{exercise}: not timed on the emulator (benchmarks need a CUDA GPU). What it measures "
+                             "instead, on the check with {case}:",
+                       "zh": "{exercise}：在模拟器上不计时（基准测试需要 CUDA GPU）。它改为给出下面的统计，"
+                             "所用的检查为 {case}："},
+    "memory.check_failed": {"en": " the check failed: {error}", "zh": "检查未通过：{error}"},
+    # ---- an open design's verdict (grader.exercises.open_design) ----
+    "design.plan": {"en": "grid ({gx}, {gy}), block {block}, {shared} B dynamic shared",
+                    "zh": "网格 ({gx}, {gy})，线程块 {block}，{shared} B 动态共享内存"},
+    "design.grid_x": {"en": "grid.x = {value} (1 .. 2^31 - 1)", "zh": "网格 grid.x = {value}（应为 1 .. 2^31 - 1）"},
+    "design.grid_y": {"en": "grid.y = {value} (1 .. 65535)", "zh": "网格 grid.y = {value}（应为 1 .. 65535）"},
+    "design.block": {"en": "block.x = {value} (a multiple of 32 from 32 to 1024)",
+                     "zh": "线程块 block.x = {value}（应为 32 到 1024 之间 32 的倍数）"},
+    "design.shared": {"en": "{value} bytes of dynamic shared memory (0 .. {most})",
+                      "zh": "{value} 字节的动态共享内存（应为 0 .. {most}）"},
+    "design.impossible": {"en": "{name}_plan {what} wrote an impossible launch: {problems} (plan[0..3] = grid.x, "
+                                "grid.y, block.x, dynamic shared bytes)",
+                          "zh": "{name}_plan {what} 写出了不可能的启动配置：{problems}（plan[0..3] = 网格的 grid.x、"
+                                "grid.y，线程块的 block.x，动态共享内存的字节数）"},
+    "design.loads_nothing": {"en": "it loads nothing from global memory", "zh": "它没有从全局内存读取任何数据"},
+    "design.uncoalesced": {"en": "loads not coalesced: {sectors} sectors per request where {ideal} would do "
+                                 "(neighbouring lanes must read neighbouring addresses)",
+                           "zh": "读取没有合并访存：每个请求 {sectors} 个扇区，而 {ideal} 个就够"
+                                 "（相邻通道必须读取相邻的地址）"},
+    "design.reread": {"en": "the input read {times} times ({loaded} bytes loaded, {size} in the input{again})",
+                      "zh": "输入被读了 {times} 遍（读取了 {loaded} 字节，输入有 {size} 字节{again}）"},
+    "design.again": {"en": ", {reread} allowed again", "zh": "，允许再读 {reread} 字节"},
+    "design.narrow": {"en": "narrow loads: {width} bytes per thread and load instruction on average (at least "
+                            "{wide}: vec_t)",
+                      "zh": "读取太窄：平均每个线程每条读取指令 {width} 字节（至少 {wide}：vec_t）"},
+    "design.conflicts": {"en": "shared-memory bank conflicts: {per} wavefronts per request where {ideal} would do "
+                               "(worst {ways}-way)",
+                         "zh": "共享内存存储体冲突：每个请求 {per} 个波前，而 {ideal} 个就够（最严重 {ways} 路）"},
+    "design.parallelism": {"en": "too little parallelism on a GPU: the plan for the full-size shape ({plan}) gives "
+                                 "{per_sm} threads per SM of an H100's {sms} (at least {least}): too few bytes in "
+                                 "flight to cover the memory's latency",
+                           "zh": "GPU 上的并行度不够：完整规模形状的计划（{plan}）在 H100 的 {sms} 个 SM 上每个 SM "
+                                 "只有 {per_sm} 个线程（至少要 {least} 个）：在途的字节太少，掩盖不了内存的延迟"},
+    "design.bandwidth": {"en": "{gbps} GB/s: {share} of {ceiling} ({ceiling_gbps} GB/s), below the {least} a "
+                               "design needs",
+                         "zh": "{gbps} GB/s：是 {ceiling}（{ceiling_gbps} GB/s）的 {share}，低于设计所需的 {least}"},
+    "design.launched": {"en": "{what}, launched with {plan}", "zh": "{what}，启动配置为 {plan}"},
+    "design.short": {"en": "{what}: the design falls short:\n  - {wrong}", "zh": "{what}：设计没有达标：\n  - {wrong}"},
 }
 
 

@@ -141,15 +141,14 @@ def _memory_statistics(ex, module):
     if "solution" not in modules and (paths.SOLUTIONS / ex.day / ex.source).is_file():
         modules["solution"] = runner.load(ex, solutions=True)
     what = ", ".join(f"{k}={v}" for k, v in case.items())
-    print(f"{ex.key}: not timed on the emulator (benchmarks need a CUDA GPU). What it measures instead, "
-          f"on the check with {what}:")
+    print(say("memory.instead", exercise=ex.key, case=what))
     seed, versions, failures = checks.new_seed(), {}, []
     for label, mod in modules.items():
         launches, error = report.record_case(ex, case, mod, seed)
         if error:
             failures.append(f"{label}: {error}")
             label = f"{label} (failed)"
-        print(f"\n{label}:" + (f" the check failed: {error}" if error else ""))
+        print(f"\n{label}:" + (say("memory.check_failed", error=error) if error else ""))
         for run in launches:
             print(report.launch_text(run))
         if launches:
@@ -165,9 +164,10 @@ def memory_summary() -> str:
     from grader.emulator import report
 
     totals, parts = report.totals(), []
-    for kind, unit in (("global", "sectors"), ("shared", "wavefronts")):
+    for kind, unit, name in (("global", "sectors", say("memory.sectors")),
+                             ("shared", "wavefronts", say("memory.wavefronts"))):
         t = totals[kind]
         if t["requests"]:
-            parts.append(f"{kind} {t['requests']} requests, {t[unit] / t['requests']:.2f} {unit} each "
-                         f"(ideal {t['ideal'] / t['requests']:.2f})")
-    return "; ".join(parts) or "no global or shared memory accesses"
+            parts.append(say("memory.summary", kind=kind, requests=t["requests"], unit=name,
+                             per=f"{t[unit] / t['requests']:.2f}", ideal=f"{t['ideal'] / t['requests']:.2f}"))
+    return "; ".join(parts) or say("memory.no_access")

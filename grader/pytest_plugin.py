@@ -89,11 +89,10 @@ class Course:
         self._ready(ex)
         largest, _ = _isolated_case(ex, ex.cases[-1])  # a hung or wrong kernel is never timed
         if largest.status != "passed":
-            pytest.fail(f"{ex.key}: not benchmarked: the largest case {largest.status}: "
-                        f"{(largest.message or _OUTCOMES[ex.key].message).splitlines()[0]}", pytrace=False)
+            pytest.fail(say("bench.largest_failed", exercise=ex.key, status=status_word(largest.status),
+                            error=(largest.message or _OUTCOMES[ex.key].message).splitlines()[0]), pytrace=False)
         if _fault:
-            pytest.fail(f"not run: an earlier benchmark ({_fault['what']}) crashed and left the GPU "
-                        f"context unusable.", pytrace=False)
+            pytest.fail(say("bench.context_lost", what=_fault["what"]), pytrace=False)
         try:
             module = runner.load(ex)
         except Exception as e:  # noqa: BLE001 - the student's problem, said plainly
@@ -112,9 +111,8 @@ class Course:
         self.node.user_properties.append(("ceiling", report.ceiling_label))
         print(report.table())
         if ex.target is not None and ratios[worst] < ex.target:
-            pytest.fail(f"{ex.key}: {worst} reaches {ratios[worst]:.0%} of the ceiling measured in this run "
-                        f"at the largest size; the target is {ex.target:.0%}. ({label} table above)",
-                        pytrace=False)
+            pytest.fail(say("bench.below_target", exercise=ex.key, label=worst, ratio=f"{ratios[worst]:.0%}",
+                            target=f"{ex.target:.0%}", table=label), pytrace=False)
 
     @staticmethod
     def _run(ex: Exercise, fn):

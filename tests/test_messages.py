@@ -117,3 +117,98 @@ def test_where_kernels_run_is_said_in_the_lessons_language(monkeypatch):
     backend = EmulatorBackend()
     assert backend.properties()["name"] == "PTX 模拟器（CPU，numpy）"
     assert backend.why_not_hardware().startswith("这里的核函数 (kernel) 在 PTX 模拟器上运行")
+
+
+def test_a_benchmark_speaks_the_lessons_language(monkeypatch, capsys):
+    """bench's lines: untimed on the emulator (the measurement, its label, the report), a timed table's head,
+    and a kernel refused for its wrong output."""
+    from types import SimpleNamespace
+
+    from grader import bench
+
+    monkeypatch.chdir(paths.ROOT)
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    untimed = SimpleNamespace(timed=False, memory_report=lambda: "TABLE")
+    monkeypatch.setattr(bench.device, "current", lambda: untimed)
+    m = bench.measure("yours", lambda: None, size=4)
+    assert capsys.readouterr().out == "yours：在模拟器上不计时（计时需要 CUDA GPU）；它最后一次启动的访存统计：\nTABLE\n"
+    ceiling = bench.copy_ceiling(64)
+    assert ceiling.label == "copy (ceiling)，在模拟器上不计时（计时需要 CUDA GPU）"
+    report = bench.Report("t", "n", "GB/s", {"yours": [m]}, [ceiling])
+    assert report.table() == "t\n在模拟器上不计时（计时需要 CUDA GPU）：每个核函数的访存统计已打印在上面"
+    timed = bench.Report("t", "n", "GB/s", {"yours": [bench.Measurement("yours", 8, 1.0, 8)]},
+                         [bench.Measurement("copy", 8, 1.0, 8)])
+    head = timed.table().splitlines()[1]
+    assert head.split()[0] == "规模" and head.endswith("上限  （GB/s；占上限的 %）"), head
+    assert messages.say("bench.wrong_output", label="yours", error="x") == "yours：没有做基准测试，它的输出是错的（x）"
+
+
+def test_the_emulator_s_memory_statistics_in_chinese(monkeypatch):
+    """The memory table (headers, n-way, note), a launch's lines and the notebooks' one-line summary."""
+    from grader import device, notebook
+    from grader.emulator import program, report
+
+    monkeypatch.chdir(paths.ROOT)
+    monkeypatch.setenv(device.BACKEND_ENV, "emulator")
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    module = device.load_source(r'''
+    extern "C" __global__ void conflicts(float* y) {
+      __shared__ float s[64 * 32];
+      s[threadIdx.x * 64] = threadIdx.x;
+      __syncthreads();
+      y[threadIdx.x] = s[threadIdx.x * 64];
+    }''', "conflicts.cu")
+    device.launch(module.get_function("conflicts"), (1,), (32,), (device.empty(32),))
+    table = report.memory_table()
+    assert table.split()[:4] == ["源代码行", "存储空间", "请求数", "每个请求"], table
+    assert "路）" in table and "n 路存储体冲突" in table, table
+    text = report.launch_text(program.last_launch)
+    assert "网格" in text and "条线程束指令" in text and "指令构成：" in text, text
+    summary = notebook.memory_summary()
+    assert summary.startswith("global 1 个请求，每个请求 4.00 个扇区（理想 4.00）; shared 2 个请求") and "波前" in summary, \
+        summary
+
+
+def test_an_open_design_s_verdicts_in_chinese(monkeypatch):
+    """Every sentence of open_design's judgement, in the lessons' language."""
+    from grader import bench, device
+    from grader.exercises import open_design
+
+    monkeypatch.chdir(paths.ROOT)
+    monkeypatch.setenv(device.BACKEND_ENV, "emulator")
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    module = device.load_source(r'''
+    extern "C" __global__ void k_plan(int* plan) { plan[0] = 0; plan[1] = 70000; plan[2] = 100; plan[3] = -1; }
+    ''', "k.cu")
+    with pytest.raises(AssertionError) as e:
+        open_design.read_plan(module, "k", (), "(m)")
+    assert str(e.value).startswith("k_plan (m) 写出了不可能的启动配置：网格 grid.x = 0（应为 1 .. 2^31 - 1）; "
+                                   "网格 grid.y = 70000"), str(e.value)
+    assert "线程块 block.x = 100" in str(e.value) and "-1 字节的动态共享内存" in str(e.value), str(e.value)
+    bad = {"global": {"requests": 10, "sectors": 320, "ideal": 40, "bytes": 1280},
+           "shared": {"requests": 4, "wavefronts": 32, "ideal": 4, "max_ways": 8}}
+    wrong = open_design.statistics_verdict(bad, 256, reread=64)
+    assert [w.split("：")[0] for w in wrong] == ["读取没有合并访存", "输入被读了 4.75 遍（读取了 1,280 字节，输入有 256 字节，允许再读 64 字节）",
+                                               "读取太窄", "共享内存存储体冲突"], wrong
+    empty = {"global": dict.fromkeys(bad["global"], 0), "shared": dict.fromkeys(bad["shared"], 0)}
+    assert open_design.statistics_verdict(empty, 1) == ["它没有从全局内存读取任何数据"]
+    plan = open_design.Plan((132, 1), 256, 0)
+    assert open_design.parallelism_verdict(plan)[0].startswith("GPU 上的并行度不够：完整规模形状的计划（网格 (132, 1)，线程块 256")
+    monkeypatch.setattr(bench, "time_ms", lambda run, **_: [2.0])
+    share, wrong = open_design.bandwidth_verdict(lambda: None, 1_000_000, bench.Measurement("copy (ceiling)", 1, 1.0, 2_000_000))
+    assert wrong == ["0 GB/s：是 copy（2 GB/s）的 25%，低于设计所需的 75%"], wrong
+    with pytest.raises(AssertionError) as e:
+        open_design.fail_if(["x"], "colsum (m)", plan)
+    assert str(e.value) == "colsum (m)，启动配置为 网格 (132, 1)，线程块 256，0 B 动态共享内存：设计没有达标：\n  - x"
+
+
+@pytest.mark.parametrize("key, fields, says", [
+    ("bench.below_target", {"exercise": "day05/rmsnorm", "label": "yours", "ratio": "72%", "target": "80%",
+                            "table": "yours"}, "day05/rmsnorm：yours 在最大规模上达到本次运行测得上限的 72%；目标是 80%"),
+    ("bench.largest_failed", {"exercise": "e", "status": "未通过", "error": "x"}, "e：没有做基准测试：最大的用例未通过：x"),
+    ("memory.instead", {"exercise": "e", "case": "n=4"}, "e：在模拟器上不计时（基准测试需要 CUDA GPU）"),
+])
+def test_the_self_check_s_benchmark_lines_in_chinese(monkeypatch, key, fields, says):
+    monkeypatch.chdir(paths.ROOT)
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    assert messages.say(key, **fields).startswith(says)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 
 from grader import tables
+from grader.messages import say
 from grader.emulator import program, scaling
 
 
@@ -120,13 +121,15 @@ def memory_rows(launch=None) -> list[dict]:
 def memory_table(launch=None) -> str:
     """A table: one row per memory instruction, worst (furthest from ideal) first."""
     rows = sorted(memory_rows(launch), key=lambda r: -r["per_request"] / max(r["ideal"], 1e-9))
+    headers = [say("memory.line"), say("memory.space"), say("memory.requests"), say("memory.per_request"),
+               say("memory.ideal"), say("memory.instruction")]
     return tables.render(
-        ["source line", "space", "requests", "per request", "ideal", "instruction"],
+        headers,
         [[r["line"], r["kind"], r["requests"], f"{r['per_request']:.2f}", f"{r['ideal']:.2f}",
-          r["instruction"] + (f" ({r['max_ways']}-way)" if r["kind"] == "shared" and r["max_ways"] > 1 else "")]
+          r["instruction"] + (say("memory.ways", ways=r["max_ways"]) if r["kind"] == "shared" and r["max_ways"] > 1
+                              else "")]
          for r in rows],
-        right=("requests", "per request", "ideal"),
-        note="global: 32-byte sectors per warp request; shared: wavefronts per request (n-way bank conflicts)")
+        right=tuple(headers[2:5]), note=say("memory.note"))
 
 
 @contextlib.contextmanager
@@ -163,6 +166,7 @@ def record_case(ex, case: dict, module, seed: int = 0) -> tuple[list, str | None
 
 def launch_text(run) -> str:
     """A launch in words: its kernel and shape, its instruction mix and its memory table."""
-    return "\n".join([f"{run.kernel}, grid {run.grid}, block {run.block}: {run.instructions:,} warp instructions",
-                      f"  instruction mix: {mix_text(instruction_mix(run))}",
-                      memory_table(run) if run.stats else "  (no memory instruction)"])
+    return "\n".join([say("memory.launch", kernel=run.kernel, grid=run.grid, block=run.block,
+                          count=f"{run.instructions:,}"),
+                      say("memory.mix", mix=mix_text(instruction_mix(run))),
+                      memory_table(run) if run.stats else say("memory.none")])

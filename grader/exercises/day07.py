@@ -227,7 +227,7 @@ def check_colsum_design(module, seed: int, shape: str) -> None:
         big = open_design.read_plan(module, "colsum", (np.int64(full[0]), np.int32(full[1]),
                                                        np.int32(open_design.GPU_SMS)), f"({shape}: M={full[0]}, N={full[1]})")
         wrong += open_design.parallelism_verdict(big)
-    open_design.fail_if(wrong, f"colsum {what}, launched with {plan}")
+    open_design.fail_if(wrong, f"colsum {what}", plan)
 
 
 def bench_colsum(modules: dict, quick: bool = False) -> bench.Report:

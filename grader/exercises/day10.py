@@ -492,7 +492,7 @@ def check_gemv_design(module, seed: int, shape: str) -> None:
         big = open_design.read_plan(module, "gemv", (np.int32(full[0]), np.int32(full[1]),
                                                      np.int32(open_design.GPU_SMS)), f"({shape}: N={full[0]}, K={full[1]})")
         wrong += open_design.parallelism_verdict(big)
-    open_design.fail_if(wrong, f"gemv {what}, launched with {plan}")
+    open_design.fail_if(wrong, f"gemv {what}", plan)
 
 
 def cublas_gemv(w, x) -> bench.Measurement:

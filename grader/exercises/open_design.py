@@ -18,6 +18,7 @@ import statistics
 from dataclasses import dataclass
 
 from grader import bench, device
+from grader.messages import say
 
 AT_LEAST_OF_COPY = 0.75   # a design passes on a GPU at this share of the copy bandwidth (the course's: 87-90% on an H100)
 GPU_SMS = 132             # the H100 SXM the emulator's judgement plans for
@@ -40,7 +41,7 @@ class Plan:
         return self.grid[0] * self.grid[1] * self.block
 
     def __str__(self) -> str:
-        return f"grid ({self.grid[0]}, {self.grid[1]}), block {self.block}, {self.shared} B dynamic shared"
+        return say("design.plan", gx=self.grid[0], gy=self.grid[1], block=self.block, shared=self.shared)
 
 
 def read_plan(module, name: str, args: tuple, what: str) -> Plan:
@@ -49,13 +50,13 @@ def read_plan(module, name: str, args: tuple, what: str) -> Plan:
     out = device.empty(4, "int32")
     device.launch(module.get_function(f"{name}_plan"), (1,), (1,), (*args, out), what=f"{name}_plan {what}")
     gx, gy, block, shared = (int(v) for v in device.to_host(out))
-    limits = ((1 <= gx < 2 ** 31, f"grid.x = {gx} (1 .. 2^31 - 1)"), (1 <= gy <= 65535, f"grid.y = {gy} (1 .. 65535)"),
-              (32 <= block <= 1024 and block % 32 == 0, f"block.x = {block} (a multiple of 32 from 32 to 1024)"),
-              (0 <= shared <= MAX_SHARED, f"{shared} bytes of dynamic shared memory (0 .. {MAX_SHARED})"))
-    problems = [text for ok, text in limits if not ok]
+    limits = ((1 <= gx < 2 ** 31, lambda: say("design.grid_x", value=gx)),
+              (1 <= gy <= 65535, lambda: say("design.grid_y", value=gy)),
+              (32 <= block <= 1024 and block % 32 == 0, lambda: say("design.block", value=block)),
+              (0 <= shared <= MAX_SHARED, lambda: say("design.shared", value=shared, most=MAX_SHARED)))
+    problems = [text() for ok, text in limits if not ok]
     if problems:
-        raise AssertionError(f"{name}_plan {what} wrote an impossible launch: {'; '.join(problems)} "
-                             f"(plan[0..3] = grid.x, grid.y, block.x, dynamic shared bytes)")
+        raise AssertionError(say("design.impossible", name=name, what=what, problems="; ".join(problems)))
     return Plan((gx, gy), block, shared)
 
 
@@ -73,21 +74,19 @@ def statistics_verdict(totals: dict, input_bytes: int, reread: int = 0) -> list[
     g, s = totals["global"], totals["shared"]
     wrong = []
     if g["requests"] == 0:
-        return ["it loads nothing from global memory"]
+        return [say("design.loads_nothing")]
     if g["sectors"] > COALESCED * g["ideal"]:
-        wrong.append(f"loads not coalesced: {g['sectors'] / g['requests']:.2f} sectors per request where "
-                     f"{g['ideal'] / g['requests']:.2f} would do (neighbouring lanes must read neighbouring "
-                     f"addresses)")
+        wrong.append(say("design.uncoalesced", sectors=f"{g['sectors'] / g['requests']:.2f}",
+                         ideal=f"{g['ideal'] / g['requests']:.2f}"))
     if g["bytes"] > READ_ONCE * input_bytes + reread:
-        wrong.append(f"the input read {(g['bytes'] - reread) / input_bytes:.2f} times ({g['bytes']:,} bytes "
-                     f"loaded, {input_bytes:,} in the input" + (f", {reread:,} allowed again)" if reread else ")"))
+        wrong.append(say("design.reread", times=f"{(g['bytes'] - reread) / input_bytes:.2f}", loaded=f"{g['bytes']:,}",
+                         size=f"{input_bytes:,}", again=say("design.again", reread=f"{reread:,}") if reread else ""))
     width = g["bytes"] / (32 * g["requests"])
     if width < WIDE_BYTES:
-        wrong.append(f"narrow loads: {width:.1f} bytes per thread and load instruction on average "
-                     f"(at least {WIDE_BYTES}: vec_t)")
+        wrong.append(say("design.narrow", width=f"{width:.1f}", wide=WIDE_BYTES))
     if s["requests"] and s["wavefronts"] > CONFLICT_FREE * s["ideal"]:
-        wrong.append(f"shared-memory bank conflicts: {s['wavefronts'] / s['requests']:.2f} wavefronts per "
-                     f"request where {s['ideal'] / s['requests']:.2f} would do (worst {s['max_ways']}-way)")
+        wrong.append(say("design.conflicts", per=f"{s['wavefronts'] / s['requests']:.2f}",
+                         ideal=f"{s['ideal'] / s['requests']:.2f}", ways=s["max_ways"]))
     return wrong
 
 
@@ -95,9 +94,7 @@ def parallelism_verdict(plan: Plan) -> list[str]:
     """What is wrong with the plan for the GPU-size shape on GPU_SMS SMs; [] if nothing."""
     per_sm = plan.threads / GPU_SMS
     if per_sm < THREADS_PER_SM:
-        return [f"too little parallelism on a GPU: the plan for the full-size shape ({plan}) gives "
-                f"{per_sm:.0f} threads per SM of an H100's {GPU_SMS} (at least {THREADS_PER_SM}): too few "
-                f"bytes in flight to cover the memory's latency"]
+        return [say("design.parallelism", plan=plan, per_sm=f"{per_sm:.0f}", sms=GPU_SMS, least=THREADS_PER_SM)]
     return []
 
 
@@ -109,13 +106,16 @@ def bandwidth_verdict(run, nbytes: int, ceiling: bench.Measurement | None = None
     kernel = statistics.median(bench.time_ms(run, warmup=3, repeat=20))
     share = (nbytes / kernel) / (ceiling.nbytes / ceiling.ms)
     if share < at_least:
-        return share, [f"{nbytes / kernel / 1e6:.0f} GB/s: {share:.0%} of {ceiling.label.removesuffix(' (ceiling)')} "
-                       f"({ceiling.gbps:.0f} GB/s), "
-                       f"below the {at_least:.0%} a design needs"]
+        return share, [say("design.bandwidth", gbps=f"{nbytes / kernel / 1e6:.0f}", share=f"{share:.0%}",
+                           ceiling=ceiling.label.removesuffix(" (ceiling)"), ceiling_gbps=f"{ceiling.gbps:.0f}",
+                           least=f"{at_least:.0%}")]
     return share, []
 
 
-def fail_if(wrong: list[str], what: str) -> None:
+def fail_if(wrong: list[str], what: str, plan: Plan) -> None:
+    """An AssertionError listing what is wrong with the design `what`, launched with `plan`; nothing if
+    nothing is."""
     if wrong:
-        raise AssertionError(f"{what}: the design falls short:\n  - " + "\n  - ".join(wrong))
+        what = say("design.launched", what=what, plan=plan)
+        raise AssertionError(say("design.short", what=what, wrong="\n  - ".join(wrong)))
 
