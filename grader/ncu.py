@@ -22,6 +22,8 @@ import re
 import shutil
 from pathlib import Path
 
+from grader.messages import say
+
 NCU_ENV = "COURSE_NCU"    # the ncu executable, if not on PATH or in a CUDA toolkit
 NSYS_ENV = "COURSE_NSYS"  # the nsys executable, likewise
 
@@ -53,27 +55,32 @@ METRICS = {
     "threads_per_instruction": "smsp__thread_inst_executed_per_inst_executed.ratio",
 }
 
-#: Warp stall reasons (cycles a warp spends in each state per issued instruction) and what each means.
-STALLS = {
-    "long_scoreboard": "waiting for a global/local memory load (L1TEX): more bytes in flight, or fewer loads",
-    "short_scoreboard": "waiting for shared memory or a special-function result (MIO): bank conflicts, MUFU",
-    "barrier": "waiting at __syncthreads for the other warps of the block: uneven work between barriers",
-    "wait": "a fixed-latency dependency (the previous arithmetic result); normal in tight math",
-    "mio_throttle": "the shared-memory / special-function queue is full: too many LDS/STS/SHFL in a row",
-    "lg_throttle": "the global/local memory queue is full: many narrow loads, use wider (16-byte) accesses",
-    "math_pipe_throttle": "the math pipe (FMA, tensor core) is busy: good when compute-bound",
-    "tex_throttle": "the texture/L1TEX pipe is saturated",
-    "membar": "waiting at a memory fence (__threadfence)",
-    "drain": "waiting for the last stores to leave at exit",
-    "branch_resolving": "waiting for a branch target to be computed",
-    "dispatch_stall": "the dispatcher could not issue (pipeline conflict)",
-    "no_instruction": "the instruction cache missed: a large unrolled kernel",
-    "imc_miss": "the immediate-constant cache missed",
-    "sleeping": "the warp is sleeping (__nanosleep)",
-    "misc": "other reasons",
-    "not_selected": "eligible, but another warp issued: enough warps to hide latency",
-    "selected": "issuing an instruction (not a stall)",
-}
+def stall_meanings(lang: str | None = None) -> dict[str, str]:
+    """Warp stall reasons (cycles a warp spends in each state per issued instruction) and what each means,
+    in `lang` (default: the lessons' language)."""
+    return {
+        "long_scoreboard": say("stall.long_scoreboard", lang),
+        "short_scoreboard": say("stall.short_scoreboard", lang),
+        "barrier": say("stall.barrier", lang),
+        "wait": say("stall.wait", lang),
+        "mio_throttle": say("stall.mio_throttle", lang),
+        "lg_throttle": say("stall.lg_throttle", lang),
+        "math_pipe_throttle": say("stall.math_pipe_throttle", lang),
+        "tex_throttle": say("stall.tex_throttle", lang),
+        "membar": say("stall.membar", lang),
+        "drain": say("stall.drain", lang),
+        "branch_resolving": say("stall.branch_resolving", lang),
+        "dispatch_stall": say("stall.dispatch_stall", lang),
+        "no_instruction": say("stall.no_instruction", lang),
+        "imc_miss": say("stall.imc_miss", lang),
+        "sleeping": say("stall.sleeping", lang),
+        "misc": say("stall.misc", lang),
+        "not_selected": say("stall.not_selected", lang),
+        "selected": say("stall.selected", lang),
+    }
+
+
+STALLS = tuple(stall_meanings("en"))  # the reasons ncu is asked for
 
 
 def stall_metric(reason: str) -> str:
@@ -227,7 +234,7 @@ def limiter(metrics: dict) -> str:
 
 
 def rows(metrics: dict, nbytes: int = 0, flops: float = 0.0) -> dict[str, str]:
-    """The table's rows (grader.profile.ROWS keys) from one launch's metrics; `nbytes` / `flops` are what
+    """The table's rows (the keys of grader.profile.rows()) from one launch's metrics; `nbytes` / `flops` are what
     the benchmark counts for the call, for the figure `grader bench` reports."""
     m = {key: metrics.get(name) for key, name in METRICS.items()}
     seconds = m["duration"]

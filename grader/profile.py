@@ -36,36 +36,36 @@ from collections import Counter
 from pathlib import Path
 
 from grader import device, exercises, ncu, paths, tables
+from grader.messages import say
 
 COMMAND = "profile"
 HELP = "profile an exercise's benchmark case: Nsight Compute on a GPU, the emulator's estimates without"
 FOLDER = paths.STATE / "profiles"
 LABELS = ("yours", "solution")  # the benchmark's series for your kernel and the solution start so
 
-#: The table: (key, what it is, how to read it). ncu.rows and profile_estimates.rows fill it.
-ROWS = (
-    ("duration", "duration", "the kernel's GPU time (caches flushed, boost clock, as `grader bench` times)"),
-    ("throughput", "GB/s or TFLOP/s", "the benchmark's bytes or FLOPs over the duration: `grader bench`'s figure"),
-    ("dram", "DRAM throughput, % of peak", "near 90%: memory-bound and done; low: latency or compute bound"),
-    ("sm", "compute (SM) throughput, % of peak", "the busiest SM pipe; high while DRAM is low: compute-bound"),
-    ("sectors", "global sectors per request", "32-byte sectors per warp access: 4 for 4-byte lanes, 16 for "
-                                              "16-byte ones; more than the ideal: uncoalesced"),
-    ("bank_conflicts", "shared-memory bank conflicts", "extra wavefronts: one bank serves a warp's words one "
-                                                       "after another; 0 is ideal"),
-    ("l1", "L1 hit rate", "sectors L1 served; a streaming kernel reuses nothing"),
-    ("l2", "L2 hit rate", "sectors L2 served: reuse between blocks (tiles of a GEMM) shows here"),
-    ("occupancy", "achieved occupancy", "active warps of the SM's 64, on average: what hides latency"),
-    ("theoretical", "theoretical occupancy (limiter)", "the most the launch allows, and the resource that "
-                                                       "stops one more block per SM"),
-    ("registers", "registers per thread", "65536 per SM: more per thread, fewer warps"),
-    ("smem", "shared memory per block", "228 KiB per SM, 1 KiB of it reserved per block"),
-    ("tensor", "tensor pipe utilisation", "cycles the HMMA pipe is busy: the roof of an mma kernel"),
-    ("instructions", "warp instructions executed", "the work issued for the result"),
-    ("active_threads", "active threads per warp instruction", "32 is a full warp; fewer: divergence, or a "
-                                                              "partial last warp"),
-    ("mix", "instruction mix", "warp instructions by kind (PTX: most moves and conversions vanish in SASS)"),
-    ("stalls", "top warp stalls (cycles per instruction)", "where warps wait; the reasons are explained below"),
-)
+
+def rows() -> tuple[tuple[str, str, str], ...]:
+    """The table: (key, what it is, how to read it), in the lessons' language. ncu.rows and
+    profile_estimates.rows fill it."""
+    return (
+        ("duration", say("profile.duration"), say("profile.duration.how")),
+        ("throughput", say("profile.throughput"), say("profile.throughput.how")),
+        ("dram", say("profile.dram"), say("profile.dram.how")),
+        ("sm", say("profile.sm"), say("profile.sm.how")),
+        ("sectors", say("profile.sectors"), say("profile.sectors.how")),
+        ("bank_conflicts", say("profile.bank_conflicts"), say("profile.bank_conflicts.how")),
+        ("l1", say("profile.l1"), say("profile.l1.how")),
+        ("l2", say("profile.l2"), say("profile.l2.how")),
+        ("occupancy", say("profile.occupancy"), say("profile.occupancy.how")),
+        ("theoretical", say("profile.theoretical"), say("profile.theoretical.how")),
+        ("registers", say("profile.registers"), say("profile.registers.how")),
+        ("smem", say("profile.smem"), say("profile.smem.how")),
+        ("tensor", say("profile.tensor"), say("profile.tensor.how")),
+        ("instructions", say("profile.instructions"), say("profile.instructions.how")),
+        ("active_threads", say("profile.active_threads"), say("profile.active_threads.how")),
+        ("mix", say("profile.mix"), say("profile.mix.how")),
+            ("stalls", say("profile.stalls"), say("profile.stalls.how")),
+    )
 
 
 # ---- the parent: run the child, read what it found, print the tables ----------------------------
@@ -101,33 +101,34 @@ def _failure(what: str, result: dict | None, output: str) -> str:
 
 
 def render(found: list[dict], estimates: bool) -> str:
-    """One table per kernel (a column per version, a row per ROWS entry), the meaning of the stalls it
+    """One table per kernel (a column per version, a row per rows() entry), the meaning of the stalls it
     shows; with estimates, the memory instructions furthest from their ideal by source line too."""
-    missing = "n/a on the emulator" if estimates else "n/a"
-    where = "ESTIMATES from the PTX emulator, nothing measured on a GPU" if estimates else "Nsight Compute"
-    out = []
+    missing = say("profile.na_emulator") if estimates else say("profile.na")
+    where = say("profile.estimates") if estimates else "Nsight Compute"
+    meanings, table_rows, out = ncu.stall_meanings(), rows(), []
+    memory = [say("memory.line"), say("memory.space"), say("memory.requests"), say("memory.per_request"),
+              say("memory.ideal"), say("memory.instruction")]
     for t in found:
-        columns = [c + (" (est.)" if estimates else "") for c in t["columns"]]
-        rows = [[title, *(cells.get(key, missing) for cells in t["columns"].values())] for key, title, _ in ROWS]
-        out += ["", f"{t['kernel']} ({where})", tables.render(["metric", *columns], rows)]
+        columns = [c + (say("profile.est") if estimates else "") for c in t["columns"]]
+        cells_by_row = [[title, *(cells.get(key, missing) for cells in t["columns"].values())]
+                        for key, title, _ in table_rows]
+        out += ["", f"{t['kernel']} ({where})", tables.render([say("profile.metric"), *columns], cells_by_row)]
         reasons = sorted({r for cells in t["columns"].values() for r in re.findall(r"(\w+) [\d.]+", cells.get("stalls", ""))
-                          if r in ncu.STALLS})
-        out += [f"  {r}: {ncu.STALLS[r]}" for r in reasons]
+                          if r in meanings})
+        out += [f"  {r}: {meanings[r]}" for r in reasons]
         for column, lines in t.get("lines", {}).items():
             if lines:
-                out += ["", f"{t['kernel']}, {column}: the memory instructions furthest from their ideal (estimates)",
-                        tables.render(["source line", "space", "requests", "per request", "ideal", "instruction"],
+                out += ["", say("profile.furthest", kernel=t["kernel"], column=column),
+                        tables.render(memory,
                                       [[r["line"], r["kind"], f"{r['requests']:,}", f"{r['per_request']:.2f}",
                                         f"{r['ideal']:.2f}", r["instruction"][:60]] for r in lines],
-                                      right=("requests", "per request", "ideal"),
-                                      note="global: 32-byte sectors per warp request; shared: wavefronts per "
-                                           "request (above the ideal: bank conflicts)")]
+                                      right=tuple(memory[2:5]), note=say("profile.memory_note"))]
     return "\n".join(out)
 
 
 def legend() -> str:
     """How to read each row of the table."""
-    return "\n".join(["how to read it:"] + [f"  {title}: {meaning}" for _, title, meaning in ROWS])
+    return "\n".join([say("profile.legend")] + [f"  {title}: {meaning}" for _, title, meaning in rows()])
 
 
 def gpu_tables(launches: list[dict], calls: list[dict], xlabel: str = "size", all_sizes: bool = False) -> list[dict]:
@@ -214,8 +215,8 @@ def profile(day, name: str | None = None, *, solutions: bool = False, compare: b
     print its tables; 0 when every profile was made."""
     failed = 0
     for ex in _exercises(day, name):
-        print(f"{ex.key}: profiling {'under Nsight Compute' if device.current().hardware_counters else 'on the emulator'} ...",
-              flush=True)
+        print(say("profile.running", exercise=ex.key) if device.current().hardware_counters else
+              say("profile.running_emulator", exercise=ex.key), flush=True)
         try:
             found = collect(ex, solutions=solutions, compare=compare, metrics=metrics, all_sizes=all_sizes,
                             source_dir=source_dir, timeout=timeout)
@@ -226,7 +227,7 @@ def profile(day, name: str | None = None, *, solutions: bool = False, compare: b
         print(render(found["tables"], found["estimates"]))
         print("\n".join(found["notes"]))
         if found["report"]:
-            print(f"report: {found['report']} (open it in Nsight Compute: ncu-ui {found['report']})")
+            print(say("profile.report", report=found["report"]))
     print(legend())
     return 1 if failed else 0
 
@@ -342,7 +343,7 @@ def _modules(ex, compare: bool) -> tuple[dict, list[str]]:
     except (AssertionError, compiler.CompileError, FileNotFoundError) as e:
         if not compare or label == "solution":
             raise
-        notes.append(f"yours: not profiled ({_first_line(e)})")
+        notes.append(say("profile.not_profiled", error=_first_line(e)))
     if compare and label == "yours":
         found["solution"] = (runner.load(ex, solutions=True), runner.source_of(ex, solutions=True))
     return found, notes
@@ -385,8 +386,7 @@ def _emulator_tables(ex, compare: bool) -> dict:
     from grader.emulator.scaling import case_size, runs_on_emulator
 
     case = max((c for c in ex.cases if runs_on_emulator(ex, c)[0]), key=case_size)
-    notes = [f"{ex.key} on the emulator: its largest case that runs here, {exercises.case_id(case)} (the "
-             f"benchmark's sizes are for a GPU)"]
+    notes = [say("profile.on_emulator", exercise=ex.key, case=exercises.case_id(case))]
     by_kernel: dict[str, dict] = {}
     modules, left_out = _modules(ex, compare)
     notes += left_out
@@ -395,12 +395,12 @@ def _emulator_tables(ex, compare: bool) -> dict:
             resources = sass.load(path, "sm_90")[2]
         except FileNotFoundError as e:
             resources = {}
-            notes.append(f"{label}: no occupancy estimate ({e})")
+            notes.append(say("profile.no_occupancy", label=label, error=e))
         with profile_estimates.recording() as records:
             try:
                 runner.check(ex, case, module)
             except AssertionError as e:
-                notes.append(f"{label}: not profiled, its output is wrong ({_first_line(e)})")
+                notes.append(say("profile.wrong_output", label=label, error=_first_line(e)))
                 continue
         seen: Counter = Counter()
         for record in records:

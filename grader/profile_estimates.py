@@ -120,7 +120,7 @@ def occupancy(threads: int, registers: int, shared: int) -> tuple[float, str, in
 
 
 def rows(record: Record, resources: dict) -> dict[str, str]:
-    """The table's rows (grader.profile.ROWS keys) for one launch; `resources` is the kernel's entry of
+    """The table's rows (the keys of grader.profile.rows()) for one launch; `resources` is the kernel's entry of
     `grader.sass.resources` (registers, shared) for sm_90, or {} when unknown."""
     launch = record.launch
     mem = memory(record)

@@ -212,3 +212,20 @@ def test_the_self_check_s_benchmark_lines_in_chinese(monkeypatch, key, fields, s
     monkeypatch.chdir(paths.ROOT)
     monkeypatch.setenv("COURSE_LANG", "zh")
     assert messages.say(key, **fields).startswith(says)
+
+
+def test_the_profile_speaks_the_lessons_language(monkeypatch):
+    """`grader profile`'s table (row names, stall meanings, the emulator's lines) and its legend."""
+    from grader import ncu, profile
+
+    monkeypatch.chdir(paths.ROOT)
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    found = [{"kernel": "k", "columns": {"yours": {"duration": "1.0 us", "stalls": "long_scoreboard 3.0"}},
+              "lines": {"yours": [{"line": "k.cu:3", "kind": "global", "requests": 1000, "per_request": 8.0,
+                                   "ideal": 4.0, "instruction": "ld.global.f32"}]}}]
+    text = profile.render(found, estimates=True)
+    assert "k (PTX 模拟器给出的估计值，没有在 GPU 上测量)" in text and "耗时" in text and "模拟器上无" in text, text
+    assert "long_scoreboard: 在等全局/本地内存的读取（L1TEX）" in text, text
+    assert "k，yours：离理想值最远的访存指令（估计值）" in text and "源代码行" in text, text
+    assert profile.legend().startswith("怎么读这张表：\n  耗时: 核函数在 GPU 上的时间"), profile.legend()
+    assert ncu.STALLS == tuple(ncu.stall_meanings("en")) and "long_scoreboard" in ncu.STALLS

@@ -129,9 +129,9 @@ def test_tables_from_the_sample():
 def test_rendered_table_shows_every_row_and_the_stall_meanings():
     text = profile.render(profile.gpu_tables(ncu.parse_csv(RAW_CSV), CALLS), estimates=False)
     assert "rmsnorm_f16 (Nsight Compute)" in text and "ESTIMATES" not in text
-    for _, title, _ in profile.ROWS:
+    for _, title, _ in profile.rows():
         assert title in text
-    assert f"long_scoreboard: {ncu.STALLS['long_scoreboard']}" in text
+    assert f"long_scoreboard: {ncu.stall_meanings()['long_scoreboard']}" in text
     assert "n/a" in text  # the instruction mix is the emulator's
 
 
@@ -322,14 +322,14 @@ def test_emulator_table_for_rmsnorm(monkeypatch, capsys):
     assert cli.main(["profile", "day06", "rmsnorm", "--solutions"]) == 0
     text = capsys.readouterr().out
     assert "rmsnorm_f16 (ESTIMATES from the PTX emulator" in text and "solution (est.)" in text
-    for _, title, _ in profile.ROWS:
+    for _, title, _ in profile.rows():
         assert title in text
     assert "16.00 (ideal 16.00)" in text                       # 16-byte loads, perfectly coalesced
     registers = sass.load(paths.SOLUTIONS / "day06" / "rmsnorm.cu", "sm_90")[2]["rmsnorm_f16"]["registers"]
     frac, limiter, blocks = profile_estimates.occupancy(256, registers, 0)
     assert re.search(rf"{frac:.0%} \({blocks} blocks of 256 threads; limiter: {re.escape(limiter)}\)", text)
     assert "memory instructions furthest from their ideal" in text and "rmsnorm.cu:" in text
-    assert all(meaning in text for _, _, meaning in profile.ROWS)  # the legend
+    assert all(meaning in text for _, _, meaning in profile.rows())  # the legend
     assert "largest case that runs here, rows=257-d=4096" in text
 
 
