@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from grader import checks, device, exercises, paths, progress, runner
+from grader.messages import say
 
 COMMAND = "debug"
 HELP = "where an attention kernel (day 11, day 12) first leaves the float64 reference, KV tile by KV tile"
@@ -122,18 +123,17 @@ class Report:
 
     def text(self) -> str:
         out = [self.title]
-        steps = (f"{self.steps[0]} .. {self.steps[-1]}: {len(self.steps)} steps" if len(self.steps) > 1
-                 else "".join(self.steps))
+        steps = (say("debug.steps", first=self.steps[0], last=self.steps[-1], count=len(self.steps))
+                 if len(self.steps) > 1 else "".join(self.steps))
         if self.agrees:
-            out.append(f"kernel and float64 reference agree after every step ({steps}); largest row error "
-                       f"{self.worst:.1e} (tolerance {ROW_TOL:.0e})" if self.steps else "nothing was compared")
+            out.append(say("debug.agree", steps=steps, worst=f"{self.worst:.1e}", tol=f"{ROW_TOL:.0e}")
+                       if self.steps else say("debug.nothing"))
             return "\n".join(out)
         d = self.divergence
         if self.steps:
-            out.append(f"agree before it: {steps} (largest row error {self.worst:.1e})")
-        got = f"{d.got:.6g}" + (" (never written: the poison; or computed, as 0 / 0 or inf - inf)"
-                                 if math.isnan(d.got) else "")
-        out.append(f"FIRST DIVERGENCE after {d.step}: {d.where}: expected {d.expected:.6g}, got {got} ({d.rows})")
+            out.append(say("debug.agree_before", steps=steps, worst=f"{self.worst:.1e}"))
+        got = f"{d.got:.6g}" + (say("debug.nan") if math.isnan(d.got) else "")
+        out.append(say("debug.first", step=d.step, where=d.where, expected=f"{d.expected:.6g}", got=got, rows=d.rows))
         out += [f"  {line}" for line in d.detail]
         return "\n".join(out)
 
@@ -162,17 +162,14 @@ def _state_lines(st: TileState, row: tuple, col: int, l: str = "l") -> list[str]
     """What the reference holds for one row around tile st.index (`l`: the row sum's name, d on day 11)."""
     m0, l0, m1, l1 = (float(a[row]) for a in (st.m_before, st.l_before, st.m, st.l))
     tile_max = float(st.s[row].max())
-    lines = ["reference, this row (scores in base 2: s * sm_scale * log2 e):",
-             f"  before the tile: m = {m0:.5g}, {l} = {l0:.6g}",
-             f"  the tile's scores S: max {tile_max:.5g}, min {float(st.s[row].min()):.5g} over "
-             f"{st.end - st.begin} keys"]
+    lines = [say("debug.reference"), say("debug.before", m=f"{m0:.5g}", l=l, sum=f"{l0:.6g}"),
+             say("debug.scores", max=f"{tile_max:.5g}", min=f"{float(st.s[row].min()):.5g}", keys=st.end - st.begin)]
     if st.index > 0 and m1 > m0:
-        lines.append(f"  the row max rises {m0:.5g} -> {m1:.5g}: {l} and EVERY O column are rescaled by "
-                     f"2^(m_old - m_new) = {2.0 ** (m0 - m1):.6g} before this tile's p = 2^(S - m_new) is added")
+        lines.append(say("debug.rises", m0=f"{m0:.5g}", m1=f"{m1:.5g}", l=l, factor=f"{2.0 ** (m0 - m1):.6g}"))
     elif st.index > 0:
-        lines.append(f"  the row max does not change: the old O and {l} keep their scale (rescale by 1)")
-    lines.append(f"  after the tile: m = {m1:.5g}, {l} = {l1:.6g}, O[{col}] = {float(st.o[row + (col,)]):.6g} "
-                 f"(unnormalised), O[{col}] / {l} = {float(st.output()[row + (col,)]):.6g}")
+        lines.append(say("debug.same_max", l=l))
+    lines.append(say("debug.after", m=f"{m1:.5g}", l=l, sum=f"{l1:.6g}", col=col, o=f"{float(st.o[row + (col,)]):.6g}",
+                     out=f"{float(st.output()[row + (col,)]):.6g}"))
     return lines
 
 
@@ -198,8 +195,9 @@ def debug_day12(name: str, module, source: Path, *, seed: int, heads: int, q_len
     q, k, v = (rng.standard_normal((heads, n, head_dim)).astype(np.float16) for n in (q_len, kv_len, kv_len))
     x = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1) * (LOG2E / math.sqrt(head_dim))
     x[:, visible_keys(q_len, kv_len, causal)[:, None] <= np.arange(kv_len)[None, :]] = -np.inf
-    report = Report(f"day12/{name}: {source}, {heads} heads, q_len {q_len}, kv_len {kv_len}, head_dim "
-                    f"{head_dim}, {'causal' if causal else 'no mask'}, tiles of {tile} keys, seed {seed}")
+    report = Report(say("debug.title12", name=name, source=source, heads=heads, q_len=q_len, kv_len=kv_len,
+                        head_dim=head_dim, mask=say("debug.causal") if causal else say("debug.no_mask"), tile=tile,
+                        seed=seed))
     for st in online_tiles(x, v, tile):
         rows = q_len - (kv_len - st.end) if causal else q_len  # queries whose keys all lie in tiles <= t
         if rows < 1:
@@ -209,17 +207,17 @@ def debug_day12(name: str, module, source: Path, *, seed: int, heads: int, q_len
                                device.asarray(v[:, :st.end]), out, heads, rows, st.end, head_dim, causal)
         got, expected = device.to_host(out), st.output()[:, :rows]
         err = row_errors(got, expected)
-        step = f"KV tile {st.index} (keys {st.begin}..{st.end - 1})"
+        step = say("debug.kv_tile", index=st.index, begin=st.begin, end=st.end - 1)
         bad = _first_bad(err, ROW_TOL)
         if bad is None:
-            report.agree(f"tile {st.index}", float(err.max()))
+            report.agree(say("debug.tile", index=st.index), float(err.max()))
             continue
         (h, i), count = bad
         col = _column(got[h, i], expected[h, i])
-        checked = f"; causal: the first {rows} queries, whose keys end by then, are checked" if causal else ""
+        checked = say("debug.checked", rows=rows) if causal else ""
         report.divergence = Divergence(
-            step, f"head {h}, query {i}, output column {col}", float(expected[h, i, col]), float(got[h, i, col]),
-            f"{count} of {heads * rows} rows diverge; this row's relative error {err[h, i]:.2e} > {ROW_TOL:.0e}"
+            step, say("debug.query", h=h, i=i, col=col), float(expected[h, i, col]), float(got[h, i, col]),
+            say("debug.rows12", count=count, rows=heads * rows, err=f"{err[h, i]:.2e}", tol=f"{ROW_TOL:.0e}")
             + checked, (h, i, col), _state_lines(st, (h, i), col))
         break
     return report
@@ -284,10 +282,8 @@ def _group_lines(x: np.ndarray, begin: int, end: int, groups: int) -> list[str]:
         m0 = before.max() if before.size else -np.inf
         if np.isfinite(m0) and mine.max() > m0:
             rises.append(f"{g} ({m0:.5g} -> {mine.max():.5g})")
-    where = (f"the max of token group {', '.join(rises)} rises in this tile: its d and o must be rescaled "
-             f"by 2^(m_old - m_new)" if rises else "no token group's max rises in this tile")
-    return [f"the kernel splits the tokens among {groups} token groups (token j to group j mod {groups}), "
-            f"each with its own (m, d, o) until they merge: {where}"]
+    where = say("debug.group_rises", groups=", ".join(rises)) if rises else say("debug.no_group_rises")
+    return [say("debug.groups", groups=groups, where=where)]
 
 
 def _lse_bad(got, expected) -> np.ndarray:
@@ -330,19 +326,19 @@ def debug_day11(name: str, module, source: Path, *, seed: int, batch: int, kv_le
     paged = name == "decode_paged"
     lengths = day11.ragged_lengths(rng, batch, kv_len) if paged else [kv_len] * batch
     x, vh = _decode_scores(q, k, v, lengths)
-    shape = f", page size {page_size}, ragged lengths {lengths}" if paged else ""
-    report = Report(f"day11/{name}: {source}, batch {batch}, kv_len {kv_len}, heads {heads}/{kv_heads}{shape}, "
-                    f"tiles of {tile} tokens, seed {seed}")
+    shape = say("debug.paged", size=page_size, lengths=lengths) if paged else ""
+    report = Report(say("debug.title11", name=name, source=source, batch=batch, kv_len=kv_len, heads=heads,
+                        kv_heads=kv_heads, shape=shape, tile=tile, seed=seed))
     for st in online_tiles(x, vh, tile):
         got, lse2, _ = _run_decode(name, module, q, k, v, [min(n, st.end) for n in lengths], page_size, 1, rng)
-        d, worst = _decode_divergence(f"KV tile {st.index} (tokens {st.begin}..{st.end - 1})", got,
+        d, worst = _decode_divergence(say("debug.kv_tokens", index=st.index, begin=st.begin, end=st.end - 1), got,
                                       st.output()[:, :, 0], lse2, _lse2(st))
         if d:
             b, h, col = d.at
             d.detail = _state_lines(st, (b, h, 0), col, "d") + _group_lines(x[b, h, 0], st.begin, st.end, DAY11_TILE[name])
             report.divergence = d
             return report
-        report.agree(f"tile {st.index}", worst)
+        report.agree(say("debug.tile", index=st.index), worst)
     if not paged or chunks == 1:
         return report
     chunk_tokens = -(-kv_len // chunks)
@@ -351,26 +347,24 @@ def debug_day11(name: str, module, source: Path, *, seed: int, batch: int, kv_le
     part_lse = device.to_host(bufs["tmp_lse2"]).reshape(batch, heads, chunks)
     ref_o, ref_lse = _chunk_states(x, vh, chunk_tokens, chunks)
     for c in range(chunks):
-        d, worst = _decode_divergence(f"split-KV chunk {c} (tokens {c * chunk_tokens}..{(c + 1) * chunk_tokens - 1}, "
-                                      f"its partial result)", part_o[:, :, c], ref_o[:, :, c], part_lse[:, :, c],
+        d, worst = _decode_divergence(say("debug.chunk_step", index=c, begin=c * chunk_tokens,
+                                          end=(c + 1) * chunk_tokens - 1), part_o[:, :, c], ref_o[:, :, c], part_lse[:, :, c],
                                       ref_lse[:, :, c])
         if d:
             report.divergence = d
             return report
-        report.agree(f"chunk {c}", worst)
-    d, worst = _decode_divergence(f"the merge of the {chunks} chunks (merge_chunks; every chunk's partial result "
-                                  f"agreed)", device.to_host(bufs["o"]), st.output()[:, :, 0],
+        report.agree(say("debug.chunk", index=c), worst)
+    d, worst = _decode_divergence(say("debug.merge_step", chunks=chunks), device.to_host(bufs["o"]), st.output()[:, :, 0],
                                   device.to_host(bufs["lse2"]), _lse2(st))
     if d:
         b, h, col = d.at
         weights = np.exp2(ref_lse[b, h] - ref_lse[b, h].max())
-        d.detail = [f"the chunks of this row: lse2 = {np.array2string(ref_lse[b, h], precision=4)}, "
-                    f"o[{col}] = {np.array2string(ref_o[b, h, :, col], precision=4)}",
-                    f"merged: o = sum_c w_c o_c / sum_c w_c with w_c = 2^(lse2_c - max) = "
-                    f"{np.array2string(weights, precision=4)}; lse2 = max + log2(sum_c w_c)"]
+        d.detail = [say("debug.chunks", lse2=np.array2string(ref_lse[b, h], precision=4), col=col,
+                        o=np.array2string(ref_o[b, h, :, col], precision=4)),
+                    say("debug.merged", weights=np.array2string(weights, precision=4))]
         report.divergence = d
     else:
-        report.agree("merge", worst)
+        report.agree(say("debug.merge"), worst)
     return report
 
 
@@ -381,14 +375,14 @@ def _decode_divergence(step: str, got, expected, lse2, ref_lse) -> tuple[Diverge
     if bad := _first_bad(err, ROW_TOL):
         (b, h), count = bad
         col = _column(got[b, h], expected[b, h])
-        return Divergence(step, f"request {b}, head {h}, output dim {col}", float(expected[b, h, col]),
-                          float(got[b, h, col]), f"{count} of {err.size} (request, head) rows diverge; this "
-                          f"one's relative error {err[b, h]:.2e} > {ROW_TOL:.0e}", (b, h, col)), float(err.max())
+        return Divergence(step, say("debug.request", b=b, h=h, col=col), float(expected[b, h, col]),
+                          float(got[b, h, col]), say("debug.rows11", count=count, size=err.size, err=f"{err[b, h]:.2e}",
+                                                     tol=f"{ROW_TOL:.0e}"), (b, h, col)), float(err.max())
     wrong = np.argwhere(_lse_bad(lse2.astype(np.float64), ref_lse)) if lse2 is not None else []
     if len(wrong):
         b, h = (int(i) for i in wrong[0])
-        return Divergence(step, f"request {b}, head {h}, lse2 (= m + log2 d)", float(ref_lse[b, h]),
-                          float(lse2[b, h]), f"{len(wrong)} of {lse2.size} lse2 values wrong; o agrees",
+        return Divergence(step, say("debug.lse_where", b=b, h=h), float(ref_lse[b, h]),
+                          float(lse2[b, h]), say("debug.lse_wrong", count=len(wrong), size=lse2.size),
                           (b, h, 0)), float(err.max())
     return None, float(err.max())
 
@@ -422,9 +416,8 @@ def last_failure(ex, allowed) -> tuple[dict, int | None, str] | None:
     left = [f"{k} {v}" for k, v in record["case"].items()
             if CASE_KEYS.get(k, k) not in allowed and fixed.get(k, v) != v]
     said = ", ".join(f"{k} {v}" for k, v in sizes.items())
-    line = (f"replaying the last failing case of {failed.key} ({record['when']}): {said}, seed {record['seed']}"
-            + (f" (debug runs fp16, head_dim 128, NHD: not replayed {', '.join(left)})" if left else "")
-            + "; --fresh (or any size or --seed) for other inputs")
+    line = say("debug.replaying", exercise=failed.key, when=record["when"], sizes=said, seed=record["seed"],
+               left=say("debug.not_replayed", left=", ".join(left)) if left else "")
     return sizes, record.get("seed"), line
 
 
@@ -506,7 +499,7 @@ def main(args) -> int:
         report = debug(args.day, args.exercise, solutions=args.solutions, source=args.source, seed=args.seed,
                        tile=args.tile, replay=not args.fresh, **sizes)
     except device.KernelFault as e:
-        print(f"error: {e}")
+        print(say("cli.error", message=e))
         return 1
     print(report.text())
     return 0 if report.agrees else 1

@@ -332,6 +332,83 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "stall.not_selected": {"en": "eligible, but another warp issued: enough warps to hide latency",
                            "zh": "可以发射，但另一个线程束发射了：线程束足够多，能掩盖延迟"},
     "stall.selected": {"en": "issuing an instruction (not a stall)", "zh": "正在发射指令（不是停顿）"},
+    # ---- `python -m grader debug`: an attention kernel followed tile by tile (grader.debug) ----
+    "debug.steps": {"en": "{first} .. {last}: {count} steps", "zh": "{first} .. {last}：共 {count} 步"},
+    "debug.agree": {"en": "kernel and float64 reference agree after every step ({steps}); largest row error {worst} "
+                          "(tolerance {tol})",
+                    "zh": "每一步之后核函数都与 float64 参考结果一致（{steps}）；最大行误差 {worst}（容差 {tol}）"},
+    "debug.nothing": {"en": "nothing was compared", "zh": "没有比较任何东西"},
+    "debug.agree_before": {"en": "agree before it: {steps} (largest row error {worst})",
+                           "zh": "在此之前一致：{steps}（最大行误差 {worst}）"},
+    "debug.nan": {"en": " (never written: the poison; or computed, as 0 / 0 or inf - inf)",
+                  "zh": "（从未写入：毒值；或是算出来的，如 0 / 0 或 inf - inf）"},
+    "debug.first": {"en": "FIRST DIVERGENCE after {step}: {where}: expected {expected}, got {got} ({rows})",
+                    "zh": "第一次出现分歧在 {step} 之后：{where}：期望 {expected}，得到 {got}（{rows}）"},
+    "debug.reference": {"en": "reference, this row (scores in base 2: s * sm_scale * log2 e):",
+                        "zh": "参考结果，这一行（以 2 为底的分数：s * sm_scale * log2 e）："},
+    "debug.before": {"en": "  before the tile: m = {m}, {l} = {sum}", "zh": "  这个分块之前：m = {m}，{l} = {sum}"},
+    "debug.scores": {"en": "  the tile's scores S: max {max}, min {min} over {keys} keys",
+                     "zh": "  这个分块的分数 S：{keys} 个键上最大 {max}，最小 {min}"},
+    "debug.rises": {"en": "  the row max rises {m0} -> {m1}: {l} and EVERY O column are rescaled by 2^(m_old - m_new) = "
+                          "{factor} before this tile's p = 2^(S - m_new) is added",
+                    "zh": "  行最大值上升 {m0} -> {m1}：在加上这个分块的 p = 2^(S - m_new) 之前，{l} 和 O 的每一列都要"
+                          "乘以 2^(m_old - m_new) = {factor}"},
+    "debug.same_max": {"en": "  the row max does not change: the old O and {l} keep their scale (rescale by 1)",
+                       "zh": "  行最大值没有变：原来的 O 和 {l} 保持原有比例（乘以 1）"},
+    "debug.after": {"en": "  after the tile: m = {m}, {l} = {sum}, O[{col}] = {o} (unnormalised), O[{col}] / {l} = "
+                          "{out}",
+                    "zh": "  这个分块之后：m = {m}，{l} = {sum}，O[{col}] = {o}（未归一化），O[{col}] / {l} = {out}"},
+    "debug.title12": {"en": "day12/{name}: {source}, {heads} heads, q_len {q_len}, kv_len {kv_len}, head_dim "
+                            "{head_dim}, {mask}, tiles of {tile} keys, seed {seed}",
+                      "zh": "day12/{name}：{source}，{heads} 个头，q_len {q_len}，kv_len {kv_len}，head_dim "
+                            "{head_dim}，{mask}，每个分块 {tile} 个键，种子 {seed}"},
+    "debug.causal": {"en": "causal", "zh": "因果掩码"},
+    "debug.no_mask": {"en": "no mask", "zh": "无掩码"},
+    "debug.kv_tile": {"en": "KV tile {index} (keys {begin}..{end})", "zh": "KV 分块 {index}（键 {begin}..{end}）"},
+    "debug.tile": {"en": "tile {index}", "zh": "分块 {index}"},
+    "debug.query": {"en": "head {h}, query {i}, output column {col}", "zh": "头 {h}，查询 {i}，输出列 {col}"},
+    "debug.rows12": {"en": "{count} of {rows} rows diverge; this row's relative error {err} > {tol}",
+                     "zh": "{rows} 行中有 {count} 行出现分歧；这一行的相对误差 {err} > {tol}"},
+    "debug.checked": {"en": "; causal: the first {rows} queries, whose keys end by then, are checked",
+                      "zh": "；因果掩码：只检查前 {rows} 个查询（它们的键到此为止）"},
+    "debug.group_rises": {"en": "the max of token group {groups} rises in this tile: its d and o must be rescaled by "
+                                "2^(m_old - m_new)",
+                          "zh": "词元组 {groups} 的最大值在这个分块中上升：它的 d 和 o 必须乘以 2^(m_old - m_new)"},
+    "debug.no_group_rises": {"en": "no token group's max rises in this tile",
+                             "zh": "没有哪个词元组的最大值在这个分块中上升"},
+    "debug.groups": {"en": "the kernel splits the tokens among {groups} token groups (token j to group j mod {groups}), "
+                           "each with its own (m, d, o) until they merge: {where}",
+                     "zh": "核函数把词元分给 {groups} 个词元组（词元 j 归组 j mod {groups}），每组有自己的 (m, d, o)，"
+                           "直到合并：{where}"},
+    "debug.title11": {"en": "day11/{name}: {source}, batch {batch}, kv_len {kv_len}, heads {heads}/{kv_heads}{shape}, "
+                            "tiles of {tile} tokens, seed {seed}",
+                      "zh": "day11/{name}：{source}，批大小 {batch}，kv_len {kv_len}，头 {heads}/{kv_heads}{shape}，"
+                            "每个分块 {tile} 个词元，种子 {seed}"},
+    "debug.paged": {"en": ", page size {size}, ragged lengths {lengths}", "zh": "，页大小 {size}，不等长 {lengths}"},
+    "debug.kv_tokens": {"en": "KV tile {index} (tokens {begin}..{end})", "zh": "KV 分块 {index}（词元 {begin}..{end}）"},
+    "debug.chunk_step": {"en": "split-KV chunk {index} (tokens {begin}..{end}, its partial result)",
+                         "zh": "split-KV 块 {index}（词元 {begin}..{end}，它的部分结果）"},
+    "debug.chunk": {"en": "chunk {index}", "zh": "块 {index}"},
+    "debug.merge_step": {"en": "the merge of the {chunks} chunks (merge_chunks; every chunk's partial result agreed)",
+                         "zh": "{chunks} 个块的合并（merge_chunks；每个块的部分结果都一致）"},
+    "debug.merge": {"en": "merge", "zh": "合并"},
+    "debug.chunks": {"en": "the chunks of this row: lse2 = {lse2}, o[{col}] = {o}", "zh": "这一行的各块：lse2 = {lse2}，o[{col}] = {o}"},
+    "debug.merged": {"en": "merged: o = sum_c w_c o_c / sum_c w_c with w_c = 2^(lse2_c - max) = {weights}; lse2 = "
+                           "max + log2(sum_c w_c)",
+                     "zh": "合并：o = sum_c w_c o_c / sum_c w_c，其中 w_c = 2^(lse2_c - max) = {weights}；lse2 = "
+                           "max + log2(sum_c w_c)"},
+    "debug.request": {"en": "request {b}, head {h}, output dim {col}", "zh": "请求 {b}，头 {h}，输出维 {col}"},
+    "debug.rows11": {"en": "{count} of {size} (request, head) rows diverge; this one's relative error {err} > {tol}",
+                     "zh": "{size} 个（请求，头）行中有 {count} 行出现分歧；这一行的相对误差 {err} > {tol}"},
+    "debug.lse_where": {"en": "request {b}, head {h}, lse2 (= m + log2 d)", "zh": "请求 {b}，头 {h}，lse2（= m + log2 d）"},
+    "debug.lse_wrong": {"en": "{count} of {size} lse2 values wrong; o agrees",
+                        "zh": "{size} 个 lse2 值中有 {count} 个错误；o 一致"},
+    "debug.replaying": {"en": "replaying the last failing case of {exercise} ({when}): {sizes}, seed {seed}{left}; "
+                              "--fresh (or any size or --seed) for other inputs",
+                        "zh": "重放 {exercise} 上次失败的用例（{when}）：{sizes}，种子 {seed}{left}；"
+                              "用 --fresh（或指定任一规模或 --seed）换别的输入"},
+    "debug.not_replayed": {"en": " (debug runs fp16, head_dim 128, NHD: not replayed {left})",
+                           "zh": "（debug 只运行 fp16、head_dim 128、NHD：没有重放 {left}）"},
 }
 
 

@@ -229,3 +229,20 @@ def test_the_profile_speaks_the_lessons_language(monkeypatch):
     assert "k，yours：离理想值最远的访存指令（估计值）" in text and "源代码行" in text, text
     assert profile.legend().startswith("怎么读这张表：\n  耗时: 核函数在 GPU 上的时间"), profile.legend()
     assert ncu.STALLS == tuple(ncu.stall_meanings("en")) and "long_scoreboard" in ncu.STALLS
+
+
+def test_the_debugger_speaks_the_lessons_language(monkeypatch):
+    """`grader debug`'s report: the steps that agreed, the first divergence, a token group's rescale."""
+    from grader import debug
+
+    monkeypatch.chdir(paths.ROOT)
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    report = debug.Report("t", ["分块 0", "分块 1"], 2e-4)
+    assert report.text() == "t\n每一步之后核函数都与 float64 参考结果一致（分块 0 .. 分块 1：共 2 步）；最大行误差 2.0e-04（容差 4e-03）"
+    report.divergence = debug.Divergence("KV 分块 2", "头 0", 1.0, float("nan"), "x", detail=["y"])
+    assert report.text().splitlines()[1:] == ["在此之前一致：分块 0 .. 分块 1：共 2 步（最大行误差 2.0e-04）",
+                                              "第一次出现分歧在 KV 分块 2 之后：头 0：期望 1，得到 nan（从未写入：毒值；或是算出来的，"
+                                              "如 0 / 0 或 inf - inf）（x）", "  y"]
+    lines = debug._group_lines(np.array([0.0, 0.0, 5.0, 0.0]), 2, 4, 2)
+    assert lines == ["核函数把词元分给 2 个词元组（词元 j 归组 j mod 2），每组有自己的 (m, d, o)，直到合并：词元组 0 (0 -> 5) "
+                     "的最大值在这个分块中上升：它的 d 和 o 必须乘以 2^(m_old - m_new)"], lines
