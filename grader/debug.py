@@ -429,24 +429,23 @@ def debug(day, name: str, *, solutions: bool = False, source: str | None = None,
     given: the sizes, mask and seed of its last failing case (`last_failure`), else the defaults."""
     day = paths.day_name(day)
     if day not in DAYS:
-        raise ValueError(f"debug follows attention kernels tile by tile: day11 or day12, not {day}")
+        raise ValueError(say("debug.not_attention", day=day))
     ex = exercises.get(day, name)
     if ex.name not in DAYS[day]:
-        raise ValueError(f"{ex.key}: debug takes {', '.join(DAYS[day])} (the kernels that walk KV tiles); "
-                         f"`python -m grader check {day}` names the worst element of the others")
+        raise ValueError(say("debug.takes", exercise=ex.key, names=", ".join(DAYS[day]), day=day))
     if solutions and source:
-        raise ValueError("--solutions and --source: choose one")
+        raise ValueError(say("debug.choose"))
     if tile is not None and tile < 1:
-        raise ValueError(f"--tile {tile}: expected >= 1")
+        raise ValueError(say("debug.at_least_one", option="tile", value=tile))
     path = Path(source).resolve() if source else runner.source_of(ex, solutions).resolve()
     if not path.is_file():
-        raise FileNotFoundError(f"no kernel source {source}")
+        raise FileNotFoundError(say("debug.no_source", source=source))
     defaults = DAY12_DEFAULTS if day == "day12" else DAY11_DEFAULTS
     allowed = set(defaults) | ({"causal"} if day == "day12" else set())
     extra = [k for k, val in sizes.items() if val is not None and k not in allowed]
     if extra:
-        raise ValueError(f"--{extra[0].replace('_', '-')} does not apply to {day} (its sizes: "
-                         f"{', '.join('--' + k.replace('_', '-') for k in sorted(allowed))})")
+        raise ValueError(say("debug.not_for_day", option=extra[0].replace("_", "-"), day=day,
+                             sizes=", ".join("--" + k.replace("_", "-") for k in sorted(allowed))))
     replayed = None
     if replay and not solutions and source is None and seed is None and all(v is None for v in sizes.values()):
         replayed = last_failure(ex, allowed)
@@ -454,7 +453,7 @@ def debug(day, name: str, *, solutions: bool = False, source: str | None = None,
             sizes, seed = {**sizes, **replayed[0]}, replayed[1] if replayed[1] is not None else seed
     chosen = {k: sizes.get(k) if sizes.get(k) is not None else val for k, val in defaults.items()}
     if small := [k for k, val in chosen.items() if val < 1]:
-        raise ValueError(f"--{small[0].replace('_', '-')} {chosen[small[0]]}: expected >= 1")
+        raise ValueError(say("debug.at_least_one", option=small[0].replace("_", "-"), value=chosen[small[0]]))
     seed = checks.new_seed() if seed is None else seed
     module = device.load(path)
     shown = path.relative_to(paths.ROOT) if path.is_relative_to(paths.ROOT) else path

@@ -409,6 +409,56 @@ CATALOGUE: dict[str, dict[str, str]] = {
                               "用 --fresh（或指定任一规模或 --seed）换别的输入"},
     "debug.not_replayed": {"en": " (debug runs fp16, head_dim 128, NHD: not replayed {left})",
                            "zh": "（debug 只运行 fp16、head_dim 128、NHD：没有重放 {left}）"},
+    "debug.not_attention": {"en": "debug follows attention kernels tile by tile: day11 or day12, not {day}",
+                            "zh": "debug 逐个分块跟踪注意力核函数：只支持 day11 或 day12，不支持 {day}"},
+    "debug.takes": {"en": "{exercise}: debug takes {names} (the kernels that walk KV tiles); `python -m grader check "
+                          "{day}` names the worst element of the others",
+                    "zh": "{exercise}：debug 只接受 {names}（逐个遍历 KV 分块的核函数）；其他练习用 `python -m grader "
+                          "check {day}` 找出最差的元素"},
+    "debug.choose": {"en": "--solutions and --source: choose one", "zh": "--solutions 和 --source：只能选一个"},
+    "debug.at_least_one": {"en": "--{option} {value}: expected >= 1", "zh": "--{option} {value}：应 >= 1"},
+    "debug.no_source": {"en": "no kernel source {source}", "zh": "没有核函数源文件 {source}"},
+    "debug.not_for_day": {"en": "--{option} does not apply to {day} (its sizes: {sizes})",
+                          "zh": "--{option} 不适用于 {day}（它的规模参数：{sizes}）"},
+    # ---- `python -m grader profile`: what stops a profile, and day 14's timeline ----
+    "profile.no_exercises": {"en": "{day} has no exercises yet (see course_index.md)",
+                             "zh": "{day} 还没有练习（见 course_index.md）"},
+    "profile.no_benchmark": {"en": "{exercise} has no benchmark: there is no benchmark case to profile",
+                             "zh": "{exercise} 没有基准测试：没有可以分析的基准测试用例"},
+    "profile.none_benchmarked": {"en": "no exercise of {day} has a benchmark to profile{timeline}",
+                                 "zh": "{day} 没有哪个练习有可以分析的基准测试{timeline}"},
+    "profile.capstone": {"en": " (--timeline profiles the capstone)", "zh": "（--timeline 分析综合项目）"},
+    "profile.metrics": {"en": "--metrics {metrics}: expected one of {sets}", "zh": "--metrics {metrics}：应为 {sets} 之一"},
+    "profile.needs_gpu": {"en": "profiling runs kernels: {why}", "zh": "性能分析要运行核函数：{why}"},
+    "profile.no_ncu": {"en": "Nsight Compute (ncu) is not installed here: put its folder on PATH or set {env}=/path/to/ncu "
+                             "(COURSE_BACKEND=emulator shows the emulator's estimates)",
+                       "zh": "这里没有安装 Nsight Compute (ncu)：把它的目录加入 PATH，或设置 {env}=/path/to/ncu"
+                             "（COURSE_BACKEND=emulator 显示模拟器的估计值）"},
+    "profile.timeline_gpu": {"en": "the timeline runs kernels: {why}", "zh": "时间线要运行核函数：{why}"},
+    "profile.timeline": {"en": "day14: the decode step stage by stage{under} ...", "zh": "day14：逐级查看解码步骤{under} ..."},
+    "profile.under": {"en": " under {tool}", "zh": "（使用 {tool}）"},
+    "profile.timeline_file": {"en": "timeline: {report}.nsys-rep (open it in Nsight Systems: nsys-ui {report}.nsys-rep); "
+                                    "each stage is an NVTX range{nvtx}",
+                              "zh": "时间线：{report}.nsys-rep（用 Nsight Systems 打开：nsys-ui {report}.nsys-rep）；"
+                                    "每一级是一个 NVTX 区间{nvtx}"},
+    "profile.nvtx": {"en": " once the nvtx package is installed", "zh": "（安装 nvtx 包之后）"},
+    "profile.no_nsys": {"en": "Nsight Systems (nsys) is not installed here: the table above is from CUDA events; with "
+                              "nsys on PATH (or {env}) the same run is recorded as a timeline",
+                        "zh": "这里没有安装 Nsight Systems (nsys)：上面的表格来自 CUDA 事件；把 nsys 加入 PATH"
+                              "（或设置 {env}）后，同样的运行会被记录成时间线"},
+    "profile.stage": {"en": "stage", "zh": "级"},
+    "profile.kernel_from": {"en": "kernel from", "zh": "核函数来自"},
+    "profile.kernels": {"en": "kernels", "zh": "核函数"},
+    "profile.warp_instructions": {"en": "warp instructions", "zh": "线程束指令"},
+    "profile.share": {"en": "share", "zh": "占比"},
+    "profile.active": {"en": "active threads", "zh": "活跃线程"},
+    "profile.global_bytes": {"en": "global bytes", "zh": "全局字节数"},
+    "profile.sectors_ideal": {"en": "sectors/request (ideal)", "zh": "扇区/请求（理想）"},
+    "profile.extra_wavefronts": {"en": "extra shared wavefronts", "zh": "多出的共享波前"},
+    "profile.none_here": {"en": "(none on the emulator)", "zh": "（模拟器上没有）"},
+    "profile.stages_note": {"en": "the decode step on the emulator ({config}): per-stage counts, ESTIMATES (nothing is "
+                                  "timed)",
+                            "zh": "模拟器上的解码步骤（{config}）：逐级计数，是估计值（不计时）"},
 }
 
 

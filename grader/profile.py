@@ -157,14 +157,14 @@ def gpu_tables(launches: list[dict], calls: list[dict], xlabel: str = "size", al
 def _exercises(day, name: str | None) -> list:
     exs = [exercises.get(day, name)] if name else exercises.day_exercises(day)
     if not exs:
-        raise ValueError(f"{paths.day_name(day)} has no exercises yet (see course_index.md)")
+        raise ValueError(say("profile.no_exercises", day=paths.day_name(day)))
     without = [ex.key for ex in exs if ex.bench is None]
     if name and without:
-        raise ValueError(f"{without[0]} has no benchmark: there is no benchmark case to profile")
+        raise ValueError(say("profile.no_benchmark", exercise=without[0]))
     benched = [ex for ex in exs if ex.bench is not None]
     if not benched:
-        raise ValueError(f"no exercise of {paths.day_name(day)} has a benchmark to profile" +
-                         (" (--timeline profiles the capstone)" if paths.day_name(day) == "day14" else ""))
+        raise ValueError(say("profile.none_benchmarked", day=paths.day_name(day),
+                             timeline=say("profile.capstone") if paths.day_name(day) == "day14" else ""))
     return benched
 
 
@@ -178,14 +178,13 @@ def collect(ex, *, solutions: bool = False, compare: bool = False, metrics: str 
     "report": the .ncu-rep or None}; ProfileError when no profile could be made, NoGPU when kernels
     cannot run, and on a GPU without ncu."""
     if metrics not in ncu.SETS:
-        raise ValueError(f"--metrics {metrics!r}: expected one of {', '.join(ncu.SETS)}")
+        raise ValueError(say("profile.metrics", metrics=repr(metrics), sets=", ".join(ncu.SETS)))
     if device.why_no_gpu():
-        raise device.NoGPU(f"profiling runs kernels: {device.why_no_gpu()}")
+        raise device.NoGPU(say("profile.needs_gpu", why=device.why_no_gpu()))
     counters = device.current().hardware_counters
     tool = ncu.find_tool("ncu", ncu.NCU_ENV) if counters else None
     if counters and tool is None:
-        raise device.NoGPU(f"Nsight Compute (ncu) is not installed here: put its folder on PATH or set "
-                           f"{ncu.NCU_ENV}=/path/to/ncu (COURSE_BACKEND=emulator shows the emulator's estimates)")
+        raise device.NoGPU(say("profile.no_ncu", env=ncu.NCU_ENV))
     stem = f"{ex.day}-{ex.name}{'-compare' if compare else ''}"
     request = {"mode": "emulator" if tool is None else "ncu", "day": ex.day, "name": ex.name,
                "compare": compare, "stem": stem}
@@ -235,12 +234,12 @@ def profile(day, name: str | None = None, *, solutions: bool = False, compare: b
 def timeline(*, solutions: bool = False, timeout: float = 900) -> int:
     """Day 14's decode step, stage by stage (see the module's doc)."""
     if device.why_no_gpu():
-        raise device.NoGPU(f"the timeline runs kernels: {device.why_no_gpu()}")
+        raise device.NoGPU(say("profile.timeline_gpu", why=device.why_no_gpu()))
     nsys = ncu.find_tool("nsys", ncu.NSYS_ENV) if device.current().hardware_counters else None
     report = FOLDER / "day14-timeline"
     wrap = ((lambda cmd: [str(nsys), "profile", "--trace=cuda,nvtx", "--force-overwrite=true", "-o", str(report), *cmd])
             if nsys else (lambda cmd: cmd))
-    print(f"day14: the decode step stage by stage{' under ' + str(nsys) if nsys else ''} ...", flush=True)
+    print(say("profile.timeline", under=say("profile.under", tool=nsys) if nsys else ""), flush=True)
     result, output = _run_child({"mode": "timeline", "stem": "day14-timeline"}, solutions=solutions,
                                 source_dir=None, timeout=timeout, wrap=wrap)
     if not result or result.get("error"):
@@ -251,27 +250,24 @@ def timeline(*, solutions: bool = False, timeout: float = 900) -> int:
         return 0
     print(result["table"])
     if nsys:
-        print(f"timeline: {report}.nsys-rep (open it in Nsight Systems: nsys-ui {report}.nsys-rep); each stage is "
-              f"an NVTX range{'' if result['nvtx'] else ' once the nvtx package is installed'}")
+        print(say("profile.timeline_file", report=report, nvtx="" if result["nvtx"] else say("profile.nvtx")))
     else:
-        print(f"Nsight Systems (nsys) is not installed here: the table above is from CUDA events; with nsys on "
-              f"PATH (or {ncu.NSYS_ENV}) the same run is recorded as a timeline")
+        print(say("profile.no_nsys", env=ncu.NSYS_ENV))
     return 0
 
 
 def stage_table(result: dict) -> str:
     """The emulator's per-stage counts of the decode step."""
     total = max(sum(s["instructions"] for s in result["stages"]), 1)
-    rows = [[s["stage"], s["source"], ", ".join(s["kernels"]) or "(none on the emulator)", f"{s['instructions']:,}",
+    rows = [[s["stage"], s["source"], ", ".join(s["kernels"]) or say("profile.none_here"), f"{s['instructions']:,}",
              f"{s['instructions'] / total:.0%}", f"{s['active_threads']:.1f}", f"{s['bytes']:,}",
              f"{s['sectors']:.2f} ({s['ideal']:.2f})" if s["requests"] else "-", f"{s['extra_wavefronts']:,}"]
             for s in result["stages"]]
-    return tables.render(["stage", "kernel from", "kernels", "warp instructions", "share", "active threads",
-                          "global bytes", "sectors/request (ideal)", "extra shared wavefronts"], rows,
-                         right=("warp instructions", "share", "active threads", "global bytes",
-                                "extra shared wavefronts"),
-                         note=f"the decode step on the emulator ({result['config']}): per-stage counts, ESTIMATES "
-                              f"(nothing is timed)")
+    headers = [say("profile.stage"), say("profile.kernel_from"), say("profile.kernels"), say("profile.warp_instructions"),
+               say("profile.share"), say("profile.active"), say("profile.global_bytes"), say("profile.sectors_ideal"),
+               say("profile.extra_wavefronts")]
+    return tables.render(headers, rows, right=tuple(headers[3:7]) + (headers[8],),
+                         note=say("profile.stages_note", config=result["config"]))
 
 
 def add_arguments(parser) -> None:

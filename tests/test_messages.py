@@ -82,6 +82,9 @@ def test_the_child_is_told_the_language():
     (["check", "day02", "--nosuch"], "错误：unrecognized arguments"),
     (["progress"], "个练习，已编辑"),
     (["show-config"], "核函数加载自"),
+    (["debug", "day12", "prefill", "--solutions", "--source", "x.cu"], "错误：--solutions 和 --source：只能选一个"),
+    (["debug", "day05", "rmsnorm"], "debug 逐个分块跟踪注意力核函数：只支持 day11 或 day12"),
+    (["profile", "day01"], "day01 没有哪个练习有可以分析的基准测试"),
 ])
 def test_the_command_line_speaks_chinese(monkeypatch, capsys, argv, says):
     from grader import cli
@@ -246,3 +249,15 @@ def test_the_debugger_speaks_the_lessons_language(monkeypatch):
     lines = debug._group_lines(np.array([0.0, 0.0, 5.0, 0.0]), 2, 4, 2)
     assert lines == ["核函数把词元分给 2 个词元组（词元 j 归组 j mod 2），每组有自己的 (m, d, o)，直到合并：词元组 0 (0 -> 5) "
                      "的最大值在这个分块中上升：它的 d 和 o 必须乘以 2^(m_old - m_new)"], lines
+
+
+def test_the_timeline_s_stage_table_in_chinese(monkeypatch):
+    from grader import profile
+
+    monkeypatch.chdir(paths.ROOT)
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    stage = {"stage": "s", "source": "x.cu", "kernels": [], "instructions": 10, "active_threads": 32.0, "bytes": 64,
+             "sectors": 4.0, "ideal": 4.0, "requests": 1, "extra_wavefronts": 0}
+    text = profile.stage_table({"config": "c", "stages": [stage]})
+    assert text.split()[:3] == ["级", "核函数来自", "核函数"] and "（模拟器上没有）" in text, text
+    assert text.endswith("模拟器上的解码步骤（c）：逐级计数，是估计值（不计时）"), text
