@@ -56,6 +56,21 @@ CATALOGUE: dict[str, dict[str, str]] = {
                          "zh": "模拟器上没有运行（对 CPU 来说太大；在 GPU 上评分时会运行）：{cases}"},
     "emulator.unchecked": {"en": "; sizes past {bounds} are unchecked here ({cases})",
                            "zh": "；超过 {bounds} 的规模在这里没有检查（{cases}）"},
+    "not_run.whole": {"en": "{first} (the whole message is on the first failure of {exercise})",
+                      "zh": "{first}（完整信息在 {exercise} 的第一个失败里）"},
+    "not_run.stopped": {"en": "not run: the checking process of {exercise} ended ({first})",
+                        "zh": "未运行：{exercise} 的检查进程已结束（{first}）"},
+    "runner.needs_gpu": {"en": "needs a CUDA GPU: {reason}. Compile and SASS checks still run without one (python -m "
+                               "grader compile {day}).",
+                         "zh": "需要 CUDA GPU：{reason}。没有 GPU 也能做编译和 SASS 检查（python -m grader compile {day}）。"},
+    "runner.needs_arch": {"en": "{exercise} needs sm_{needed} or newer; this GPU is {have} (COURSE_BACKEND=emulator runs "
+                                "it on the CPU)",
+                          "zh": "{exercise} 需要 sm_{needed} 或更新的 GPU；这块 GPU 是 {have}（COURSE_BACKEND=emulator "
+                                "可在 CPU 上运行它）"},
+    "runner.needs_exact_arch": {"en": "{exercise} needs an sm_{needed} GPU (sm_{needed}a instructions: wgmma, TMA); this "
+                                      "GPU is {have} (COURSE_BACKEND=emulator runs it on the CPU)",
+                                "zh": "{exercise} 需要 sm_{needed} 的 GPU（sm_{needed}a 指令：wgmma、TMA）；这块 GPU 是 "
+                                      "{have}（COURSE_BACKEND=emulator 可在 CPU 上运行它）"},
     "not_run.ended": {"en": "not run: the checking process of {exercise} ended at case {case} ({status}, reported "
                             "above)",
                       "zh": "未运行：{exercise} 的检查进程在用例 {case} 处结束（{status}，见上文）"},

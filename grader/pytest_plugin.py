@@ -74,12 +74,12 @@ class Course:
             outcome = _OUTCOMES[ex.key]
             if outcome.status == "failed" and not any(r.status != "not run" for r in outcome.cases):
                 why = outcome.message if first else \
-                    f"{outcome.message.splitlines()[0]} (the whole message is on the first failure of {ex.key})"
+                    say("not_run.whole", first=outcome.message.splitlines()[0], exercise=ex.key)
             else:
                 ended = next((r for r in outcome.cases if r.status in ("timed out", "crashed")), None)
                 why = (say("not_run.ended", exercise=ex.key, case=case_id(ended.case),
                            status=status_word(ended.status)) if ended else
-                       f"not run: the checking process of {ex.key} ended ({outcome.message.splitlines()[0]})")
+                       say("not_run.stopped", exercise=ex.key, first=outcome.message.splitlines()[0]))
             pytest.fail(why, pytrace=False)
         progress.record_failure(ex.key, result.case, result.seed)  # what `grader debug` replays
         prefix = {"crashed": "crashed: ", "timed out": ""}.get(result.status, "")

@@ -33,16 +33,14 @@ def why_not_here(ex: Exercise) -> str | None:
     """Why this machine cannot run `ex` at all (no GPU; a GPU older than the exercise needs), or None."""
     reason = device.why_no_gpu()
     if reason:
-        return (f"needs a CUDA GPU: {reason}. Compile and SASS checks still run without one "
-                f"(python -m grader compile {ex.day}).")
+        return say("runner.needs_gpu", reason=reason, day=ex.day)
     needed, specific = solution_facts.required_arch(ex.day, ex.source)
     if needed and not device.current().any_arch:
         have = device.properties()["sm"]
         if compiler.arch_number(have) < needed:
-            return f"{ex.key} needs sm_{needed} or newer; this GPU is {have} (COURSE_BACKEND=emulator runs it on the CPU)"
+            return say("runner.needs_arch", exercise=ex.key, needed=needed, have=have)
         if specific and compiler.arch_number(have) != needed:
-            return (f"{ex.key} needs an sm_{needed} GPU (sm_{needed}a instructions: wgmma, TMA); this GPU is "
-                    f"{have} (COURSE_BACKEND=emulator runs it on the CPU)")
+            return say("runner.needs_exact_arch", exercise=ex.key, needed=needed, have=have)
     return None
 
 

@@ -261,3 +261,18 @@ def test_the_timeline_s_stage_table_in_chinese(monkeypatch):
     text = profile.stage_table({"config": "c", "stages": [stage]})
     assert text.split()[:3] == ["级", "核函数来自", "核函数"] and "（模拟器上没有）" in text, text
     assert text.endswith("模拟器上的解码步骤（c）：逐级计数，是估计值（不计时）"), text
+
+
+def test_why_a_machine_cannot_run_an_exercise_in_chinese(monkeypatch):
+    """The skip reason of every GPU-only test on a machine without one, and the self-check's not-run lines."""
+    from grader import exercises, runner
+
+    monkeypatch.chdir(paths.ROOT)
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    monkeypatch.setattr(runner.device, "why_no_gpu", lambda: "没有驱动")
+    assert runner.why_not_here(exercises.get("day01", "vector_add")) == \
+        "需要 CUDA GPU：没有驱动。没有 GPU 也能做编译和 SASS 检查（python -m grader compile day01）。"
+    assert messages.say("not_run.whole", first="x", exercise="e") == "x（完整信息在 e 的第一个失败里）"
+    assert messages.say("not_run.stopped", exercise="e", first="x") == "未运行：e 的检查进程已结束（x）"
+    assert messages.say("runner.needs_arch", exercise="e", needed=90, have="sm_80").startswith("e 需要 sm_90 或更新的 GPU")
+    assert messages.say("runner.needs_exact_arch", exercise="e", needed=90, have="sm_80").startswith("e 需要 sm_90 的 GPU")
