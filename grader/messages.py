@@ -313,6 +313,19 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "profile.wrong_output": {"en": "{label}: not profiled, its output is wrong ({error})",
                              "zh": "{label}：没有分析，它的输出是错的（{error}）"},
     "profile.not_profiled": {"en": "yours: not profiled ({error})", "zh": "yours：没有分析（{error}）"},
+    # ---- `python -m grader profile`: the cells of the table (grader.ncu, grader.profile_estimates) ----
+    "cell.not_timed": {"en": "not timed (emulator)", "zh": "不计时（模拟器）"},
+    "cell.sectors": {"en": "{per} (ideal {ideal})", "zh": "{per}（理想 {ideal}）"},
+    "cell.no_global": {"en": "no global accesses", "zh": "没有全局内存访问"},
+    "cell.extra": {"en": "{count} extra wavefronts", "zh": "多出 {count} 个波前"},
+    "cell.no_shared": {"en": "no shared accesses", "zh": "没有共享内存访问"},
+    "cell.of_32": {"en": "{threads} of 32", "zh": "32 个中的 {threads}"},
+    "cell.mma_share": {"en": "mma: {share} of warp instructions", "zh": "mma：占线程束指令的 {share}"},
+    "cell.occupancy": {"en": "{frac} ({blocks} blocks of {threads} threads; limiter: {limiter})",
+                       "zh": "{frac}（{blocks} 个线程块，每块 {threads} 个线程；限制因素：{limiter}）"},
+    "cell.loads": {"en": "{per} (loads)", "zh": "{per}（读取）"},
+    "cell.no_loads": {"en": "no global loads (LDG)", "zh": "没有全局内存读取（LDG）"},
+    "cell.limiter": {"en": "{pct} (limiter: {limiter})", "zh": "{pct}（限制因素：{limiter}）"},
     # ---- why warps stall (grader.ncu) ----
     "stall.long_scoreboard": {"en": "waiting for a global/local memory load (L1TEX): more bytes in flight, or fewer "
                                     "loads",

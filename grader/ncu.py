@@ -245,12 +245,12 @@ def rows(metrics: dict, nbytes: int = 0, flops: float = 0.0) -> dict[str, str]:
         out["throughput"] = (f"{nbytes / seconds / 1e9:.0f} GB/s" if nbytes else f"{flops / seconds / 1e12:.1f} TFLOP/s")
     requests, sectors = m["global_ld_requests"], m["global_ld_sectors"]
     if isinstance(requests, float) and isinstance(sectors, float):
-        out["sectors"] = f"{sectors / requests:.2f} (loads)" if requests else "no global loads (LDG)"
+        out["sectors"] = say("cell.loads", per=f"{sectors / requests:.2f}") if requests else say("cell.no_loads")
     conflicts = [v for v in (m["bank_conflicts_ld"], m["bank_conflicts_st"]) if isinstance(v, float)]
     if conflicts:
         out["bank_conflicts"] = f"{sum(conflicts):,.0f}"
     if isinstance(m["theoretical_occupancy"], float):
-        out["theoretical"] = f"{m['theoretical_occupancy']:.0f}% (limiter: {limiter(metrics)})"
+        out["theoretical"] = say("cell.limiter", pct=f"{m['theoretical_occupancy']:.0f}%", limiter=limiter(metrics))
     if isinstance(m["registers"], float):
         out["registers"] = f"{m['registers']:.0f}"
     smem = [v for v in (m["smem_static"], m["smem_dynamic"]) if isinstance(v, float)]
@@ -259,7 +259,7 @@ def rows(metrics: dict, nbytes: int = 0, flops: float = 0.0) -> dict[str, str]:
     if isinstance(m["instructions"], float):
         out["instructions"] = f"{m['instructions']:,.0f}"
     if isinstance(m["threads_per_instruction"], float):
-        out["active_threads"] = f"{m['threads_per_instruction']:.1f} of 32"
+        out["active_threads"] = say("cell.of_32", threads=f"{m['threads_per_instruction']:.1f}")
     stalls = top_stalls(metrics)
     if stalls:
         out["stalls"] = ", ".join(f"{r} {v:.1f}" for r, v in stalls)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from grader.emulator import program, report
+from grader.messages import say
 
 #: An H100 SM (sm_90), for the occupancy estimate.
 H100 = {"registers": 65536, "shared": 228 << 10, "reserved_shared": 1 << 10, "threads": 2048, "warps": 64,
@@ -128,19 +129,19 @@ def rows(record: Record, resources: dict) -> dict[str, str]:
     kinds = mix(record)
     total = max(launch.instructions, 1)
     threads = int(np.prod(launch.block))
-    out = {"duration": "not timed (emulator)",
-           "sectors": (f"{g['sectors'] / g['requests']:.2f} (ideal {g['ideal'] / g['requests']:.2f})"
-                       if g["requests"] else "no global accesses"),
-           "bank_conflicts": (f"{s['wavefronts'] - s['ideal']:,} extra wavefronts" if s["requests"]
-                              else "no shared accesses"),
+    out = {"duration": say("cell.not_timed"),
+           "sectors": (say("cell.sectors", per=f"{g['sectors'] / g['requests']:.2f}",
+                           ideal=f"{g['ideal'] / g['requests']:.2f}") if g["requests"] else say("cell.no_global")),
+           "bank_conflicts": (say("cell.extra", count=f"{s['wavefronts'] - s['ideal']:,}") if s["requests"]
+                              else say("cell.no_shared")),
            "instructions": f"{launch.instructions:,}",
-           "active_threads": f"{launch.thread_instructions / total:.1f} of 32",
+           "active_threads": say("cell.of_32", threads=f"{launch.thread_instructions / total:.1f}"),
            "mix": ", ".join(f"{k} {v / total:.0%}" for k, v in list(kinds.items())[:4]),
-           "tensor": f"mma: {kinds.get('tensor core (mma)', 0) / total:.1%} of warp instructions"}
+           "tensor": say("cell.mma_share", share=f"{kinds.get('tensor core (mma)', 0) / total:.1%}")}
     if "registers" in resources:
         static = resources.get("shared", 0)
         frac, limiter, blocks = occupancy(threads, resources["registers"], static + launch.shared_mem)
-        out["theoretical"] = f"{frac:.0%} ({blocks} blocks of {threads} threads; limiter: {limiter})"
+        out["theoretical"] = say("cell.occupancy", frac=f"{frac:.0%}", blocks=blocks, threads=threads, limiter=limiter)
         out["registers"] = str(resources["registers"])
         out["smem"] = f"{(static + launch.shared_mem) / 1024:.1f} KiB"
     return out

@@ -276,3 +276,22 @@ def test_why_a_machine_cannot_run_an_exercise_in_chinese(monkeypatch):
     assert messages.say("not_run.stopped", exercise="e", first="x") == "未运行：e 的检查进程已结束（x）"
     assert messages.say("runner.needs_arch", exercise="e", needed=90, have="sm_80").startswith("e 需要 sm_90 或更新的 GPU")
     assert messages.say("runner.needs_exact_arch", exercise="e", needed=90, have="sm_80").startswith("e 需要 sm_90 的 GPU")
+
+
+def test_the_profile_s_cells_in_chinese(monkeypatch):
+    """What the table's cells say besides numbers: on the emulator and from Nsight Compute."""
+    from grader import ncu
+
+    monkeypatch.chdir(paths.ROOT)
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    metrics = {ncu.METRICS["global_ld_requests"]: 0.0, ncu.METRICS["global_ld_sectors"]: 0.0,
+               ncu.METRICS["threads_per_instruction"]: 31.5, ncu.METRICS["theoretical_occupancy"]: 50.0,
+               ncu.METRICS["limit_registers"]: 4.0}
+    cells = ncu.rows(metrics)
+    assert (cells["sectors"], cells["active_threads"]) == ("没有全局内存读取（LDG）", "32 个中的 31.5"), cells
+    assert cells["theoretical"].startswith("50%（限制因素："), cells
+    for key, zh in (("cell.not_timed", "不计时（模拟器）"), ("cell.no_shared", "没有共享内存访问"),
+                    ("cell.extra", "多出 3 个波前"), ("cell.mma_share", "mma：占线程束指令的 3"),
+                    ("cell.occupancy", "3（3 个线程块，每块 3 个线程；限制因素：3）")):
+        fields = {f: 3 for f in ("count", "share", "frac", "blocks", "threads", "limiter")}
+        assert messages.say(key, **fields) == zh
