@@ -3,7 +3,8 @@
 Builds the same synthetic class once per mode (a fresh course folder each: nbgrader's configuration
 names its folder): N students per day, student i hands in MIX[i % len(MIX)]: the solutions, the
 released stubs, half-done work, a file that does not compile, and from the seventh student on a kernel
-that traps and one that never finishes. A warm-up first grades one solution per day, untimed (it
+that traps and one that never finishes; every file a student changed ends with a line naming them, so
+that, as in a real class, only untouched stubs are alike. A warm-up first grades one solution per day, untimed (it
 measures the solutions' times that set the per-case budgets, and fills the disk cache); each mode then
 compiles into a kernel cache of its own (CUPY_CACHE_DIR). The class is graded with serial
 `nbgrader autograde` (what an instructor runs by hand) and with `grade-class` on Ray for each GPU count
@@ -35,21 +36,22 @@ STALLS = {"traps": " __trap();", "hangs": " while (true) {}"}   # put first in t
 _KERNEL = re.compile(r"(__global__[^{;]*\{)")
 
 
-def _files(day: str, kind: str, scratch: Path) -> dict[str, Path]:
-    """The .cu files a student of this kind hands in (the others are the released stubs)."""
+def _files(day: str, kind: str, scratch: Path, student: str) -> dict[str, Path]:
+    """The files a student of this kind hands in (the others are the released stubs). Each solved file
+    ends with a comment naming the student, so that no two students hand in the same bytes, as in a real
+    class (identical stubs stay identical: an exercise not started is the same file for everyone)."""
     names = course.exercise_files(day)
     solved = {"solution": names, "stub": [], "half": names[: len(names) // 2]}.get(kind, names)
-    files = {n: paths.SOLUTIONS / day / n for n in solved}
+    texts = {n: (paths.SOLUTIONS / day / n).read_text() for n in solved}
     if kind == "broken":
-        first = names[0]
-        text = BROKEN + files[first].read_text()
+        texts[names[0]] = BROKEN + texts[names[0]]
     elif kind in STALLS:
-        first = next(n for n in names if _KERNEL.search(files[n].read_text()))
-        text = _KERNEL.sub(lambda m: m.group(1) + STALLS[kind], files[first].read_text(), count=1)
-    else:
-        return files
-    files[first] = scratch / f"{day}-{kind}-{first}"
-    files[first].write_text(text)
+        first = next(n for n in names if _KERNEL.search(texts[n]))
+        texts[first] = _KERNEL.sub(lambda m: m.group(1) + STALLS[kind], texts[first], count=1)
+    files = {}
+    for n, text in texts.items():
+        files[n] = scratch / f"{student}-{day}-{n}"
+        files[n].write_text(f"{text}\n{'#' if n.endswith('.py') else '//'} handed in by {student}\n")
     return files
 
 
@@ -65,7 +67,7 @@ def build(course_dir: Path, days: list[str], students: int) -> list[tuple[str, s
     for day in days:
         for i in range(students):
             student = f"s{i:03d}"
-            course._submit(course_dir, day, student, _files(day, MIX[i % len(MIX)], scratch))
+            course._submit(course_dir, day, student, _files(day, MIX[i % len(MIX)], scratch, student))
             pairs.append((student, day))
     return pairs
 

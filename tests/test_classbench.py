@@ -37,8 +37,10 @@ def test_the_class_is_the_mix(tmp_path):
     solution = {n: (paths.SOLUTIONS / DAY / n).read_text() for n in names}
     stub = {n: (release / n).read_text() for n in names}
     for i, kind in enumerate(classbench.MIX):
-        got = handed_in(f"s{i:03d}")
-        solved = {n for n in names if got[n] == solution[n]}
+        student = f"s{i:03d}"
+        got = handed_in(student)
+        signed = {n: f"{solution[n]}\n// handed in by {student}\n" for n in names}  # no two students alike
+        solved = {n for n in names if got[n] == signed[n]}
         stubs = {n for n in names if got[n] == stub[n]}
         if kind == "solution":
             assert solved == set(names)
@@ -50,5 +52,5 @@ def test_the_class_is_the_mix(tmp_path):
             assert got[names[0]].startswith(classbench.BROKEN) and solved == set(names[1:])
         else:  # the first kernel of the first file stalls first thing; the rest is the solution
             stall = classbench.STALLS[kind]
-            assert got[names[0]].count(stall) == 1 and got[names[0]].replace(stall, "") == solution[names[0]]
+            assert got[names[0]].count(stall) == 1 and got[names[0]].replace(stall, "") == signed[names[0]]
             assert solved == set(names[1:])
