@@ -72,9 +72,14 @@ def look(base: str, token: str, lang: str, out: Path) -> dict:
 
 def _run_first_cell(page, tries: int = 6) -> None:
     """Run the lesson's first cell (nb.setup's banner) and wait for its output. A run asked for while the
-    kernel is still connecting is dropped by the lab (the prompt stays "[ ]"): ask again."""
+    kernel is still connecting is dropped by the lab (the prompt stays "[ ]"): ask again. On a loaded
+    machine the lab may ask something first (a kernel slow to start brings up its kernel dialog): take
+    its default answer, as a student would."""
     output, prompt = ".jp-Notebook .jp-CodeCell .jp-OutputArea-output", ".jp-Notebook .jp-CodeCell .jp-InputPrompt"
     for _ in range(tries):
+        if page.locator(".jp-Dialog").count():
+            page.locator(".jp-Dialog .jp-mod-accept").first.click()
+            page.wait_for_timeout(1000)
         page.locator(".jp-Notebook .jp-CodeCell").first.click()
         page.keyboard.press("Shift+Enter")
         try:
