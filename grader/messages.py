@@ -44,6 +44,9 @@ CATALOGUE: dict[str, dict[str, str]] = {
     # ---- a grade: the result of an exercise (grader.isolation) ----
     "outcome": {"en": "{exercise}: {status} ({passed}/{total} cases)",
                 "zh": "{exercise}：{status}（{passed}/{total} 个用例）"},
+    "ceiling.copy bandwidth": {"en": "copy bandwidth", "zh": "拷贝带宽"},
+    "ceiling.cuBLAS gemv": {"en": "cuBLAS gemv", "zh": "cuBLAS 的 GEMV"},
+    "ceiling.the best torch SDPA backend": {"en": "the best torch SDPA backend", "zh": "torch 最快的 SDPA 后端"},
     "status.passed": {"en": "passed", "zh": "通过"},
     "status.failed": {"en": "failed", "zh": "未通过"},
     "status.crashed": {"en": "crashed", "zh": "崩溃"},
@@ -515,3 +518,10 @@ def status(word: str, lang: str | None = None) -> str:
     """An outcome's status (passed, failed, crashed, timed out, not run) as the student reads it."""
     key = f"status.{word}"
     return say(key, lang) if key in CATALOGUE else word
+
+
+def ceiling(label: str, lang: str | None = None) -> str:
+    """A benchmark's ceiling (copy bandwidth, cuBLAS gemv, ...) as the student reads it; a name the
+    catalogue does not hold (cuBLAS, cupy.cumsum) is the same in both languages."""
+    key = f"ceiling.{label}"
+    return say(key, lang) if key in CATALOGUE else label

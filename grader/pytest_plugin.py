@@ -15,7 +15,7 @@ import pytest
 
 from grader import device, paths, progress, runner, sass, tables
 from grader.exercises import Exercise, case_id
-from grader.messages import say, status as status_word
+from grader.messages import ceiling as ceiling_word, say, status as status_word
 
 TIMEOUT_ENV = "COURSE_TEST_TIMEOUT"
 _fault: dict[str, str] = {}
@@ -258,7 +258,7 @@ def format_table(rows: list[dict]) -> str:
     return tables.render(
         [say("table.exercise"), *counts, say("table.result"), say("table.of_ceiling")],
         [[r["exercise"], r["passed"], r["failed"], r["skipped"], r["status"],
-          say("table.ratio", ratio=f"{r['ratio']:.0%}", ceiling=r["ceiling"]) if r["ratio"] is not None else "-"]
+          say("table.ratio", ratio=f"{r['ratio']:.0%}", ceiling=ceiling_word(r["ceiling"])) if r["ratio"] is not None else "-"]
          for r in rows],
         right=tuple(counts))
 
