@@ -167,16 +167,21 @@ class Report:
 
 
 def bandwidth_sweep(report: Report, series: dict, make, points: list, nbytes: list[int] | int,
-                    xs: list[int] | None = None) -> Report:
+                    xs: list[int] | None = None, ceiling=None) -> Report:
     """Fill a GB/s `report` the way every memory-bound benchmark does: for each `label: what` of
     `series` (a module, a (module, dtype) pair ...), the launch `make(what, point)` returns (having made
     the point's inputs) measured at each of `points`, moving `nbytes[i]` bytes (an int: the same at
-    every point), on the x-axis at `xs[i]` (default: the bytes); then the ceiling, the device-to-device
-    copy of the same bytes (measured once per byte count)."""
+    every point), on the x-axis at `xs[i]` (default: the bytes); then the ceiling: `ceiling(point)`'s
+    Measurement where given (a library's own kernel), else the device-to-device copy of the same bytes
+    (measured once per byte count)."""
     moved = [nbytes] * len(points) if isinstance(nbytes, int) else list(nbytes)
     xs = moved if xs is None else list(xs)
     for label, what in series.items():
         report.series[label] = [measure(label, make(what, p), size=x, nbytes=n) for p, x, n in zip(points, xs, moved)]
-    copies = {n: copy_ceiling(n) for n in dict.fromkeys(moved)}
-    report.ceiling = [Measurement(**{**vars(copies[n]), "size": x}) for x, n in zip(xs, moved)]
+    if ceiling is None:
+        copies = {n: copy_ceiling(n) for n in dict.fromkeys(moved)}
+        ceilings = [copies[n] for n in moved]
+    else:
+        ceilings = [ceiling(p) for p in points]
+    report.ceiling = [Measurement(**{**vars(c), "size": x}) for c, x in zip(ceilings, xs)]
     return report

@@ -10,18 +10,28 @@ from grader.paths import SOLUTIONS
 COLSUM = (SOLUTIONS / "day07" / "colsum.cu").read_text()
 
 
-def _derive(*pairs: tuple[str, str]) -> str:
-    text = COLSUM
+def _planted(solution: str, *pairs: tuple[str, str]) -> str:
+    """`solution` with each (old, new) replaced; every old must still be in the solution."""
+    text = solution
     for old, new in pairs:
-        assert text.count(old) >= 1, f"the planted replacement no longer matches the solution: {old!r}"
+        assert old in text, f"the planted replacement no longer matches the solution: {old!r}"
         text = text.replace(old, new)
     return text
 
 
-def _design(planted, text: str) -> str | None:
-    right = planted("day07", "colsum", text)
+def _derive(*pairs: tuple[str, str]) -> str:
+    return _planted(COLSUM, *pairs)
+
+
+def _graded_design(planted, day: str, name: str, text: str) -> str | None:
+    """The design grade's message for a planted design that must still pass the correctness cases."""
+    right = planted(day, name, text)
     assert right is None, f"a planted design must still be right: {right}"
-    return planted("day07", "colsum_design", text)
+    return planted(day, f"{name}_design", text)
+
+
+def _design(planted, text: str) -> str | None:
+    return _graded_design(planted, "day07", "colsum", text)
 
 
 def test_the_solution_passes_both(planted):
@@ -121,17 +131,11 @@ GEMV = (SOLUTIONS / "day10" / "gemv.cu").read_text()
 
 
 def _gemv(*pairs: tuple[str, str]) -> str:
-    text = GEMV
-    for old, new in pairs:
-        assert old in text, f"the planted replacement no longer matches the solution: {old!r}"
-        text = text.replace(old, new)
-    return text
+    return _planted(GEMV, *pairs)
 
 
 def _gemv_design(planted, text: str) -> str | None:
-    right = planted("day10", "gemv", text)
-    assert right is None, f"a planted design must still be right: {right}"
-    return planted("day10", "gemv_design", text)
+    return _graded_design(planted, "day10", "gemv", text)
 
 
 def test_gemv_solution_passes_both(planted):

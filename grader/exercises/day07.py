@@ -156,15 +156,8 @@ SELF_CHECK_SHAPES = ("tall", "square", "wide")
 
 
 def _colsum(module, x, m: int, n: int, sms: int, what: str):
-    """Plan, then launch colsum on device matrix x; the [n] sums and the plan (out zeroed first, and one
-    guard element past it that must keep its poison)."""
-    plan = open_design.read_plan(module, "colsum", (np.int64(m), np.int32(n), np.int32(sms)), what)
-    out = device.empty(n + 1, guard=1)
-    out[:n] = 0
-    open_design.launch(module, "colsum", plan, (x, out, np.int64(m), np.int32(n)), what)
-    got = device.to_host(out)
-    checks.assert_untouched(got[n:], np.ones(1, bool), name=f"colsum out past N {what}")
-    return got[:n], plan
+    """The [n] sums of device matrix x, and the plan colsum_plan wrote (open_design.run)."""
+    return open_design.run(module, "colsum", (x,), (np.int64(m), np.int32(n)), n, sms, what)
 
 
 def _assert_sums(got, x: np.ndarray, seed: int, what: str) -> None:
@@ -217,17 +210,8 @@ def check_colsum_design(module, seed: int, shape: str) -> None:
     sms = device.properties()["sms"] if timed else open_design.GPU_SMS
     got, plan = _colsum(module, xd, m, n, sms, what)
     _assert_exact(got, x, seed, what)
-    if timed:
-        out = device.empty(n)
-        share, wrong = open_design.bandwidth_verdict(
-            lambda: open_design.launch(module, "colsum", plan, (xd, out, np.int64(m), np.int32(n)), what, sync=False),
-            x.nbytes)
-    else:
-        wrong = open_design.statistics_verdict(device.current().memory_totals(), x.nbytes)
-        big = open_design.read_plan(module, "colsum", (np.int64(full[0]), np.int32(full[1]),
-                                                       np.int32(open_design.GPU_SMS)), f"({shape}: M={full[0]}, N={full[1]})")
-        wrong += open_design.parallelism_verdict(big)
-    open_design.fail_if(wrong, f"colsum {what}", plan)
+    open_design.judge(module, "colsum", plan, (xd,), (np.int64(m), np.int32(n)), n, x.nbytes, what,
+                      full_sizes=(np.int64(full[0]), np.int32(full[1])), full_what=f"({shape}: M={full[0]}, N={full[1]})")
 
 
 def bench_colsum(modules: dict, quick: bool = False) -> bench.Report:

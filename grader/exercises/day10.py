@@ -428,15 +428,8 @@ U32 = 2.0 ** -24
 
 
 def _gemv(module, w, x, n: int, k: int, sms: int, what: str):
-    """Plan, then launch gemv on device w, x; the [n] results and the plan (y zeroed first, one guard
-    element past it that must keep its poison)."""
-    plan = open_design.read_plan(module, "gemv", (np.int32(n), np.int32(k), np.int32(sms)), what)
-    y = device.empty(n + 1, guard=1)
-    y[:n] = 0
-    open_design.launch(module, "gemv", plan, (w, x, y, np.int32(n), np.int32(k)), what)
-    got = device.to_host(y)
-    checks.assert_untouched(got[n:], np.ones(1, bool), name=f"gemv y past N {what}")
-    return got[:n], plan
+    """y = w x on device w, x, and the plan gemv_plan wrote (open_design.run)."""
+    return open_design.run(module, "gemv", (w, x), (np.int32(n), np.int32(k)), n, sms, what, out_name="y")
 
 
 def _small_integers(rng: np.random.Generator, shape) -> np.ndarray:
@@ -446,12 +439,13 @@ def _small_integers(rng: np.random.Generator, shape) -> np.ndarray:
 
 
 def _gemv_exact(module, rng, n: int, k: int, sms: int, seed: int, what: str):
+    """gemv on small integers, compared exactly; (w and x on the device, w's bytes, x's bytes, the plan)."""
     w, x = _small_integers(rng, (n, k)), _small_integers(rng, k)
-    wd = device.asarray(w)
-    got, plan = _gemv(module, wd, device.asarray(x), n, k, sms, what)
+    wd, xd = device.asarray(w), device.asarray(x)
+    got, plan = _gemv(module, wd, xd, n, k, sms, what)
     checks.assert_close(got, w.astype(np.float64) @ x.astype(np.float64), tol=checks.Tolerance(0.0, 0.0, False),
                         seed=seed, name=f"gemv of +-(1..4) integers, exact in any order {what}")
-    return w, x, plan
+    return wd, xd, w.nbytes, x.nbytes, plan
 
 
 def check_gemv(module, seed: int, n: int, k: int) -> None:
@@ -481,18 +475,10 @@ def check_gemv_design(module, seed: int, shape: str) -> None:
     n, k = full if timed else small
     what = f"({shape}: N={n}, K={k})"
     sms = device.properties()["sms"] if timed else open_design.GPU_SMS
-    w, x, plan = _gemv_exact(module, np.random.default_rng(seed), n, k, sms, seed, what)
-    if timed:
-        wd, xd, y = device.asarray(w), device.asarray(x), device.empty(n)
-        _, wrong = open_design.bandwidth_verdict(
-            lambda: open_design.launch(module, "gemv", plan, (wd, xd, y, np.int32(n), np.int32(k)), what, sync=False),
-            w.nbytes, ceiling=cublas_gemv(wd, xd), at_least=GEMV_OF_CUBLAS)
-    else:
-        wrong = open_design.statistics_verdict(device.current().memory_totals(), w.nbytes, plan.grid[0] * x.nbytes)
-        big = open_design.read_plan(module, "gemv", (np.int32(full[0]), np.int32(full[1]),
-                                                     np.int32(open_design.GPU_SMS)), f"({shape}: N={full[0]}, K={full[1]})")
-        wrong += open_design.parallelism_verdict(big)
-    open_design.fail_if(wrong, f"gemv {what}", plan)
+    wd, xd, w_bytes, x_bytes, plan = _gemv_exact(module, np.random.default_rng(seed), n, k, sms, seed, what)
+    open_design.judge(module, "gemv", plan, (wd, xd), (np.int32(n), np.int32(k)), n, w_bytes, what,
+                      full_sizes=(np.int32(full[0]), np.int32(full[1])), full_what=f"({shape}: N={full[0]}, K={full[1]})",
+                      reread=plan.grid[0] * x_bytes, ceiling=lambda: cublas_gemv(wd, xd), at_least=GEMV_OF_CUBLAS)
 
 
 def cublas_gemv(w, x) -> bench.Measurement:
@@ -515,17 +501,14 @@ def bench_gemv(modules: dict, quick: bool = False) -> bench.Report:
               for name in names}
     y = device.empty(max(GEMV_SHAPES[name][1][0] for name in names))
 
-    def run(module, name: str):
+    def make(module, name: str):
         n, k = GEMV_SHAPES[name][1]
         plan = open_design.read_plan(module, "gemv", (np.int32(n), np.int32(k), np.int32(sms)), name)
         return lambda: open_design.launch(module, "gemv", plan, (*inputs[name], y, np.int32(n), np.int32(k)),
                                           name, sync=False)
 
-    for label, module in modules.items():
-        report.series[label] = [bench.measure(label, run(module, name), size=i, nbytes=2 * math.prod(GEMV_SHAPES[name][1]))
-                                for i, name in enumerate(names)]
-    report.ceiling = [bench.Measurement(**{**vars(cublas_gemv(*inputs[name])), "size": i}) for i, name in enumerate(names)]
-    return report
+    return bench.bandwidth_sweep(report, modules, make, names, [2 * math.prod(GEMV_SHAPES[name][1]) for name in names],
+                                 xs=list(range(len(names))), ceiling=lambda name: cublas_gemv(*inputs[name]))
 
 
 EXERCISES = (

@@ -17,7 +17,9 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from grader import bench, device
+import numpy as np
+
+from grader import bench, checks, device
 from grader.messages import say
 
 AT_LEAST_OF_COPY = 0.75   # a design passes on a GPU at this share of the copy bandwidth (the course's: 87-90% on an H100)
@@ -66,6 +68,34 @@ def launch(module, name: str, plan: Plan, args: tuple, what: str, sync: bool = T
         device.launch(kernel, plan.grid, (plan.block,), args, shared_mem=plan.shared, what=f"{name} {what}")
     else:
         kernel(plan.grid, (plan.block,), args, shared_mem=plan.shared)
+
+
+def run(module, name: str, inputs: tuple, sizes: tuple, n_out: int, sms: int, what: str, out_name: str = "out"):
+    """Plan `name` for `sizes` on `sms` SMs, then launch name(*inputs, out, *sizes) once. `out` is [n_out]
+    float32, zeroed first, with one guard element past it that must keep its poison. (results, plan)."""
+    plan = read_plan(module, name, (*sizes, np.int32(sms)), what)
+    out = device.empty(n_out + 1, guard=1)
+    out[:n_out] = 0
+    launch(module, name, plan, (*inputs, out, *sizes), what)
+    got = device.to_host(out)
+    checks.assert_untouched(got[n_out:], np.ones(1, bool), name=f"{name} {out_name} past N {what}")
+    return got[:n_out], plan
+
+
+def judge(module, name: str, plan: Plan, inputs: tuple, sizes: tuple, n_out: int, nbytes: int, what: str, *,
+          full_sizes: tuple, full_what: str, reread: int = 0, ceiling=None,
+          at_least: float = AT_LEAST_OF_COPY) -> None:
+    """Grade the design `run` just launched: on a GPU its bandwidth reading `nbytes` against `ceiling()`
+    (default: the copy); on the emulator that launch's statistics (`reread`: see statistics_verdict) and
+    the plan for `full_sizes` on GPU_SMS SMs. An AssertionError listing every shortfall."""
+    if bench.timed():
+        out = device.empty(n_out)
+        _, wrong = bandwidth_verdict(lambda: launch(module, name, plan, (*inputs, out, *sizes), what, sync=False),
+                                     nbytes, ceiling() if ceiling else None, at_least)
+    else:
+        wrong = statistics_verdict(device.current().memory_totals(), nbytes, reread)
+        wrong += parallelism_verdict(read_plan(module, name, (*full_sizes, np.int32(GPU_SMS)), full_what))
+    fail_if(wrong, f"{name} {what}", plan)
 
 
 def statistics_verdict(totals: dict, input_bytes: int, reread: int = 0) -> list[str]:
