@@ -74,6 +74,8 @@ CATALOGUE: dict[str, dict[str, str]] = {
                                       "GPU is {have} (COURSE_BACKEND=emulator runs it on the CPU)",
                                 "zh": "{exercise} 需要 sm_{needed} 的 GPU（sm_{needed}a 指令：wgmma、TMA）；这块 GPU 是 "
                                       "{have}（COURSE_BACKEND=emulator 可在 CPU 上运行它）"},
+    "runner.malformed": {"en": "{exercise}: the student's process returned malformed data ({error})",
+                         "zh": "{exercise}：学生的进程返回的数据格式不对（{error}）"},
     "not_run.ended": {"en": "not run: the checking process of {exercise} ended at case {case} ({status}, reported "
                             "above)",
                       "zh": "未运行：{exercise} 的检查进程在用例 {case} 处结束（{status}，见上文）"},
@@ -487,6 +489,46 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "profile.sectors_ideal": {"en": "sectors/request (ideal)", "zh": "扇区/请求（理想）"},
     "profile.extra_wavefronts": {"en": "extra shared wavefronts", "zh": "多出的共享波前"},
     "profile.none_here": {"en": "(none on the emulator)", "zh": "（模拟器上没有）"},
+    "profile.launch": {"en": "{kernel} (launch {n})", "zh": "{kernel}（第 {n} 次启动）"},
+    "profile.still_running": {"en": "still running after {seconds} s: stopped", "zh": "运行 {seconds} 秒后仍未结束：已停止"},
+    "profile.stopped": {"en": "the profiling run stopped before reporting: {tail}",
+                        "zh": "性能分析进程在报告结果之前就停止了：{tail}"},
+    "profile.import_failed": {"en": "ncu --import {report} failed: {error}", "zh": "ncu --import {report} 失败：{error}"},
+    "profile.import_unreadable": {"en": "{error} from ncu --import {report}", "zh": "ncu --import {report} 的输出：{error}"},
+    "profile.timeline_only": {"en": "--timeline is for the capstone: python -m grader profile day14 --timeline",
+                              "zh": "--timeline 只用于综合项目：python -m grader profile day14 --timeline"},
+    # ---- Nsight Compute's own problems, as `grader profile` reports them (grader.ncu) ----
+    "ncu.counters_denied": {"en": "the GPU does not let this user read its performance counters (ERR_NVGPUCTRPERM): "
+                                  "run as root, or have an administrator allow it "
+                                  "(NVreg_RestrictProfilingToAdminUsers=0)",
+                            "zh": "这块 GPU 不允许当前用户读取它的性能计数器（ERR_NVGPUCTRPERM）：以 root 运行，或请"
+                                  "管理员开放权限（NVreg_RestrictProfilingToAdminUsers=0）"},
+    "ncu.error": {"en": "ncu: {error}", "zh": "ncu 报错：{error}"},
+    "ncu.no_kernels": {"en": "ncu profiled no kernel (\"No kernels were profiled\"): the benchmark launched nothing "
+                             "between cudaProfilerStart and Stop",
+                       "zh": "ncu 没有分析到任何核函数（\"No kernels were profiled\"）：基准测试在 cudaProfilerStart "
+                             "和 Stop 之间没有启动任何核函数"},
+    "ncu.not_csv": {"en": "not an Nsight Compute CSV: no header with \"ID\" and \"Kernel Name\"",
+                    "zh": "不是 Nsight Compute 的 CSV：没有含 \"ID\" 和 \"Kernel Name\"（核函数名）的表头"},
+    # ---- the profile's cells: what limits the occupancy, the instruction mix's families ----
+    "limiter.registers": {"en": "registers", "zh": "寄存器"},
+    "limiter.shared memory": {"en": "shared memory", "zh": "共享内存"},
+    "limiter.block size (warps per SM)": {"en": "block size (warps per SM)", "zh": "线程块大小（每个 SM 的线程束数）"},
+    "limiter.blocks per SM": {"en": "blocks per SM", "zh": "每个 SM 的线程块数"},
+    "limiter.and": {"en": " and ", "zh": "和"},
+    "limiter.blocks": {"en": "{limiter} ({blocks} blocks per SM)", "zh": "{limiter}（每个 SM {blocks} 个线程块）"},
+    "mix.tensor core (mma)": {"en": "tensor core (mma)", "zh": "张量核心（mma）"},
+    "mix.global memory": {"en": "global memory", "zh": "全局内存"},
+    "mix.shared memory": {"en": "shared memory", "zh": "共享内存"},
+    "mix.other memory (param, local, generic)": {"en": "other memory (param, local, generic)",
+                                                 "zh": "其他内存（param、本地内存 local、generic）"},
+    "mix.barriers and waits": {"en": "barriers and waits", "zh": "屏障与等待"},
+    "mix.warp shuffles and votes": {"en": "warp shuffles and votes", "zh": "线程束洗牌与投票"},
+    "mix.special functions (MUFU)": {"en": "special functions (MUFU)", "zh": "特殊函数（MUFU）"},
+    "mix.conversions and moves": {"en": "conversions and moves", "zh": "类型转换与数据移动"},
+    "mix.floating point": {"en": "floating point", "zh": "浮点运算"},
+    "mix.integer and logic": {"en": "integer and logic", "zh": "整数与逻辑运算"},
+    "mix.control flow (branches, exits)": {"en": "control flow (branches, exits)", "zh": "控制流（分支、退出）"},
     "profile.stages_note": {"en": "the decode step on the emulator ({config}): per-stage counts, ESTIMATES (nothing is "
                                   "timed)",
                             "zh": "模拟器上的解码步骤（{config}）：逐级计数，是估计值（不计时）"},
@@ -514,14 +556,19 @@ def said(e: BaseException) -> str | None:
     return None
 
 
-def status(word: str, lang: str | None = None) -> str:
+def word(group: str, name: str, lang: str | None = None) -> str:
+    """A name the code keeps in English (an occupancy limiter, an instruction-mix family, an outcome's
+    status) as the student reads it: the catalogue's `group.name`; a name it does not hold stays as it is."""
+    key = f"{group}.{name}"
+    return say(key, lang) if key in CATALOGUE else name
+
+
+def status(name: str, lang: str | None = None) -> str:
     """An outcome's status (passed, failed, crashed, timed out, not run) as the student reads it."""
-    key = f"status.{word}"
-    return say(key, lang) if key in CATALOGUE else word
+    return word("status", name, lang)
 
 
 def ceiling(label: str, lang: str | None = None) -> str:
     """A benchmark's ceiling (copy bandwidth, cuBLAS gemv, ...) as the student reads it; a name the
     catalogue does not hold (cuBLAS, cupy.cumsum) is the same in both languages."""
-    key = f"ceiling.{label}"
-    return say(key, lang) if key in CATALOGUE else label
+    return word("ceiling", label, lang)

@@ -22,7 +22,7 @@ import re
 import shutil
 from pathlib import Path
 
-from grader.messages import say
+from grader.messages import say, word
 
 NCU_ENV = "COURSE_NCU"    # the ncu executable, if not on PATH or in a CUDA toolkit
 NSYS_ENV = "COURSE_NSYS"  # the nsys executable, likewise
@@ -130,10 +130,11 @@ def import_command(ncu: Path, report: Path) -> list[str]:
 def problem(output: str) -> str | None:
     """ncu's own error in its output, in one line (None if it reported none)."""
     if "ERR_NVGPUCTRPERM" in output:
-        return ("the GPU does not let this user read its performance counters (ERR_NVGPUCTRPERM): run as root, "
-                "or have an administrator allow it (NVreg_RestrictProfilingToAdminUsers=0)")
+        return say("ncu.counters_denied")
     errors = [ln.split("==ERROR==", 1)[1].strip() for ln in output.splitlines() if "==ERROR==" in ln]
-    return f"ncu: {errors[0]}" if errors else None
+    if errors:
+        return say("ncu.error", error=errors[0])  # ncu's own words stay as it printed them
+    return say("ncu.no_kernels") if "No kernels were profiled" in output else None
 
 
 def _number(text: str, unit: str = ""):
@@ -161,7 +162,7 @@ def parse_csv(text: str) -> list[dict]:
     rows = list(csv.reader(io.StringIO("\n".join(lines))))
     start = next((i for i, r in enumerate(rows) if "Kernel Name" in r and "ID" in r), None)
     if start is None:
-        raise ValueError("not an Nsight Compute CSV: no header with \"ID\" and \"Kernel Name\"")
+        raise ValueError(say("ncu.not_csv"))
     header, body = rows[start], rows[start + 1:]
     col = {name: i for i, name in enumerate(header)}
     launches: dict[str, dict] = {}
@@ -230,7 +231,12 @@ def limiter(metrics: dict) -> str:
     if not known:
         return "?"
     least = min(known.values())
-    return f"{' and '.join(k for k, v in known.items() if v == least)} ({least:.0f} blocks per SM)"
+    return say("limiter.blocks", limiter=limiters([k for k, v in known.items() if v == least]), blocks=f"{least:.0f}")
+
+
+def limiters(names: list[str]) -> str:
+    """Occupancy limiters ('registers', 'shared memory', ...), joined, in the lessons' language."""
+    return say("limiter.and").join(word("limiter", n) for n in names)
 
 
 def rows(metrics: dict, nbytes: int = 0, flops: float = 0.0) -> dict[str, str]:

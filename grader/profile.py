@@ -36,6 +36,7 @@ from collections import Counter
 from pathlib import Path
 
 from grader import device, exercises, ncu, paths, tables
+from grader.language import LANG_ENV, language
 from grader.messages import say
 
 COMMAND = "profile"
@@ -79,6 +80,7 @@ def _run_child(request: dict, *, solutions: bool, source_dir: str | None, timeou
     out.unlink(missing_ok=True)
     cmd = wrap([sys.executable, "-m", "grader.profile", json.dumps({**request, "out": str(out)})])
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": paths.python_path(),
+           LANG_ENV: language(),  # the child runs in the course's root: the caller's folder may be what decides
            paths.KERNELS_ENV: "solutions" if solutions or paths.use_solutions() else "days"}
     if source_dir:
         env[paths.SOURCE_DIR_ENV] = str(Path(source_dir).resolve())
@@ -88,7 +90,7 @@ def _run_child(request: dict, *, solutions: bool, source_dir: str | None, timeou
         output, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
-        output = proc.communicate()[0] + f"\nstill running after {timeout:.0f} s: stopped"
+        output = proc.communicate()[0] + "\n" + say("profile.still_running", seconds=f"{timeout:.0f}")
     return (json.loads(out.read_text()) if out.is_file() else None), output
 
 
@@ -97,7 +99,7 @@ def _failure(what: str, result: dict | None, output: str) -> str:
         return f"{what}: {result['error']}"
     found = ncu.problem(output)
     tail = " | ".join(output.strip().splitlines()[-3:])
-    return f"{what}: {found or 'the profiling run stopped before reporting: ' + tail}"
+    return f"{what}: {found or say('profile.stopped', tail=tail)}"
 
 
 def render(found: list[dict], estimates: bool) -> str:
@@ -146,7 +148,7 @@ def gpu_tables(launches: list[dict], calls: list[dict], xlabel: str = "size", al
         for launch in by_call.get(i, []):
             seen[launch["kernel"]] += 1
             n = seen[launch["kernel"]]
-            kernel = launch["kernel"] if n == 1 else f"{launch['kernel']} (launch {n})"
+            kernel = launch["kernel"] if n == 1 else say("profile.launch", kernel=launch["kernel"], n=n)
             table = by_kernel.setdefault(kernel, {"kernel": kernel, "columns": {}, "weight": {}})
             table["columns"][column] = ncu.rows(launch["metrics"], call["nbytes"], call["flops"])
             duration = launch["metrics"].get(ncu.METRICS["duration"])
@@ -198,11 +200,12 @@ def collect(ex, *, solutions: bool = False, compare: bool = False, metrics: str 
         return {"tables": result["tables"], "notes": result["notes"], "estimates": True, "report": None}
     imported = subprocess.run(ncu.import_command(tool, report), capture_output=True, text=True)
     if imported.returncode:
-        raise ProfileError(f"{ex.key}: ncu --import {report} failed: {imported.stderr.strip()[:300]}")
+        raise ProfileError(f"{ex.key}: " + say("profile.import_failed", report=report,
+                                                error=imported.stderr.strip()[:300]))
     try:
         launches = ncu.parse_csv(imported.stdout)
     except ValueError as e:
-        raise ProfileError(f"{ex.key}: {e} from ncu --import {report}") from None
+        raise ProfileError(f"{ex.key}: " + say("profile.import_unreadable", error=e, report=report)) from None
     tables = gpu_tables(launches, result["calls"], result["xlabel"], all_sizes)
     return {"tables": tables, "notes": result["notes"], "estimates": False, "report": report}
 
@@ -289,7 +292,7 @@ def main(args) -> int:
         paths.solutions_dir("profile --solutions or --compare (the course's solution)")
     if args.timeline:
         if paths.day_name(args.day) != "day14" or args.exercise:
-            raise ValueError("--timeline is for the capstone: python -m grader profile day14 --timeline")
+            raise ValueError(say("profile.timeline_only"))
         return timeline(solutions=args.solutions, timeout=args.timeout)
     return profile(args.day, args.exercise, solutions=args.solutions, compare=args.compare,
                    metrics=args.metrics, all_sizes=args.all_sizes, timeout=args.timeout)
@@ -402,7 +405,7 @@ def _emulator_tables(ex, compare: bool) -> dict:
         for record in records:
             seen[record.kernel] += 1
             n = seen[record.kernel]
-            kernel = record.kernel if n == 1 else f"{record.kernel} (launch {n})"
+            kernel = record.kernel if n == 1 else say("profile.launch", kernel=record.kernel, n=n)
             table = by_kernel.setdefault(kernel, {"kernel": kernel, "columns": {}, "lines": {}, "weight": {}})
             table["columns"][label] = profile_estimates.rows(record, resources.get(record.kernel, {}))
             table["lines"][label] = profile_estimates.line_rows(record)

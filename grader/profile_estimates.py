@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from grader import ncu
 from grader.emulator import program, report
-from grader.messages import say
+from grader.messages import say, word
 
 #: An H100 SM (sm_90), for the occupancy estimate.
 H100 = {"registers": 65536, "shared": 228 << 10, "reserved_shared": 1 << 10, "threads": 2048, "warps": 64,
@@ -136,12 +137,13 @@ def rows(record: Record, resources: dict) -> dict[str, str]:
                               else say("cell.no_shared")),
            "instructions": f"{launch.instructions:,}",
            "active_threads": say("cell.of_32", threads=f"{launch.thread_instructions / total:.1f}"),
-           "mix": ", ".join(f"{k} {v / total:.0%}" for k, v in list(kinds.items())[:4]),
+           "mix": ", ".join(f"{word('mix', k)} {v / total:.0%}" for k, v in list(kinds.items())[:4]),
            "tensor": say("cell.mma_share", share=f"{kinds.get('tensor core (mma)', 0) / total:.1%}")}
     if "registers" in resources:
         static = resources.get("shared", 0)
         frac, limiter, blocks = occupancy(threads, resources["registers"], static + launch.shared_mem)
-        out["theoretical"] = say("cell.occupancy", frac=f"{frac:.0%}", blocks=blocks, threads=threads, limiter=limiter)
+        out["theoretical"] = say("cell.occupancy", frac=f"{frac:.0%}", blocks=blocks, threads=threads,
+                                 limiter=ncu.limiters(limiter.split(" and ")))
         out["registers"] = str(resources["registers"])
         out["smem"] = f"{(static + launch.shared_mem) / 1024:.1f} KiB"
     return out

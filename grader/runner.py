@@ -111,12 +111,11 @@ def verify(ex: Exercise, case: dict, data, seed: int) -> None:
     try:
         decoded = decode(data)
     except (TypeError, ValueError, KeyError) as e:
-        raise AssertionError(f"{ex.key}: the student's process returned malformed data ({e})") from None
+        raise AssertionError(say("runner.malformed", exercise=ex.key, error=e)) from None
     try:
         ex.check(Returned(decoded), seed, **case)
     except (TypeError, ValueError, KeyError, IndexError, AttributeError) as e:
-        raise AssertionError(f"{ex.key}: the student's process returned malformed data "
-                             f"({type(e).__name__}: {e})") from None
+        raise AssertionError(say("runner.malformed", exercise=ex.key, error=f"{type(e).__name__}: {e}")) from None
 
 
 ARRAY_DTYPES = ("float16", "float32", "float64", "bfloat16", "int32", "int64", "uint16", "bool")

@@ -44,7 +44,7 @@ def test_every_key_the_code_asks_for_exists():
         asked |= set(re.findall(r"\bsay\(\s*[\"']([\w. ]+)[\"']", path.read_text()))
     assert asked, "no say(...) call found"
     assert not asked - set(messages.CATALOGUE), sorted(asked - set(messages.CATALOGUE))
-    looked_up = {k for k in messages.CATALOGUE if k.startswith(("status.", "ceiling."))}  # by status(), ceiling()
+    looked_up = {k for k in messages.CATALOGUE if k.startswith(("status.", "ceiling.", "limiter.", "mix."))}  # by word()
     assert not set(messages.CATALOGUE) - asked - looked_up, \
         "entries nothing asks for: " + ", ".join(sorted(set(messages.CATALOGUE) - asked))
 
@@ -308,3 +308,42 @@ def test_the_summary_names_the_ceiling_in_the_lessons_language(monkeypatch):
     assert "cuBLAS 的 50%" in format_table([{**row, "ratio": 0.5, "ceiling": "cuBLAS"}])
     monkeypatch.setenv("COURSE_LANG", "en")
     assert "87% of copy bandwidth" in format_table([row])
+
+
+def test_the_profile_s_limiters_mix_and_ncu_s_problems_in_chinese(monkeypatch):
+    """The occupancy limiter and instruction-mix families inside the table, ncu's problems as the
+    profile reports them (its own ==ERROR== text stays as ncu printed it), and a kernel's second launch."""
+    from grader import device, ncu, profile, profile_estimates
+
+    monkeypatch.chdir(paths.ROOT)
+    monkeypatch.setenv(device.BACKEND_ENV, "emulator")
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    metrics = {ncu.METRICS["theoretical_occupancy"]: 50.0, ncu.METRICS["limit_registers"]: 4.0,
+               ncu.METRICS["limit_shared_mem"]: 4.0, ncu.METRICS["limit_blocks"]: 32.0}
+    assert ncu.rows(metrics)["theoretical"] == "50%（限制因素：寄存器和共享内存（每个 SM 4 个线程块））"
+    module = device.load_source(r'''
+    extern "C" __global__ void k(const float* x, float* y) { y[threadIdx.x] = x[threadIdx.x] * 2.0f; }''', "k.cu")
+    with profile_estimates.recording() as records:
+        device.launch(module.get_function("k"), (1,), (64,), (device.empty(64), device.empty(64)))
+    cells = profile_estimates.rows(records[0], {"registers": 16, "shared": 0})
+    assert "全局内存" in cells["mix"] and "整数与逻辑运算" in cells["mix"] and "memory" not in cells["mix"], cells["mix"]
+    assert cells["theoretical"].endswith("限制因素：线程块大小（每个 SM 的线程束数）和每个 SM 的线程块数）"), cells
+    assert ncu.problem("x ERR_NVGPUCTRPERM y").startswith("这块 GPU 不允许当前用户读取它的性能计数器")
+    assert ncu.problem("==ERROR== Failed to find metric sm__nope\n") == "ncu 报错：Failed to find metric sm__nope"
+    assert ncu.problem("==WARNING== No kernels were profiled.\n").startswith("ncu 没有分析到任何核函数")
+    with pytest.raises(ValueError, match="不是 Nsight Compute 的 CSV"):
+        ncu.parse_csv('"a","b"\n')
+    launches = [{"kernel": ncu.MARK_KERNEL, "grid": 1, "metrics": {}}] + [{"kernel": "k", "grid": 1, "metrics": {}}] * 2
+    tables = profile.gpu_tables(launches, [{"label": "yours", "size": 1, "nbytes": 0, "flops": 0.0}])
+    assert [t["kernel"] for t in tables] == ["k", "k（第 2 次启动）"]
+    assert profile._failure("e", None, "a\nb") == "e: 性能分析进程在报告结果之前就停止了：a | b"
+
+
+def test_malformed_data_from_the_student_s_process_in_chinese(monkeypatch):
+    from grader import exercises, runner
+
+    monkeypatch.chdir(paths.ROOT)
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    ex = exercises.get("day01", "vector_add")
+    with pytest.raises(AssertionError, match="^day01/vector_add：学生的进程返回的数据格式不对（"):
+        runner.verify(ex, ex.cases[0], {"nonsense": 1}, 0)
