@@ -51,12 +51,23 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "status.failed": {"en": "failed", "zh": "未通过"},
     "status.crashed": {"en": "crashed", "zh": "崩溃"},
     "status.timed out": {"en": "timed out", "zh": "超时"},
+    "status.FAILED": {"en": "FAILED", "zh": "未通过"},
+    "status.skipped": {"en": "skipped", "zh": "跳过"},
     "status.not run": {"en": "not run", "zh": "未运行"},
     "timed_out": {"en": "timed out after {seconds} s in case {case} (a kernel that never finishes?); the process "
                         "was stopped",
                   "zh": "用例 {case} 运行 {seconds} 秒后超时（核函数永远不结束？）；进程已被停止"},
     "emulator.not_run": {"en": "not run on the emulator (too large for a CPU; a GPU's grade runs them): {cases}",
                          "zh": "模拟器上没有运行（对 CPU 来说太大；在 GPU 上评分时会运行）：{cases}"},
+    "emulator.too_large": {"en": "too large for the emulator ({size} > {most} elements; the smaller cases of {exercise} "
+                                 "ran). {env}=1 runs it anyway, slowly; a GPU runs every case.",
+                           "zh": "对模拟器来说太大（{size} > {most} 个元素；{exercise} 较小的用例已运行）。{env}=1 "
+                                 "也可以强行运行，但很慢；在 GPU 上会运行所有用例。"},
+    "emulator.no_timing": {"en": "timings are not emulated (COURSE_BACKEND=emulator): run the performance tests on a "
+                                 "GPU; `python -m grader.emutools.day_report dayNN` shows the kernels' memory "
+                                 "statistics instead",
+                           "zh": "模拟器不模拟计时（COURSE_BACKEND=emulator）：请在 GPU 上运行性能测试；"
+                                 "`python -m grader.emutools.day_report dayNN` 会改为显示各核函数的访存统计"},
     "emulator.unchecked": {"en": "; sizes past {bounds} are unchecked here ({cases})",
                            "zh": "；超过 {bounds} 的规模在这里没有检查（{cases}）"},
     "not_run.whole": {"en": "{first} (the whole message is on the first failure of {exercise})",
@@ -150,6 +161,15 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "summary.yours": {"en": "your kernels (days/)", "zh": "你的核函数（days/）"},
     "summary.first_failure": {"en": "{exercise}: {cases} failed; first: {first}",
                               "zh": "{exercise}：{cases} 未通过；第一个：{first}"},
+    "summary.notebook_sizes": {"en": "The notebook's `nb.grade(day, exercise)` runs the same cases as pytest here; an "
+                                     "autograder cell's hidden cases run at the sizes the notebook names, even on the "
+                                     "emulator.",
+                               "zh": "笔记本里的 `nb.grade(day, exercise)` 在这里运行与 pytest 相同的用例；自动评分单元格的"
+                                     "隐藏用例按笔记本给出的规模运行，在模拟器上也是如此。"},
+    "summary.needs_gpu": {"en": "Skipped exercises need a CUDA GPU; `python -m grader compile` and `python -m grader "
+                                "sass` work without one.",
+                          "zh": "跳过的练习需要 CUDA GPU；`python -m grader compile` 和 `python -m grader sass` 没有 GPU "
+                                "也能用。"},
     "summary.cases": {"en": "{n} cases", "zh": "{n} 个用例"},
     "summary.one_case": {"en": "1 case", "zh": "1 个用例"},
     "summary.skipped": {"en": "{cases} skipped (every reason is in pytest's summary below); the first: {first}",

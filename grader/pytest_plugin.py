@@ -257,7 +257,7 @@ def format_table(rows: list[dict]) -> str:
     counts = [status_word("passed"), status_word("failed"), say("table.skipped")]  # the outcomes' own words
     return tables.render(
         [say("table.exercise"), *counts, say("table.result"), say("table.of_ceiling")],
-        [[r["exercise"], r["passed"], r["failed"], r["skipped"], r["status"],
+        [[r["exercise"], r["passed"], r["failed"], r["skipped"], status_word(r["status"]),
           say("table.ratio", ratio=f"{r['ratio']:.0%}", ceiling=ceiling_word(r["ceiling"])) if r["ratio"] is not None else "-"]
          for r in rows],
         right=tuple(counts))
@@ -289,9 +289,7 @@ def pytest_terminal_summary(terminalreporter, config):
         tr.write_line("\n" + say("summary.skipped", cases=_cases(sum(r["skipped"] for r in skipped)),
                                   first=skipped[0]["first_skip"]))
     if not device.current().full_sizes and skipped:
-        tr.write_line("The notebook's nb.grade(day, exercise) runs the same cases as pytest here; an "
-                      "autograder cell's hidden cases run at the sizes the notebook names, even on the emulator.")
+        tr.write_line(say("summary.notebook_sizes"))
     progress.record(rows, "pytest")
     if any(r["status"] == "skipped" for r in rows) and device.current().full_sizes:
-        tr.write_line("\nSkipped exercises need a CUDA GPU; `python -m grader compile` and "
-                      "`python -m grader sass` work without one.")
+        tr.write_line("\n" + say("summary.needs_gpu"))

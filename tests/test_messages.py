@@ -347,3 +347,29 @@ def test_malformed_data_from_the_student_s_process_in_chinese(monkeypatch):
     ex = exercises.get("day01", "vector_add")
     with pytest.raises(AssertionError, match="^day01/vector_add：学生的进程返回的数据格式不对（"):
         runner.verify(ex, ex.cases[0], {"nonsense": 1}, 0)
+
+
+def test_the_check_table_s_result_column_in_chinese(monkeypatch):
+    """`grader check` and pytest's summary wrote FAILED / skipped in the Chinese table."""
+    from grader.pytest_plugin import format_table
+
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    rows = [{"exercise": f"day02/{s}", "passed": 0, "failed": 1, "skipped": 0, "status": s, "ratio": None,
+             "ceiling": None} for s in ("FAILED", "skipped", "passed")]
+    results = [line.split()[4] for line in format_table(rows).splitlines()[2:]]
+    assert results == ["未通过", "跳过", "通过"], format_table(rows)
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert [line.split()[4] for line in format_table(rows).splitlines()[2:]] == ["FAILED", "skipped", "passed"]
+
+
+def test_why_the_emulator_skips_a_case_in_chinese(monkeypatch):
+    """The first skip reason pytest's summary repeats: a case too large for the CPU."""
+    from grader import exercises
+    from grader.emulator.scaling import runs_on_emulator
+
+    monkeypatch.chdir(paths.ROOT)
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    monkeypatch.delenv("COURSE_EMULATOR_FULL", raising=False)
+    ex = exercises.get("day02", "strided_gather")
+    why = [runs_on_emulator(ex, c)[1] for c in ex.cases if not runs_on_emulator(ex, c)[0]]
+    assert why and why[0].startswith("对模拟器来说太大（") and "day02/strided_gather 较小的用例已运行" in why[0], why

@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 import os
 
+from grader.messages import say
+
 LIMIT = 1 << 21
 TENSOR_LIMIT = 1 << 27
 MIN_CASES = 2
@@ -44,5 +46,4 @@ def runs_on_emulator(ex, case: dict) -> tuple[bool, str]:
     smallest = sorted(work(ex, c) for c in ex.cases)[:MIN_CASES]
     if size <= smallest[-1]:
         return True, ""
-    return False, (f"too large for the emulator ({size:,} > {most:,} elements; the smaller cases of "
-                   f"{ex.key} ran). {FULL_ENV}=1 runs it anyway, slowly; a GPU runs every case.")
+    return False, say("emulator.too_large", size=f"{size:,}", most=f"{most:,}", exercise=ex.key, env=FULL_ENV)

@@ -8,9 +8,8 @@ import pytest
 
 from grader import device
 from grader.emulator.scaling import runs_on_emulator
+from grader.messages import say
 
-NO_TIMING = ("timings are not emulated (COURSE_BACKEND=emulator): run the performance tests on a GPU; "
-             "python -m grader.emutools.day_report dayNN shows the kernels' memory statistics instead")
 
 
 def _exercise_of(item, case):
@@ -26,7 +25,7 @@ def pytest_collection_modifyitems(config, items):
         return
     for item in items:
         if item.get_closest_marker("perf"):
-            item.add_marker(pytest.mark.skip(reason=NO_TIMING))
+            item.add_marker(pytest.mark.skip(reason=say("emulator.no_timing")))
             continue
         case = getattr(item, "callspec", None) and item.callspec.params.get("case")
         if not isinstance(case, dict):
