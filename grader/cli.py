@@ -1,26 +1,6 @@
-"""`python -m grader ...`: the course's command line.
-
-    show-config             GPU, driver, CUDA, NVRTC and cupy versions, cache and include paths
-    compile [dayNN|file]    compile stubs and solutions for sm_80 and sm_90 with NVRTC (no GPU needed)
-    check dayNN             run the day's tests, one child process per exercise; a table at the end
-    bench dayNN             benchmark the day's exercises against the measured ceiling; PNG plots
-    sass FILE               SASS instruction histogram and registers / spills / shared memory;
-                            --ptx-map [FILTER]: the SASS each PTX instruction became, by source line
-    stubs [dayNN]           regenerate the student stubs from solutions/ (never overwrites your edits)
-    progress                one line per day for the whole course
-    release DIR             build the nbgrader course (release without solution code) in DIR;
-                            --lang en|zh|both (Chinese assignments are named dayNN-zh)
-    sanitize dayNN          the day's tests under compute-sanitizer (memcheck, racecheck, synccheck)
-    autotune                search the day 10 GEMM's configuration space on the GPU in use
-    hint dayNN exercise     the exercise's hints, level by level (--level 1|2|3)
-    answer dayNN N          thought question N's model answer, once your notebook holds your own
-    notebooks [dayNN]       regenerate the student notebooks from instructor/notebooks/ (keeps your edits)
-    debug day11|day12 ex    the first KV tile where an attention kernel leaves a float64 reference
-    profile dayNN [exercise] an exercise's benchmark case under Nsight Compute (the emulator's estimates
-                            without a GPU); --compare, --all-sizes, --timeline (day14)
-    grade-class DIR         autograde a whole nbgrader class on Ray (this machine or --address); resumable
-    leaderboard DIR dayNN   time every student's passing kernel under cheat-proof rules (% of ceiling)
-    student-edition DIR     what a class hands students: no solutions/, instructor/ or tests/ (--unlocked DAYS)
+"""`python -m grader ...`: the course's command line. `--help` lists the commands (messages.CATALOGUE's
+"help.commands", in the lessons' language, as is every help text: `_Parser` finds each one's Chinese by
+its English among the catalogue's help.* entries).
 
 Commands with their own module (`grader/<command>.py`) declare HELP, add_arguments(parser) and
 main(args); they are listed in COMMAND_MODULES. Every command's parser is a `_Parser`: a bad argument
@@ -37,12 +17,13 @@ import json
 import math
 import os
 import platform
+import re
 import sys
 import time
 from pathlib import Path
 
 from grader import compiler, days, device, exercises, paths
-from grader.messages import said, say
+from grader.messages import helped, said, say
 
 COMMAND_MODULES = ("sanitize", "autotune", "hints", "debug", "classgrade", "leaderboard", "profile",
                    "student_notebooks", "answers", "student_edition", "unlock")
@@ -367,45 +348,91 @@ def _number(kind, zero: bool = False):
         except ValueError:
             value = None
         if value is None or not math.isfinite(value) or value < 0 or (value == 0 and not zero):
-            raise argparse.ArgumentTypeError(f"expected a {'non-negative' if zero else 'positive'} "
-                                             f"{'whole ' if kind is int else ''}number, got {text!r}")
+            key = {(False, False): "cli.positive", (False, True): "cli.positive_whole",
+                   (True, False): "cli.non_negative", (True, True): "cli.non_negative_whole"}[zero, kind is int]
+            raise argparse.ArgumentTypeError(say(key, value=repr(text)))
         return value
     return parse
 
 
+#: argparse's own error messages (Python 3.11 to 3.13) and the catalogue's words for them.
+_ARGPARSE_ERRORS = tuple((re.compile(pattern, re.S), key) for pattern, key in (
+    (r"the following arguments are required: (?P<names>.+)", "cli.required"),
+    (r"one of the arguments (?P<names>.+) is required", "cli.one_of"),
+    (r"unrecognized arguments: (?P<args>.*)", "cli.unrecognized"),
+    (r"argument (?P<name>[^:]+): (?P<message>.+)", "cli.argument"),
+    (r"invalid choice: (?P<value>.+) \(choose from (?P<choices>.+)\)", "cli.choice"),
+    (r"expected one argument", "cli.one_value"),
+    (r"expected at least one argument", "cli.some_values"),
+    (r"not allowed with argument (?P<other>.+)", "cli.not_allowed"),
+    (r"ambiguous option: (?P<option>\S+) could match (?P<matches>.+)", "cli.ambiguous"),
+    (r"invalid (?P<kind>\w+) value: (?P<value>.+)", "cli.invalid"),
+))
+
+
+def _argparse_error(message: str) -> str:
+    """An error argparse words itself, in the lessons' language (one it does not know: as it is)."""
+    for pattern, key in _ARGPARSE_ERRORS:
+        if m := pattern.fullmatch(message):
+            fields = m.groupdict()
+            if "message" in fields:
+                fields["message"] = _argparse_error(fields["message"])
+            return say(key, **fields)
+    return message
+
+
 class _Parser(argparse.ArgumentParser):
     """The course's parsers (the subcommands' too): a bad argument gets one line, not the usage
-    block, and `type=int` / `type=float` options take positive numbers only (`--seed`: 0 too)."""
+    block, and `type=int` / `type=float` options take positive numbers only (`--seed`: 0 too). Their
+    help, headings and errors are in the lessons' language."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._positionals.title, self._optionals.title = say("cli.positionals"), say("cli.options")
+
+    def _get_formatter(self):
+        formatter = super()._get_formatter()
+        add_usage = formatter.add_usage
+        formatter.add_usage = lambda usage, actions, groups, prefix=None: add_usage(
+            usage, actions, groups, say("cli.usage_prefix") if prefix is None else prefix)
+        return formatter
 
     def error(self, message: str):
-        self.exit(2, say("cli.usage", prog=self.prog, message=message) + "\n")
+        self.exit(2, say("cli.usage", prog=self.prog, message=_argparse_error(message)) + "\n")
 
     def add_argument(self, *args, **kwargs):
         if kwargs.get("type") in (int, float):
             kwargs["type"] = _number(kwargs["type"], zero="--seed" in args)
+        if kwargs.get("help"):
+            kwargs["help"] = helped(kwargs["help"])
         return super().add_argument(*args, **kwargs)
 
 
+def _command(sub, name: str, help: str) -> argparse.ArgumentParser:
+    return sub.add_parser(name, help=helped(help))
+
+
 def parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="python -m grader", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = _Parser(prog="python -m grader", description=say("help.commands"),
+                formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True, metavar="command")
-    sub.add_parser("show-config", help="versions, GPU, cache and include paths").set_defaults(fn=cmd_show_config)
-    c = sub.add_parser("compile", help="compile stubs and solutions with NVRTC (no GPU needed)")
+    _command(sub, "show-config", "versions, GPU, cache and include paths").set_defaults(fn=cmd_show_config)
+    c = _command(sub, "compile", "compile stubs and solutions with NVRTC (no GPU needed)")
     c.add_argument("target", nargs="?", help="dayNN or a .cu file (default: every day)")
     c.add_argument("--arch", action="append", help="sm_80, sm_90, ... (repeatable; default both)")
     c.set_defaults(fn=cmd_compile)
-    c = sub.add_parser("check", help="run a day's tests, one child process per exercise")
+    c = _command(sub, "check", "run a day's tests, one child process per exercise")
     c.add_argument("day")
     c.add_argument("--solutions", action="store_true", help="check solutions/ instead of days/")
     c.add_argument("--timeout", type=float, default=900,
                    help="at most this many seconds per case (default 900; a hang is caught sooner)")
     c.set_defaults(fn=cmd_check)
-    c = sub.add_parser("bench", help="benchmark a day's exercises; PNG plots")
+    c = _command(sub, "bench", "benchmark a day's exercises; PNG plots")
     c.add_argument("day")
     c.add_argument("--quick", action="store_true", help="fewer sizes")
     c.add_argument("--out", default=str(paths.STATE / "plots"), help="folder for the PNG plots")
     c.set_defaults(fn=cmd_bench)
-    c = sub.add_parser("sass", help="SASS histogram and resource use of a .cu file")
+    c = _command(sub, "sass", "SASS histogram and resource use of a .cu file")
     c.add_argument("file")
     c.add_argument("--compare", metavar="OTHER", help="a second version of the file to compare with")
     c.add_argument("--arch", default="sm_90")
@@ -414,12 +441,12 @@ def parser() -> argparse.ArgumentParser:
                    help="the SASS each PTX instruction became, by source line; FILTER: opcode prefixes, "
                         "comma-separated (mma, ld.global, cp.async ...; default: memory, mma, shuffles)")
     c.set_defaults(fn=cmd_sass)
-    c = sub.add_parser("stubs", help="regenerate stubs from solutions/ (keeps your edits)")
+    c = _command(sub, "stubs", "regenerate stubs from solutions/ (keeps your edits)")
     c.add_argument("day", nargs="?")
     c.add_argument("--force", action="store_true", help="replace stubs even where you edited them")
     c.set_defaults(fn=cmd_stubs)
-    sub.add_parser("progress", help="one line per day").set_defaults(fn=cmd_progress)
-    c = sub.add_parser("release", help="build the nbgrader course and its release")
+    _command(sub, "progress", "one line per day").set_defaults(fn=cmd_progress)
+    c = _command(sub, "release", "build the nbgrader course and its release")
     c.add_argument("course_dir")
     c.add_argument("days", nargs="*", help="days to release (default: every day with exercises and a notebook)")
     c.add_argument("--force", action="store_true", help="rebuild an existing course directory's release")
@@ -430,7 +457,7 @@ def parser() -> argparse.ArgumentParser:
         if importlib.util.find_spec(f"grader.{name}") is None:
             continue
         module = importlib.import_module(f"grader.{name}")
-        c = sub.add_parser(getattr(module, "COMMAND", name), help=module.HELP)
+        c = _command(sub, getattr(module, "COMMAND", name), module.HELP)
         module.add_arguments(c)
         c.set_defaults(fn=module.main)
     return p

@@ -116,6 +116,23 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "cli.interrupted": {"en": "interrupted", "zh": "已中断"},
     "cli.usage": {"en": "{prog}: error: {message} (see {prog} --help)",
                   "zh": "{prog}：错误：{message}（见 {prog} --help）"},
+    "cli.usage_prefix": {"en": "usage: ", "zh": "用法："},
+    "cli.positionals": {"en": "positional arguments", "zh": "位置参数"},
+    "cli.options": {"en": "options", "zh": "选项"},
+    "cli.required": {"en": "the following arguments are required: {names}", "zh": "缺少必需的参数：{names}"},
+    "cli.one_of": {"en": "one of the arguments {names} is required", "zh": "参数 {names} 中必须给出一个"},
+    "cli.unrecognized": {"en": "unrecognized arguments: {args}", "zh": "无法识别的参数：{args}"},
+    "cli.argument": {"en": "argument {name}: {message}", "zh": "参数 {name}：{message}"},
+    "cli.choice": {"en": "invalid choice: {value} (choose from {choices})", "zh": "无效的选择：{value}（可选：{choices}）"},
+    "cli.one_value": {"en": "expected one argument", "zh": "需要一个值"},
+    "cli.some_values": {"en": "expected at least one argument", "zh": "至少需要一个值"},
+    "cli.not_allowed": {"en": "not allowed with argument {other}", "zh": "不能与参数 {other} 同时使用"},
+    "cli.ambiguous": {"en": "ambiguous option: {option} could match {matches}", "zh": "有歧义的选项：{option} 可以匹配 {matches}"},
+    "cli.invalid": {"en": "invalid {kind} value: {value}", "zh": "无效的 {kind} 值：{value}"},
+    "cli.positive": {"en": "expected a positive number, got {value}", "zh": "应为正数，得到 {value}"},
+    "cli.positive_whole": {"en": "expected a positive whole number, got {value}", "zh": "应为正整数，得到 {value}"},
+    "cli.non_negative": {"en": "expected a non-negative number, got {value}", "zh": "应为非负数，得到 {value}"},
+    "cli.non_negative_whole": {"en": "expected a non-negative whole number, got {value}", "zh": "应为非负整数，得到 {value}"},
     "day.unknown": {"en": "unknown day {day}: expected {first} .. {last} (or a number {lo}-{hi})",
                     "zh": "没有这一天 {day}：应为 {first} .. {last}（或数字 {lo}-{hi}）"},
     "exercise.unknown": {"en": "{day} has no exercise {name} (it has: {known})",
@@ -552,6 +569,270 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "profile.stages_note": {"en": "the decode step on the emulator ({config}): per-stage counts, ESTIMATES (nothing is "
                                   "timed)",
                             "zh": "模拟器上的解码步骤（{config}）：逐级计数，是估计值（不计时）"},
+    # ---- the command line's help: each help text of the parsers, found by its English (grader.cli) ----
+    "help.help": {"en": "show this help message and exit",
+                  "zh": "显示本帮助信息并退出"},
+    "help.show-config": {"en": "versions, GPU, cache and include paths",
+                         "zh": "版本、GPU、缓存与头文件搜索路径"},
+    "help.compile": {"en": "compile stubs and solutions with NVRTC (no GPU needed)",
+                     "zh": "用 NVRTC 编译桩文件和参考解答（不需要 GPU）"},
+    "help.check": {"en": "run a day's tests, one child process per exercise",
+                   "zh": "运行某一天的测试，每个练习一个子进程"},
+    "help.bench": {"en": "benchmark a day's exercises; PNG plots",
+                   "zh": "对某一天的练习做基准测试；输出 PNG 图"},
+    "help.sass": {"en": "SASS histogram and resource use of a .cu file",
+                  "zh": "一个 .cu 文件的 SASS 指令直方图和资源用量"},
+    "help.stubs": {"en": "regenerate stubs from solutions/ (keeps your edits)",
+                   "zh": "从 solutions/ 重新生成桩文件（保留你的修改）"},
+    "help.progress": {"en": "one line per day",
+                      "zh": "每天一行"},
+    "help.release": {"en": "build the nbgrader course and its release",
+                     "zh": "构建 nbgrader 课程及其发布版"},
+    "help.sanitize": {"en": "the day's tests under compute-sanitizer (memcheck, racecheck, synccheck; initcheck "
+                            "on request)",
+                      "zh": "在 compute-sanitizer 下运行当天的测试（memcheck、racecheck、"
+                            "synccheck；按需 initcheck）"},
+    "help.autotune": {"en": "search the day 10 GEMM's configuration space on the GPU in use; save the best per "
+                            "shape",
+                      "zh": "在当前 GPU 上搜索第 10 天 GEMM 的配置空间；按形状保存最好的配置"},
+    "help.hint": {"en": "the hints of an exercise, level by level (1 idea, 2 structure, 3 the tricky part, "
+                        "explained)",
+                  "zh": "一个练习的提示，逐级给出（1 思路，2 结构，3 难点及其解释）"},
+    "help.debug": {"en": "where an attention kernel (day 11, day 12) first leaves the float64 reference, KV tile "
+                         "by KV tile",
+                   "zh": "注意力核函数（第 11、12 天）在哪个 KV 分块上第一次偏离 float64 参考结果，"
+                         "逐个 KV 分块查看"},
+    "help.grade-class": {"en": "autograde every (student, day) of an nbgrader course on Ray, into one gradebook",
+                         "zh": "在 Ray 上自动评分 nbgrader 课程的每个（学生，天），汇入一个成绩册"},
+    "help.leaderboard": {"en": "time every student's passing kernel of a day under cheat-proof rules; table, CSV "
+                               "and plot",
+                         "zh": "按防作弊规则为每个学生某一天通过的核函数计时；输出表格、CSV 和图"},
+    "help.profile": {"en": "profile an exercise's benchmark case: Nsight Compute on a GPU, the emulator's "
+                           "estimates without",
+                     "zh": "对练习的基准测试用例做性能分析：有 GPU 时用 Nsight Compute，"
+                           "没有时用模拟器的估计"},
+    "help.notebooks": {"en": "regenerate the student notebooks from instructor/notebooks/ (keeps your edits)",
+                       "zh": "从 instructor/notebooks/ 重新生成学生笔记本（保留你的修改）"},
+    "help.answer": {"en": "a thought question's model answer and rubric, once you have written yours in your "
+                          "notebook",
+                    "zh": "思考题的参考答案和评分标准，在你把自己的答案写进笔记本之后才显示"},
+    "help.student-edition": {"en": "build what a class hands students: stubs, student notebooks, the course "
+                                   "package; no solutions",
+                             "zh": "构建发给学生的版本：桩文件、学生笔记本、课程包；不含参考解答"},
+    "help.unlock": {"en": "the course's version of a day's device functions, for the later days that build on "
+                          "them",
+                    "zh": "某一天的设备函数的课程版本，供在其上构建的后续各天使用"},
+    "help.compile.target": {"en": "dayNN or a .cu file (default: every day)",
+                            "zh": "dayNN 或一个 .cu 文件（默认：每一天）"},
+    "help.compile.arch": {"en": "sm_80, sm_90, ... (repeatable; default both)",
+                          "zh": "sm_80、sm_90 ...（可重复；默认两者都编译）"},
+    "help.check.solutions": {"en": "check solutions/ instead of days/",
+                             "zh": "检查 solutions/ 而不是 days/"},
+    "help.check.timeout": {"en": "at most this many seconds per case (default 900; a hang is caught sooner)",
+                           "zh": "每个用例最多运行这么多秒（默认 900；卡死会更早被发现）"},
+    "help.bench.quick": {"en": "fewer sizes",
+                         "zh": "少测几个规模"},
+    "help.bench.out": {"en": "folder for the PNG plots",
+                       "zh": "存放 PNG 图的文件夹"},
+    "help.sass.compare": {"en": "a second version of the file to compare with",
+                          "zh": "用来比较的该文件的第二个版本"},
+    "help.sass.kernel": {"en": "only this kernel",
+                         "zh": "只看这个核函数"},
+    "help.sass.ptx_map": {"en": "the SASS each PTX instruction became, by source line; FILTER: opcode prefixes, "
+                                "comma-separated (mma, ld.global, cp.async ...; default: memory, mma, shuffles)",
+                          "zh": "每条 PTX 指令变成了哪些 SASS，按源代码行列出；FILTER：操作码前缀，"
+                                "用逗号分隔（mma、ld.global、cp.async ...；默认：访存、mma、洗牌）"},
+    "help.stubs.force": {"en": "replace stubs even where you edited them",
+                         "zh": "即使你修改过，也替换桩文件"},
+    "help.release.days": {"en": "days to release (default: every day with exercises and a notebook)",
+                          "zh": "要发布的天（默认：每个有练习和笔记本的天）"},
+    "help.release.force": {"en": "rebuild an existing course directory's release",
+                           "zh": "重新构建已有课程目录的发布版"},
+    "help.release.lang": {"en": "the lessons' language: dayNN (en), dayNN-zh (zh), or both (default en)",
+                          "zh": "课程的语言：dayNN（en）、dayNN-zh（zh）或 both（默认 en）"},
+    "help.sanitize.tool": {"en": "repeatable (default: memcheck, racecheck, synccheck)",
+                           "zh": "可重复（默认：memcheck、racecheck、synccheck）"},
+    "help.sanitize.exercise": {"en": "only this exercise (repeatable)",
+                               "zh": "只运行这个练习（可重复）"},
+    "help.sanitize.cases": {"en": "the first N cases of each exercise (default 3)",
+                            "zh": "每个练习的前 N 个用例（默认 3）"},
+    "help.sanitize.no_demos": {"en": "skip the day's planted-bug demos",
+                               "zh": "跳过当天植入错误的演示"},
+    "help.sanitize.demos_only": {"en": "only the day's planted-bug demos",
+                                 "zh": "只运行当天植入错误的演示"},
+    "help.sanitize.sanitizer": {"en": "compute-sanitizer to use (default: $COMPUTE_SANITIZER, PATH, the CUDA "
+                                      "toolkit)",
+                                "zh": "要使用的 compute-sanitizer（默认：$COMPUTE_SANITIZER、"
+                                      "PATH、CUDA 工具包）"},
+    "help.sanitize.jobs": {"en": "runs at once (default 3)",
+                           "zh": "同时运行的个数（默认 3）"},
+    "help.sanitize.timeout": {"en": "seconds per run (default 600)",
+                              "zh": "每次运行的秒数（默认 600）"},
+    "help.sanitize.log_dir": {"en": "keep each run's full sanitizer output here",
+                              "zh": "把每次运行的完整 sanitizer 输出保存在这里"},
+    "help.autotune.shapes": {"en": "N (cube) or MxNxK, K a multiple of 8 (default: 4096 8192)",
+                             "zh": "N（立方）或 MxNxK，K 为 8 的倍数（默认：4096 8192）"},
+    "help.autotune.solutions": {"en": "tune solutions/day10/gemm.cu instead of your days/day10/gemm.cu",
+                                "zh": "调优 solutions/day10/gemm.cu，"
+                                      "而不是你的 days/day10/gemm.cu"},
+    "help.autotune.max_configs": {"en": "time only the first N configurations (the default one is always first)",
+                                  "zh": "只为前 N 个配置计时（默认配置总是第一个）"},
+    "help.autotune.repeat": {"en": "timed runs per configuration and shape",
+                             "zh": "每个配置和形状的计时运行次数"},
+    "help.autotune.list": {"en": "print the search space and exit (no GPU)",
+                           "zh": "打印搜索空间并退出（不需要 GPU）"},
+    "help.autotune.out": {"en": "where the best configurations go (JSON)",
+                          "zh": "最佳配置写到哪里（JSON）"},
+    "help.hint.level": {"en": "1 the idea (default), 2 the structure, 3 the tricky part, explained",
+                        "zh": "1 思路（默认），2 结构，3 难点及其解释"},
+    "help.hint.lang": {"en": "en or zh (default: $COURSE_LANG, zh in a Chinese lesson's folder, else en)",
+                       "zh": "en 或 zh（默认：$COURSE_LANG；在中文课程的文件夹里为 zh，否则为 en）"},
+    "help.debug.day": {"en": "day11 or day12",
+                       "zh": "day11 或 day12"},
+    "help.debug.exercise": {"en": "day 12: attention_scalar, attention_mma(_causal), prefill(_causal); day 11: "
+                                  "decode_warp, decode_attention, decode_paged",
+                            "zh": "第 12 天：attention_scalar、attention_mma(_causal)、"
+                                  "prefill(_causal)（预填充）；第 11 天：decode_warp、"
+                                  "decode_attention、decode_paged"},
+    "help.debug.solutions": {"en": "debug the solution instead of yours",
+                             "zh": "调试参考解答，而不是你的"},
+    "help.debug.source": {"en": "debug this .cu file as the exercise's kernel",
+                          "zh": "把这个 .cu 文件当作练习的核函数来调试"},
+    "help.debug.seed": {"en": "the inputs' seed (default: fresh; $COURSE_SEED replays)",
+                        "zh": "输入的种子（默认：新的；$COURSE_SEED 可重放）"},
+    "help.debug.tile": {"en": "keys per tile (default: the kernel's, read from its file)",
+                        "zh": "每个分块的键数（默认：核函数自己的，从它的文件读取）"},
+    "help.debug.heads": {"en": "query heads; default day 12: 2, day 11: 4",
+                         "zh": "查询头数；默认第 12 天：2，第 11 天：4"},
+    "help.debug.q_len": {"en": "queries (day 12); default day 12: 80",
+                         "zh": "查询数（第 12 天）；默认第 12 天：80"},
+    "help.debug.kv_len": {"en": "keys per request; default day 12: 200, day 11: 40",
+                          "zh": "每个请求的键数；默认第 12 天：200，第 11 天：40"},
+    "help.debug.head_dim": {"en": "64 or 128 (day 12); default day 12: 64",
+                            "zh": "64 或 128（第 12 天）；默认第 12 天：64"},
+    "help.debug.batch": {"en": "requests (day 11); default day 11: 2",
+                         "zh": "请求数（第 11 天）；默认第 11 天：2"},
+    "help.debug.kv_heads": {"en": "KV heads, GQA (day 11); default day 11: 2",
+                            "zh": "KV 头数，GQA（第 11 天）；默认第 11 天：2"},
+    "help.debug.page_size": {"en": "tokens per page (day 11, paged); default day 11: 16",
+                             "zh": "每页的词元数（第 11 天，分页）；默认第 11 天：16"},
+    "help.debug.chunks": {"en": "split-KV chunks (day 11, paged); default day 11: 3",
+                          "zh": "split-KV 的块数（第 11 天，分页）；默认第 11 天：3"},
+    "help.debug.causal": {"en": "day 12: causal mask (default: as the exercise's name says)",
+                          "zh": "第 12 天：因果掩码（默认：按练习名字所示）"},
+    "help.debug.no_causal": {"en": "day 12: no mask",
+                             "zh": "第 12 天：无掩码"},
+    "help.debug.fresh": {"en": "the defaults and a fresh seed, not your last failing case (replayed by default)",
+                         "zh": "使用默认值和新的种子，而不是你上一次失败的用例（默认会重放它）"},
+    "help.grade-class.course_dir": {"en": "the nbgrader course folder (python -m grader release)",
+                                    "zh": "nbgrader 课程文件夹（python -m grader release）"},
+    "help.grade-class.days": {"en": "assignments to grade (dayNN, dayNN-zh; default all)",
+                              "zh": "要评分的作业（dayNN、dayNN-zh；默认全部）"},
+    "help.grade-class.students": {"en": "students to grade (default: all in submitted/)",
+                                  "zh": "要评分的学生（默认：submitted/ 中的全部）"},
+    "help.grade-class.address": {"en": "a Ray cluster to join (default: start Ray on this machine)",
+                                 "zh": "要加入的 Ray 集群（默认：在本机启动 Ray）"},
+    "help.grade-class.gpus_per_task": {"en": "GPUs each (student, day) takes on a GPU machine (default 1; 0.5 "
+                                             "runs two per GPU)",
+                                       "zh": "每个（学生，天）在 GPU 机器上占用的 GPU 数（默认 1；"
+                                             "0.5 表示每块 GPU 跑两个）"},
+    "help.grade-class.workers": {"en": "CPUs of a local Ray (default: every core)",
+                                 "zh": "本地 Ray 使用的 CPU 数（默认：所有核心）"},
+    "help.grade-class.timeout": {"en": "seconds one (student, day) may take before it is stopped (default 3600)",
+                                 "zh": "一个（学生，天）在被停止前最多可用的秒数（默认 3600）"},
+    "help.grade-class.force": {"en": "regrade pairs the gradebook already holds",
+                               "zh": "重新评分成绩册里已有的（学生，天）"},
+    "help.leaderboard.day": {"en": "dayNN",
+                             "zh": "dayNN（哪一天）"},
+    "help.leaderboard.exercise": {"en": "one exercise (default: every exercise of the day)",
+                                  "zh": "一个练习（默认：当天的每个练习）"},
+    "help.leaderboard.students": {"en": "these students only",
+                                  "zh": "只看这些学生"},
+    "help.leaderboard.runs": {"en": "timed runs (default 20; 2 on the emulator)",
+                              "zh": "计时运行次数（默认 20；模拟器上 2）"},
+    "help.leaderboard.warmup": {"en": "warm-up runs (default 3; 1 on the emulator)",
+                                "zh": "预热运行次数（默认 3；模拟器上 1）"},
+    "help.profile.exercise": {"en": "default: every benchmarked exercise of the day",
+                              "zh": "默认：当天每个有基准测试的练习"},
+    "help.profile.solutions": {"en": "profile solutions/ instead of days/",
+                               "zh": "分析 solutions/ 而不是 days/"},
+    "help.profile.compare": {"en": "yours and the solution side by side",
+                             "zh": "你的和参考解答并排对比"},
+    "help.profile.metrics": {"en": "table: the table's metrics (fast); detailed / full: ncu's section sets too, "
+                                   "for the Nsight Compute GUI",
+                             "zh": "table：只收集表格里的指标（快）；"
+                                   "detailed / full：再加上 ncu 的 section 集合，"
+                                   "供 Nsight Compute 图形界面使用"},
+    "help.profile.all_sizes": {"en": "a column for every benchmark size, not only the largest",
+                               "zh": "每个基准测试规模一列，而不只是最大的"},
+    "help.profile.timeline": {"en": "day14: the decode step stage by stage",
+                              "zh": "day14：逐级查看解码步骤"},
+    "help.profile.timeout": {"en": "seconds for the profiling run (default 900)",
+                             "zh": "性能分析运行的秒数（默认 900）"},
+    "help.notebooks.day": {"en": "dayNN (default: every day)",
+                           "zh": "dayNN（默认：每一天）"},
+    "help.notebooks.force": {"en": "replace notebooks even where you edited them",
+                             "zh": "即使你修改过，也替换笔记本"},
+    "help.answer.question": {"en": "the thought question's number (1, 2, ...)",
+                             "zh": "思考题的编号（1、2 ...）"},
+    "help.student-edition.course_dir": {"en": "a new folder for the edition",
+                                        "zh": "存放这个版本的新文件夹"},
+    "help.student-edition.days": {"en": "dayNN ... whose notebooks it holds (default: every day); the files of "
+                                        "every day up to the last come too",
+                                  "zh": "包含哪些天的笔记本 dayNN ...（默认：每一天）；直到最后一天的每天的文件也会一起放入"},
+    "help.student-edition.lang": {"en": "the notebooks' language: en, zh or both (default)",
+                                  "zh": "笔记本的语言：en、zh 或 both（默认）"},
+    "help.student-edition.unlocked": {"en": "days released: their course headers (solutions/include/dayNN) and "
+                                            "model answers",
+                                      "zh": "已解锁的天：它们的课程头文件（solutions/include/dayNN）和参考答案"},
+    "help.student-edition.force": {"en": "write over a folder that is not empty",
+                                   "zh": "覆盖写入一个非空文件夹"},
+    "help.unlock.day": {"en": "dayNN: the day whose course headers later days include",
+                        "zh": "dayNN：其课程头文件被后续各天包含的那一天"},
+    "help.unlock.source": {"en": "a student edition: the folder holding dayNN/ that your instructor handed out",
+                           "zh": "学生版：你的老师发下来的、包含 dayNN/ 的文件夹"},
+    "help.commands": {"en": "    show-config             GPU, driver, CUDA, NVRTC and cupy versions, cache and include paths\n"
+                        "    compile [dayNN|file]    compile stubs and solutions for sm_80 and sm_90 with NVRTC (no GPU needed)\n"
+                        "    check dayNN             run the day's tests, one child process per exercise; a table at the end\n"
+                        "    bench dayNN             benchmark the day's exercises against the measured ceiling; PNG plots\n"
+                        "    sass FILE               SASS instruction histogram and registers / spills / shared memory;\n"
+                        "                            --ptx-map [FILTER]: the SASS each PTX instruction became, by source line\n"
+                        "    stubs [dayNN]           regenerate the student stubs from solutions/ (never overwrites your edits)\n"
+                        "    progress                one line per day for the whole course\n"
+                        "    release DIR             build the nbgrader course (release without solution code) in DIR;\n"
+                        "                            --lang en|zh|both (Chinese assignments are named dayNN-zh)\n"
+                        "    sanitize dayNN          the day's tests under compute-sanitizer (memcheck, racecheck, synccheck)\n"
+                        "    autotune                search the day 10 GEMM's configuration space on the GPU in use\n"
+                        "    hint dayNN exercise     the exercise's hints, level by level (--level 1|2|3)\n"
+                        "    answer dayNN N          thought question N's model answer, once your notebook holds your own\n"
+                        "    notebooks [dayNN]       regenerate the student notebooks from instructor/notebooks/ (keeps your edits)\n"
+                        "    debug day11|day12 ex    the first KV tile where an attention kernel leaves a float64 reference\n"
+                        "    profile dayNN [exercise] an exercise's benchmark case under Nsight Compute (the emulator's estimates\n"
+                        "                            without a GPU); --compare, --all-sizes, --timeline (day14)\n"
+                        "    grade-class DIR         autograde a whole nbgrader class on Ray (this machine or --address); resumable\n"
+                        "    leaderboard DIR dayNN   time every student's passing kernel under cheat-proof rules (% of ceiling)\n"
+                        "    student-edition DIR     what a class hands students: no solutions/, instructor/ or tests/ (--unlocked DAYS)",
+                      "zh": "    show-config             GPU、驱动、CUDA、NVRTC 和 cupy 的版本，缓存与头文件搜索路径\n"
+                        "    compile [dayNN|file]    用 NVRTC 为 sm_80 和 sm_90 编译桩文件和参考解答（不需要 GPU）\n"
+                        "    check dayNN             运行当天的测试，每个练习一个子进程；最后给出一张表\n"
+                        "    bench dayNN             对当天的练习做基准测试，与实测的上限比较；输出 PNG 图\n"
+                        "    sass FILE               SASS 指令直方图，以及寄存器 / 溢出 / 共享内存用量；\n"
+                        "                            --ptx-map [FILTER]：每条 PTX 指令变成了哪些 SASS，按源代码行列出\n"
+                        "    stubs [dayNN]           从 solutions/ 重新生成学生的桩文件（从不覆盖你的修改）\n"
+                        "    progress                整个课程每天一行的进度\n"
+                        "    release DIR             在 DIR 中构建 nbgrader 课程（发布版不含参考解答的代码）；\n"
+                        "                            --lang en|zh|both（中文作业名为 dayNN-zh）\n"
+                        "    sanitize dayNN          在 compute-sanitizer 下运行当天的测试（memcheck、racecheck、synccheck）\n"
+                        "    autotune                在当前 GPU 上搜索第 10 天 GEMM 的配置空间\n"
+                        "    hint dayNN exercise     练习的提示，逐级给出（--level 1|2|3）\n"
+                        "    answer dayNN N          第 N 道思考题的参考答案，在你的笔记本写了自己的答案之后才显示\n"
+                        "    notebooks [dayNN]       从 instructor/notebooks/ 重新生成学生笔记本（保留你的修改）\n"
+                        "    debug day11|day12 ex    注意力核函数第一次偏离 float64 参考结果的 KV 分块\n"
+                        "    profile dayNN [exercise] 在 Nsight Compute 下分析练习的基准测试用例（没有 GPU 时用模拟器的\n"
+                        "                            估计）；--compare、--all-sizes、--timeline（day14）\n"
+                        "    grade-class DIR         在 Ray 上自动评分整个 nbgrader 班级（本机或 --address）；可断点续评\n"
+                        "    leaderboard DIR dayNN   按防作弊规则为每个学生通过的核函数计时（占上限的 %）\n"
+                        "    student-edition DIR     发给学生的版本：不含 solutions/、instructor/ 和 tests/（--unlocked DAYS）"},
 }
 
 
@@ -574,6 +855,13 @@ def said(e: BaseException) -> str | None:
     if isinstance(e, UnknownExercise):
         return say("exercise.unknown", **{**e.fields, "known": e.fields["known"] or say("none_yet")})
     return None
+
+
+def helped(text: str) -> str:
+    """A command line's help text, as the code holds it (in English), in the lessons' language: the
+    catalogue's help.* entry with that English; a text the catalogue lacks stays as it is."""
+    key = next((k for k, e in CATALOGUE.items() if k.startswith("help.") and e["en"] == text), None)
+    return say(key) if key else text
 
 
 def word(group: str, name: str, lang: str | None = None) -> str:

@@ -39,14 +39,16 @@ def test_the_chinese_uses_the_glossary(key):
 
 
 def test_every_key_the_code_asks_for_exists():
-    asked = set()
+    asked, named = set(), set()  # keys said literally; keys the code names (a table of them, as cli's)
     for path in (paths.ROOT / "grader").rglob("*.py"):
-        asked |= set(re.findall(r"\bsay\(\s*[\"']([\w. ]+)[\"']", path.read_text()))
+        text = path.read_text()
+        asked |= set(re.findall(r"\bsay\(\s*[\"']([\w. ]+)[\"']", text))
+        named |= set(re.findall(r"[\"']([\w.]+)[\"']", text)) & set(messages.CATALOGUE)
     assert asked, "no say(...) call found"
     assert not asked - set(messages.CATALOGUE), sorted(asked - set(messages.CATALOGUE))
-    looked_up = {k for k in messages.CATALOGUE if k.startswith(("status.", "ceiling.", "limiter.", "mix."))}  # by word()
-    assert not set(messages.CATALOGUE) - asked - looked_up, \
-        "entries nothing asks for: " + ", ".join(sorted(set(messages.CATALOGUE) - asked))
+    looked_up = {k for k in messages.CATALOGUE if k.startswith(("status.", "ceiling.", "limiter.", "mix.", "help."))}
+    unused = set(messages.CATALOGUE) - asked - named - looked_up  # the prefixes: by word() and helped()
+    assert not unused, "entries nothing asks for: " + ", ".join(sorted(unused))
 
 
 def test_a_failed_check_speaks_the_lessons_language(monkeypatch):
@@ -79,7 +81,11 @@ def test_the_child_is_told_the_language():
 @pytest.mark.parametrize("argv,says", [
     (["check", "day99"], "没有这一天 'day99'"),
     (["hint", "day02", "nosuch"], "day02 没有练习 'nosuch'"),
-    (["check", "day02", "--nosuch"], "错误：unrecognized arguments"),
+    (["check", "day02", "--nosuch"], "错误：无法识别的参数：--nosuch"),
+    (["check"], "python -m grader check：错误：缺少必需的参数：day（见 python -m grader check --help）"),
+    (["nosuch"], "错误：参数 command：无效的选择：'nosuch'（可选："),
+    (["check", "day02", "--timeout", "0"], "错误：参数 --timeout：应为正数，得到 '0'"),
+    (["sass", "--kernel"], "错误：参数 --kernel：需要一个值"),
     (["progress"], "个练习，已编辑"),
     (["show-config"], "核函数加载自"),
     (["debug", "day12", "prefill", "--solutions", "--source", "x.cu"], "错误：--solutions 和 --source：只能选一个"),
@@ -373,3 +379,50 @@ def test_why_the_emulator_skips_a_case_in_chinese(monkeypatch):
     ex = exercises.get("day02", "strided_gather")
     why = [runs_on_emulator(ex, c)[1] for c in ex.cases if not runs_on_emulator(ex, c)[0]]
     assert why and why[0].startswith("对模拟器来说太大（") and "day02/strided_gather 较小的用例已运行" in why[0], why
+
+
+def _help_texts(parser) -> list[str]:
+    """Every help text of a parser and its subcommands' parsers."""
+    import argparse
+
+    found = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            found += [a.help for a in action._choices_actions]
+            for sub in action.choices.values():
+                found += _help_texts(sub)
+        elif action.help:
+            found.append(action.help)
+    return found
+
+
+def test_every_help_text_of_the_command_line_is_in_the_catalogue(monkeypatch):
+    """`python -m grader ... --help` in Chinese needs each help text (cli.py's, each command module's
+    HELP and options) in the catalogue, word for word; and no help.* entry outlives its help text."""
+    from grader import cli
+
+    monkeypatch.chdir(paths.ROOT)
+    monkeypatch.setenv("COURSE_LANG", "en")
+    english = set(_help_texts(cli.parser()))
+    held = {e["en"] for k, e in messages.CATALOGUE.items() if k.startswith("help.") and k != "help.commands"}
+    assert not english - held, f"help texts without Chinese: {sorted(english - held)}"
+    assert not held - english, f"help.* entries no parser has: {sorted(held - english)}"
+    assert messages.say("help.commands", "en") in cli.__doc__ or "help.commands" in cli.__doc__
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["check", "--help"], ["debug", "--help"], ["profile", "--help"]])
+def test_the_command_line_s_help_in_chinese(monkeypatch, capsys, argv):
+    from grader import cli
+
+    monkeypatch.chdir(paths.ROOT)
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    with pytest.raises(SystemExit):
+        cli.main(argv)
+    out = capsys.readouterr().out
+    assert out.startswith("用法：python -m grader") and "选项:" in out and "显示本帮助信息并退出" in out, out
+    for english in ("usage:", "options:", "positional arguments", "show this help", "default:", "instead of"):
+        assert english not in out, f"{english!r} in {out}"
+    monkeypatch.setenv("COURSE_LANG", "en")
+    with pytest.raises(SystemExit):
+        cli.main(argv)
+    assert capsys.readouterr().out.startswith("usage: python -m grader")
