@@ -3,87 +3,39 @@ ceiling measured in the same run. Where nothing is timed (the PTX emulator), `em
 the emulator measures instead, per kernel version: global sectors per request and bytes moved per useful
 byte (coalescing), shared-memory wavefronts per request (bank conflicts), and the instruction mix.
 
-In the Chinese lessons (`grader.language.language()` is 'zh') the labels are translated (ZH_LABELS)
-and matplotlib draws them with the CJK font of the `zh` extra (mplfonts' Noto Sans CJK SC); without
+In the Chinese lessons (`grader.language.language()` is 'zh') the labels are translated (the
+catalogue's plot.* entries, grader/messages.py) and matplotlib draws them with the CJK font of the `zh` extra (mplfonts' Noto Sans CJK SC); without
 that extra the labels stay in English rather than turn into empty boxes.
 """
 from __future__ import annotations
 
+import functools
 import re
 import warnings
 from pathlib import Path
 
 from grader.bench import Report
+from grader.messages import CATALOGUE
 
 CJK_FONT_FILE = "NotoSansCJKsc-Regular.otf"  # shipped by mplfonts (the `zh` extra)
 
-#: The words of the plots' titles, axes and legends (plots.py's own and the exercises' reports), in Chinese.
-ZH_LABELS = {
-    "achieved": "实测",
-    "bytes moved (read + written)": "搬运的字节数（读 + 写）",
-    "read stride (floats)": "读取步长（float 个数）",
-    "pipeline stages": "流水线级数",
-    "n (int32 elements)": "n（int32 元素个数）",
-    "threads in the grid": "网格中的线程数",
-    "KV bytes read": "读取的 KV 字节数",
-    "sequence length": "序列长度",
-    "(ceiling)": "(上限)",
-    "copy": "拷贝",
-    "yours": "你的",
-    "solution": "参考解答",
-    "one chunk": "不拆分",
-    "naive": "朴素",
-    "tiled": "分块",
-    "padded": "填充",
-    "swizzled": "交错排布",
-    "pipelined": "流水线化",
-    "tuned": "调优后",
-    "previous rung": "上一级",
-    "serial": "串行",
-    "overlap in a warpgroup": "warpgroup 内重叠",
-    "ping-pong": "乒乓",
-    "transpose": "转置",
-    "exp throughput": "exp 吞吐量",
-    "4 chains of 256 exps per thread": "每个线程 4 条链，每条 256 次 exp",
-    "math library": "数学库",
-    "intrinsic": "内建函数",
-    "exclusive scan of int32 against": "int32 排他扫描，对比",
-    "decode attention": "解码注意力",
-    "paged decode": "分页解码",
-    "Mi floats": "Mi 个 float",
-    "blocks of": "个线程块 x",
-    "rows of": "每行",
-    "heads": "头",
-    "hidden": "隐藏维度",
-    "non-causal": "非因果",
-    "causal": "因果",
-    "batch": "批大小",
-    "page": "页大小",
-    "square": "方阵",
-    "fp32 accumulate": "fp32 累加",
-    "H100 anchor, not measured": "H100 参照值，非实测",
-    # the emulator's pictures (emulator_figure)
-    "memory statistics on the PTX emulator, not timed": "PTX 模拟器上的访存统计，未计时",
-    "global memory: 32-byte sectors per request": "全局内存：每次请求的 32 字节扇区 (sector) 数",
-    "global memory: bytes moved per useful byte": "全局内存：每个有用字节实际搬运的字节数",
-    "shared memory: wavefronts per request (bank conflicts)":
-        "共享内存：每次请求的波前 (wavefront) 数（存储体冲突）",
-    "instruction mix": "指令构成",
-    "warp instructions": "线程束 (warp) 指令数",
-    "no shared-memory instruction": "没有共享内存指令",
-    "worst": "最差的",
-    "ideal": "理想值",
-    "other": "其他",
-    "failed": "未通过",
-}
-_ZH_PATTERN = re.compile("|".join(rf"(?<![\w-]){re.escape(en)}(?![\w-])"
-                                  for en in sorted(ZH_LABELS, key=len, reverse=True)))
+
+@functools.cache
+def _chinese() -> tuple[dict[str, str], re.Pattern]:
+    """The plots' phrases and their Chinese (the catalogue's plot.* entries), and a pattern finding them
+    as whole words, the longest first."""
+    labels = {e["en"]: e["zh"] for k, e in CATALOGUE.items() if k.startswith("plot.")}
+    return labels, re.compile("|".join(rf"(?<![\w-]){re.escape(en)}(?![\w-])"
+                                       for en in sorted(labels, key=len, reverse=True)))
 
 
 def translate(text: str, lang: str) -> str:
-    """A plot label in the lessons' language: the ZH_LABELS phrases replaced in Chinese, the rest
+    """A plot label in the lessons' language: the catalogue's plot phrases replaced in Chinese, the rest
     (numbers, kernel and library names) kept."""
-    return _ZH_PATTERN.sub(lambda m: ZH_LABELS[m.group(0)], text) if lang == "zh" else text
+    if lang != "zh":
+        return text
+    labels, pattern = _chinese()
+    return pattern.sub(lambda m: labels[m.group(0)], text)
 
 
 def use_cjk_font() -> str | None:

@@ -46,8 +46,8 @@ def test_every_key_the_code_asks_for_exists():
         named |= set(re.findall(r"[\"']([\w.]+)[\"']", text)) & set(messages.CATALOGUE)
     assert asked, "no say(...) call found"
     assert not asked - set(messages.CATALOGUE), sorted(asked - set(messages.CATALOGUE))
-    looked_up = {k for k in messages.CATALOGUE if k.startswith(("status.", "ceiling.", "limiter.", "mix.", "help."))}
-    unused = set(messages.CATALOGUE) - asked - named - looked_up  # the prefixes: by word() and helped()
+    looked_up = {k for k in messages.CATALOGUE if k.startswith(("status.", "ceiling.", "limiter.", "mix.", "help.", "plot."))}
+    unused = set(messages.CATALOGUE) - asked - named - looked_up  # the prefixes: word(), helped(), plots
     assert not unused, "entries nothing asks for: " + ", ".join(sorted(unused))
 
 
@@ -426,3 +426,18 @@ def test_the_command_line_s_help_in_chinese(monkeypatch, capsys, argv):
     with pytest.raises(SystemExit):
         cli.main(argv)
     assert capsys.readouterr().out.startswith("usage: python -m grader")
+
+
+@pytest.mark.parametrize("title, zh", [
+    ("column sums, 2^26 floats: tall (N = 32), square, wide (M = 64)", "列求和，2^26 个 float：高（N = 32）、方阵、宽（M = 64）"),
+    ("TMA copy, 64 x 64 boxes of fp16, square matrices", "TMA 拷贝，64 x 64 的 fp16 方块，方阵"),
+    ("batch prefill, fp16 causal, 4 query heads, d 128", "批量预填充, fp16 因果, 4 查询头, d 128"),
+    ("strided_gather, 4096 floats out", "strided_gather, 4096 个 float 输出"),
+    ("shape (0 decode, 1 tall, 2 wide)", "形状（0 解码，1 高，2 宽）"),
+])
+def test_the_plots_titles_come_from_the_catalogue(title, zh):
+    """Plot labels are catalogue entries (plot.*) like every other message; titles once left English."""
+    from grader import plots
+
+    assert not hasattr(plots, "ZH_LABELS")
+    assert plots.translate(title, "zh") == zh and plots.translate(title, "en") == title
