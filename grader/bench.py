@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from grader import device
-from grader.messages import say
+from grader.messages import phrased, say
 
 
 @dataclass
@@ -153,8 +153,8 @@ class Report:
 
     def table(self) -> str:
         if not all(m.timed for m in self.ceiling):
-            return say("bench.table_untimed", title=self.title, not_timed=say("bench.not_timed"))
-        head = f"{self.title}\n{say('bench.size'):>14} " + " ".join(f"{s[:18]:>18}" for s in self.series)
+            return say("bench.table_untimed", title=phrased(self.title), not_timed=say("bench.not_timed"))
+        head = f"{phrased(self.title)}\n{say('bench.size'):>14} " + " ".join(f"{phrased(s)[:18]:>18}" for s in self.series)
         head += f" {say('bench.ceiling'):>10}  {say('bench.units', metric=self.metric)}"
         rows = [head]
         for i, c in enumerate(self.ceiling):

@@ -9,6 +9,9 @@ output such as "strided_gather out") stay as the code names them.
 """
 from __future__ import annotations
 
+import functools
+import re
+
 CATALOGUE: dict[str, dict[str, str]] = {
     # ---- checks: how a kernel's output differs from the reference (grader.checks) ----
     "replay": {"en": " [seed {seed}: rerun with {env}={seed}]",
@@ -46,6 +49,7 @@ CATALOGUE: dict[str, dict[str, str]] = {
                 "zh": "{exercise}：{status}（{passed}/{total} 个用例）"},
     "ceiling.copy bandwidth": {"en": "copy bandwidth", "zh": "拷贝带宽"},
     "ceiling.cuBLAS gemv": {"en": "cuBLAS gemv", "zh": "cuBLAS 的 GEMV"},
+    "ceiling.its ceiling": {"en": "its ceiling", "zh": "它的上限"},
     "ceiling.the best torch SDPA backend": {"en": "the best torch SDPA backend", "zh": "torch 最快的 SDPA 后端"},
     "status.passed": {"en": "passed", "zh": "通过"},
     "status.failed": {"en": "failed", "zh": "未通过"},
@@ -936,6 +940,26 @@ def helped(text: str) -> str:
     catalogue's help.* entry with that English; a text the catalogue lacks stays as it is."""
     key = next((k for k, e in CATALOGUE.items() if k.startswith("help.") and e["en"] == text), None)
     return say(key) if key else text
+
+
+@functools.cache
+def _phrases() -> tuple[dict[str, str], re.Pattern]:
+    """The plot.* phrases and their Chinese, and a pattern finding them as whole words, the longest first."""
+    phrases = {e["en"]: e["zh"] for k, e in CATALOGUE.items() if k.startswith("plot.")}
+    return phrases, re.compile("|".join(rf"(?<![\w-]){re.escape(en)}(?![\w-])"
+                                        for en in sorted(phrases, key=len, reverse=True)))
+
+
+def phrased(text: str, lang: str | None = None) -> str:
+    """A label made of the catalogue's plot.* phrases (a plot's title, axis or legend, a benchmark table's
+    title and series) in `lang` (default: the lessons' language): in Chinese each phrase replaced whole,
+    the rest (numbers, kernel and library names) kept."""
+    from grader.language import language
+
+    if (lang or language()) != "zh":
+        return text
+    phrases, pattern = _phrases()
+    return pattern.sub(lambda m: phrases[m.group(0)], text)
 
 
 def word(group: str, name: str, lang: str | None = None) -> str:

@@ -9,33 +9,19 @@ that extra the labels stay in English rather than turn into empty boxes.
 """
 from __future__ import annotations
 
-import functools
-import re
 import warnings
 from pathlib import Path
 
 from grader.bench import Report
-from grader.messages import CATALOGUE
+from grader.messages import phrased
 
 CJK_FONT_FILE = "NotoSansCJKsc-Regular.otf"  # shipped by mplfonts (the `zh` extra)
 
 
-@functools.cache
-def _chinese() -> tuple[dict[str, str], re.Pattern]:
-    """The plots' phrases and their Chinese (the catalogue's plot.* entries), and a pattern finding them
-    as whole words, the longest first."""
-    labels = {e["en"]: e["zh"] for k, e in CATALOGUE.items() if k.startswith("plot.")}
-    return labels, re.compile("|".join(rf"(?<![\w-]){re.escape(en)}(?![\w-])"
-                                       for en in sorted(labels, key=len, reverse=True)))
-
-
 def translate(text: str, lang: str) -> str:
-    """A plot label in the lessons' language: the catalogue's plot phrases replaced in Chinese, the rest
-    (numbers, kernel and library names) kept."""
-    if lang != "zh":
-        return text
-    labels, pattern = _chinese()
-    return pattern.sub(lambda m: labels[m.group(0)], text)
+    """A plot label in `lang`: in Chinese the catalogue's plot phrases replaced, the rest (numbers, kernel
+    and library names) kept (messages.phrased)."""
+    return phrased(text, lang)
 
 
 def use_cjk_font() -> str | None:

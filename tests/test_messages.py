@@ -441,3 +441,17 @@ def test_the_plots_titles_come_from_the_catalogue(title, zh):
 
     assert not hasattr(plots, "ZH_LABELS")
     assert plots.translate(title, "zh") == zh and plots.translate(title, "en") == title
+
+
+def test_a_benchmark_table_s_title_and_series_in_chinese(monkeypatch):
+    from grader import bench
+
+    monkeypatch.chdir(paths.ROOT)
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    m = bench.Measurement("yours", 8, 1.0, 8)
+    report = bench.Report("fp32 transpose, n x n", "n", "GB/s", {"yours": [m], "solution": [m]}, [m])
+    title, head = report.table().splitlines()[:2]
+    assert title == "fp32 转置, n x n" and head.split()[1:3] == ["你的", "参考解答"], report.table()
+    assert messages.ceiling(bench.Report("t", "n", "Texp/s").ceiling_label) == "它的上限"
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert report.table().splitlines()[1].split()[1:3] == ["yours", "solution"]
