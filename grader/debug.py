@@ -178,7 +178,7 @@ def _state_lines(st: TileState, row: tuple, col: int, l: str = "l") -> list[str]
 def _tile_of(family: str, source: Path) -> int:
     m = re.search(DAY12_TILE[family], source.read_text())
     if not m:
-        raise ValueError(f"{source.name}: cannot find the keys per tile ({DAY12_TILE[family]!r}); pass --tile N")
+        raise ValueError(say("debug.no_tile", file=source.name, pattern=repr(DAY12_TILE[family])))
     return int(m.group(1))
 
 
@@ -229,7 +229,7 @@ def _decode_inputs(rng, batch: int, kv_len: int, heads: int, kv_heads: int):
     from grader.exercises import day11
 
     if heads % kv_heads:
-        raise ValueError(f"--heads {heads} must be a multiple of --kv-heads {kv_heads} (GQA)")
+        raise ValueError(say("debug.gqa", heads=heads, kv_heads=kv_heads))
     return day11.random_qkv(rng, batch, heads, (batch, kv_len, kv_heads, day11.HEAD_DIM))
 
 

@@ -489,6 +489,10 @@ CATALOGUE: dict[str, dict[str, str]] = {
                           "{day}` names the worst element of the others",
                     "zh": "{exercise}：debug 只接受 {names}（逐个遍历 KV 分块的核函数）；其他练习用 `python -m grader "
                           "check {day}` 找出最差的元素"},
+    "debug.no_tile": {"en": "{file}: cannot find the keys per tile ({pattern}); pass --tile N",
+                      "zh": "{file}：找不到每个分块的键数（{pattern}）；请用 --tile N 给出"},
+    "debug.gqa": {"en": "--heads {heads} must be a multiple of --kv-heads {kv_heads} (GQA)",
+                  "zh": "--heads {heads} 必须是 --kv-heads {kv_heads} 的倍数（GQA）"},
     "debug.choose": {"en": "--solutions and --source: choose one", "zh": "--solutions 和 --source：只能选一个"},
     "debug.at_least_one": {"en": "--{option} {value}: expected >= 1", "zh": "--{option} {value}：应 >= 1"},
     "debug.no_source": {"en": "no kernel source {source}", "zh": "没有核函数源文件 {source}"},

@@ -455,3 +455,15 @@ def test_a_benchmark_table_s_title_and_series_in_chinese(monkeypatch):
     assert messages.ceiling(bench.Report("t", "n", "Texp/s").ceiling_label) == "它的上限"
     monkeypatch.setenv("COURSE_LANG", "en")
     assert report.table().splitlines()[1].split()[1:3] == ["yours", "solution"]
+
+
+def test_the_debugger_s_bad_sizes_in_chinese(monkeypatch, tmp_path):
+    from grader import debug
+
+    monkeypatch.chdir(paths.ROOT)
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    (tmp_path / "k.cu").write_text("// no tile here\n")
+    with pytest.raises(ValueError, match="^k.cu：找不到每个分块的键数（.*）；请用 --tile N 给出$"):
+        debug._tile_of("prefill", tmp_path / "k.cu")
+    with pytest.raises(ValueError, match=r"^--heads 3 必须是 --kv-heads 2 的倍数（GQA）$"):
+        debug._decode_inputs(np.random.default_rng(0), 1, 4, 3, 2)
