@@ -211,7 +211,7 @@ def split_calls(launches: list[dict]) -> dict[int, list[dict]]:
 
 
 def _pct(value) -> str:
-    return f"{value:.1f}%" if isinstance(value, float) else "n/a"
+    return f"{value:.1f}%" if isinstance(value, float) else say("profile.na")
 
 
 def top_stalls(metrics: dict, count: int = 3) -> list[tuple[str, float]]:
@@ -244,7 +244,7 @@ def rows(metrics: dict, nbytes: int = 0, flops: float = 0.0) -> dict[str, str]:
     the benchmark counts for the call, for the figure `grader bench` reports."""
     m = {key: metrics.get(name) for key, name in METRICS.items()}
     seconds = m["duration"]
-    out = {"duration": f"{seconds * 1e6:.1f} us" if isinstance(seconds, float) else "n/a",
+    out = {"duration": f"{seconds * 1e6:.1f} us" if isinstance(seconds, float) else say("profile.na"),
            "dram": _pct(m["dram_pct"]), "sm": _pct(m["sm_pct"]), "l1": _pct(m["l1_hit"]), "l2": _pct(m["l2_hit"]),
            "occupancy": _pct(m["achieved_occupancy"]), "tensor": _pct(m["tensor_pct"])}
     if isinstance(seconds, float) and seconds > 0 and (nbytes or flops):

@@ -327,6 +327,7 @@ def test_the_profile_s_limiters_mix_and_ncu_s_problems_in_chinese(monkeypatch):
     metrics = {ncu.METRICS["theoretical_occupancy"]: 50.0, ncu.METRICS["limit_registers"]: 4.0,
                ncu.METRICS["limit_shared_mem"]: 4.0, ncu.METRICS["limit_blocks"]: 32.0}
     assert ncu.rows(metrics)["theoretical"] == "50%（限制因素：寄存器和共享内存（每个 SM 4 个线程块））"
+    assert (ncu.rows(metrics)["dram"], ncu.rows(metrics)["duration"]) == ("无", "无")  # not measured
     module = device.load_source(r'''
     extern "C" __global__ void k(const float* x, float* y) { y[threadIdx.x] = x[threadIdx.x] * 2.0f; }''', "k.cu")
     with profile_estimates.recording() as records:
