@@ -573,6 +573,7 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "mix.conversions and moves": {"en": "conversions and moves", "zh": "类型转换与数据移动"},
     "mix.floating point": {"en": "floating point", "zh": "浮点运算"},
     "mix.integer and logic": {"en": "integer and logic", "zh": "整数与逻辑运算"},
+    "mix.other": {"en": "other", "zh": "其他"},
     "mix.control flow (branches, exits)": {"en": "control flow (branches, exits)", "zh": "控制流（分支、退出）"},
     "profile.stages_note": {"en": "the decode step on the emulator ({config}): per-stage counts, ESTIMATES (nothing is "
                                   "timed)",
@@ -818,8 +819,8 @@ CATALOGUE: dict[str, dict[str, str]] = {
                                              "runs two per GPU)",
                                        "zh": "每个（学生，天）在 GPU 机器上占用的 GPU 数（默认 1；"
                                              "0.5 表示每块 GPU 跑两个）"},
-    "help.grade-class.workers": {"en": "CPUs of a local Ray (default: every core)",
-                                 "zh": "本地 Ray 使用的 CPU 数（默认：所有核心）"},
+    "help.grade-class.workers": {"en": "tasks at once on this machine's CPUs (the emulator; default: every core)",
+                                 "zh": "在本机 CPU 上同时运行的任务数（模拟器；默认：所有核心）"},
     "help.grade-class.timeout": {"en": "seconds one (student, day) may take before it is stopped (default 3600)",
                                  "zh": "一个（学生，天）在被停止前最多可用的秒数（默认 3600）"},
     "help.grade-class.force": {"en": "regrade pairs the gradebook already holds",

@@ -173,6 +173,7 @@ def test_the_emulator_s_memory_statistics_in_chinese(monkeypatch):
     assert "路）" in table and "n 路存储体冲突" in table, table
     text = report.launch_text(program.last_launch)
     assert "网格" in text and "条线程束指令" in text and "指令构成：" in text, text
+    assert "其他 " in text and "other" not in text, text  # the families a SASS name does not cover
     summary = notebook.memory_summary()
     assert summary.startswith("global 1 个请求，每个请求 4.00 个扇区（理想 4.00）; shared 2 个请求") and "波前" in summary, \
         summary

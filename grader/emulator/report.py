@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 
 from grader import tables
-from grader.messages import say
+from grader.messages import say, word
 from grader.emulator import program, scaling
 
 
@@ -77,7 +77,8 @@ def instruction_mix(launch=None) -> dict[str, int]:
 
 def mix_text(mix: dict[str, int]) -> str:
     """'HMMA (mma) 2,048, LDSM (ldmatrix) 512, ..., other 9,000': the families that ran."""
-    return ", ".join(f"{SASS[f]}{f' ({f})' if f != 'other' else ''} {n:,}" for f, n in mix.items() if n)
+    return ", ".join(f"{SASS[f]} ({f}) {n:,}" if f != "other" else f"{word('mix', 'other')} {n:,}"
+                     for f, n in mix.items() if n)
 
 
 def totals(launch=None, loads_only: bool = False) -> dict[str, dict]:
