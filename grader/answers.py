@@ -14,6 +14,7 @@ import re
 import time
 
 from grader import paths, solution_facts
+from grader.messages import say
 
 COMMAND = "answer"
 HELP = "a thought question's model answer and rubric, once you have written yours in your notebook"
@@ -34,7 +35,8 @@ def _notebook(root, day: str, lang: str):
 
     path = root / ("zh" if lang == "zh" else "") / f"{day}.ipynb"
     if not path.is_file():
-        raise FileNotFoundError(f"no notebook {path.relative_to(paths.ROOT) if path.is_relative_to(paths.ROOT) else path}")
+        raise FileNotFoundError(say("answers.no_notebook",
+                                    path=path.relative_to(paths.ROOT) if path.is_relative_to(paths.ROOT) else path))
     return path, nbformat.read(path, as_version=4)
 
 

@@ -23,6 +23,7 @@ import numpy as np
 from grader import cupy_backend
 from grader.backend import Backend, KernelFault, NoGPU, NoTiming
 from grader.dtypes import DTYPES, bfloat16, dtype
+from grader.messages import say
 
 __all__ = ["BACKEND_ENV", "BACKENDS", "DTYPES", "Backend", "KernelFault", "NoGPU", "NoTiming", "arch", "asarray",
            "backend", "bfloat16", "current", "current_device", "dtype", "emulated", "empty", "gpu_available", "launch",
@@ -46,7 +47,7 @@ def _backend_named(value: str) -> str:
     if not name:
         return "cupy" if cupy_backend.probe() is None else "emulator"
     if name not in BACKENDS:
-        raise ValueError(f"{BACKEND_ENV}={name!r}: expected one of {', '.join(BACKENDS)}")
+        raise ValueError(say("backend.unknown", setting=f"{BACKEND_ENV}={name!r}", known=", ".join(BACKENDS)))
     return name
 
 

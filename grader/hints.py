@@ -19,6 +19,7 @@ import json
 import re
 
 from grader import exercises, paths, solution_facts, stubs
+from grader.messages import say
 
 COMMAND = "hint"
 HELP = "the hints of an exercise, level by level (1 idea, 2 structure, 3 the tricky part, explained)"
@@ -49,7 +50,7 @@ def english(day, source: str) -> list[dict[int, list[str]]]:
         return solution_facts.hint_parts(day, source)
     solution = paths.SOLUTIONS / paths.day_name(day) / source
     if not solution.is_file():
-        raise FileNotFoundError(f"no solution {solution.relative_to(paths.ROOT)} to take hints from")
+        raise FileNotFoundError(say("hints.no_solution", path=solution.relative_to(paths.ROOT)))
     return [{lv: lines for lv, lines in ((1, r.hints), (2, r.deeper.get(2)), (3, r.deeper.get(3))) if lines}
             for r in stubs.regions(solution.read_text(), source)]
 

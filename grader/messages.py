@@ -72,6 +72,17 @@ CATALOGUE: dict[str, dict[str, str]] = {
                                  "statistics instead",
                            "zh": "模拟器不模拟计时（COURSE_BACKEND=emulator）：请在 GPU 上运行性能测试；"
                                  "`python -m grader.emutools.day_report dayNN` 会改为显示各核函数的访存统计"},
+    "emulator.not_emulated": {"en": "timings are not emulated: the emulator runs kernels on the CPU (COURSE_BACKEND="
+                                    "emulator), so there is nothing to time. Benchmarks need a CUDA GPU; the emulator "
+                                    "reports memory statistics instead (grader.emulator.report)",
+                              "zh": "模拟器不模拟计时：模拟器在 CPU 上运行核函数（COURSE_BACKEND=emulator），没有什么可计时的。"
+                                    "基准测试需要 CUDA GPU；模拟器改为报告访存统计（grader.emulator.report）"},
+    "emulator.no_flush": {"en": "flushing L2 before a timed run: {why}", "zh": "在计时运行前清空 L2：{why}"},
+    "emulator.no_cupy": {"en": "{name} is not available on the emulator (COURSE_BACKEND=emulator); it needs a GPU",
+                         "zh": "{name} 在模拟器上不可用（COURSE_BACKEND=emulator）；它需要 GPU"},
+    "backend.unknown": {"en": "{setting}: expected one of {known}", "zh": "{setting}：应为 {known} 之一"},
+    "hints.no_solution": {"en": "no solution {path} to take hints from", "zh": "没有可以从中取提示的参考解答 {path}"},
+    "answers.no_notebook": {"en": "no notebook {path}", "zh": "没有笔记本 {path}"},
     "emulator.unchecked": {"en": "; sizes past {bounds} are unchecked here ({cases})",
                            "zh": "；超过 {bounds} 的规模在这里没有检查（{cases}）"},
     "not_run.whole": {"en": "{first} (the whole message is on the first failure of {exercise})",

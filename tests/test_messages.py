@@ -469,3 +469,19 @@ def test_the_debugger_s_bad_sizes_in_chinese(monkeypatch, tmp_path):
         debug._tile_of("prefill", tmp_path / "k.cu")
     with pytest.raises(ValueError, match=r"^--heads 3 必须是 --kv-heads 2 的倍数（GQA）$"):
         debug._decode_inputs(np.random.default_rng(0), 1, 4, 3, 2)
+
+
+def test_the_emulator_s_refusals_and_a_bad_backend_in_chinese(monkeypatch):
+    """What a lesson's code meets on the emulator (a timer, a cupy function it lacks) and a mistyped
+    COURSE_BACKEND."""
+    from grader import backend, device
+    from grader.emulator import cupy_shim
+
+    monkeypatch.chdir(paths.ROOT)
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    with pytest.raises(backend.NoTiming, match="^cupy.cuda.Event: 模拟器不模拟计时"):
+        cupy_shim.cuda.Event
+    with pytest.raises(backend.NoGPU, match=r"^cupy.fft 在模拟器上不可用"):
+        cupy_shim.fft
+    with pytest.raises(ValueError, match="^COURSE_BACKEND='nosuch'：应为 .* 之一$"):
+        device._backend_named("nosuch")

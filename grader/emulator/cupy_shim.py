@@ -8,10 +8,13 @@ import numpy as np
 
 from grader.backend import NoGPU, NoTiming
 from grader.emulator.memory import DeviceArray
+from grader.messages import say
 
-NO_TIMING = ("timings are not emulated: the emulator runs kernels on the CPU (COURSE_BACKEND=emulator), "
-             "so there is nothing to time. Benchmarks need a CUDA GPU; the emulator reports memory "
-             "statistics instead (grader.emulator.report)")
+
+def no_timing() -> str:
+    """Why nothing is timed here, in the lessons' language."""
+    return say("emulator.not_emulated")
+
 
 int8, int16, int32, int64 = np.int8, np.int16, np.int32, np.int64
 uint8, uint16, uint32, uint64 = np.uint8, np.uint16, np.uint32, np.uint64
@@ -109,7 +112,7 @@ class random:  # noqa: N801 - mirrors cupy.random
 
 class _NoTiming:
     def __getattr__(self, name):
-        raise NoTiming(f"cupy.cuda.{name}: {NO_TIMING}")
+        raise NoTiming(f"cupy.cuda.{name}: {no_timing()}")
 
 
 cuda = _NoTiming()
@@ -118,4 +121,4 @@ cuda = _NoTiming()
 def __getattr__(name):
     if name.startswith("__"):  # what Python's machinery looks for (__path__, ...): absent, as in any module
         raise AttributeError(name)
-    raise NoGPU(f"cupy.{name} is not available on the emulator (COURSE_BACKEND=emulator); it needs a GPU")
+    raise NoGPU(say("emulator.no_cupy", name=f"cupy.{name}"))
