@@ -11,6 +11,7 @@ directive makes errors and -lineinfo point at the student's own file.
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import re
 import sys
@@ -74,9 +75,29 @@ def cccl_include_dirs() -> list[Path]:
 
 
 def include_dirs() -> list[Path]:
-    dirs = [paths.INCLUDE, paths.answer_include(), *cccl_include_dirs()]
+    """The course headers, the answer root, the student's own headers (days/: where the answer root
+    lacks a day's header, `<day07/cp_async.cuh>` is the student's), CCCL and CUDA, in that order."""
+    dirs = [paths.INCLUDE, paths.answer_include(), paths.OWN_INCLUDE, *cccl_include_dirs()]
     cuda = cuda_include_dir()
     return dirs + ([cuda] if cuda else [])
+
+
+_HAS_INCLUDE = re.compile(r"__has_include\(<(day\d\d/[\w.-]+\.cuh)>\)")
+
+
+@functools.cache
+def _course_asks() -> tuple[str, ...]:
+    """Every `dayNN/x.cuh` a course header includes where it exists (`#if __has_include(<...>)`)."""
+    found = {m for h in paths.INCLUDE.rglob("*.cuh") for m in _HAS_INCLUDE.findall(h.read_text())}
+    return tuple(sorted(found))
+
+
+def own_stand_ins() -> list[Path]:
+    """The student's own headers that the course headers include here because the answer root lacks
+    the course's version (a student edition before `grader unlock`)."""
+    answers = paths.answer_include()
+    return [paths.OWN_INCLUDE / name for name in _course_asks()
+            if not (answers / name).is_file() and (paths.OWN_INCLUDE / name).is_file()]
 
 
 def options(arch: str | None = None, extra: tuple[str, ...] = ()) -> tuple[str, ...]:
@@ -110,7 +131,10 @@ def read_source(path: str | os.PathLike) -> str:
     except UnicodeDecodeError:
         raise CompileError(str(path), f"{path.name}: error: not a text file (CUDA C source is text)") from None
     check_includes(path)
-    return f'#line 1 "{path}"\n' + _inline_own_headers(text, path, set())
+    # cupy keys its kernel cache on the source text: name the stand-ins' contents, so an edit recompiles
+    stand_ins = "".join(f"// built on {h.relative_to(paths.OWN_INCLUDE).as_posix()} "
+                        f"{hashlib.sha256(h.read_bytes()).hexdigest()[:16]}\n" for h in own_stand_ins())
+    return f'#line 1 "{path}"\n' + _inline_own_headers(text, path, set()) + stand_ins
 
 
 _OWN_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([\w.-]+\.cuh)"[ \t]*$')

@@ -15,6 +15,9 @@ INCLUDE = ROOT / "kernels" / "include"
 SOLUTION_INCLUDE = SOLUTIONS / "include"
 #: The same, in a student edition: the days an instructor released or `grader unlock` copied in.
 UNLOCKED = ROOT / "kernels" / "unlocked"
+#: The include root after those: the student's own headers (days/dayNN/x.cuh, e.g. day 7's cp_async.cuh),
+#: which stand in for a course version (<dayNN/x.cuh>) that the answer root does not hold.
+OWN_INCLUDE = DAYS
 NOTEBOOKS = ROOT / "notebooks"  # the student notebooks (generated from INSTRUCTOR_NOTEBOOKS)
 INSTRUCTOR_NOTEBOOKS = ROOT / "instructor" / "notebooks"  # the nbgrader sources: model answers, hidden tests
 STATE = ROOT / ".course"  # git-ignored: last results, plots

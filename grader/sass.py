@@ -14,7 +14,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from grader import paths
+from grader import compiler, paths
 from grader.compiler import Compiled, compile_file
 
 _PACKAGES = {"nvdisasm": "nvidia-cuda-nvdisasm", "cuobjdump": "nvidia-cuda-cuobjdump"}
@@ -120,7 +120,8 @@ def load(path: str | os.PathLike, arch: str = "sm_90") -> tuple[Compiled, dict, 
     path = Path(path).resolve()
     if not path.is_file():
         raise FileNotFoundError(f"no kernel source {path}")
-    mtimes = tuple(p.stat().st_mtime_ns for p in (path, *sorted(path.parent.glob("*.cuh"))))
+    headers = (*sorted(path.parent.glob("*.cuh")), *compiler.own_stand_ins())  # and those it stands on
+    mtimes = tuple(p.stat().st_mtime_ns for p in (path, *headers))
     return _analyse(path, mtimes, arch)
 
 

@@ -4,10 +4,13 @@ which the course headers of later days build on (course/mma.cuh on day 9's ldmat
 They live in an include root laid out per day (dayNN/*.cuh), never in kernels/include: solutions/include
 in the instructor's repository (always used there: grading, CI, pytest --solutions), kernels/unlocked in
 a student edition, where a header whose day is not unlocked yet fails to compile with one line naming
-the day and this command. In the full repository the command only records the unlock (the course's
-headers are already used); in an edition it copies DIR/dayNN (a folder the instructor hands out, laid
-out like solutions/include) into kernels/unlocked/dayNN, asking before it overwrites a file. Each unlock
-is recorded in .course/unlocks.json, where an instructor can see it.
+the day and this command; a day whose exercise is written in a header of the student's own (day 7's
+days/day07/cp_async.cuh) compiles the later days on that header instead until it is unlocked
+(grader/compiler.py: the include root days/ comes after the answer root). In the full repository the
+command only records the unlock (the course's headers are already used); in an edition it copies
+DIR/dayNN (a folder the instructor hands out, laid out like solutions/include) into
+kernels/unlocked/dayNN, asking before it overwrites a file. Each unlock is recorded in
+.course/unlocks.json, where an instructor can see it.
 """
 from __future__ import annotations
 

@@ -11,6 +11,7 @@ from grader.pytest_plugin import require_sass_tools
 require_sass_tools()
 
 DAY7 = SOLUTIONS / "day07"
+OWN = {"cp_async.cuh": (DAY7 / "cp_async.cuh").read_text()}  # exercise 1's header, beside async_copy.cu
 
 
 def _derive(file: str, old: str, new: str) -> str:
@@ -22,43 +23,40 @@ def _derive(file: str, old: str, new: str) -> str:
 def test_solutions_pass(planted):
     for name, file in (("async_copy", "async_copy.cu"), ("double_buffer", "double_buffer.cu"),
                        ("pipeline", "pipeline.cu"), ("qk_scores", "qk_scores.cu")):
-        assert planted("day07", name, (DAY7 / file).read_text()) is None, name
+        assert planted("day07", name, (DAY7 / file).read_text(), files=OWN) is None, name
 
 
 # ---- async_copy ---------------------------------------------------------------------------------
 
 PLAIN_STAGING = _derive(
-    "async_copy.cu", "  cp_async_zfill<BYTES>(tile + tid * (BYTES / 4), in + first, src_bytes);\n",
+    "async_copy.cu", "  cpa::copy_zfill<BYTES>(tile + tid * (BYTES / 4), in + first, src_bytes);\n",
     "  for (int q = 0; q < BYTES / 4; ++q) tile[tid * (BYTES / 4) + q] = 4 * q < src_bytes ? in[first + q] : 0.f;\n")
 
 
 def test_plain_loads_into_shared_memory_fail_the_technique(planted):
     """Right values, but staged through registers (LDG + STS): not what day 7 teaches."""
-    msg = planted("day07", "async_copy", PLAIN_STAGING)
+    msg = planted("day07", "async_copy", PLAIN_STAGING, files=OWN)
     assert msg and "LDGSTS (cp.async)" in msg and "technique" in msg, msg
 
 
 def test_the_course_header_instead_of_your_own_ptx_fails(planted):
-    text = _derive("async_copy.cu", "#include <course/common.cuh>\n",
-                   "#include <course/common.cuh>\n#include <course/cp_async.cuh>\n")
-    text = text.replace("  cp_async_zfill<BYTES>(tile + tid * (BYTES / 4), in + first, src_bytes);\n",
-                        "  course::cp_async::detail::copy_zfill<BYTES, course::cp_async::PrefetchMode::kNoPrefetch>"
-                        "(tile + tid * (BYTES / 4), in + first, src_bytes);\n")
+    """async_copy.cu on the course's version (through course/cp_async.cuh) instead of its own header."""
+    text = _derive("async_copy.cu", '#include "cp_async.cuh"\n', "#include <course/cp_async.cuh>\n")
     msg = planted("day07", "async_copy", text)
     assert msg and "the course's finished cp.async header" in msg, msg
 
 
 def test_no_zero_fill_leaves_the_tail_unwritten(planted):
     """Copies issued only where all BYTES exist: the partial piece and the tail keep their NaN poison."""
-    text = _derive("async_copy.cu", "  cp_async_zfill<BYTES>(tile + tid * (BYTES / 4), in + first, src_bytes);\n",
-                   "  if (src_bytes == BYTES) cp_async_zfill<BYTES>(tile + tid * (BYTES / 4), in + first, BYTES);\n")
-    msg = planted("day07", "async_copy", text)
+    text = _derive("async_copy.cu", "  cpa::copy_zfill<BYTES>(tile + tid * (BYTES / 4), in + first, src_bytes);\n",
+                   "  if (src_bytes == BYTES) cpa::copy_zfill<BYTES>(tile + tid * (BYTES / 4), in + first, BYTES);\n")
+    msg = planted("day07", "async_copy", text, files=OWN)
     assert msg and re.search(r"async_copy_\d+b out\[", msg) and "elements" in msg, msg
 
 
 def test_commit_without_wait_reads_copies_not_landed(planted):
-    text = _derive("async_copy.cu", "  commit_group();\n  wait_group<0>();\n", "  commit_group();\n")
-    msg = planted("day07", "async_copy", text)
+    text = _derive("async_copy.cu", "  cpa::commit_group();\n  cpa::wait_group<0>();\n", "  cpa::commit_group();\n")
+    msg = planted("day07", "async_copy", text, files=OWN)
     assert msg and "no DEPBAR" in msg, msg
 
 

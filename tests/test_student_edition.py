@@ -152,3 +152,60 @@ def test_the_sandbox_hides_only_what_there_is(tmp_path, monkeypatch):
     for before in (None, "day14"):
         assert all(p.is_dir() for p in sandbox._hidden_in_checkout(before))
         assert not [p for p in sandbox._hidden_in_checkout(before) if p.is_relative_to(tmp_path)]
+
+
+LATER_EXERCISE = r"""#include <course/cp_async.cuh>
+extern "C" __global__ void later(const float* g, float* out) {
+  __shared__ __align__(16) float s[4];
+  course::cp_async::load_128b(s, g);
+  course::cp_async::wait_all();
+  __syncthreads();
+  out[threadIdx.x] = s[threadIdx.x];
+}
+"""
+
+
+def test_a_later_exercise_builds_on_the_student_own_header_until_the_day_is_released(tmp_path, monkeypatch):
+    """Day 7's exercise 1 is written in a header of the student's own (days/day07/cp_async.cuh): where
+    the course's version is absent (an edition, day 7 not released) course/cp_async.cuh builds on that
+    one, and a released version wins over it."""
+    from grader import compiler
+
+    later = tmp_path / "later.cu"
+    later.write_text(LATER_EXERCISE)
+    for name, where in (("SOLUTION_INCLUDE", "none"), ("UNLOCKED", "unlocked"), ("OWN_INCLUDE", "days")):
+        monkeypatch.setattr(paths, name, tmp_path / where)
+    with pytest.raises(compiler.CompileError, match="python -m grader unlock day07"):  # nothing of day 7 yet
+        compiler.compile_file(later, "sm_80")
+    own = tmp_path / "days" / "day07" / "cp_async.cuh"
+    own.parent.mkdir(parents=True)
+    own.write_text((paths.SOLUTIONS / "day07" / "cp_async.cuh").read_text())  # the student solved exercise 1
+    ptx = compiler.compile_file(later, "sm_80").ptx
+    assert "cp.async.cg.shared.global" in ptx and "cp.async.wait_group 0;" in ptx
+    before = compiler.read_source(later)  # cupy's cache key: an edit of the student's header changes it
+    own.write_text(own.read_text().replace("COURSE_INLINE void commit_group() {", "COURSE_INLINE void commit_group() { oops;"))
+    assert compiler.read_source(later) != before
+    with pytest.raises(compiler.CompileError) as e:  # the student's own mistake, in the student's own file
+        compiler.compile_file(later, "sm_80")
+    assert "cp_async.cuh(" in str(e.value) and "oops" in str(e.value) and "unlock" not in str(e.value)
+    released = tmp_path / "unlocked" / "day07"
+    released.mkdir(parents=True)
+    shutil.copy(paths.ROOT / "solutions" / "include" / "day07" / "cp_async.cuh", released)
+    assert "cp.async.cg.shared.global" in compiler.compile_file(later, "sm_80").ptx  # the course's wins
+    assert compiler.own_stand_ins() == []
+
+
+def test_a_day7_edition_grades_exercise_2_on_the_student_own_exercise_1(tmp_path):
+    """In a fresh edition of day 7 (day 7 not released), exercise 2 (double_buffer.cu) compiles against
+    the student's cp_async.cuh: it passes with the solutions' files copied in, and fails on the stubs
+    with its checks' message, not a lock."""
+    out = tmp_path / "class"
+    se.build(out, ["day07"], lang="en")
+    assert (out / "days" / "day07" / "cp_async.cuh").is_file() and not (out / "kernels" / "unlocked").exists()
+    args = ("-m", "pytest", "days/day07", "-q", "-n", "0", "-p", "no:cacheprovider", "-k", "double_buffer and not bench")
+    stubs = _run(out, *args)
+    assert stubs.returncode == 1 and "not unlocked" not in stubs.stdout and "LDGSTS" in stubs.stdout, stubs.stdout[-2000:]
+    for name in ("cp_async.cuh", "double_buffer.cu"):
+        shutil.copy(paths.SOLUTIONS / "day07" / name, out / "days" / "day07" / name)
+    passed = _run(out, *args)
+    assert passed.returncode == 0 and re.search(r"\d+ passed", passed.stdout), passed.stdout[-2000:]

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day07/async_copy.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: deeba8170595ff3d
+// stub-sha256: f6c4ce999bdc1fa6
 // Day 7, exercise 1: cp.async by hand, 4, 8 and 16 bytes per copy, zero-fill at the end of the data.
 //
 //   in: [n] float32     out: [num_tiles * TILE] float32, TILE = 256 * BYTES / 4 floats per block
@@ -12,39 +12,19 @@
 // the rest with zeros, so out[n:] must come out 0.0 (exactly; the test poisons out first). The
 // write-out reads the tile one float per thread (smem[k * 256 + t]), so a warp's stores are
 // contiguous: mostly floats another thread copied.
-// Contract of the three helpers: the comments above each. The SASS must show LDGSTS (cp.async), its
-// commit (LDGDEPBAR) and wait (DEPBAR) and no plain global load (LDG), from your own inline PTX
-// (cp.async.ca/.cg.shared.global, cp.async.commit_group, cp.async.wait_group): the PTX ISA's
-// "cp.async" section describes their operands. n from 1 to 2^20 + 3, for each of 4, 8 and 16 bytes.
-// course/cp_async.cuh holds the finished wrappers that later kernels use: write your own here first.
-#include <course/common.cuh>
+// You write the three instructions in cp_async.cuh beside this file (commit_group, wait_group<n>,
+// copy_zfill<Bytes>: the contract is the comment above each), then the kernel here with them. The SASS
+// must show LDGSTS (cp.async), its commit (LDGDEPBAR) and wait (DEPBAR) and no plain global load (LDG),
+// from your own inline PTX (cp.async.ca/.cg.shared.global, cp.async.commit_group,
+// cp.async.wait_group). n from 1 to 2^20 + 3, for each of 4, 8 and 16 bytes. The later exercises build
+// on your cp_async.cuh through course/cp_async.cuh: do not include that one here.
+#include "cp_async.cuh"
 
 namespace {
 
 constexpr int BLOCK = 256;  // the grader launches exactly this many threads per block
 
-// Copy BYTES bytes from gmem to smem asynchronously: the first src_bytes (0..BYTES) from gmem, the
-// rest zeros. Both addresses are aligned to BYTES.
-template <int BYTES>
-COURSE_INLINE void cp_async_zfill(void* smem, const void* gmem, int src_bytes) {
-  // TODO: your code here.
-  //   Hint: Read the PTX ISA's cp.async: which operand makes it copy fewer bytes than cp-size and zero the
-  //   Hint: rest? In which state space must the destination address be, and in what form?
-}
-
-// Close this thread's group of copies (the copies it issued since its previous commit).
-COURSE_INLINE void commit_group() {
-  // TODO: your code here.
-  //   Hint: One PTX instruction without operands closes this thread's group of copies: which one?
-}
-
-// Wait until at most N of this thread's committed groups are still in flight.
-template <int N>
-COURSE_INLINE void wait_group() {
-  // TODO: your code here.
-  //   Hint: The wait instruction takes the number of groups that may stay pending as an immediate: how do
-  //   Hint: you pass a template parameter to inline asm as an immediate?
-}
+namespace cpa = course::cp_async;  // your commit_group, wait_group and copy_zfill (cp_async.cuh)
 
 template <int BYTES>
 __device__ void async_copy(const float* __restrict__ in, float* __restrict__ out, int64_t n) {

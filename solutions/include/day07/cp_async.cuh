@@ -1,8 +1,9 @@
 // day07/cp_async.cuh: the course's cp.async instructions (day 7, exercise 1): commit and wait for
-// groups, and one copy of 4, 8 or 16 bytes, zero-filled or predicated, which course/cp_async.cuh's
-// load_128b / load_64b / load_32b / load_128b_zfill give exercise 2 on and later days.
+// groups, and one copy of 4, 8 or 16 bytes with a src-size operand, on which course/cp_async.cuh builds
+// load_128b / load_64b / load_32b / load_128b_zfill and wait_all for exercise 2 on and later days.
+// The same contract as a student's days/day07/cp_async.cuh, which stands in for it until it is released.
 #pragma once
-#include <course/cp_async.cuh>  // the modes, smem_addr, sync_copy (it includes this header part-way)
+#include <course/common.cuh>
 
 namespace course {
 namespace cp_async {
@@ -10,7 +11,7 @@ namespace cp_async {
 // Close the group of copies this thread issued since the previous commit (possibly an empty group:
 // committing on every pipeline step, even past the end of the data, keeps wait_group's count right).
 COURSE_INLINE void commit_group() {
-#ifdef COURSE_CP_ASYNC_ENABLED
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 800)
   asm volatile("cp.async.commit_group;\n" ::);
 #endif
 }
@@ -21,68 +22,33 @@ COURSE_INLINE void commit_group() {
 template <int n>
 COURSE_INLINE void wait_group() {
   static_assert(n >= 0, "wait_group<n> needs n >= 0");
-#ifdef COURSE_CP_ASYNC_ENABLED
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 800)
   asm volatile("cp.async.wait_group %0;\n" ::"n"(n) : "memory");
 #endif
 }
 
-// Wait for every copy this thread issued, committed or not.
-COURSE_INLINE void wait_all() {
-#ifdef COURSE_CP_ASYNC_ENABLED
-  asm volatile("cp.async.wait_all;\n" ::: "memory");
-#endif
-}
-
-namespace detail {
-
-// One cp.async of Bytes (4, 8 or 16) bytes of which the first src_bytes are read, the rest zeroed.
-template <int Bytes, PrefetchMode prefetch>
+// One cp.async of Bytes (4, 8 or 16) bytes to smem_ptr of which the first src_bytes (0..Bytes) are read
+// from gmem_ptr, the rest zeroed; both addresses aligned to Bytes. 16-byte copies bypass L1 (.cg), 4 and
+// 8 must go through it (.ca). Below sm_80: an ordinary load and store, so kernels still compile and run.
+template <int Bytes>
 COURSE_INLINE void copy_zfill(void* smem_ptr, const void* gmem_ptr, int src_bytes) {
   static_assert(Bytes == 4 || Bytes == 8 || Bytes == 16, "cp.async copies 4, 8 or 16 bytes");
-#ifdef COURSE_CP_ASYNC_ENABLED
-  const uint32_t dst = smem_addr(smem_ptr);
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 800)
+  const uint32_t dst = static_cast<uint32_t>(__cvta_generic_to_shared(smem_ptr));
   if constexpr (Bytes == 16) {
-    if constexpr (prefetch == PrefetchMode::kPrefetch) {
-      asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n"
-                   ::"r"(dst), "l"(gmem_ptr), "r"(src_bytes) : "memory");
-    } else {
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
-                   ::"r"(dst), "l"(gmem_ptr), "r"(src_bytes) : "memory");
-    }
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
+                 ::"r"(dst), "l"(gmem_ptr), "r"(src_bytes) : "memory");
   } else {
     asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n"
                  ::"r"(dst), "l"(gmem_ptr), "n"(Bytes), "r"(src_bytes) : "memory");
   }
 #else
-  sync_copy<Bytes>(smem_ptr, gmem_ptr, src_bytes);
+  unsigned char* d = static_cast<unsigned char*>(smem_ptr);
+  const unsigned char* s = static_cast<const unsigned char*>(gmem_ptr);
+#pragma unroll
+  for (int i = 0; i < Bytes; ++i) d[i] = i < src_bytes ? s[i] : 0;
 #endif
 }
 
-// One cp.async of Bytes, issued only when `predicate` holds (no src-size operand).
-template <int Bytes, PrefetchMode prefetch>
-COURSE_INLINE void copy_if(void* smem_ptr, const void* gmem_ptr, bool predicate) {
-  static_assert(Bytes == 4 || Bytes == 8 || Bytes == 16, "cp.async copies 4, 8 or 16 bytes");
-#ifdef COURSE_CP_ASYNC_ENABLED
-  const uint32_t dst = smem_addr(smem_ptr);
-  const int p = predicate;
-  if constexpr (Bytes == 16 && prefetch == PrefetchMode::kPrefetch) {
-    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %0, 0;\n"
-                 " @p cp.async.cg.shared.global.L2::128B [%1], [%2], 16;\n}\n"
-                 ::"r"(p), "r"(dst), "l"(gmem_ptr) : "memory");
-  } else if constexpr (Bytes == 16) {
-    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %0, 0;\n"
-                 " @p cp.async.cg.shared.global [%1], [%2], 16;\n}\n"
-                 ::"r"(p), "r"(dst), "l"(gmem_ptr) : "memory");
-  } else {
-    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %0, 0;\n"
-                 " @p cp.async.ca.shared.global [%1], [%2], %3;\n}\n"
-                 ::"r"(p), "r"(dst), "l"(gmem_ptr), "n"(Bytes) : "memory");
-  }
-#else
-  if (predicate) sync_copy<Bytes>(smem_ptr, gmem_ptr, Bytes);
-#endif
-}
-
-}  // namespace detail
 }  // namespace cp_async
 }  // namespace course
