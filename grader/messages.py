@@ -369,7 +369,7 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "profile.no_occupancy": {"en": "{label}: no occupancy estimate ({error})", "zh": "{label}：没有占用率估计（{error}）"},
     "profile.wrong_output": {"en": "{label}: not profiled, its output is wrong ({error})",
                              "zh": "{label}：没有分析，它的输出是错的（{error}）"},
-    "profile.not_profiled": {"en": "yours: not profiled ({error})", "zh": "yours：没有分析（{error}）"},
+    "profile.not_profiled": {"en": "yours: not profiled ({error})", "zh": "你的：没有分析（{error}）"},
     # ---- `python -m grader profile`: the cells of the table (grader.ncu, grader.profile_estimates) ----
     "cell.not_timed": {"en": "not timed (emulator)", "zh": "不计时（模拟器）"},
     "cell.sectors": {"en": "{per} (ideal {ideal})", "zh": "{per}（理想 {ideal}）"},

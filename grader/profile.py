@@ -37,7 +37,7 @@ from pathlib import Path
 
 from grader import device, exercises, ncu, paths, tables
 from grader.language import LANG_ENV, language
-from grader.messages import say
+from grader.messages import phrased, say
 
 COMMAND = "profile"
 HELP = "profile an exercise's benchmark case: Nsight Compute on a GPU, the emulator's estimates without"
@@ -111,7 +111,7 @@ def render(found: list[dict], estimates: bool) -> str:
     memory = [say("memory.line"), say("memory.space"), say("memory.requests"), say("memory.per_request"),
               say("memory.ideal"), say("memory.instruction")]
     for t in found:
-        columns = [c + (say("profile.est") if estimates else "") for c in t["columns"]]
+        columns = [phrased(c) + (say("profile.est") if estimates else "") for c in t["columns"]]
         cells_by_row = [[title, *(cells.get(key, missing) for cells in t["columns"].values())]
                         for key, title, _ in table_rows]
         out += ["", f"{t['kernel']} ({where})", tables.render([say("profile.metric"), *columns], cells_by_row)]
@@ -120,7 +120,7 @@ def render(found: list[dict], estimates: bool) -> str:
         out += [f"  {r}: {meanings[r]}" for r in reasons]
         for column, lines in t.get("lines", {}).items():
             if lines:
-                out += ["", say("profile.furthest", kernel=t["kernel"], column=column),
+                out += ["", say("profile.furthest", kernel=t["kernel"], column=phrased(column)),
                         tables.render(memory,
                                       [[r["line"], r["kind"], f"{r['requests']:,}", f"{r['per_request']:.2f}",
                                         f"{r['ideal']:.2f}", r["instruction"][:60]] for r in lines],
@@ -394,12 +394,12 @@ def _emulator_tables(ex, compare: bool) -> dict:
             resources = sass.load(path, "sm_90")[2]
         except FileNotFoundError as e:
             resources = {}
-            notes.append(say("profile.no_occupancy", label=label, error=e))
+            notes.append(say("profile.no_occupancy", label=phrased(label), error=e))
         with profile_estimates.recording() as records:
             try:
                 runner.check(ex, case, module)
             except AssertionError as e:
-                notes.append(say("profile.wrong_output", label=label, error=_first_line(e)))
+                notes.append(say("profile.wrong_output", label=phrased(label), error=_first_line(e)))
                 continue
         seen: Counter = Counter()
         for record in records:
