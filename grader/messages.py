@@ -589,6 +589,9 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "profile.stages_note": {"en": "the decode step on the emulator ({config}): per-stage counts, ESTIMATES (nothing is "
                                   "timed)",
                             "zh": "模拟器上的解码步骤（{config}）：逐级计数，是估计值（不计时）"},
+    "plots.no_cjk_font": {"en": "Chinese plot labels need the zh extra (pip install -e '.[zh]'): labels stay in English",
+                          "zh": "图中的中文标签需要 zh extra（附加依赖：pip install -e '.[zh]'）：标签保持英文"},
+    "plots.no_launch": {"en": "{exercise}: no launch to draw", "zh": "{exercise}：没有可以画的核函数启动"},
     # ---- the plots' titles, axes and legends (grader.plots and the exercises' reports): each phrase whole ----
     "plot.achieved": {"en": "achieved", "zh": "实测"},
     "plot.bytes moved (read + written)": {"en": "bytes moved (read + written)", "zh": "搬运的字节数（读 + 写）"},

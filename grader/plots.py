@@ -13,7 +13,7 @@ import warnings
 from pathlib import Path
 
 from grader.bench import Report
-from grader.messages import phrased
+from grader.messages import phrased, say
 
 CJK_FONT_FILE = "NotoSansCJKsc-Regular.otf"  # shipped by mplfonts (the `zh` extra)
 
@@ -53,8 +53,7 @@ def label_language() -> str:
     if language() == "zh":
         if use_cjk_font():
             return "zh"
-        warnings.warn("Chinese plot labels need the zh extra (pip install -e '.[zh]'): labels stay in English",
-                      stacklevel=3)
+        warnings.warn(say("plots.no_cjk_font"), stacklevel=3)
     return "en"
 
 
@@ -159,7 +158,7 @@ def emulator_figure(ex, case: dict, versions: dict):
     tr = lambda text: translate(text, lang)  # noqa: E731
     bars = _kernel_versions(versions)
     if not bars:
-        raise ValueError(f"{ex.key}: no launch to draw")
+        raise ValueError(say("plots.no_launch", exercise=ex.key))
     names = [tr(label) for label in bars]
     color, runs = [c for c, _ in bars.values()], [r for _, r in bars.values()]
     fig, ((sectors, moved), (shared, mix)) = plt.subplots(2, 2, figsize=(12, 8), layout="constrained")

@@ -486,3 +486,18 @@ def test_the_emulator_s_refusals_and_a_bad_backend_in_chinese(monkeypatch):
         cupy_shim.fft
     with pytest.raises(ValueError, match="^COURSE_BACKEND='nosuch'：应为 .* 之一$"):
         device._backend_named("nosuch")
+
+
+def test_the_plots_own_words_in_chinese(monkeypatch):
+    from types import SimpleNamespace
+
+    from grader import plots
+
+    monkeypatch.chdir(paths.ROOT)
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    monkeypatch.setattr(plots, "use_cjk_font", lambda: None)
+    with pytest.warns(UserWarning, match="^图中的中文标签需要 zh extra"):
+        assert plots.label_language() == "en"
+    monkeypatch.setattr(plots, "label_language", lambda: "zh")
+    with pytest.raises(ValueError, match="^day02/x：没有可以画的核函数启动$"):
+        plots.emulator_figure(SimpleNamespace(key="day02/x"), {}, {})
