@@ -545,6 +545,9 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "profile.sectors_ideal": {"en": "sectors/request (ideal)", "zh": "扇区/请求（理想）"},
     "profile.extra_wavefronts": {"en": "extra shared wavefronts", "zh": "多出的共享波前"},
     "profile.none_here": {"en": "(none on the emulator)", "zh": "（模拟器上没有）"},
+    "profile.stages_note": {"en": "the decode step on the emulator ({config}): per-stage counts, ESTIMATES (nothing is "
+                                  "timed)",
+                            "zh": "模拟器上的解码步骤（{config}）：逐级计数，是估计值（不计时）"},
     "profile.launch": {"en": "{kernel} (launch {n})", "zh": "{kernel}（第 {n} 次启动）"},
     "profile.still_running": {"en": "still running after {seconds} s: stopped", "zh": "运行 {seconds} 秒后仍未结束：已停止"},
     "profile.stopped": {"en": "the profiling run stopped before reporting: {tail}",
@@ -586,9 +589,7 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "mix.integer and logic": {"en": "integer and logic", "zh": "整数与逻辑运算"},
     "mix.other": {"en": "other", "zh": "其他"},
     "mix.control flow (branches, exits)": {"en": "control flow (branches, exits)", "zh": "控制流（分支、退出）"},
-    "profile.stages_note": {"en": "the decode step on the emulator ({config}): per-stage counts, ESTIMATES (nothing is "
-                                  "timed)",
-                            "zh": "模拟器上的解码步骤（{config}）：逐级计数，是估计值（不计时）"},
+    # ---- the plots (grader.plots) ----
     "plots.no_cjk_font": {"en": "Chinese plot labels need the zh extra (pip install -e '.[zh]'): labels stay in English",
                           "zh": "图中的中文标签需要 zh extra（附加依赖：pip install -e '.[zh]'）：标签保持英文"},
     "plots.no_launch": {"en": "{exercise}: no launch to draw", "zh": "{exercise}：没有可以画的核函数启动"},
