@@ -46,7 +46,7 @@ def _answer_cell(nb, day: str, n: int, where) -> str:
     if cell is None:
         count = sum(1 for c in nb.cells
                     if re.fullmatch(rf"{day}-think-\d", c.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")))
-        raise ValueError(f"{day} has no thought question {n} (it has {count}: 1 to {count}) in {where}")
+        raise ValueError(say("answers.no_question", day=day, n=n, count=count, where=where))
     return cell.source
 
 
@@ -58,7 +58,7 @@ def model_answer(day, n: int, lang: str = "en") -> str:
     path, nb = _notebook(paths.INSTRUCTOR_NOTEBOOKS, day, lang)
     found = _MODEL.search(_answer_cell(nb, day, n, path.name))
     if not found:
-        raise ValueError(f"{day} question {n}: the instructor's notebook holds no model answer")
+        raise ValueError(say("answers.no_model", day=day, n=n))
     return found.group(1).strip()
 
 

@@ -264,7 +264,7 @@ def _run_decode(name: str, module, q, k, v, lengths, page_size: int, chunks: int
     o = device.empty(q.shape, "float16")
     if name == "decode_warp":
         if k.shape[2] != heads:
-            raise ValueError("decode_warp has no GQA: --kv-heads must equal --heads")
+            raise ValueError(say("debug.no_gqa"))
         device.launch(module.get_function("decode_warp"), (heads, batch), (32,),
                       (device.asarray(q), kd, vd, o, np.int32(keys), np.int32(heads), day11.scale_log2()),
                       what="decode_warp")

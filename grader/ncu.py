@@ -118,7 +118,7 @@ def profile_command(ncu: Path, report: Path, child: list[str], metric_set: str =
     """ncu around `child` (a command line), profiling only the launches between cudaProfilerStart and
     Stop, every kernel with the table's metrics, into `report` (.ncu-rep)."""
     if metric_set not in SETS:
-        raise ValueError(f"--metrics {metric_set!r}: expected one of {', '.join(SETS)}")
+        raise ValueError(say("profile.metrics", metrics=repr(metric_set), sets=", ".join(SETS)))
     return [str(ncu), "--export", str(report), "--force-overwrite", "--profile-from-start", "off",
             "--clock-control", "none", *SETS[metric_set], "--metrics", ",".join(all_metrics()), *child]
 

@@ -501,3 +501,17 @@ def test_the_plots_own_words_in_chinese(monkeypatch):
     monkeypatch.setattr(plots, "label_language", lambda: "zh")
     with pytest.raises(ValueError, match="^day02/x：没有可以画的核函数启动$"):
         plots.emulator_figure(SimpleNamespace(key="day02/x"), {}, {})
+
+
+def test_a_kernel_fault_on_the_emulator_and_answer_s_errors_in_chinese(monkeypatch):
+    from grader import answers, device
+
+    monkeypatch.chdir(paths.ROOT)
+    monkeypatch.setenv(device.BACKEND_ENV, "emulator")
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    module = device.load_source(r'''
+    extern "C" __global__ void oob(float* y) { y[threadIdx.x + 1000000] = 1.0f; }''', "oob.cu")
+    with pytest.raises(device.KernelFault, match="^oob 在模拟器上出错："):
+        device.launch(module.get_function("oob"), (1,), (32,), (device.empty(32),))
+    with pytest.raises(ValueError, match="没有第 99 道思考题"):
+        answers.model_answer("day02", 99, "zh")

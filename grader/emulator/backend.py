@@ -78,7 +78,7 @@ class EmulatorBackend(Backend):
         return _load_source(code, name, tuple(options))
 
     def load_cubin(self, path):
-        raise NoGPU(f"{path}: a cubin is machine code for a GPU; the PTX emulator runs modules built from source")
+        raise NoGPU(say("emulator.cubin", path=path))
 
     def current_device(self) -> int:
         return 0  # one emulated device
@@ -95,7 +95,7 @@ class EmulatorBackend(Backend):
             kernel(tuple(grid) if not isinstance(grid, int) else (grid,),
                    tuple(block) if not isinstance(block, int) else (block,), tuple(args), shared_mem=shared_mem)
         except EmulatorFault as e:
-            raise KernelFault(f"{what} failed on the emulator: {e}") from None
+            raise KernelFault(say("emulator.fault", what=what, fault=e)) from None
 
     def properties(self) -> dict:
         return {"name": say("backend.emulator"), "sm": arch(), "sms": 1, "l2_bytes": 50 << 20,

@@ -81,7 +81,7 @@ def ndarray(shape, dtype=np.float32, memptr=None):
     if memptr is None:
         return DeviceArray.empty(shape, dtype)
     if not isinstance(memptr, DeviceArray):
-        raise TypeError("on the emulator, memptr must be an emulated device array (module.get_global)")
+        raise TypeError(say("emulator.memptr"))
     dtype = np.dtype(dtype)
     nbytes = int(np.prod(shape)) * dtype.itemsize
     return DeviceArray(memptr._buffer, shape, dtype, offset=memptr.ptr - memptr._buffer.addr) \
@@ -89,7 +89,7 @@ def ndarray(shape, dtype=np.float32, memptr=None):
 
 
 def _too_small(nbytes, memptr):
-    raise ValueError(f"memptr holds {memptr.nbytes} bytes, {nbytes} requested")
+    raise ValueError(say("emulator.memptr_small", holds=memptr.nbytes, requested=nbytes))
 
 
 class _Generator:
