@@ -515,3 +515,16 @@ def test_a_kernel_fault_on_the_emulator_and_answer_s_errors_in_chinese(monkeypat
         device.launch(module.get_function("oob"), (1,), (32,), (device.empty(32),))
     with pytest.raises(ValueError, match="没有第 99 道思考题"):
         answers.model_answer("day02", 99, "zh")
+
+
+SAID_MODULES = ("profile", "ncu", "profile_estimates", "plots", "debug", "bench", "tables")
+_ENGLISH = re.compile(r"(?:raise \w+\(|print\(|warn\(|fail\()\s*f?[\"']([^\"']*[A-Za-z]{3,}[^\"']*)[\"']")
+
+
+@pytest.mark.parametrize("module", SAID_MODULES)
+def test_these_modules_say_nothing_in_english_outside_the_catalogue(module):
+    """What grader profile, debug, the plots and a benchmark's table raise, print or warn comes from the
+    catalogue (a string starting with a field, as f"{ex.key}: " + say(...), is no English)."""
+    text = (paths.ROOT / "grader" / f"{module}.py").read_text()
+    english = [m.group(1) for m in _ENGLISH.finditer(text) if not re.fullmatch(r"\{[^}]*\}\W*", m.group(1))]
+    assert not english, english
