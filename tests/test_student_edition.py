@@ -209,3 +209,19 @@ def test_a_day7_edition_grades_exercise_2_on_the_student_own_exercise_1(tmp_path
         shutil.copy(paths.SOLUTIONS / "day07" / name, out / "days" / "day07" / name)
     passed = _run(out, *args)
     assert passed.returncode == 0 and re.search(r"\d+ passed", passed.stdout), passed.stdout[-2000:]
+
+
+def test_day9_block_tile_builds_on_the_student_own_ldmatrix_and_mma(tmp_path, monkeypatch):
+    """The same for day 9: exercise 3 (block_tile.cu) compiles on the student's days/day09/mma.cuh."""
+    from grader import compiler
+
+    block_tile = paths.SOLUTIONS / "day09" / "block_tile.cu"
+    for name, where in (("SOLUTION_INCLUDE", "none"), ("UNLOCKED", "unlocked"), ("OWN_INCLUDE", "days")):
+        monkeypatch.setattr(paths, name, tmp_path / where)
+    with pytest.raises(compiler.CompileError, match="python -m grader unlock day09"):
+        compiler.compile_file(block_tile, "sm_80")
+    own = tmp_path / "days" / "day09" / "mma.cuh"
+    own.parent.mkdir(parents=True)
+    own.write_text((paths.SOLUTIONS / "day09" / "mma.cuh").read_text())
+    ptx = compiler.compile_file(block_tile, "sm_80").ptx
+    assert "ldmatrix.sync.aligned.m8n8.x4.trans" in ptx and "mma.sync.aligned.m16n8k16" in ptx

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day09/ldmatrix.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 4f7c906fa0f65ab1
+// stub-sha256: 33c25a3ce15f76fb
 // Day 9, exercise 1: ldmatrix, shared memory -> the registers of a warp (x1, x2, x4 and .trans).
 //
 //   tiles: [count, 16, 16] 16-bit elements (fp16 or bf16 bits: ldmatrix moves bits, not numbers)
@@ -14,29 +14,20 @@
 //
 // x1 loads matrix 0, x2 matrices 0 and 1, x4 all four, into registers 0, 1, 2, 3 in that order; the
 // .trans variants load the same matrices transposed. Registers a variant does not load are not
-// written (the grader checks they keep their poison). You write the instruction itself, as inline PTX;
-// course/mma.cuh, which later days use, has the same wrappers (not to be called here: the technique
-// wants your own asm with ldmatrix.sync, and LDSM in the SASS). Reference (PTX ISA, "Warp-level matrix
+// written (the grader checks they keep their poison). You write the instruction itself, as inline PTX,
+// in mma.cuh beside this file (course::mma::ldmatrix<NUM, TRANS>; the technique wants your own asm with
+// ldmatrix.sync, and LDSM in the SASS); later days' course/mma.cuh builds its wrappers on it. Then the
+// probe here, with it. Reference (PTX ISA, "Warp-level matrix
 // load instruction: ldmatrix"; {} optional):
 //   ldmatrix.sync.aligned.shape.num{.trans}{.ss}.type  r, [p];
 //       .shape = { .m8n8 }, .num = { .x1, .x2, .x4 }, .ss = { .shared{::cta} }, .type = { .b16 }
 //       r: a brace list of .num 32-bit registers; p: a 32-bit shared-memory address
-#include <course/common.cuh>
+// your ldmatrix (and, for exercise 2, mma_m16n8k16):
+#include "mma.cuh"
 
 namespace {
 
 constexpr int ROW = 16 + 8;  // padded row of the shared tile: 48 bytes, every row still 16-byte aligned
-
-// ldmatrix.sync.aligned.m8n8.x{NUM}[.trans].shared.b16 into r[0 .. NUM - 1]; `row` is this lane's row
-// address (a generic pointer into shared memory).
-template <int NUM, bool TRANS>
-__device__ __forceinline__ void ldmatrix(uint32_t* r, const void* row) {
-  // TODO: your code here.
-  //   Hint: Each variant is one PTX instruction with a different number of destination registers, chosen at
-  //   Hint: compile time from NUM and TRANS. In which state space does ldmatrix read, and what kind of address
-  //   Hint: does that need? (Instantiate the grammar quoted in the file's header.)
-  (void)row; r[0] = r[1] = r[2] = r[3] = 0u;
-}
 
 template <int NUM, bool TRANS>
 __device__ void probe(const uint16_t* __restrict__ tiles, uint32_t* __restrict__ out) {

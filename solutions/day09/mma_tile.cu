@@ -5,47 +5,20 @@
 //
 // One warp per tile: grid = (count,), block = (32,). Each lane loads its fragments straight from
 // global memory (no shared memory, no ldmatrix: the point is to know which lane holds what), issues
-// one mma.sync.m16n8k16, written by you as inline PTX, and stores its part of D. The layouts are in
-// course/mma.cuh (which later days use for the instruction too). The test: D against float64 within the
-// fp32 accumulation tolerance, fp16 and bf16; the technique: your own asm with mma.sync, HMMA in the SASS.
+// one mma.sync.m16n8k16, written by you as inline PTX in mma.cuh beside this file
+// (course::mma::mma_m16n8k16<T>, which later days build on), and stores its part of D. The layouts
+// are in course/mma.cuh. The test: D against float64 within the fp32 accumulation tolerance, fp16 and
+// bf16; the technique: your own asm with mma.sync, HMMA in the SASS.
 // Reference (PTX ISA, "Warp-level matrix multiply-accumulate instructions: mma"):
 //   mma.sync.aligned.m16n8k16.row.col.dtype.f16.f16.ctype    d, a, b, c;   .dtype = .ctype = { .f16, .f32 }
 //   mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32      d, a, b, c;
 //       d, c: brace lists of 4 .f32 registers; a: 4 .b32 registers (2 halves each); b: 2 .b32 registers
+// your mma_m16n8k16 first (course/mma.cuh then builds on it), then the fragment layouts (frag_c_row,
+// frag_c_col, pack2_raw):
+#include "mma.cuh"
 #include <course/mma.cuh>
 
 namespace {
-
-template <typename T> constexpr bool IS_HALF = false;  // fp16 or bf16, for `if constexpr`
-template <> constexpr bool IS_HALF<half> = true;
-
-// C += A * B on one 16x8x16 tile with mma.sync.aligned.m16n8k16.row.col.f32.{f16|bf16}.{f16|bf16}.f32:
-// A, B, C are this lane's fragments (4, 2 and 4 registers); T = half or __nv_bfloat16.
-template <typename T>
-__device__ __forceinline__ void mma_m16n8k16(float* C, const uint32_t* A, const uint32_t* B) {
-  // BEGIN EXERCISE
-  // HINT: One PTX instruction per element type, picked at compile time. D and C are the same registers here:
-  // HINT: which constraint makes an operand both read and written? (Instantiate the grammar in the header.)
-  // HINT2: One `asm volatile` per type: four float operands for D (read-write, reused as C), four 32-bit
-  // HINT2: registers of A and two of B as inputs, listed in the order d, a, b, c.
-  // HINT3: The operand numbers run over outputs first, then inputs: with D as "+f" operands 0-3, A is 4-7 and B
-  // HINT3: 8-9, and C reuses 0-3. The type suffixes are dtype.atype.btype.ctype: f32, then f16 or bf16 twice, f32.
-  // STUB: (void)C; (void)A; (void)B;
-  if constexpr (IS_HALF<T>) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-        : "+f"(C[0]), "+f"(C[1]), "+f"(C[2]), "+f"(C[3])
-        : "r"(A[0]), "r"(A[1]), "r"(A[2]), "r"(A[3]), "r"(B[0]), "r"(B[1]));
-  } else {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-        : "+f"(C[0]), "+f"(C[1]), "+f"(C[2]), "+f"(C[3])
-        : "r"(A[0]), "r"(A[1]), "r"(A[2]), "r"(A[3]), "r"(B[0]), "r"(B[1]));
-  }
-  // END EXERCISE
-}
 
 template <typename T>
 __device__ void mma_tile(const T* __restrict__ a, const T* __restrict__ b, const float* __restrict__ c,
@@ -84,7 +57,7 @@ __device__ void mma_tile(const T* __restrict__ a, const T* __restrict__ b, const
     C[i] = c[course::mma::frag_c_row(lane, i) * 8 + course::mma::frag_c_col(lane, i)];
   }
   // END EXERCISE
-  mma_m16n8k16<T>(C, A, B);
+  course::mma::mma_m16n8k16<T>(C, A, B);
   // BEGIN EXERCISE
   // HINT: Where does C value i of this lane sit in the 16 x 8 tile? The same C layout as the load.
   // HINT2: One loop over the 4 values: its row and column (course::mma::frag_c_row / frag_c_col, or your own),
