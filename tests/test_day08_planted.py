@@ -14,9 +14,18 @@ def _derive(file: str, old: str, new: str) -> str:
     return text.replace(old, new)
 
 
+SCAN = (DAY8 / "scan.cu").read_text()
+OWN = {"scan.cuh": (DAY8 / "scan.cuh").read_text()}  # exercise 2's header, beside scan.cu
+
+
+def _own(old: str, new: str) -> dict[str, str]:
+    """scan.cu's header with one planted replacement."""
+    return {"scan.cuh": _derive("scan.cuh", old, new)}
+
+
 def test_solutions_pass(planted):
     for name, file in (("block_scan", "block_scan.cu"), ("scan", "scan.cu"), ("ragged", "ragged.cu")):
-        assert planted("day08", name, (DAY8 / file).read_text()) is None, name
+        assert planted("day08", name, (DAY8 / file).read_text(), files=OWN) is None, name
 
 
 # ---- block_scan ---------------------------------------------------------------------------------
@@ -55,34 +64,33 @@ def test_block_scan_with_cub_fails_the_technique(planted):
 # ---- scan: the look-back ------------------------------------------------------------------------
 
 def test_volatile_loads_instead_of_acquire_fail_the_technique(planted):
-    text = _derive("scan.cu", '''  asm volatile("ld.acquire.gpu.global.u64 %0, [%1];\\n" : "=l"(word) : "l"(status + tile) : "memory");\n''',
-                   "  word = *reinterpret_cast<const volatile unsigned long long*>(status + tile);\n")
-    msg = planted("day08", "scan", text)
+    own = _own('''  asm volatile("ld.acquire.gpu.global.u64 %0, [%1];\\n" : "=l"(word) : "l"(status + tile) : "memory");\n''',
+               "  word = *reinterpret_cast<const volatile unsigned long long*>(status + tile);\n")
+    msg = planted("day08", "scan", SCAN, files=own)
     assert msg and "ld.acquire.gpu.global" in msg, msg
 
 
 def test_the_finished_lookback_from_the_header_fails_the_technique(planted):
-    text = _derive("scan.cu", "\n  Lookback prefix{tile_status, tile, warp_temp};\n",
-                   "\n  course::LookbackPrefix<int> prefix(tile_status, tile, warp_temp);\n")
+    text = _derive("scan.cu", '#include "scan.cuh"\n', "#include <course/scan.cuh>\n")
     msg = planted("day08", "scan", text)
     assert msg and "the course's finished look-back" in msg, msg
 
 
 def test_summing_past_the_nearest_prefix_fails(planted):
     """All 32 lanes added even when a window holds an inclusive prefix: earlier tiles count twice."""
-    msg = planted("day08", "scan", _derive("scan.cu", "const int last = p ? __ffs(p) - 1 : 31;", "const int last = 31;"))
+    msg = planted("day08", "scan", SCAN, files=_own("const int last = p ? __ffs(p) - 1 : 31;", "const int last = 31;"))
     assert msg and "look-back's exclusive prefix" in msg, msg
 
 
 def test_looking_back_one_window_only_fails(planted):
     """Stopping after 32 predecessors without an inclusive prefix among them misses the earlier tiles."""
-    msg = planted("day08", "scan", _derive("scan.cu", "      if (p) break;\n", "      break;\n"))
+    msg = planted("day08", "scan", SCAN, files=_own("      if (p) break;\n", "      break;\n"))
     assert msg and "look-back's exclusive prefix" in msg, msg
 
 
 def test_never_publishing_the_inclusive_prefix_fails(planted):
-    text = _derive("scan.cu", "    if (lane == 0) publish(status, tile, course::TILE_PREFIX, exclusive + aggregate);\n", "")
-    msg = planted("day08", "scan", text)
+    own = _own("    if (lane == 0) publish_tile(status, tile, TILE_PREFIX, static_cast<uint32_t>(exclusive + aggregate));\n", "")
+    msg = planted("day08", "scan", SCAN, files=own)
     assert msg and "flags after the look-back" in msg, msg
 
 

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day08/compact.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: c1c86775a896a3b9
+// stub-sha256: fff529fde8bc4e82
 // Day 8, exercise 3: stream compaction, the elements above a threshold packed in order.
 //
 //   out[0 .. count) = [x for x in in if x > threshold] (in their order), count[0] = how many
@@ -9,8 +9,8 @@
 //   tile_status: [grid] uint64, tile_counter: [1] uint32, both zeroed by the grader before each launch
 //
 // One block per tile, as in scan.cu, with the tile claimed in start order (course::claim_tile, given)
-// and the look-back across tiles from the course (course::LookbackPrefix, course/scan.cuh: a prefix
-// callback for cub::BlockScan). The test: n from 1 to 2^24 + 3, thresholds keeping none, some or all
+// and the look-back across tiles (course::LookbackPrefix, course/scan.cuh: a prefix callback for
+// cub::BlockScan; your own from exercise 2's scan.cuh until the course's version is released). The test: n from 1 to 2^24 + 3, thresholds keeping none, some or all
 // of the elements; count and out[:count] compared exactly.
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_scan.cuh>
