@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import includes, paths
+from grader import compile_cache, includes, paths
 
 ARCHS = ("sm_80", "sm_90")
 STD = "-std=c++17"
@@ -217,9 +217,15 @@ def _text(output: bytes) -> str:
     return output.rstrip(b"\x00").decode(errors="replace")
 
 
-def nvrtc_compile(source: str, name: str, opts: tuple[str, ...]) -> tuple[str, bytes, str]:
+def nvrtc_compile(source: str, name: str, opts: tuple[str, ...], cached: bool = True) -> tuple[str, bytes, str]:
     """(PTX, cubin, log) of CUDA C `source` compiled by NVRTC with `opts` (a cubin needs -arch=sm_XX in
-    them); CompileError naming `name`, with NVRTC's log, when it does not compile. No GPU needed."""
+    them); CompileError naming `name`, with NVRTC's log, when it does not compile. No GPU needed. A
+    source compiled before on this machine comes from `grader.compile_cache` unless `cached` is False
+    (day 13's JIT, whose own cache is the lesson)."""
+    stored = compile_cache.key(source, name, opts, nvrtc_version()) if cached else None
+    found = compile_cache.get(stored) if cached else None
+    if found is not None:
+        return found
     nvrtc = _nvrtc()
     ok = nvrtc.nvrtcResult.NVRTC_SUCCESS
     err, prog = nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], [])
@@ -235,6 +241,8 @@ def nvrtc_compile(source: str, name: str, opts: tuple[str, ...]) -> tuple[str, b
         cubin = _output(prog, nvrtc.nvrtcGetCUBINSize, nvrtc.nvrtcGetCUBIN)
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
+    if cached:
+        compile_cache.put(stored, ptx, cubin, log.strip())
     return ptx, cubin, log.strip()
 
 

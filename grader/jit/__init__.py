@@ -100,7 +100,7 @@ def build(name: str, source: str, *, arch: str, options: tuple[str, ...] = (),
     entry = cache.entry(name, make_key(source, opts, arch, compiler.nvrtc_version()), arch)
     meta = {"options": list(opts), "nvrtc": compiler.nvrtc_version()}
     cubin, compiled, secs = cache.get_or_build(
-        entry, source, lambda: compiler.nvrtc_compile(source, f"{name}.cu", opts)[1], meta)
+        entry, source, lambda: compiler.nvrtc_compile(source, f"{name}.cu", opts, cached=False)[1], meta)
     return Build(entry, cubin, compiled, secs, time.perf_counter() - start)
 
 
