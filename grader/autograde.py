@@ -8,7 +8,7 @@ nbgrader's autograde step (after its sanitize step), which hands each the same `
   gradebook by nbgrader's sanitize step, so the student cannot change them), grades every
   `nb.grade(...)` call they hold on the submitted .cu files in locked-down children
   (grader.isolation), and records in `resources` what it found and what the notebook could touch
-  (the gradebook's bytes, the state of the course's files);
+  (the gradebook's bytes; without a sandbox, the state of the course's files and packages);
 - `RunNotebook` runs the notebook (in the sandboxed kernel of grader.sandbox where Linux allows it),
   with a time limit per cell and for the whole notebook, and survives a kernel that dies;
 - `ApplyKernelGrades`, right after: replaces the outputs of the autograder cells with the course's
@@ -293,6 +293,15 @@ def _precompile() -> None:
         _COMPILED.append(True)
 
 
+def prepare() -> None:
+    """What the first autograde in a process does once (a worker calls it before its first task): the
+    course's Python byte-compiled, whether a sandbox can be made here."""
+    from grader import sandbox
+
+    _precompile()
+    sandbox.unavailable()
+
+
 class GradeKernels(Preprocessor):
     """Autograde step, before the notebook runs: grade the submitted kernels (see the module)."""
 
@@ -311,7 +320,7 @@ class GradeKernels(Preprocessor):
                 os.environ[LANG_ENV] = saved
 
     def _grade(self, nb, resources):
-        from grader import exercises
+        from grader import exercises, sandbox
 
         _precompile()
         assignment, day, student, course_dir = _ids(resources)
@@ -345,13 +354,15 @@ class GradeKernels(Preprocessor):
             cells = {gid: CellResult(False, f"scored zero: the submitted {', '.join(sorted(changed))} changed "
                                             f"while it was graded") for gid in cells}
         gradebook = gradebook_path(self.config, course_dir)
+        sandboxed = sandbox.unavailable() is None  # RunNotebook's choice (cached): nothing outside to watch
         resources.setdefault(RESOURCES_KEY, {})["kernel_grades"] = {
             "cells": cells,
             "own": _own_lines(folder),
             "gradebook_path": gradebook,
             "gradebook": gradebook.read_bytes() if gradebook.is_file() else None,
             "graded": _graded_bytes(folder, graded),
-            "files": _tree_state(_watched(course_dir), skip=_skipped(course_dir, student, assignment, gradebook)),
+            "files": None if sandboxed else _tree_state(_watched(course_dir),
+                                                        skip=_skipped(course_dir, student, assignment, gradebook)),
         }
         return nb, resources
 
@@ -496,7 +507,8 @@ class RunNotebook(Preprocessor):
             return max(1, int(min(self.cell_timeout, left)))
 
         course_dir = _ids(resources)[3]
-        kwargs = {"timeout_func": timeout, "timeout": self.cell_timeout, "parent": self.parent}
+        kwargs = {"timeout_func": timeout, "timeout": self.cell_timeout, "parent": self.parent,
+                  "shutdown_kernel": "immediate"}  # the outputs are in: killed, not asked to exit (0.3-0.6 s)
         why_not = sandbox.unavailable()
         if why_not is None:
             from grader import device
@@ -568,8 +580,11 @@ class ApplyKernelGrades(Preprocessor):
             _restore_gradebook(gradebook, found["gradebook"])
             problems.append("the notebook changed the gradebook (restored)")
             self.log.error("%s/%s: the notebook changed gradebook.db; it was restored", student, assignment)
+        if not sandboxed and found["files"] is None:  # planned for the sandbox, ran without: nothing to compare
+            problems.append("the notebook ran without the sandbox it was graded for")
         skip = _skipped(course_dir, student, assignment, gradebook)
-        changed = [] if sandboxed else _changes(found["files"], _tree_state(_watched(course_dir), skip=skip))
+        changed = [] if sandboxed or found["files"] is None else \
+            _changes(found["files"], _tree_state(_watched(course_dir), skip=skip))
         if changed:
             problems.append(f"the notebook changed files outside its folder: {', '.join(changed[:5])}"
                             + (f" and {len(changed) - 5} more" if len(changed) > 5 else ""))

@@ -1,8 +1,9 @@
-"""`python -m grader grade-class COURSE_DIR`: autograde a whole class on Ray, one task per (student, day).
+"""`python -m grader grade-class COURSE_DIR`: autograde a whole class on Ray (or this machine's CPUs),
+one task per (student, day).
 
 Each task runs nbgrader's autograde for one student and one assignment, exactly as `nbgrader autograde`
 does with the course's locked-down grading (grader.autograde), but through nbgrader's own API inside
-the Ray worker (as nbgrader's formgrader runs it: nbgrader, Jupyter and the course are imported once
+a worker process (as nbgrader's formgrader runs it: nbgrader, Jupyter and the course are imported once
 per worker, not once per submission) and into a gradebook of its own: a copy
 of the course's gradebook under `autograded/.grade-class/` (hidden from notebooks by the sandbox, with
 the rest of `autograded/`). When the task ends, this process merges that submission's grades and
@@ -14,8 +15,10 @@ reported with its reason and graded again on the next run (a task past --timeout
 worker with it); every other grade stands. On the emulator a worker runs the fixed-seed calls (the
 hidden tests) of identical submitted bytes once (`isolation.remembering`); `nbgrader autograde` every time.
 
-Without --address, Ray starts on this machine: tasks take `--gpus-per-task` GPUs each on a GPU machine,
-one CPU each on the emulator (`--workers` CPUs in all). With --address it joins a cluster, whose nodes
+Without --address, on a GPU machine Ray starts here and tasks take `--gpus-per-task` GPUs each; on the
+emulator `--workers` processes of this machine (default: one per core) take one task at a time (a
+local pool: Ray's start and stop, ~9 s, would be a fifth of a small class's time; the tasks, their
+timeouts and merges are the same). With --address it joins a Ray cluster, whose nodes
 must see the course folder and this checkout at the same paths (a shared filesystem). Without a sandbox
 for the notebooks (grader.sandbox) pairs are graded one at a time, as the README asks of nbgrader, and
 a notebook's change to the course's gradebook is undone (the notebook itself scores zero for it).
@@ -294,50 +297,190 @@ def _reachable(address: str) -> None:
         raise ValueError(f"no Ray cluster answers at {address} ({e.strerror or e})") from None
 
 
-def _remote(ray, gpus_per_task: float, emulated: bool):
-    if emulated:
-        return ray.remote(grade_pair).options(num_cpus=1, max_retries=1)
-    have = ray.cluster_resources().get("GPU", 0)
-    if have < gpus_per_task:
-        raise ValueError(f"the Ray cluster has {have:g} GPUs, a task asks for {gpus_per_task:g} "
-                         f"(--gpus-per-task); on a machine without a GPU set COURSE_BACKEND=emulator")
-    return ray.remote(grade_pair).options(num_cpus=1, num_gpus=gpus_per_task, max_retries=1)
+class _RayPool:
+    """Tasks on Ray (a cluster, or this machine with GPUs): each (student, day) a task of its own."""
+
+    def __init__(self, address: str | None, workers: int | None, gpus_per_task: float, emulated: bool):
+        self.ray = ray = _start_ray(address, workers)
+        try:
+            self.remote = self._remote(gpus_per_task, emulated)
+        except BaseException:
+            ray.shutdown()
+            raise
+        self.capacity = None  # Ray queues what its workers cannot take yet
+
+    def _remote(self, gpus_per_task: float, emulated: bool):
+        ray = self.ray
+        if emulated:
+            return ray.remote(grade_pair).options(num_cpus=1, max_retries=1)
+        have = ray.cluster_resources().get("GPU", 0)
+        if have < gpus_per_task:
+            raise ValueError(f"the Ray cluster has {have:g} GPUs, a task asks for {gpus_per_task:g} "
+                             f"(--gpus-per-task); on a machine without a GPU set COURSE_BACKEND=emulator")
+        return ray.remote(grade_pair).options(num_cpus=1, num_gpus=gpus_per_task, max_retries=1)
+
+    def submit(self, course_dir: Path, student: str, assignment: str):
+        return self.remote.remote(str(course_dir), student, assignment)
+
+    def wait(self, tasks: list, timeout: float):
+        ready, _ = self.ray.wait(tasks, num_returns=1, timeout=timeout)
+        return ready[0] if ready else None
+
+    def result(self, task) -> Result | str:
+        """The task's Result, or one line saying why it has none (its worker died, ran out of memory...)."""
+        ray = self.ray
+        try:
+            return ray.get(task)
+        except ray.exceptions.RayError as error:
+            cause = error.cause if isinstance(error, ray.exceptions.RayTaskError) and error.cause else error
+            first = (str(cause).strip().splitlines() or [""])[0]
+            return f"{cause.__class__.__name__}: {first[:200]}"
+
+    def stop(self, task) -> None:
+        self.ray.cancel(task, force=True)  # its worker with it
+
+    def close(self) -> None:
+        self.ray.shutdown()
 
 
-def _failure(ray, error: Exception) -> str:
-    """One line: why a Ray task produced no result (its worker died, ran out of memory, ...)."""
-    cause = error.cause if isinstance(error, ray.exceptions.RayTaskError) and error.cause else error
-    first = (str(cause).strip().splitlines() or [""])[0]
-    return f"{cause.__class__.__name__}: {first[:200]}"
+def _serve(conn) -> None:
+    """A local pool's worker: `grade_pair` for each (course_dir, student, assignment) it is sent, until None.
+    What it and its notebooks' kernels print goes nowhere (as Ray's workers' does: log_to_driver=False)."""
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 1)
+    os.dup2(quiet, 2)
+    os.close(quiet)
+    from nbgrader.apps import NbGraderAPI  # noqa: F401 - imported while the first task is on its way
+
+    from grader import autograde
+
+    autograde.prepare()
+    while (task := conn.recv()) is not None:
+        try:
+            result = grade_pair(*task)
+        except Exception as e:  # noqa: BLE001 - one line, as Ray reports a task's exception
+            first = (str(e).strip().splitlines() or [""])[0]
+            result = f"{e.__class__.__name__}: {first[:200]}"
+        conn.send(result)
+
+
+class _LocalPool:
+    """Tasks in `workers` processes of this machine, each started once (nbgrader, Jupyter and the course
+    imported once per worker, as on Ray) and given one (student, day) at a time; a worker that dies is
+    replaced and its task run once more (as Ray's max_retries=1), one stopped past --timeout is killed
+    and replaced. Ray's start and stop cost more than a class on one machine's CPUs takes to share out."""
+
+    def __init__(self, workers: int | None):
+        import multiprocessing
+
+        self.context = multiprocessing.get_context("spawn")  # nothing of this process's state (threads, locks)
+        self.capacity = max(1, workers or os.cpu_count() or 1)
+        self.idle = [self._start() for _ in range(self.capacity)]
+        self.busy = {}   # task (its arguments) -> (process, connection, whether it ran before in one that died)
+        self.died = set()
+
+    def _start(self):
+        mine, theirs = self.context.Pipe()
+        process = self.context.Process(target=_serve, args=(theirs,), daemon=True, name="grade-class worker")
+        process.start()
+        theirs.close()
+        return process, mine
+
+    def submit(self, course_dir: Path, student: str, assignment: str):
+        process, conn = self.idle.pop()
+        task = (str(course_dir), student, assignment)
+        conn.send(task)
+        self.busy[task] = (process, conn, task in self.died)
+        return task
+
+    def wait(self, tasks: list, timeout: float):
+        from multiprocessing.connection import wait
+
+        owner = {}
+        for task in tasks:
+            process, conn, _ = self.busy[task]
+            owner[conn], owner[process.sentinel] = task, task
+        ready = wait(list(owner), timeout)
+        return owner[ready[0]] if ready else None
+
+    def result(self, task) -> Result | str | None:
+        """The task's Result, one line saying why it has none, or None: its worker died, and the task
+        runs again (once) in a new one, under the same name."""
+        process, conn, retried = self.busy.pop(task)
+        try:
+            found = conn.recv()
+        except (EOFError, OSError):  # the worker died (killed, out of memory, a crash in a library)
+            process.join(5)
+            conn.close()
+            self.idle.append(self._start())
+            if retried:
+                return f"WorkerDied: its worker process ended with exit code {process.exitcode}"
+            self.died.add(task)
+            self.submit(Path(task[0]), *task[1:])
+            return None
+        self.idle.append((process, conn))
+        return found
+
+    def stop(self, task) -> None:
+        process, conn, _ = self.busy.pop(task)
+        process.kill()
+        process.join()
+        conn.close()
+        self.idle.append(self._start())
+
+    def close(self) -> None:
+        for process, conn in self.idle:
+            try:
+                conn.send(None)
+            except OSError:
+                pass
+        for process, conn, _ in self.busy.values():
+            process.kill()
+        for process, conn, *_ in [*self.idle, *self.busy.values()]:
+            process.join(10)
+            if process.is_alive():
+                process.kill()
+            conn.close()
+
+
+def _pool(address: str | None, workers: int | None, gpus_per_task: float):
+    """Ray for a cluster (--address) and for GPUs; this machine's processes on the emulator."""
+    emulated = device.emulated()
+    if address is None and emulated:
+        return _LocalPool(workers)
+    return _RayPool(address, workers, gpus_per_task, emulated)
 
 
 def grade(course_dir: Path, pairs: list[tuple[str, str]], *, address=None, gpus_per_task: float = 1.0,
           workers: int | None = None, timeout: float = TASK_TIMEOUT_S, on_result=None) -> list[Result]:
-    """Grade `pairs` on Ray, merging each result as it arrives; `on_result(result)` after each merge."""
-    ray = _start_ray(address, workers)
+    """Grade `pairs` (on Ray, or in a local pool: `_pool`), merging each result as it arrives;
+    `on_result(result)` after each merge."""
+    pool = _pool(address, workers, gpus_per_task)
     try:
-        remote = _remote(ray, gpus_per_task, device.emulated())
         guard = sandbox.unavailable() is not None  # a notebook could reach the course's gradebook
+        room = 1 if guard else pool.capacity or len(pairs)  # no sandbox: one at a time
         gradebook = course_dir / "gradebook.db"
         todo, running, results = list(pairs), {}, []
         while todo or running:
-            while todo and len(running) < (1 if guard else len(pairs)):  # no sandbox: one at a time
+            while todo and len(running) < room:
                 student, assignment = todo.pop(0)
-                ref = remote.remote(str(course_dir), student, assignment)
-                running[ref] = (student, assignment, time.monotonic(), gradebook.read_bytes() if guard else None)
+                task = pool.submit(course_dir, student, assignment)
+                running[task] = (student, assignment, time.monotonic(), gradebook.read_bytes() if guard else None)
             first = min(started for _, _, started, _ in running.values())
-            ready, _ = ray.wait(list(running), num_returns=1, timeout=max(0.0, first + timeout - time.monotonic()))
-            ref = ready[0] if ready else min(running, key=lambda r: running[r][2])
-            student, assignment, started, before = running.pop(ref)
-            if not ready:  # the oldest task ran past --timeout: stopped, its worker with it
-                ray.cancel(ref, force=True)
+            ready = pool.wait(list(running), max(0.0, first + timeout - time.monotonic()))
+            task = ready if ready is not None else min(running, key=lambda t: running[t][2])
+            student, assignment, started, before = running.pop(task)
+            if ready is None:  # the oldest task ran past --timeout: stopped, its worker with it
+                pool.stop(task)
                 result = Result(student, assignment, time.monotonic() - started,
                                 error=f"nbgrader autograde ran past {timeout:.0f} s; it was stopped")
             else:
-                try:
-                    result = ray.get(ref)
-                except ray.exceptions.RayError as e:
-                    result = Result(student, assignment, time.monotonic() - started, error=_failure(ray, e))
+                result = pool.result(task)
+                if result is None:  # running again in a new worker (the local pool), from now
+                    running[task] = (student, assignment, time.monotonic(), before)
+                    continue
+                if isinstance(result, str):
+                    result = Result(student, assignment, time.monotonic() - started, error=result)
             if guard and gradebook.read_bytes() != before:
                 for suffix in ("-journal", "-wal", "-shm"):  # nothing may replay the notebook's writes
                     Path(f"{gradebook}{suffix}").unlink(missing_ok=True)
@@ -350,7 +493,7 @@ def grade(course_dir: Path, pairs: list[tuple[str, str]], *, address=None, gpus_
                 on_result(result)
         return results
     finally:
-        ray.shutdown()
+        pool.close()
 
 
 # ---- reporting ------------------------------------------------------------------------------------
@@ -401,7 +544,7 @@ def add_arguments(parser) -> None:
                         help="a Ray cluster to join (default: start Ray on this machine)")
     parser.add_argument("--gpus-per-task", type=float, default=1.0, metavar="N",
                         help="GPUs each (student, day) takes on a GPU machine (default 1; 0.5 runs two per GPU)")
-    parser.add_argument("--workers", type=int, metavar="N", help="CPUs of a local Ray (default: every core)")
+    parser.add_argument("--workers", type=int, metavar="N", help="tasks at once on this machine's CPUs (the emulator; default: every core)")
     parser.add_argument("--timeout", type=float, default=TASK_TIMEOUT_S, metavar="SECONDS",
                         help=f"seconds one (student, day) may take before it is stopped (default {TASK_TIMEOUT_S:.0f})")
     parser.add_argument("--force", action="store_true", help="regrade pairs the gradebook already holds")

@@ -212,6 +212,31 @@ def test_a_task_past_the_timeout_is_stopped_and_reported(class_dir, cluster):
     assert _scores(class_dir) == before, out
 
 
+def test_this_machine_grades_without_ray(class_dir):
+    """Without --address on the emulator, grade-class's own worker processes (no Ray) give the same
+    scores, report the kernels that crashed or hung, and stop a task past --timeout (its worker killed and
+    replaced: the next task runs in a new one)."""
+    before = _scores(class_dir)
+    if len(before) < len(CLASS) or not device.emulated():
+        pytest.skip("needs the class graded by the first test, on the emulator")
+    run = subprocess.run([sys.executable, "-m", "grader", "grade-class", str(class_dir), "--force", "--workers", "2",
+                          "--students", "traps", "hangs", "honest2"], cwd=paths.ROOT, env=_env(),
+                         capture_output=True, text=True, timeout=600)
+    out = run.stdout + run.stderr
+    assert run.returncode == 0 and "ray" not in out.lower(), out
+    assert _scores(class_dir) == before, out
+    assert re.search(r"traps\s*│\s*day01\s*│.*vector_add: crashed", out), out
+    assert re.search(r"hangs\s*│\s*day01\s*│.*vector_add: timed out", out), out
+    run = subprocess.run([sys.executable, "-m", "grader", "grade-class", str(class_dir), "--force", "--workers", "1",
+                          "--students", "honest", "lazy", "--timeout", "2"], cwd=paths.ROOT, env=_env(),
+                         capture_output=True, text=True, timeout=600)
+    out = run.stdout + run.stderr
+    assert run.returncode == 1, out
+    assert re.search(r"honest\s*│\s*day01\s*│\s*nbgrader autograde ran past 2 s; it was stopped", out), out
+    assert re.search(r"lazy\s*│\s*day01\s*│\s*nbgrader autograde ran past 2 s; it was stopped", out), out
+    assert _scores(class_dir) == before, out
+
+
 def test_a_merge_that_fails_leaves_the_gradebook_as_it_was(class_dir, tmp_path):
     """The merge is one transaction: a record that breaks half-way writes nothing."""
     copy = tmp_path / "course"
