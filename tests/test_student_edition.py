@@ -211,17 +211,26 @@ def test_a_day7_edition_grades_exercise_2_on_the_student_own_exercise_1(tmp_path
     assert passed.returncode == 0 and re.search(r"\d+ passed", passed.stdout), passed.stdout[-2000:]
 
 
-def test_day9_block_tile_builds_on_the_student_own_ldmatrix_and_mma(tmp_path, monkeypatch):
-    """The same for day 9: exercise 3 (block_tile.cu) compiles on the student's days/day09/mma.cuh."""
+LATER_EXERCISES = [  # (day, the student's header, a later exercise of the day, what its PTX must show)
+    ("day08", "scan.cuh", "compact.cu", "sm_80", ("st.release.gpu.global.u64", "ld.acquire.gpu.global.u64")),
+    ("day09", "mma.cuh", "block_tile.cu", "sm_80", ("ldmatrix.sync.aligned.m8n8.x4.trans", "mma.sync.aligned.m16n8k16")),
+    ("day15", "tma.cuh", "gemm_wgmma.cu", "sm_90", ("mbarrier.try_wait.parity", "cp.async.bulk.tensor.2d")),
+]
+
+
+@pytest.mark.parametrize("day,header,later,arch,shows", LATER_EXERCISES, ids=[d for d, *_ in LATER_EXERCISES])
+def test_a_later_exercise_of_days_8_9_15_builds_on_the_student_own_header(tmp_path, monkeypatch, day, header,
+                                                                          later, arch, shows):
+    """The same for days 8, 9 and 15: a later exercise compiles on the student's days/dayNN header."""
     from grader import compiler
 
-    block_tile = paths.SOLUTIONS / "day09" / "block_tile.cu"
+    source = paths.SOLUTIONS / day / later
     for name, where in (("SOLUTION_INCLUDE", "none"), ("UNLOCKED", "unlocked"), ("OWN_INCLUDE", "days")):
         monkeypatch.setattr(paths, name, tmp_path / where)
-    with pytest.raises(compiler.CompileError, match="python -m grader unlock day09"):
-        compiler.compile_file(block_tile, "sm_80")
-    own = tmp_path / "days" / "day09" / "mma.cuh"
+    with pytest.raises(compiler.CompileError, match=f"python -m grader unlock {day}"):
+        compiler.compile_file(source, arch)
+    own = tmp_path / "days" / day / header
     own.parent.mkdir(parents=True)
-    own.write_text((paths.SOLUTIONS / "day09" / "mma.cuh").read_text())
-    ptx = compiler.compile_file(block_tile, "sm_80").ptx
-    assert "ldmatrix.sync.aligned.m8n8.x4.trans" in ptx and "mma.sync.aligned.m16n8k16" in ptx
+    own.write_text((paths.SOLUTIONS / day / header).read_text())
+    ptx = compiler.compile_file(source, arch).ptx
+    assert all(s in ptx for s in shows), [s for s in shows if s not in ptx]

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day15/tma_copy.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 68be4abc0d8597b5
+// stub-sha256: 66e155f14b8d97c5
 // Day 15, exercise 2: the Tensor Memory Accelerator (TMA) and an mbarrier: copy a matrix tile by tile.
 //
 //   out[r][c] = in[r][c]   in, out: [rows, cols] row-major 16-bit elements (cols a multiple of 8)
@@ -12,21 +12,28 @@
 // Your part (the contract): when it ends, every thread of the block may read `tile`, which then holds the
 // block's box in the 128-byte swizzle (the TMA unit fills the part of a box outside the matrix with zeros).
 // The box comes in as ONE TMA tensor copy (no thread computes an address of `in`), its completion counted
-// in bytes on the mbarrier `bar`. The given code after it writes the box out, un-swizzling (with your
-// exercise 1's swizzled_offset, above) and guarding the matrix's edge. The test: bit-exact copies of random 16-bit patterns, boxes crossing the edge included;
-// the technique: UTMALDG and SYNCS in the SASS, no LDG, and your own asm with mbarrier.init and
-// mbarrier.arrive.expect_tx.
+// in bytes on the mbarrier `bar`. You write the instructions in tma.cuh beside this file (mbarrier_init,
+// fence_mbarrier_init, mbarrier_arrive_expect_tx, mbarrier_arrive, mbarrier_wait, tma_load_2d: the contract
+// is the comment above each; the GEMMs build on them through course/hopper/tma.cuh, not to be included
+// here), then the protocol here with them. The given code after it writes the box out, un-swizzling (with
+// your exercise 1's swizzled_offset, above) and guarding the matrix's edge. The test: bit-exact copies of
+// random 16-bit patterns, boxes crossing the edge included; the technique: UTMALDG and SYNCS in the SASS,
+// no LDG, and your own asm with mbarrier.init and mbarrier.arrive.expect_tx.
 //
 // Reference (PTX ISA, "Parallel Synchronization and Communication Instructions: mbarrier" and "Data
 // Movement and Conversion Instructions: cp.async.bulk.tensor"; the grammar, {} optional, instantiate it):
 //   mbarrier.init{.shared{::cta}}.b64  [addr], count;
 //   fence.mbarrier_init.sem.scope;                       .sem = { .release }, .scope = { .cluster }
 //   mbarrier.arrive.expect_tx{.sem}{.scope}{.shared{::cta}}.b64  state, [addr], txCount;
+//   mbarrier.arrive{.sem}{.scope}{.shared{::cta}}.b64  state, [addr];
 //   cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism  [dstMem], [tensorMap, tensorCoords], [mbar];
 //       .dim = { .1d, .2d, .3d, .4d, .5d }, .dst = { .shared::cluster }, .src = { .global },
 //       .load_mode = { .tile, .im2col }, .completion_mechanism = { .mbarrier::complete_tx::bytes }
 //   mbarrier.try_wait.parity{.sem}{.scope}{.shared{::cta}}.b64  waitComplete, [addr], phaseParity;
 #include <course/vec_dtypes.cuh>
+
+#include "tma.cuh"
+
 COURSE_REQUIRE_ARCH_SPECIFIC(90);
 
 namespace {
@@ -34,9 +41,7 @@ namespace {
 constexpr int BOX = 64;                                     // rows and columns of a box
 constexpr uint32_t BOX_BYTES = BOX * BOX * sizeof(uint16_t);  // what the mbarrier waits for
 
-struct alignas(64) TensorMap {  // CUtensorMap: 128 opaque bytes made by the driver
-  unsigned long long v[16];
-};
+namespace hp = course::hopper;  // your mbarrier and TMA helpers (tma.cuh); hp::TensorMap: 128 opaque bytes
 
 // Byte offset of element (row, col) of a 64-column box of 16-bit elements in the 128-byte swizzle: exercise 1's.
 __device__ __forceinline__ uint32_t swizzled_offset(int row, int col) {
@@ -48,18 +53,15 @@ __device__ __forceinline__ uint32_t swizzled_offset(int row, int col) {
 
 }  // namespace
 
-extern "C" __global__ void __launch_bounds__(128) tma_copy(const __grid_constant__ TensorMap tmap,
+extern "C" __global__ void __launch_bounds__(128) tma_copy(const __grid_constant__ hp::TensorMap tmap,
                                                            uint16_t* __restrict__ out, int rows, int cols) {
   __shared__ __align__(1024) uint16_t tile[BOX * BOX];
   __shared__ __align__(8) uint64_t bar;
   const int row0 = blockIdx.y * BOX, col0 = blockIdx.x * BOX;
-  const uint32_t smem_tile = static_cast<uint32_t>(__cvta_generic_to_shared(tile));
-  const uint32_t smem_bar = static_cast<uint32_t>(__cvta_generic_to_shared(&bar));
   // TODO: your code here.
   //   Hint: A phase of an mbarrier completes when its expected arrivals have all happened AND the bytes it was
   //   Hint: told to expect have all landed. Who arrives, who tells it the byte count, who waits, and what must
   //   Hint: be true of the barrier before the copy engine or any thread touches it?
-  (void)smem_tile; (void)smem_bar; (void)tmap;
   // Write the box out: 8 threads per 64-element row, 16 bytes (one swizzled chunk) each.
   for (int i = threadIdx.x; i < BOX * BOX / 8; i += blockDim.x) {
     const int r = i / 8, chunk = i % 8, row = row0 + r, col = col0 + 8 * chunk;

@@ -281,7 +281,8 @@ TMA_TECHNIQUE = Technique(
     why="a TMA tensor copy (UTMALDG) completing on an mbarrier (SYNCS)", require=(r"UTMALDG", r"SYNCS"),
     forbid=(r"LDG",),
     source_require=((_ASM + r"mbarrier\.init", "`mbarrier.init`"),
-                    (_ASM + r"mbarrier\.arrive\.expect_tx", "`mbarrier.arrive.expect_tx` with the box's bytes")))
+                    (_ASM + r"mbarrier\.arrive\.expect_tx", "`mbarrier.arrive.expect_tx` with the box's bytes")),
+    source_forbid=((r"course/hopper/tma\.cuh", "the course's finished TMA helpers (course/hopper/tma.cuh)"),))
 
 GEMM_TECHNIQUE = Technique(
     why="producer and consumer warpgroups: TMA loads (UTMALDG) into mbarrier stages (SYNCS), wgmma (HGMMA), "

@@ -9,21 +9,28 @@
 // Your part (the contract): when it ends, every thread of the block may read `tile`, which then holds the
 // block's box in the 128-byte swizzle (the TMA unit fills the part of a box outside the matrix with zeros).
 // The box comes in as ONE TMA tensor copy (no thread computes an address of `in`), its completion counted
-// in bytes on the mbarrier `bar`. The given code after it writes the box out, un-swizzling (with your
-// exercise 1's swizzled_offset, above) and guarding the matrix's edge. The test: bit-exact copies of random 16-bit patterns, boxes crossing the edge included;
-// the technique: UTMALDG and SYNCS in the SASS, no LDG, and your own asm with mbarrier.init and
-// mbarrier.arrive.expect_tx.
+// in bytes on the mbarrier `bar`. You write the instructions in tma.cuh beside this file (mbarrier_init,
+// fence_mbarrier_init, mbarrier_arrive_expect_tx, mbarrier_arrive, mbarrier_wait, tma_load_2d: the contract
+// is the comment above each; the GEMMs build on them through course/hopper/tma.cuh, not to be included
+// here), then the protocol here with them. The given code after it writes the box out, un-swizzling (with
+// your exercise 1's swizzled_offset, above) and guarding the matrix's edge. The test: bit-exact copies of
+// random 16-bit patterns, boxes crossing the edge included; the technique: UTMALDG and SYNCS in the SASS,
+// no LDG, and your own asm with mbarrier.init and mbarrier.arrive.expect_tx.
 //
 // Reference (PTX ISA, "Parallel Synchronization and Communication Instructions: mbarrier" and "Data
 // Movement and Conversion Instructions: cp.async.bulk.tensor"; the grammar, {} optional, instantiate it):
 //   mbarrier.init{.shared{::cta}}.b64  [addr], count;
 //   fence.mbarrier_init.sem.scope;                       .sem = { .release }, .scope = { .cluster }
 //   mbarrier.arrive.expect_tx{.sem}{.scope}{.shared{::cta}}.b64  state, [addr], txCount;
+//   mbarrier.arrive{.sem}{.scope}{.shared{::cta}}.b64  state, [addr];
 //   cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism  [dstMem], [tensorMap, tensorCoords], [mbar];
 //       .dim = { .1d, .2d, .3d, .4d, .5d }, .dst = { .shared::cluster }, .src = { .global },
 //       .load_mode = { .tile, .im2col }, .completion_mechanism = { .mbarrier::complete_tx::bytes }
 //   mbarrier.try_wait.parity{.sem}{.scope}{.shared{::cta}}.b64  waitComplete, [addr], phaseParity;
 #include <course/vec_dtypes.cuh>
+
+#include "tma.cuh"
+
 COURSE_REQUIRE_ARCH_SPECIFIC(90);
 
 namespace {
@@ -31,9 +38,7 @@ namespace {
 constexpr int BOX = 64;                                     // rows and columns of a box
 constexpr uint32_t BOX_BYTES = BOX * BOX * sizeof(uint16_t);  // what the mbarrier waits for
 
-struct alignas(64) TensorMap {  // CUtensorMap: 128 opaque bytes made by the driver
-  unsigned long long v[16];
-};
+namespace hp = course::hopper;  // your mbarrier and TMA helpers (tma.cuh); hp::TensorMap: 128 opaque bytes
 
 // Byte offset of element (row, col) of a 64-column box of 16-bit elements in the 128-byte swizzle: exercise 1's.
 __device__ __forceinline__ uint32_t swizzled_offset(int row, int col) {
@@ -47,13 +52,11 @@ __device__ __forceinline__ uint32_t swizzled_offset(int row, int col) {
 
 }  // namespace
 
-extern "C" __global__ void __launch_bounds__(128) tma_copy(const __grid_constant__ TensorMap tmap,
+extern "C" __global__ void __launch_bounds__(128) tma_copy(const __grid_constant__ hp::TensorMap tmap,
                                                            uint16_t* __restrict__ out, int rows, int cols) {
   __shared__ __align__(1024) uint16_t tile[BOX * BOX];
   __shared__ __align__(8) uint64_t bar;
   const int row0 = blockIdx.y * BOX, col0 = blockIdx.x * BOX;
-  const uint32_t smem_tile = static_cast<uint32_t>(__cvta_generic_to_shared(tile));
-  const uint32_t smem_bar = static_cast<uint32_t>(__cvta_generic_to_shared(&bar));
   // BEGIN EXERCISE
   // HINT: A phase of an mbarrier completes when its expected arrivals have all happened AND the bytes it was
   // HINT: told to expect have all landed. Who arrives, who tells it the byte count, who waits, and what must
@@ -61,33 +64,19 @@ extern "C" __global__ void __launch_bounds__(128) tma_copy(const __grid_constant
   // HINT2: Three phases. Set-up: one thread initialises the barrier for a single arrival and fences the
   // HINT2: initialisation for the async proxy; then the whole block synchronises. Issue: that thread arrives
   // HINT2: announcing the box's bytes, then asks the TMA unit for the box (destination, tensor map, the box's
-  // HINT2: coordinates, the barrier). Wait: every thread polls the barrier until phase 0 has completed.
-  // HINT2: Instantiate each instruction from the grammar quoted in the file's header.
-  // HINT3: Operands: shared addresses (tile, barrier) are 32-bit "r" operands from __cvta_generic_to_shared;
-  // HINT3: the tensor map operand is the 64-bit generic address of the __grid_constant__ parameter itself
-  // HINT3: ("l" of its address); tensorCoords are innermost first, {column, row}, in elements. try_wait only
-  // HINT3: reports a predicate (it may give up early): declare a .reg .pred inside a { } scope and branch back
-  // HINT3: while it is false. The state operand of arrive.expect_tx may be the sink `_`.
-  // STUB: (void)smem_tile; (void)smem_bar; (void)tmap;
+  // HINT2: coordinates, the barrier). Wait: every thread waits for phase 0 of the barrier.
+  // HINT3: The box's coordinates are innermost first: column col0, then row row0, in elements; the tensor
+  // HINT3: map is the address of the __grid_constant__ parameter itself (&tmap).
   if (threadIdx.x == 0) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(smem_bar));
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    hp::mbarrier_init(&bar, 1);
+    hp::fence_mbarrier_init();
   }
   __syncthreads();
   if (threadIdx.x == 0) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_bar), "r"(BOX_BYTES)
-                 : "memory");
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-        " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(smem_tile),
-        "l"(&tmap), "r"(col0), "r"(row0), "r"(smem_bar)
-        : "memory");
+    hp::mbarrier_arrive_expect_tx(&bar, BOX_BYTES);
+    hp::tma_load_2d(tile, &tmap, &bar, col0, row0);
   }
-  asm volatile(
-      "{\n.reg .pred p;\nWAIT:\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n@!p bra WAIT;\n}\n" ::"r"(
-          smem_bar),
-      "r"(0)
-      : "memory");
+  hp::mbarrier_wait(&bar, 0);
   // END EXERCISE
   // Write the box out: 8 threads per 64-element row, 16 bytes (one swizzled chunk) each.
   for (int i = threadIdx.x; i < BOX * BOX / 8; i += blockDim.x) {

@@ -1,7 +1,8 @@
-// day15/tma.cuh: the course's mbarrier and TMA load (day 15, exercise 1: what tma_copy.cu writes by
-// hand), which course/hopper/tma.cuh gives day 15's GEMMs and day 16.
+// day15/tma.cuh: the course's mbarrier and TMA load (day 15: what tma_copy.cu's tma.cuh writes by
+// hand), which course/hopper/tma.cuh gives day 15's GEMMs and day 16. The same contract as a student's
+// days/day15/tma.cuh, which stands in for it until it is released.
 #pragma once
-#include <course/hopper/tma.cuh>  // TensorMap, smem_address (it includes this header part-way)
+#include <course/hopper/tensor_map.cuh>  // TensorMap, smem_address
 
 namespace course {
 namespace hopper {
