@@ -902,6 +902,225 @@ CATALOGUE: dict[str, dict[str, str]] = {
                         "zh": "dayNN：其课程头文件被后续各天包含的那一天"},
     "help.unlock.source": {"en": "a student edition: the folder holding dayNN/ that your instructor handed out",
                            "zh": "学生版：你的老师发下来的、包含 dayNN/ 的文件夹"},
+    # ---- the exercises' own diagnoses (grader/exercises/*.py): names and identifiers stay as the code has them ----
+    "arg.one_of": {"en": "{what} {value!r}: expected one of {known}", "zh": "{what} {value!r}：应为 {known} 之一"},
+    "day01.block_rank": {"en": "block rank", "zh": "线程块序号"},
+    "day01.thread_rank": {"en": "thread rank", "zh": "线程序号"},
+    "day01.warp": {"en": "warp", "zh": "线程束"},
+    "day01.lane": {"en": "lane", "zh": "通道"},
+    "day01.never_written": {"en": " (-1: never written)", "zh": "（-1：从未写入）"},
+    "day01.thread_info": {"en": "thread_info {field} (grid {grid}, block {block}): {wrong} of {total} threads wrong; "
+                                "first at global rank {rank} (block rank {block_rank}, thread rank {thread_rank}): "
+                                "expected {expected}, got {got}{never} [seed {seed}]",
+                          "zh": "thread_info {field}（网格 {grid}，线程块 {block}）：{total} 个线程中有 {wrong} 个错误；"
+                                "第一个在全局序号 {rank}（线程块序号 {block_rank}，线程序号 {thread_rank}）："
+                                "期望 {expected}，得到 {got}{never} [种子 {seed}]"},
+    "day02.truncated": {"en": " (every wrong value is x / scale truncated instead of rounded to nearest)",
+                        "zh": "（每个错误的值都是 x / scale 被截断的结果，而不是舍入到最近的整数）"},
+    "day02.clamp": {"en": " (every wrong value is -128: clamp to [-127, 127], the symmetric range)",
+                    "zh": "（每个错误的值都是 -128：应钳位到对称的范围 [-127, 127]）"},
+    "day02.poison": {"en": " (-1 at every wrong value: the poison 0xFF, never written?)",
+                     "zh": "（每个错误的值都是 -1：即毒值 0xFF，从未写入？）"},
+    "day02.quant_wrong": {"en": "quantize_int8 q (rows={rows}, d={d}): {wrong} of {size} values wrong; first at (row {r}, "
+                                "col {c}): x = {x:.6g}, scale = {scale:.6g}, x / scale = {v:.4f}, expected {expected} "
+                                "(nearest, ties to even, within [-127, 127]), got {got}{why}{replay}",
+                          "zh": "quantize_int8 q（rows={rows}，d={d}）：{size} 个值中有 {wrong} 个错误；第一个在（第 {r} 行，"
+                                "第 {c} 列）：x = {x:.6g}，scale = {scale:.6g}，x / scale = {v:.4f}，期望 {expected}"
+                                "（舍入到最近，平局时偶数优先，在 [-127, 127] 之内），得到 {got}{why}{replay}"},
+    "day03.toward_zero": {"en": " (towards zero: truncated instead of rounded?)", "zh": "（朝零方向：被截断而不是舍入？）"},
+    "day03.tie": {"en": " (an exact tie: ties go to the EVEN neighbour)",
+                  "zh": "（恰好是平局：偶数优先，取最低位为偶数的那个邻居）"},
+    "day03.bits": {"en": "bf16_bits bits (n={n}): {wrong} of {n} wrong; first at index {i}: x = {x} (bits {bits}), "
+                         "expected {expected}, got {got}{hint}{replay}",
+                   "zh": "bf16_bits bits（n={n}）：{n} 个中有 {wrong} 个错误；第一个在下标 {i}：x = {x}（位模式 {bits}），"
+                         "期望 {expected}，得到 {got}{hint}{replay}"},
+    "day03.back": {"en": "bf16_bits back (n={n}): {wrong} of {n} wrong; first at index {i}: bf16 bits {bits}, expected "
+                         "{expected}, got {got}{replay}",
+                   "zh": "bf16_bits back（n={n}）：{n} 个中有 {wrong} 个错误；第一个在下标 {i}：bf16 位模式 {bits}，期望 "
+                         "{expected}，得到 {got}{replay}"},
+    "day03.packed": {"en": "bf16_bits {name} (n={n}): {wrong} of {words} words wrong; first at j = {j} (x[{i0}] = {x0}, "
+                           "x[{i1}] = {x1}): expected {expected}, got {got}{swapped}{replay}",
+                     "zh": "bf16_bits {name}（n={n}）：{words} 个字中有 {wrong} 个错误；第一个在 j = {j}（x[{i0}] = {x0}，"
+                           "x[{i1}] = {x1}）：期望 {expected}，得到 {got}{swapped}{replay}"},
+    "day03.swapped": {"en": " (halves swapped: x[2j] goes in the LOW 16 bits)", "zh": "（两半放反了：x[2j] 应放在低 16 位）"},
+    "day04.sizes": {"en": "rows and cols must be >= 1 (got {rows}, {cols})", "zh": "rows 和 cols 都必须 >= 1（得到 {rows}、{cols}）"},
+    "day04.stride": {"en": "stride must be >= 0 and words >= 1 (got {stride}, {words})",
+                     "zh": "步长 stride 必须 >= 0，words 必须 >= 1（得到 {stride}、{words}）"},
+    "day04.sweep": {"en": "iters must be even and >= 2; threads a multiple of 32 in 32..1024",
+                    "zh": "iters 必须是 >= 2 的偶数；线程数 threads 必须是 32..1024 之间 32 的倍数"},
+    "day04.strides": {"en": "strides must lie in 0..33 (the kernel's buffer), got {strides}",
+                      "zh": "步长 strides 必须在 0..33 之内（核函数缓冲区的大小），得到 {strides}"},
+    "day05.density": {"en": "density {density!r}: expected a fraction in [0, 1]", "zh": "density {density!r}：应为 [0, 1] 之间的比例"},
+    "day05.past_count": {"en": "compact_scatter out_idx past the count ({count}) {where}: {written} elements written; "
+                               "first at index {index}{replay}",
+                         "zh": "compact_scatter out_idx 在计数（{count}）之后 {where}：写入了 {written} 个元素；"
+                               "第一个在下标 {index}{replay}"},
+    "day10.swizzle_rows": {"en": "swizzle_offsets_{cols}: row {r} is not a permutation of its own elements {lo}..{hi} "
+                                 "(got {got} ...): a swizzle moves chunks within their row, never across rows",
+                           "zh": "swizzle_offsets_{cols}：第 {r} 行不是它自己的元素 {lo}..{hi} 的一个排列（得到 {got} ...）："
+                                 "交错排布只在行内移动 16 字节块，从不跨行"},
+    "day10.swizzle_chunk": {"en": "swizzle_offsets_{cols}: element (row {r}, col {c}) is stored at {at}, {within} after "
+                                  "its chunk's first element (expected {expected}): the 8 elements of a 16-byte chunk "
+                                  "must stay together and in order (cp.async and ldmatrix move whole chunks)",
+                            "zh": "swizzle_offsets_{cols}：元素（第 {r} 行，第 {c} 列）存放在 {at}，在它所在 16 字节块的第一个"
+                                  "元素之后 {within} 处（期望 {expected}）：一个 16 字节块的 8 个元素必须连在一起、保持顺序"
+                                  "（cp.async 和 ldmatrix 都整块移动）"},
+    "day10.swizzle_conflict": {"en": "swizzle_offsets_{cols}: rows {r0}..{r1} of chunk column {chunk} land in 16-byte bank "
+                                     "slots {slots} (of 0..7 in a 128-byte line): an ldmatrix reading them has a "
+                                     "{ways}-way bank conflict; the 8 rows need 8 different slots",
+                               "zh": "swizzle_offsets_{cols}：第 {chunk} 个块列的第 {r0}..{r1} 行落在 16 字节的存储体槽位 "
+                                     "{slots}（一条 128 字节的缓存行中的 0..7）：读取它们的 ldmatrix 有 {ways} 路存储体冲突；"
+                                     "这 8 行需要 8 个不同的槽位"},
+    "day10.swizzle_valid": {"en": "rows_valid {rows_valid} / cols_valid {cols_valid}: at most {rows} / {cols}, cols_valid "
+                                  "a multiple of {chunk}",
+                            "zh": "rows_valid {rows_valid} / cols_valid {cols_valid}：最多 {rows} / {cols}，cols_valid 须是 "
+                                  "{chunk} 的倍数"},
+    "day10.empty": {"en": "empty product: M={m}, N={n}, K={k}", "zh": "乘积为空：M={m}，N={n}，K={k}"},
+    "day10.fp8_k": {"en": "K = {k} is not a multiple of 16: rows of e4m3 A and B must start 16-byte aligned for cp.async. "
+                          "Pad both with zeros to K = {padded}.",
+                    "zh": "K = {k} 不是 16 的倍数：e4m3 的 A 和 B 的每一行都必须从 16 字节对齐处开始，cp.async 才能拷贝。"
+                          "请把两者用零填充到 K = {padded}。"},
+    "day10.gemv_sizes": {"en": "N={n}, K={k}: both must be at least 1", "zh": "N={n}，K={k}：两者都必须至少为 1"},
+    "day12.head_dim": {"en": "head_dim={head_dim}: the kernels are written for {dims}", "zh": "head_dim={head_dim}：核函数是为 {dims} 写的"},
+    "day12.lengths": {"en": "q_len={q_len}, kv_len={kv_len}: both must be >= 1", "zh": "q_len={q_len}，kv_len={kv_len}：两者都必须 >= 1"},
+    "day12.causal": {"en": "causal attention with q_len={q_len} > kv_len={kv_len}: the first {count} queries would see no key",
+                     "zh": "q_len={q_len} > kv_len={kv_len} 的因果注意力：前 {count} 个查询将看不到任何键"},
+    "day12.pools": {"en": "q {q}, k_pages {k}, v_pages {v}: pools [pages, page_size, Hkv, D] alike, D one of {dims}",
+                    "zh": "q {q}，k_pages {k}，v_pages {v}：两个池的形状都应为 [pages, page_size, Hkv, D]，D 为 {dims} 之一"},
+    "day12.gqa": {"en": "num_qo_heads={hq} must be a multiple of num_kv_heads={hkv}",
+                  "zh": "num_qo_heads={hq} 必须是 num_kv_heads={hkv} 的倍数"},
+    "day12.tables": {"en": "qo_indptr, kv_indptr ([batch + 1]), kv_indices and kv_last_page_len ([batch]) must be int32",
+                     "zh": "qo_indptr、kv_indptr（[batch + 1]）、kv_indices 和 kv_last_page_len（[batch]）必须是 int32"},
+    "day13.seq": {"en": "seq {seq}: kernel_mask reads one column of v per key, so 1 <= seq <= 64",
+                  "zh": "seq {seq}：kernel_mask 每个键读取 v 的一列，所以需要 1 <= seq <= 64"},
+    "day13.not_written": {"en": "{value} (not written)", "zh": "{value}（未写入）"},
+    "day13.mask": {"en": "day13::{which}_visible(q_pos={q}, key={k}, {name}={param}) returned {said}, expected {expected}: "
+                         "{wrong} of {pairs} (q_pos, key) pairs of positions 0..{last} wrong (mask_table, before any "
+                         "attention)",
+                   "zh": "day13::{which}_visible(q_pos={q}, key={k}, {name}={param}) 返回了 {said}，期望 {expected}："
+                         "位置 0..{last} 的 {pairs} 个 (q_pos, key) 对中有 {wrong} 个错误（mask_table，在任何注意力计算之前）"},
+    "day16.head_dim": {"en": "head_dim={head_dim}: attention_wgmma is built for {dims}",
+                       "zh": "head_dim={head_dim}：attention_wgmma 是为 {dims} 构建的"},
+    "day16.sizes": {"en": "heads={heads}, seq={seq}: both must be >= 1", "zh": "heads={heads}，seq={seq}：两者都必须 >= 1"},
+    "day14.shares": {"en": "binding.as_cupy copied a torch {name} tensor: it must share its memory (cupy.from_dlpack)",
+                     "zh": "binding.as_cupy 复制了一个 torch {name} 张量：它必须共享其内存（cupy.from_dlpack）"},
+    "day14.torch_out": {"en": "binding.rmsnorm(..., out=out) with torch {name} tensors must return out",
+                        "zh": "对 torch {name} 张量，binding.rmsnorm(..., out=out) 必须返回 out"},
+    "day14.torch_kind": {"en": "binding.rmsnorm of torch {name} tensors returned {kind}: expected a CUDA torch {name} "
+                               "tensor (to_caller)",
+                         "zh": "binding.rmsnorm 对 torch {name} 张量返回了 {kind}：期望一个 CUDA 上的 torch {name} 张量"
+                               "（to_caller）"},
+    "day14.return_out": {"en": "binding.rmsnorm(x, weight, out=out) must return out {where}",
+                         "zh": "binding.rmsnorm(x, weight, out=out) 必须返回 out {where}"},
+    "day14.idle": {"en": "binding.rmsnorm {where}: the stream was idle when rmsnorm returned: something synchronized "
+                         "(a binding never waits: the caller's stream orders the work)",
+                   "zh": "binding.rmsnorm {where}：rmsnorm 返回时流已经空闲：有什么地方做了同步（绑定从不等待："
+                         "由调用者的流安排工作的先后）"},
+    "day14.bad_call": {"en": "binding.rmsnorm with a bad {wrong}", "zh": "用错误的 {wrong} 调用 binding.rmsnorm"},
+    "day14.expected": {"en": "expected a one-line {error} naming {words}", "zh": "期望一行的 {error}，其中提到 {words}"},
+    "day14.accepted": {"en": "{call}: accepted without an error (it must be refused before any launch)",
+                       "zh": "{call}：没有报错就接受了（必须在任何启动之前拒绝）"},
+    "day14.wrong_error": {"en": "{call}: {expected}; got {raised}: {message}", "zh": "{call}：{expected}；得到 {raised}：{message}"},
+    "day14.launched_first": {"en": "{call}: out (written: a kernel was launched before the arguments were checked)",
+                             "zh": "{call}：out（被写入了：在检查参数之前就启动了核函数）"},
+    "day14.label.weight": {"en": "a weight of the wrong size", "zh": "大小不对的 weight"},
+    "day14.label.out": {"en": "an out of the wrong shape", "zh": "形状不对的 out"},
+    "day14.label.3d": {"en": "a 3-D x", "zh": "三维的 x"},
+    "day14.label.host": {"en": "host memory (numpy)", "zh": "主机内存中的数组（numpy）"},
+    "day14.label.cuda_weight": {"en": "CUDA tensors and a weight of the wrong size", "zh": "CUDA 张量和大小不对的 weight"},
+    "day14.ffi_with": {"en": "rmsnorm_ffi rmsnorm with {label}", "zh": "用{label}调用 rmsnorm_ffi rmsnorm"},
+    "day14.ffi_accepted": {"en": "{what}: accepted (it must be refused before any launch)",
+                           "zh": "{what}：被接受了（必须在任何启动之前拒绝）"},
+    "day14.ffi_not_value_error": {"en": "{what}: expected a one-line ValueError; got {raised}: {message}",
+                                  "zh": "{what}：期望一行的 ValueError；得到 {raised}：{message}"},
+    "day14.ffi_not_matching": {"en": "{what}: expected the one-line ValueError '{pattern}' (a regex); got: {message}",
+                               "zh": "{what}：期望一行的 ValueError '{pattern}'（正则表达式）；得到：{message}"},
+    "day14.ffi_refused_untouched": {"en": "rmsnorm_ffi: out after a refused call {where} (a launch before the checks?)",
+                                    "zh": "rmsnorm_ffi：被拒绝的调用之后的 out {where}（在检查之前就启动了？）"},
+    "day14.ffi_idle": {"en": "rmsnorm_ffi rmsnorm {where}: the stream was idle when it returned: something synchronized",
+                       "zh": "rmsnorm_ffi rmsnorm {where}：它返回时流已经空闲：有什么地方做了同步"},
+    "day14.compile_error": {"en": "course::rmsnorm under torch.compile(fullgraph=True) {where}: {error}",
+                            "zh": "torch.compile(fullgraph=True) 下的 course::rmsnorm {where}：{error}"},
+    "day14.peak": {"en": "course::rmsnorm under torch.compile {where}: the work after the op saw another tensor than "
+                         "the op returned",
+                   "zh": "torch.compile 下的 course::rmsnorm {where}：算子之后的工作看到的张量不是算子返回的那个"},
+    "day14.no_ffi": {"en": "rmsnorm_ffi not checked: {why}", "zh": "rmsnorm_ffi 没有检查：{why}"},
+    "day14.no_build": {"en": "rmsnorm_ffi.py did not build:\n{log}", "zh": "rmsnorm_ffi.py 构建失败：\n{log}"},
+    "day14.needs_tvm": {"en": "needs apache-tvm-ffi (pip install apache-tvm-ffi) to build rmsnorm_ffi.py",
+                        "zh": "构建 rmsnorm_ffi.py 需要 apache-tvm-ffi（pip install apache-tvm-ffi）"},
+    "day14.needs_nvcc": {"en": "needs nvcc (a CUDA toolkit): tvm_ffi.cpp.load_inline compiles rmsnorm_ffi.py's SOURCE with it",
+                         "zh": "需要 nvcc（CUDA 工具包）：tvm_ffi.cpp.load_inline 用它编译 rmsnorm_ffi.py 的 SOURCE"},
+    "day14.needs_ninja": {"en": "needs ninja (pip install ninja): tvm_ffi.cpp.load_inline builds with it",
+                          "zh": "需要 ninja（pip install ninja）：tvm_ffi.cpp.load_inline 用它构建"},
+    "day13.key_format": {"en": "cache_key ({group}): {label}: the key {key} is not a SHA-256 in 64 lowercase hex digits",
+                         "zh": "cache_key（{group}）：{label}：键 {key} 不是用 64 个小写十六进制数字写出的 SHA-256"},
+    "day13.key_same": {"en": "the same key", "zh": "相同的键"},
+    "day13.key_different": {"en": "a different key", "zh": "不同的键"},
+    "day13.key_wrong": {"en": "cache_key ({group}): {label}: expected {want}, got {got} ({base}... and {other}...)",
+                        "zh": "cache_key（{group}）：{label}：期望{want}，得到的却是{got}（{base}... 和 {other}...）"},
+    "day13.first_write": {"en": "first write", "zh": "第一次写入"},
+    "day13.second_write": {"en": "second write, {size} bytes", "zh": "第二次写入，{size} 字节"},
+    "day13.bytes": {"en": "write_atomic: the file does not hold exactly the bytes written ({which})",
+                    "zh": "write_atomic：文件里的内容与写入的字节不完全相同（{which}）"},
+    "day13.leftover": {"en": "write_atomic: the folder holds {folder} after two writes: only out.bin may stay (a temporary "
+                             "file left behind?)",
+                       "zh": "write_atomic：两次写入之后文件夹里有 {folder}：只能留下 out.bin（留下了临时文件？）"},
+    "day13.must_fail": {"en": "write_atomic: a write of {size} bytes under a {limit} KiB file-size limit must fail, and "
+                              "the OSError reach the caller; it returned normally",
+                        "zh": "write_atomic：在 {limit} KiB 的文件大小限制下写入 {size} 字节必须失败，并让 OSError 传到调用者；"
+                              "它却正常返回了"},
+    "day13.cut": {"en": "write_atomic: after a write that failed part way, out.bin no longer holds its old content (a "
+                        "reader now finds a cut file: write somewhere else first)",
+                  "zh": "write_atomic：一次中途失败的写入之后，out.bin 不再是原来的内容（读者现在会读到一个残缺的文件："
+                        "先写到别处）"},
+    "day13.partial_left": {"en": "write_atomic: after a failed write the folder holds {folder}: the partial temporary "
+                                 "file must be removed",
+                           "zh": "write_atomic：一次失败的写入之后文件夹里有 {folder}：必须删除写了一半的临时文件"},
+    "day13.writes": {"en": "write_atomic: {writes} of 24 writes returned", "zh": "write_atomic：24 次写入中只有 {writes} 次返回"},
+    "day13.readers": {"en": "write_atomic: a reader running beside 24 writes of {size} bytes found {partial} partial and "
+                            "{missing} missing files ({whole} whole): a reader must always find one version, whole",
+                      "zh": "write_atomic：与 24 次 {size} 字节的写入同时运行的读者发现了 {partial} 个残缺的文件和 {missing} "
+                            "个缺失的文件（{whole} 个完整）：读者必须总能读到某一个完整的版本"},
+    "capstone.needs_torch": {"en": "the torch eager reference needs torch and a CUDA GPU",
+                             "zh": "torch eager 参考实现需要 torch 和 CUDA GPU"},
+    "day14.not_graded": {"en": "rmsnorm_ffi {where}: its refusals pass; {marker} ({why}): its values, torch's stream and "
+                               "torch.compile need a launch, so these points wait for a GPU (python -m grader check day14 "
+                               "there)",
+                         "zh": "rmsnorm_ffi {where}：拒绝错误参数的检查已通过；{marker}（{why}）：它的数值、torch 的流和 "
+                               "torch.compile 都需要启动核函数，所以这些分数要等有 GPU 时再给（在那里运行 "
+                               "`python -m grader check day14`）"},
+    "lse.empty_row": {"en": "{name}: row {row} has no keys, so its lse2 must be -inf; got {got:.6g}{replay}",
+                      "zh": "{name}：第 {row} 行没有任何键，所以它的 lse2 必须是 -inf；得到 {got:.6g}{replay}"},
+    "paged.sizes": {"en": "page_size ({page_size}) must be >= 1 and every length ({length}) >= 0",
+                    "zh": "page_size（{page_size}）必须 >= 1，且每个长度（{length}）都必须 >= 0"},
+    "bound.outside": {"en": "{name}: {count} of {size} elements outside the stated error bound; worst at index {index}: "
+                            "{shown}expected {expected:.9g}, got {got:.9g}, error {err:.3g} = {ulps:.1f} ulp (relative "
+                            "{rel:.3g}), allowed {allowed:.3g}; largest relative error over all elements {most:.3g} "
+                            "(2^{log2:.1f}){replay}",
+                      "zh": "{name}：{size} 个元素中有 {count} 个超出给定的误差界；最差在下标 {index}：{shown}期望 {expected:.9g}，"
+                            "得到 {got:.9g}，误差 {err:.3g} = {ulps:.1f} ulp（相对误差 {rel:.3g}），允许 {allowed:.3g}；"
+                            "所有元素中最大的相对误差 {most:.3g}（2^{log2:.1f}）{replay}"},
+    "bound.input": {"en": "input {value:.9g}, ", "zh": "输入 {value:.9g}，"},
+    "day13.case.same": {"en": 'the same inputs again', "zh": '再次给出相同的输入'},
+    "day13.case.space": {"en": 'one more space in the source', "zh": '源代码里多一个空格'},
+    "day13.case.order": {"en": 'the options in another order', "zh": '选项换了顺序'},
+    "day13.case.option": {"en": 'one option changed', "zh": '改了一个选项'},
+    "day13.case.arch": {"en": 'another arch', "zh": '另一个架构'},
+    "day13.case.a_edited": {"en": 'a.cuh (included by the source) edited', "zh": '修改了 a.cuh（被源代码包含）'},
+    "day13.case.b_edited": {"en": 'inc2/b.cuh (included by a.cuh, beside it) edited', "zh": '修改了 inc2/b.cuh（被 a.cuh 包含，在它旁边）'},
+    "day13.case.c_edited": {"en": 'inc1/c.cuh (two includes down) edited', "zh": '修改了 inc1/c.cuh（往下两层包含）'},
+    "day13.case.d_edited": {"en": 'd.cuh (a quoted include of the source) edited', "zh": '修改了 d.cuh（源代码用引号包含的头文件）'},
+    "day13.case.a_added": {"en": 'inc1/a.cuh added: an earlier folder now has a.cuh', "zh": '添加了 inc1/a.cuh：更靠前的文件夹现在也有 a.cuh'},
+    "day13.case.unrelated": {"en": 'unrelated.cuh (included by nothing) edited', "zh": '修改了 unrelated.cuh（没有谁包含它）'},
+    "day13.case.other_b": {"en": 'inc1/b.cuh edited (a.cuh\'s "b.cuh" is the one beside a.cuh, in inc2)', "zh": '修改了 inc1/b.cuh（a.cuh 的 "b.cuh" 是它旁边 inc2 里的那个）'},
+    "day13.case.new_header": {"en": 'a new header no one includes', "zh": '一个没有谁包含的新头文件'},
+    "day13.case.split": {"en": 'options ("-DA", "-DB") against ("-DA -DB",)', "zh": '选项 ("-DA", "-DB") 对比 ("-DA -DB",)'},
+    "day13.case.split_value": {"en": 'options ("-DA=1",) against ("-DA=", "1")', "zh": '选项 ("-DA=1",) 对比 ("-DA=", "1")'},
+    "day13.case.empty_option": {"en": 'options () against ("",)', "zh": '选项 () 对比 ("",)'},
+    "day13.case.swapped": {"en": 'the include folders swapped (another a.cuh, c.cuh found first)', "zh": '包含文件夹交换了顺序（先找到另一个 a.cuh、c.cuh）'},
+    "day13.case.missing": {"en": 'missing.cuh created (the source includes it; it was missing)', "zh": '创建了 missing.cuh（源代码包含它；它原本不存在）'},
+    "day13.case.cycle": {"en": 'c.cuh includes a.cuh (a cycle), then c.cuh edited', "zh": 'c.cuh 包含 a.cuh（形成循环），然后修改了 c.cuh'},
+    "day13.case.self": {"en": 'b.cuh includes itself, then a.cuh edited', "zh": 'b.cuh 包含它自己，然后修改了 a.cuh'},
     "help.commands": {"en": "    show-config             GPU, driver, CUDA, NVRTC and cupy versions, cache and include paths\n"
                         "    compile [dayNN|file]    compile stubs and solutions for sm_80 and sm_90 with NVRTC (no GPU needed)\n"
                         "    check dayNN             run the day's tests, one child process per exercise; a table at the end\n"

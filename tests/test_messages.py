@@ -524,7 +524,78 @@ _ENGLISH = re.compile(r"(?:raise \w+\(|print\(|warn\(|fail\()\s*f?[\"']([^\"']*[
 @pytest.mark.parametrize("module", SAID_MODULES)
 def test_these_modules_say_nothing_in_english_outside_the_catalogue(module):
     """What grader profile, debug, the plots and a benchmark's table raise, print or warn comes from the
-    catalogue (a string starting with a field, as f"{ex.key}: " + say(...), is no English)."""
+    catalogue (a string of fields and punctuation, as f"{ex.key}: " + say(...), is no English)."""
     text = (paths.ROOT / "grader" / f"{module}.py").read_text()
-    english = [m.group(1) for m in _ENGLISH.finditer(text) if not re.fullmatch(r"\{[^}]*\}\W*", m.group(1))]
+    english = [m.group(1) for m in _ENGLISH.finditer(text) if re.search(r"[A-Za-z]{3,}", _without_fields(m.group(1)))]
     assert not english, english
+
+
+def _without_fields(text: str) -> str:
+    """An f-string's literal text: its {fields} (nested ones too, and one the quote cut off) removed."""
+    while (shorter := re.sub(r"\{[^{}]*\}", "", text)) != text:
+        text = shorter
+    return re.sub(r"\{.*$", "", text)
+
+
+ENGLISH_RUN = re.compile(r"(?<![\w.:=/-])[A-Za-z]{3,}(?:[ ,]+[A-Za-z]{2,})+(?![\w.:=(/-])")
+
+
+def english(text: str) -> list[str]:
+    """Runs of English words in a message, outside identifiers (names with _ . : = or digits)."""
+    return ENGLISH_RUN.findall(text)
+
+
+def _raised_english(path: Path) -> list[str]:
+    """The English string literals a module raises or asserts with, outside the catalogue's say(...)."""
+    import ast
+
+    found = []
+
+    def literals(node):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "say":
+            return
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found.extend(f"{path.name}:{node.lineno}: {w}" for w in english(node.value))
+        for child in ast.iter_child_nodes(node):
+            literals(child)
+
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            literals(node.exc)
+        elif isinstance(node, ast.Assert) and node.msg is not None:
+            literals(node.msg)
+    return found
+
+
+DIAGNOSING = sorted({f"exercises/{m}" for m in ("day01", "day02", "day03", "day04", "day05", "day06", "day10", "day12",
+                                                  "day13", "day13_cache", "day14", "day16", "capstone", "open_design")}
+                    | {f"references/{p.stem}" for p in (paths.ROOT / "grader" / "references").glob("*.py")})
+
+
+@pytest.mark.parametrize("module", DIAGNOSING)
+def test_an_exercise_s_diagnoses_come_from_the_catalogue(module):
+    """What an exercise raises when a kernel is wrong (or its input is) is the catalogue's, so a Chinese
+    lesson reads it in Chinese."""
+    found = _raised_english(paths.ROOT / "grader" / f"{module}.py")
+    assert not found, found
+
+
+def test_an_exercise_s_hints_in_chinese(monkeypatch):
+    """The most specific help a wrong kernel gets (day 2's truncation, day 12's bad shapes) has no English
+    sentence under COURSE_LANG=zh, and reads as before in English."""
+    from grader.exercises import day02, day12
+
+    monkeypatch.chdir(paths.ROOT)
+    v = np.array([1.7, -2.6])
+    for lang in ("zh", "en"):
+        monkeypatch.setenv("COURSE_LANG", lang)
+        said = [day02._quant_diagnosis(np.trunc(v), v, np.rint(v)),
+                day02._quant_diagnosis(np.array([-1.0, -1.0]), v, np.array([5.0, 7.0]))]
+        for args in ((1, 1, 7, False), (0, 1, 64, False), (4, 2, 64, True)):
+            with pytest.raises(ValueError) as e:
+                day12.validate(*args)
+            said.append(str(e.value))
+        if lang == "zh":
+            assert all(CJK.search(s) and not english(s) for s in said), said
+        else:
+            assert "truncated instead of rounded to nearest" in said[0] and "never written?" in said[1], said

@@ -18,6 +18,7 @@ import numpy as np
 
 from grader import bench, checks, device
 from grader.jit import ops
+from grader.messages import say
 from grader.references.decode_attention import attention_reference
 from grader.references.layers import EPS, rmsnorm_reference, rope_reference, silu_and_mul_reference
 from grader.references.tolerances import accumulate_tolerance
@@ -290,7 +291,7 @@ def check_torch_block(seed: int, batch: int, qo_heads: int, kv_heads: int, inter
     relative error (norm). Needs a GPU and torch."""
     torch = torch_on_gpu()
     if torch is None or device.why_not_hardware():
-        raise RuntimeError("the torch eager block needs torch and a CUDA GPU")
+        raise RuntimeError(say("capstone.needs_torch"))
     cfg = BlockConfig(batch, qo_heads, kv_heads, intermediate, kv_len)
     host = block_inputs(cfg, seed)
     ours = run_block({k: device.asarray(v) for k, v in host.items()}, cfg)

@@ -5,6 +5,7 @@ import numpy as np
 
 from grader import checks, device
 from grader.exercises import Exercise
+from grader.messages import say
 from grader.references.tolerances import assert_within
 from grader.technique import Technique
 
@@ -71,15 +72,14 @@ def check_thread_info(module, seed: int, grid: tuple, block: tuple) -> None:
     out = device.empty(expected.size, "int32")  # poisoned: -1 in every element
     device.launch(module.get_function("thread_info"), tuple(grid), tuple(block), (out,), what="thread_info")
     got = device.to_host(out).reshape(-1, 4)
-    for k, field in enumerate(("block rank", "thread rank", "warp", "lane")):
+    for k, field in enumerate(("day01.block_rank", "day01.thread_rank", "day01.warp", "day01.lane")):
         wrong = np.flatnonzero(got[:, k] != expected[:, k])
         if wrong.size:
             g = int(wrong[0])
-            raise AssertionError(
-                f"thread_info {field} (grid {grid}, block {block}): {wrong.size} of {len(got)} threads wrong; "
-                f"first at global rank {g} (block rank {expected[g, 0]}, thread rank {expected[g, 1]}): "
-                f"expected {expected[g, k]}, got {got[g, k]}"
-                + (" (-1: never written)" if got[g, k] == -1 else "") + f" [seed {seed}]")
+            raise AssertionError(say(
+                "day01.thread_info", field=say(field), grid=grid, block=block, wrong=wrong.size, total=len(got),
+                rank=g, block_rank=expected[g, 0], thread_rank=expected[g, 1], expected=expected[g, k],
+                got=got[g, k], never=say("day01.never_written") if got[g, k] == -1 else "", seed=seed))
 
 
 READ_SUM_GRID = (6, 128)  # fixed: the grid-stride loop covers any n4

@@ -5,6 +5,7 @@ import numpy as np
 
 from grader import bench, checks, device
 from grader.exercises import Exercise
+from grader.messages import say
 from grader.references.layers import silu_and_mul_reference
 from grader.technique import Technique
 
@@ -64,7 +65,7 @@ def _silu_launch(module, dtype: str, inp, out, rows: int, d: int, sync=True):
 
 def check_silu_and_mul(module, seed: int, rows: int, d: int, dtype: str) -> None:
     if dtype not in SUFFIX:
-        raise ValueError(f"dtype {dtype!r}: expected one of {', '.join(SUFFIX)}")
+        raise ValueError(say("arg.one_of", what="dtype", value=dtype, known=", ".join(SUFFIX)))
     rng = np.random.default_rng(seed)
     x = (3 * rng.standard_normal((rows, 2 * d))).astype(device.dtype(dtype))
     out = device.empty((rows, d), dtype)
@@ -129,11 +130,11 @@ def _quant_diagnosis(got: np.ndarray, v: np.ndarray, expected: np.ndarray) -> st
     """What the wrong values of quantize_int8 have in common, the most specific story first: each is
     x / scale truncated (or clamped to +-128), or each is -1, the poison 0xFF, where -1 is far off."""
     if np.all(got == np.clip(np.trunc(v), -127, 127)):
-        return " (every wrong value is x / scale truncated instead of rounded to nearest)"
+        return say("day02.truncated")
     if np.all(got == np.trunc(np.clip(v, -128, 127))) or np.all(got == np.clip(np.rint(v), -128, 127)):
-        return " (every wrong value is -128: clamp to [-127, 127], the symmetric range)"
+        return say("day02.clamp")
     if np.all(got == -1) and np.all(np.abs(expected + 1) > 1):
-        return " (-1 at every wrong value: the poison 0xFF, never written?)"
+        return say("day02.poison")
     return ""
 
 
@@ -157,11 +158,10 @@ def check_quant_int8(module, seed: int, rows: int, d: int) -> None:
         bad = np.argwhere(~ok)
         r, c = (int(k) for k in bad[0])
         why = _quant_diagnosis(got[~ok], v[~ok], q_ref[~ok])
-        raise AssertionError(
-            f"quantize_int8 q (rows={rows}, d={d}): {len(bad)} of {got.size} values wrong; first at "
-            f"(row {r}, col {c}): x = {float(x[r, c]):.6g}, scale = {scales_ref[r]:.6g}, x / scale = "
-            f"{v[r, c]:.4f}, expected {int(q_ref[r, c])} (nearest, ties to even, within [-127, 127]), "
-            f"got {int(got[r, c])}{why}{checks.replay(seed)}")
+        raise AssertionError(say(
+            "day02.quant_wrong", rows=rows, d=d, wrong=len(bad), size=got.size, r=r, c=c, x=float(x[r, c]),
+            scale=scales_ref[r], v=v[r, c], expected=int(q_ref[r, c]), got=int(got[r, c]), why=why,
+            replay=checks.replay(seed)))
     # Dequantize the reference's q with the reference's scales: fp16 of q * scale.
     out = device.empty((rows, d), "float16")
     device.launch(module.get_function("dequantize_int8"), (rows,), (QUANT_BLOCK,),

@@ -12,6 +12,7 @@ import numpy as np
 
 from grader import bench, checks, device
 from grader.exercises import Exercise
+from grader.messages import say
 from grader.references.tolerances import assert_within, ulp
 from grader.technique import Technique
 
@@ -100,7 +101,7 @@ def sample(spec: Approx, rng: np.random.Generator, n: int) -> np.ndarray:
 
 def check_ptx_math(module, seed: int, op: str, n: int) -> None:
     if op not in APPROX_BOUNDS:
-        raise ValueError(f"op {op!r}: expected one of {', '.join(APPROX_BOUNDS)}")
+        raise ValueError(say("arg.one_of", what="op", value=op, known=", ".join(APPROX_BOUNDS)))
     spec = APPROX_BOUNDS[op]
     x = sample(spec, np.random.default_rng(seed), n)
     out = device.empty(n, "float32")
@@ -232,7 +233,7 @@ GELU_ALLOWED = "0.5 |x| 2^-11 (tanh.approx) + 2^-20 |x| (float rounding)"
 
 def check_gelu_tanh(module, seed: int, n: int, dtype: str) -> None:
     if dtype not in SUFFIX:
-        raise ValueError(f"dtype {dtype!r}: expected one of {', '.join(SUFFIX)}")
+        raise ValueError(say("arg.one_of", what="dtype", value=dtype, known=", ".join(SUFFIX)))
     x = (3 * np.random.default_rng(seed).standard_normal(n)).astype(device.dtype(dtype))
     out = device.empty(n, dtype)
     vec = 16 // device.dtype(dtype).itemsize
@@ -287,19 +288,18 @@ def check_bf16_bits(module, seed: int, n: int) -> None:
     if wrong.size:
         i = wrong[0]
         xb = int(x.view(np.uint32)[i])
-        hint = (" (towards zero: truncated instead of rounded?)" if got[i] == xb >> 16 and got[i] != expected[i]
-                else " (an exact tie: ties go to the EVEN neighbour)" if xb & 0xFFFF == 0x8000 else "")
-        raise AssertionError(
-            f"bf16_bits bits (n={n}): {wrong.size} of {n} wrong; first at index {i}: x = {x[i]!r} (bits "
-            f"{xb:#010x}), expected {expected[i]:#06x}, got {int(got[i]):#x}{hint}{replay}")
+        hint = (say("day03.toward_zero") if got[i] == xb >> 16 and got[i] != expected[i]
+                else say("day03.tie") if xb & 0xFFFF == 0x8000 else "")
+        raise AssertionError(say("day03.bits", n=n, wrong=wrong.size, i=i, x=repr(x[i]), bits=f"{xb:#010x}",
+                                 expected=f"{expected[i]:#06x}", got=f"{int(got[i]):#x}", hint=hint, replay=replay))
     exact_back = (expected.astype(np.uint32) << 16).view(np.float32)
     got_back = device.to_host(back)
     bad = np.flatnonzero(~((got_back.view(np.uint32) == exact_back.view(np.uint32)) |
                            (np.isnan(got_back) & np.isnan(exact_back))))
     if bad.size:
         i = bad[0]
-        raise AssertionError(f"bf16_bits back (n={n}): {bad.size} of {n} wrong; first at index {i}: bf16 bits "
-                             f"{expected[i]:#06x}, expected {exact_back[i]!r}, got {got_back[i]!r}{replay}")
+        raise AssertionError(say("day03.back", n=n, wrong=bad.size, i=i, bits=f"{expected[i]:#06x}",
+                                 expected=repr(exact_back[i]), got=repr(got_back[i]), replay=replay))
     pairs = expected[0:2 * (n // 2):2] | expected[1:2 * (n // 2):2] << 16
     for name, arr in (("packed", packed), ("packed_hw", packed_hw)):
         got = device.to_host(arr)
@@ -312,11 +312,10 @@ def check_bf16_bits(module, seed: int, n: int) -> None:
         if bad.size:
             j = bad[0]
             swapped = ((got[j] >> 16) | (got[j] << 16)) & 0xFFFFFFFF == pairs[j]
-            raise AssertionError(
-                f"bf16_bits {name} (n={n}): {bad.size} of {n // 2} words wrong; first at j = {j} (x[{2 * j}] = "
-                f"{x[2 * j]!r}, x[{2 * j + 1}] = {x[2 * j + 1]!r}): expected {int(pairs[j]):#010x}, got "
-                f"{int(got[j]):#010x}"
-                + (" (halves swapped: x[2j] goes in the LOW 16 bits)" if swapped else "") + replay)
+            raise AssertionError(say(
+                "day03.packed", name=name, n=n, wrong=bad.size, words=n // 2, j=j, i0=2 * j, x0=repr(x[2 * j]),
+                i1=2 * j + 1, x1=repr(x[2 * j + 1]), expected=f"{int(pairs[j]):#010x}", got=f"{int(got[j]):#010x}",
+                swapped=say("day03.swapped") if swapped else "", replay=replay))
 
 
 PTX_MATH_TECHNIQUE = Technique(

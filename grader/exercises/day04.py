@@ -13,6 +13,7 @@ import numpy as np
 
 from grader import bench, checks, device, paths
 from grader.exercises import Exercise
+from grader.messages import say
 from grader.technique import Technique
 
 DEMO_DIR = paths.course_file("day04", "demos")  # days/day04/demos in a student edition
@@ -31,7 +32,7 @@ LAUNCH = {
 
 def _launch(module, kernel: str, src, out, rows: int, cols: int, sync=True) -> None:
     if kernel not in LAUNCH:
-        raise ValueError(f"unknown transpose kernel {kernel!r}: expected one of {', '.join(LAUNCH)}")
+        raise ValueError(say("arg.one_of", what="kernel", value=kernel, known=", ".join(LAUNCH)))
     block, per_x, per_y = LAUNCH[kernel]
     grid = (-(-cols // per_x), -(-rows // per_y))
     args = (src, out, np.int32(rows), np.int32(cols))
@@ -46,7 +47,7 @@ def check_kernel(module, seed: int, rows: int, cols: int, kernel: str) -> None:
     """One transpose kernel on random float32 [rows, cols]: out must equal in.T exactly. out has one
     extra row of NaN poison that must stay untouched (a write past out's last row lands there)."""
     if rows < 1 or cols < 1:
-        raise ValueError(f"rows and cols must be >= 1 (got {rows}, {cols})")
+        raise ValueError(say("day04.sizes", rows=rows, cols=cols))
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((rows, cols), dtype=np.float32)
     out = device.empty((cols + 1, rows), "float32", guard=1)
@@ -98,7 +99,7 @@ def conflict_ways(stride: int, words: int = 1) -> int:
     """Passes a warp needs when lane i reads the `words`-word element at word offset i * stride * words
     (32 banks of 4 bytes; distinct words in one bank serialise). The sweep's model: gcd(stride, 32)."""
     if stride < 0 or words < 1:
-        raise ValueError(f"stride must be >= 0 and words >= 1 (got {stride}, {words})")
+        raise ValueError(say("day04.stride", stride=stride, words=words))
     addresses = np.arange(32) * stride * words
     banks = addresses % 32
     return int(max(len(np.unique(addresses[banks == b])) for b in np.unique(banks)))
@@ -109,10 +110,10 @@ def stride_sweep(strides=range(1, 34), iters: int = 4096, blocks_per_sm: int = 4
     second, 4 per thread per iteration), 'ways' (the bank-conflict model)} as numpy arrays."""
     device.require_gpu()
     if iters < 2 or iters % 2 or threads % 32 or not 32 <= threads <= 1024:
-        raise ValueError("iters must be even and >= 2; threads a multiple of 32 in 32..1024")
+        raise ValueError(say("day04.sweep"))
     strides = list(strides)
     if not strides or min(strides) < 0 or max(strides) > 33:
-        raise ValueError(f"strides must lie in 0..33 (the kernel's buffer), got {strides}")
+        raise ValueError(say("day04.strides", strides=strides))
     module = device.load(DEMO_DIR / "smem_stride.cu")
     kernel = module.get_function("smem_stride")
     blocks = device.properties()["sms"] * blocks_per_sm

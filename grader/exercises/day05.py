@@ -6,6 +6,7 @@ import numpy as np
 
 from grader import bench, checks, device
 from grader.exercises import Exercise
+from grader.messages import say
 from grader.technique import Technique
 
 WARPS_PER_BLOCK = 8  # block = (256,): one row per warp, 8 rows per block
@@ -48,7 +49,7 @@ def softmax_inputs(rng: np.random.Generator, rows: int, d: int, inputs: str) -> 
     spread of 4, so that a naive exp overflows (exp(89) = inf in float32) or underflows to 0 for
     the whole row: only a kernel that subtracts the row max gets finite results."""
     if inputs not in INPUTS:
-        raise ValueError(f"inputs {inputs!r}: expected one of {', '.join(INPUTS)}")
+        raise ValueError(say("arg.one_of", what="inputs", value=inputs, known=", ".join(INPUTS)))
     x = 3 * rng.standard_normal((rows, d))
     if inputs == "large":
         centre = rng.uniform(85, 95, (rows, 1)) * rng.choice(np.array([-1.0, 1.0]), (rows, 1))
@@ -87,7 +88,7 @@ def check_softmax(module, seed: int, rows: int, d: int, dtype: str, inputs: str)
     """float32 element by element (relative 1e-5, absolute 1e-6: ex2.approx and the float sum stay
     well inside); float16 by the norm of the error (1e-3)."""
     if dtype not in SUFFIX:
-        raise ValueError(f"dtype {dtype!r}: expected one of {', '.join(SUFFIX)}")
+        raise ValueError(say("arg.one_of", what="dtype", value=dtype, known=", ".join(SUFFIX)))
     x = softmax_inputs(np.random.default_rng(seed), rows, d, inputs).astype(device.dtype(dtype))
     out = device.empty((rows, d), dtype)
     _softmax_launch(module, dtype, out, device.asarray(x), rows, d)
@@ -157,7 +158,7 @@ def compact_inputs(rng: np.random.Generator, n: int, density: float) -> tuple[np
     """float32 x uniform in (0, 1] and the threshold 1 - density: about density * n elements have
     x > threshold; density 0 keeps none, density 1 keeps all."""
     if not 0.0 <= density <= 1.0:
-        raise ValueError(f"density {density!r}: expected a fraction in [0, 1]")
+        raise ValueError(say("day05.density", density=density))
     return (1.0 - rng.random(n)).astype(np.float32), np.float32(1.0 - density)
 
 
@@ -194,8 +195,8 @@ def check_compact(module, seed: int, n: int, density: float) -> None:
                             name=f"compact_scatter out past the count ({count}) {where}")
     written = np.flatnonzero(got_idx[count:] != -1)
     if written.size:
-        raise AssertionError(f"compact_scatter out_idx past the count ({count}) {where}: {written.size} "
-                             f"elements written; first at index {count + written[0]}{checks.replay(seed)}")
+        raise AssertionError(say("day05.past_count", count=count, where=where, written=written.size,
+                                 index=count + written[0], replay=checks.replay(seed)))
 
 
 COMPACT_CASES = tuple({"n": n, "density": p} for n in (1, 31, 33, 1000, 4097, (1 << 20) + 3)

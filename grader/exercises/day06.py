@@ -5,6 +5,7 @@ import numpy as np
 
 from grader import bench, checks, device
 from grader.exercises import Exercise
+from grader.messages import say
 from grader.references.layers import EPS, norm_tolerance, rmsnorm_reference
 from grader.technique import Technique
 
@@ -68,7 +69,7 @@ ROW_SCALES = (1.0, 1e-4, 1e-2, 0.0, 1e-3, 1e-5)
 
 def _dtype_ok(dtype: str) -> None:
     if dtype not in SUFFIX:
-        raise ValueError(f"dtype {dtype!r}: expected one of {', '.join(SUFFIX)}")
+        raise ValueError(say("arg.one_of", what="dtype", value=dtype, known=", ".join(SUFFIX)))
 
 
 def _norm_launch(module, name: str, dtype: str, a, b, weight, rows: int, d: int, sync=True):

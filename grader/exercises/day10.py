@@ -24,6 +24,7 @@ import numpy as np
 
 from grader import bench, checks, device, paths
 from grader.exercises import Exercise, open_design
+from grader.messages import say
 from grader.launchers.gemm import (CHUNK, GemmConfig, launch, padded_b, prepared_kernel, validate_shapes,
                                    with_config)
 from grader.references.fp8 import dequantize_e4m3, quantize_e4m3
@@ -178,36 +179,31 @@ def check_swizzle_offsets(offsets: np.ndarray, cols: int) -> None:
     for r in range(rows):
         got = np.sort(offsets[r])
         if not np.array_equal(got, np.arange(r * cols, (r + 1) * cols)):
-            raise AssertionError(f"swizzle_offsets_{cols}: row {r} is not a permutation of its own elements "
-                                 f"{r * cols}..{(r + 1) * cols - 1} (got {offsets[r][:16].tolist()} ...): "
-                                 f"a swizzle moves chunks within their row, never across rows")
+            raise AssertionError(say("day10.swizzle_rows", cols=cols, r=r, lo=r * cols, hi=(r + 1) * cols - 1,
+                                     got=offsets[r][:16].tolist()))
     within = offsets - offsets[:, (np.arange(cols) // CHUNK) * CHUNK]
     bad = np.argwhere(within != np.arange(cols) % CHUNK)
     if len(bad):
         r, c = bad[0]
-        raise AssertionError(f"swizzle_offsets_{cols}: element (row {r}, col {c}) is stored at {offsets[r, c]}, "
-                             f"{within[r, c]} after its chunk's first element (expected {c % CHUNK}): the "
-                             f"8 elements of a 16-byte chunk must stay together and in order (cp.async and "
-                             f"ldmatrix move whole chunks)")
+        raise AssertionError(say("day10.swizzle_chunk", cols=cols, r=r, c=c, at=offsets[r, c], within=within[r, c],
+                                 expected=c % CHUNK))
     for r0 in range(0, rows, 8):
         for chunk in range(cols // CHUNK):
             slots = (offsets[r0:r0 + 8, chunk * CHUNK] * 2 // 16) % 8  # 16-byte slot in its 128-byte line
             ways = int(np.bincount(slots, minlength=8).max())
             if ways > 1:
-                raise AssertionError(
-                    f"swizzle_offsets_{cols}: rows {r0}..{r0 + 7} of chunk column {chunk} land in 16-byte bank "
-                    f"slots {slots.tolist()} (of 0..7 in a 128-byte line): an ldmatrix reading them has a "
-                    f"{ways}-way bank conflict; the 8 rows need 8 different slots")
+                raise AssertionError(say("day10.swizzle_conflict", cols=cols, r0=r0, r1=r0 + 7, chunk=chunk,
+                                         slots=slots.tolist(), ways=ways))
 
 
 def check_swizzle(module, seed: int, cols: int, rows_valid: int, cols_valid: int) -> None:
     """The offsets of a [16, cols] tile (properties), then a tile through swizzled shared memory and
     back, zeros outside rows_valid x cols_valid (cols_valid a multiple of 8)."""
     if cols not in SWIZZLE_COLS:
-        raise ValueError(f"cols {cols}: expected one of {SWIZZLE_COLS}")
+        raise ValueError(say("arg.one_of", what="cols", value=cols, known=SWIZZLE_COLS))
     if not (0 <= rows_valid <= SWIZZLE_ROWS and 0 <= cols_valid <= cols and cols_valid % CHUNK == 0):
-        raise ValueError(f"rows_valid {rows_valid} / cols_valid {cols_valid}: at most {SWIZZLE_ROWS} / {cols}, "
-                         f"cols_valid a multiple of {CHUNK}")
+        raise ValueError(say("day10.swizzle_valid", rows_valid=rows_valid, cols_valid=cols_valid, rows=SWIZZLE_ROWS,
+                             cols=cols, chunk=CHUNK))
     out = device.empty((SWIZZLE_ROWS, cols), "int32")
     device.launch(module.get_function(f"swizzle_offsets_{cols}"), (cols // CHUNK,), (CHUNK, SWIZZLE_ROWS),
                   (out,), what=f"swizzle_offsets_{cols}")
@@ -252,10 +248,9 @@ FP8_CHUNK = 16  # e4m3 values in 16 bytes
 
 def validate_fp8_shapes(m: int, n: int, k: int) -> None:
     if min(m, n, k) < 1:
-        raise ValueError(f"empty product: M={m}, N={n}, K={k}")
+        raise ValueError(say("day10.empty", m=m, n=n, k=k))
     if k % FP8_CHUNK:
-        raise ValueError(f"K = {k} is not a multiple of 16: rows of e4m3 A and B must start 16-byte aligned "
-                         f"for cp.async. Pad both with zeros to K = {-(-k // FP8_CHUNK) * FP8_CHUNK}.")
+        raise ValueError(say("day10.fp8_k", k=k, padded=-(-k // FP8_CHUNK) * FP8_CHUNK))
 
 
 def fp8_launch(module, a, b, c, m: int, n: int, k: int, scale_a: float, scale_b: float, sync: bool = True) -> None:
@@ -452,7 +447,7 @@ def check_gemv(module, seed: int, n: int, k: int) -> None:
     """Small integers (exact, whatever the order), then normal float16 within
     K * 2^-24 * max_n sum_k |w[n, k] x[k]|."""
     if n < 1 or k < 1:
-        raise ValueError(f"N={n}, K={k}: both must be at least 1")
+        raise ValueError(say("day10.gemv_sizes", n=n, k=k))
     rng = np.random.default_rng(seed)
     sms = device.properties()["sms"]
     _gemv_exact(module, rng, n, k, sms, seed, f"(N={n}, K={k})")
@@ -469,7 +464,7 @@ def check_gemv_design(module, seed: int, shape: str) -> None:
     """The design at one shape, as day 7's colsum_design: exact on small integers; on a GPU the full size at
     85% of cuBLAS's GEMV or more; on the emulator a smaller one judged by its memory statistics."""
     if shape not in GEMV_SHAPES:
-        raise ValueError(f"shape {shape!r}: expected one of {', '.join(GEMV_SHAPES)}")
+        raise ValueError(say("arg.one_of", what="shape", value=shape, known=", ".join(GEMV_SHAPES)))
     small, full = GEMV_SHAPES[shape]
     timed = bench.timed()
     n, k = full if timed else small

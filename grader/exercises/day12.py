@@ -23,6 +23,7 @@ import numpy as np
 
 from grader import bench, checks, device, runner
 from grader.exercises import Exercise
+from grader.messages import say
 from grader.launchers.prefill import (HEAD_DIMS, batch_prefill, batch_prefill_tiles, launch_batch_prefill,
                                      launch_batch_prefill_paged, prefill_geometry, prefill_outputs)
 from grader.references.decode_attention import assert_lse
@@ -37,12 +38,11 @@ from grader.technique import Technique
 
 def validate(q_len: int, kv_len: int, head_dim: int, causal: bool) -> None:
     if head_dim not in HEAD_DIMS:
-        raise ValueError(f"head_dim={head_dim}: the kernels are written for {HEAD_DIMS}")
+        raise ValueError(say("day12.head_dim", head_dim=head_dim, dims=HEAD_DIMS))
     if q_len < 1 or kv_len < 1:
-        raise ValueError(f"q_len={q_len}, kv_len={kv_len}: both must be >= 1")
+        raise ValueError(say("day12.lengths", q_len=q_len, kv_len=kv_len))
     if causal and q_len > kv_len:
-        raise ValueError(f"causal attention with q_len={q_len} > kv_len={kv_len}: the first "
-                         f"{q_len - kv_len} queries would see no key")
+        raise ValueError(say("day12.causal", q_len=q_len, kv_len=kv_len, count=q_len - kv_len))
 
 
 # ---- the three kernel families and how they are launched ----------------------------------------
@@ -200,14 +200,13 @@ def batch_prefill_paged(module, q, k_pages, v_pages, qo_indptr, kv_indptr, kv_in
     kv_indices, kv_last_page_len [batch]) int32 numpy arrays. Returns (o fp16 like q, lse2 float32)."""
     _, hq, d = q.shape
     if k_pages.ndim != 4 or k_pages.shape[3] != d or v_pages.shape != k_pages.shape or d not in HEAD_DIMS:
-        raise ValueError(f"q {q.shape}, k_pages {k_pages.shape}, v_pages {v_pages.shape}: pools "
-                         f"[pages, page_size, Hkv, D] alike, D one of {HEAD_DIMS}")
+        raise ValueError(say("day12.pools", q=q.shape, k=k_pages.shape, v=v_pages.shape, dims=HEAD_DIMS))
     hkv = k_pages.shape[2]
     if hq % hkv:
-        raise ValueError(f"num_qo_heads={hq} must be a multiple of num_kv_heads={hkv}")
+        raise ValueError(say("day12.gqa", hq=hq, hkv=hkv))
     tables = [np.asarray(a) for a in (qo_indptr, kv_indptr, kv_indices, kv_last_page_len)]
     if any(a.dtype != np.int32 for a in tables) or len(tables[0]) != len(tables[1]) or len(tables[3]) != len(tables[0]) - 1:
-        raise ValueError("qo_indptr, kv_indptr ([batch + 1]), kv_indices and kv_last_page_len ([batch]) must be int32")
+        raise ValueError(say("day12.tables"))
     o, lse2 = prefill_outputs(q)
     tiles = batch_prefill_tiles(module, tables[0], hq, hkv, d)
     launch_batch_prefill_paged(module, q, k_pages, v_pages, o, lse2, *(device.asarray(a) for a in tables),

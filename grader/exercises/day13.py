@@ -12,6 +12,7 @@ import numpy as np
 from grader import bench, checks, device, paths
 from grader.emulator import scaling
 from grader.exercises import Exercise
+from grader.messages import say
 from grader.exercises.day13_cache import (CACHE_KEY_CASES, WRITE_ATOMIC_CASES, check_cache_key, check_write_atomic,
                                           host_only)
 from grader.launchers import variants
@@ -139,7 +140,7 @@ def kernel_mask(variant: variants.Variant, seq: int, causal: bool, **params) -> 
     q = k = 0 make every visible key weigh the same and v[key] = e_key puts that weight in column key,
     so o[i, key] > 0 exactly where the rendered mask lets query i see the key. [seq, seq] bool."""
     if not 1 <= seq <= 64:
-        raise ValueError(f"seq {seq}: kernel_mask reads one column of v per key, so 1 <= seq <= 64")
+        raise ValueError(say("day13.seq", seq=seq))
     q, k = np.zeros((seq, 1, 64), np.float16), np.zeros((seq, 1, 64), np.float16)
     v = np.eye(seq, 64, dtype=np.float16)[:, None, :]
     indptr = np.array([0, seq], np.int32)
@@ -183,10 +184,10 @@ def check_mask_table(module, which: str, param: int, n: int) -> None:
     wrong = np.argwhere(counts & (got != expected))
     if wrong.size:
         q, k = (int(x) for x in wrong[0])
-        said = {0: "false", 1: "true"}.get(int(got[q, k]), f"{got[q, k]} (not written)")
-        raise AssertionError(f"day13::{which}_visible(q_pos={q}, key={k}, {name}={param}) returned {said}, "
-                             f"expected {str(bool(expected[q, k])).lower()}: {len(wrong)} of {int(counts.sum())} "
-                             f"(q_pos, key) pairs of positions 0..{n - 1} wrong (mask_table, before any attention)")
+        said = {0: "false", 1: "true"}.get(int(got[q, k])) or say("day13.not_written", value=got[q, k])
+        raise AssertionError(say("day13.mask", which=which, q=q, k=k, name=name, param=param, said=said,
+                                 expected=str(bool(expected[q, k])).lower(), wrong=len(wrong),
+                                 pairs=int(counts.sum()), last=n - 1))
 
 
 def check_chunked(module, seed: int, batch: int, qo_len: int, kv_len: int, num_qo_heads: int, num_kv_heads: int,

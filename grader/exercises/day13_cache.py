@@ -16,6 +16,7 @@ import threading
 from pathlib import Path
 
 from grader import runner
+from grader.messages import say
 
 SOURCE = '#include <a.cuh>\n#include "d.cuh"\nextern "C" __global__ void k(float* x) { x[0] = A + D; }\n'
 OPTIONS = ("-std=c++17", "-DVEC=8", "--use_fast_math")
@@ -52,46 +53,44 @@ def _edited(name: str, text: str = "// edited\n") -> dict[str, str]:
     return {**TREE, name: TREE.get(name, "") + text}
 
 
-# Each group: (label, how the inputs differ from the base, whether the key must change).
+# Each group: (label: its catalogue key, how the inputs differ from the base, whether the key must change).
 _KEY_GROUPS = {
     "inputs": (
-        ("the same inputs again", {}, False),
-        ("one more space in the source", {"source": SOURCE + " "}, True),
-        ("the options in another order", {"options": OPTIONS[::-1]}, True),
-        ("one option changed", {"options": OPTIONS[:2] + ("--use_fast_math=false",)}, True),
-        ("another arch", {"arch": "sm_80"}, True),
+        ("day13.case.same", {}, False),
+        ("day13.case.space", {"source": SOURCE + " "}, True),
+        ("day13.case.order", {"options": OPTIONS[::-1]}, True),
+        ("day13.case.option", {"options": OPTIONS[:2] + ("--use_fast_math=false",)}, True),
+        ("day13.case.arch", {"arch": "sm_80"}, True),
     ),
     "includes": (
-        ("a.cuh (included by the source) edited", {"files": _edited("inc2/a.cuh")}, True),
-        ("inc2/b.cuh (included by a.cuh, beside it) edited", {"files": _edited("inc2/b.cuh")}, True),
-        ("inc1/c.cuh (two includes down) edited", {"files": _edited("inc1/c.cuh")}, True),
-        ('d.cuh (a quoted include of the source) edited', {"files": _edited("inc1/d.cuh")}, True),
-        ("inc1/a.cuh added: an earlier folder now has a.cuh", {"files": _edited("inc1/a.cuh", "#define A 9\n")},
-         True),
+        ("day13.case.a_edited", {"files": _edited("inc2/a.cuh")}, True),
+        ("day13.case.b_edited", {"files": _edited("inc2/b.cuh")}, True),
+        ("day13.case.c_edited", {"files": _edited("inc1/c.cuh")}, True),
+        ("day13.case.d_edited", {"files": _edited("inc1/d.cuh")}, True),
+        ("day13.case.a_added", {"files": _edited("inc1/a.cuh", "#define A 9\n")}, True),
     ),
     "unrelated": (
-        ("unrelated.cuh (included by nothing) edited", {"files": _edited("inc1/unrelated.cuh")}, False),
-        ('inc1/b.cuh edited (a.cuh\'s "b.cuh" is the one beside a.cuh, in inc2)', {"files": _edited("inc1/b.cuh")},
-         False),
-        ("a new header no one includes", {"files": _edited("inc1/new.cuh", "#define NEW 1\n")}, False),
+        ("day13.case.unrelated", {"files": _edited("inc1/unrelated.cuh")}, False),
+        ("day13.case.other_b", {"files": _edited("inc1/b.cuh")}, False),
+        ("day13.case.new_header", {"files": _edited("inc1/new.cuh", "#define NEW 1\n")}, False),
     ),
     "framing": (
-        ('options ("-DA", "-DB") against ("-DA -DB",)', {"options": ("-DA -DB",), "base": {"options": ("-DA", "-DB")}},
+        ("day13.case.split", {"options": ("-DA -DB",), "base": {"options": ("-DA", "-DB")}},
          True),
-        ('options ("-DA=1",) against ("-DA=", "1")', {"options": ("-DA=", "1"), "base": {"options": ("-DA=1",)}}, True),
-        ('options () against ("",)', {"options": ("",), "base": {"options": ()}}, True),
-        ("the include folders swapped (another a.cuh, c.cuh found first)",
+        ("day13.case.split_value", {"options": ("-DA=", "1"), "base": {"options": ("-DA=1",)}}, True),
+        ("day13.case.empty_option", {"options": ("",), "base": {"options": ()}}, True),
+        ("day13.case.swapped",
          {"swap_dirs": True, "files": _edited("inc1/a.cuh", "#define A 9\n"),
           "base": {"files": _edited("inc1/a.cuh", "#define A 9\n")}}, True),
     ),
     "missing_and_cycles": (
-        ("missing.cuh created (the source includes it; it was missing)",
+        ("day13.case.missing",
          {"source": "#include <missing.cuh>\n" + SOURCE, "files": _edited("inc1/missing.cuh", "#define M 1\n"),
           "base": {"source": "#include <missing.cuh>\n" + SOURCE}}, True),
-        ("c.cuh includes a.cuh (a cycle), then c.cuh edited",
+        ("day13.case.cycle",
          {"files": {**TREE, "inc1/c.cuh": "#include <a.cuh>\n#define C 3\n// edited\n"},
           "base": {"files": {**TREE, "inc1/c.cuh": "#include <a.cuh>\n#define C 3\n"}}}, True),
-        ("b.cuh includes itself, then a.cuh edited",
+        ("day13.case.self",
          {"files": {**_edited("inc2/a.cuh"), "inc2/b.cuh": '#include "b.cuh"\n' + TREE["inc2/b.cuh"]},
           "base": {"files": {**TREE, "inc2/b.cuh": '#include "b.cuh"\n' + TREE["inc2/b.cuh"]}}}, True),
     ),
@@ -118,13 +117,12 @@ def check_cache_key(found: dict, seed: int, group: str, root: str) -> None:
     for row in found["rows"]:
         for key in (row["base"], row["other"]):
             if not re.fullmatch(r"[0-9a-f]{64}", key):
-                raise AssertionError(f"cache_key ({group}): {row['label']}: the key {key[:80]!r} is not a SHA-256 "
-                                     f"in 64 lowercase hex digits")
+                raise AssertionError(say("day13.key_format", group=group, label=say(row["label"]), key=repr(key[:80])))
         if (row["base"] != row["other"]) != row["differs"]:
-            want = "a different key" if row["differs"] else "the same key"
-            raise AssertionError(f"cache_key ({group}): {row['label']}: expected {want}, got "
-                                 f"{'the same' if row['base'] == row['other'] else 'a different one'} "
-                                 f"({row['base'][:16]}... and {row['other'][:16]}...)")
+            want, got = (say(k) for k in (("day13.key_different", "day13.key_same") if row["differs"] else
+                                          ("day13.key_same", "day13.key_different")))
+            raise AssertionError(say("day13.key_wrong", group=group, label=say(row["label"]), want=want, got=got,
+                                     base=row["base"][:16], other=row["other"][:16]))
 
 
 # ---- write_atomic ------------------------------------------------------------------------------------
@@ -220,28 +218,23 @@ def check_write_atomic(found: dict, seed: int, check: str, size: int) -> None:
     """What the harness saw against the contract: the bytes, the folder, the failure, the readers."""
     if check == "writes":
         if found["first"] != found["want_first"] or found["new"] != found["want_new"]:
-            raise AssertionError("write_atomic: the file does not hold exactly the bytes written "
-                                 f"({'first write' if found['first'] != found['want_first'] else f'second write, {size} bytes'})")
+            raise AssertionError(say("day13.bytes", which=say("day13.first_write") if found["first"] != found["want_first"]
+                                     else say("day13.second_write", size=size)))
         if found["folder"] != ["out.bin"]:
-            raise AssertionError(f"write_atomic: the folder holds {found['folder']} after two writes: only out.bin "
-                                 f"may stay (a temporary file left behind?)")
+            raise AssertionError(say("day13.leftover", folder=found["folder"]))
     elif check == "failure":
         if found["raised"] is None:
-            raise AssertionError(f"write_atomic: a write of {size} bytes under a {LIMIT // 1024} KiB file-size limit must fail, "
-                                 f"and the OSError reach the caller; it returned normally")
+            raise AssertionError(say("day13.must_fail", size=size, limit=LIMIT // 1024))
         if found["content"] != found["want"]:
-            raise AssertionError("write_atomic: after a write that failed part way, out.bin no longer holds its old "
-                                 "content (a reader now finds a cut file: write somewhere else first)")
+            raise AssertionError(say("day13.cut"))
         if found["folder"] != ["out.bin"]:
-            raise AssertionError(f"write_atomic: after a failed write the folder holds {found['folder']}: the "
-                                 f"partial temporary file must be removed")
+            raise AssertionError(say("day13.partial_left", folder=found["folder"]))
     else:
         if found["writes"] != 24:
-            raise AssertionError(f"write_atomic: {found['writes']} of 24 writes returned")
+            raise AssertionError(say("day13.writes", writes=found["writes"]))
         if found["partial"] or found["missing"]:
-            raise AssertionError(f"write_atomic: a reader running beside 24 writes of {size} bytes found "
-                                 f"{found['partial']} partial and {found['missing']} missing files "
-                                 f"({found['whole']} whole): a reader must always find one version, whole")
+            raise AssertionError(say("day13.readers", size=size, partial=found["partial"], missing=found["missing"],
+                                     whole=found["whole"]))
 
 
 def host_only(case: dict) -> int:

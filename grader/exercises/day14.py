@@ -20,6 +20,7 @@ import numpy as np
 
 from grader import checks, device, runner
 from grader.exercises import Exercise
+from grader.messages import say
 from grader.references.layers import EPS, norm_tolerance, rmsnorm_reference, rope_reference
 from grader.references.torch_gpu import torch_on_gpu
 from grader.technique import Technique
@@ -122,15 +123,13 @@ def _run_binding(module, seed: int, rows: int, d: int) -> dict:
 def _check_torch(found: dict, x, w, seed: int, where: str) -> None:
     for name, got in found.items():
         if not got["shares"]:
-            raise AssertionError(f"binding.as_cupy copied a torch {name} tensor: it must share its memory "
-                                 f"(cupy.from_dlpack)")
+            raise AssertionError(say("day14.shares", name=name))
         if not got["returned_out"]:
-            raise AssertionError(f"binding.rmsnorm(..., out=out) with torch {name} tensors must return out")
+            raise AssertionError(say("day14.torch_out", name=name))
         xt, wt = _as(x, name), _as(w, name)
         _rmsnorm_close(got["out"], xt, wt, name, seed, f"into out=, torch {name} {where}")
         if got["kind"] != "ok":
-            raise AssertionError(f"binding.rmsnorm of torch {name} tensors returned {got['kind']}: expected a "
-                                 f"CUDA torch {name} tensor (to_caller)")
+            raise AssertionError(say("day14.torch_kind", name=name, kind=got["kind"]))
         _rmsnorm_close(got["y"], _as(xt + 1, name), wt, name, seed,
                        f"on torch's busy current stream, torch {name} {where} (wrong: launched on another "
                        f"stream, before x += 1 ran)")
@@ -144,13 +143,12 @@ def check_binding(found: dict, seed: int, rows: int, d: int) -> None:
     x, w = _binding_inputs(seed, rows, d)
     where = f"(rows={rows}, d={d})"
     if not found["returned_out"]:
-        raise AssertionError(f"binding.rmsnorm(x, weight, out=out) must return out {where}")
+        raise AssertionError(say("day14.return_out", where=where))
     _rmsnorm_close(found["out"], x, w, "float16", seed, f"into out= {where}")
     _rmsnorm_close(found["new"], x, w, "float16", seed, f"new array {where}")
     if "busy_cupy" in found:
         if not found["busy_cupy"]["busy"]:
-            raise AssertionError(f"binding.rmsnorm {where}: the stream was idle when rmsnorm returned: something "
-                                 f"synchronized (a binding never waits: the caller's stream orders the work)")
+            raise AssertionError(say("day14.idle", where=where))
         _rmsnorm_close(found["busy_cupy"]["y"], (x.astype(np.float32) + 1).astype(np.float16), w, "float16", seed,
                        f"on a busy cupy stream {where} (wrong: launched on another stream, before x += 1 ran)")
     if "torch" in found:
@@ -201,17 +199,17 @@ def check_binding_errors(found: dict, seed: int, wrong: str, rows: int, d: int) 
     TypeError or ValueError that names the argument and what is wrong with it."""
     error, words = _ERRORS[wrong]
     words = tuple(w.format(rows=rows, d1=d + 1) for w in words)
-    call = f"binding.rmsnorm with a bad {wrong.replace('_', ' ')}"
-    expected = f"expected a one-line {error.__name__} naming {', '.join(words)}"
+    call = say("day14.bad_call", wrong=wrong)
+    expected = say("day14.expected", error=error.__name__, words=", ".join(words))
     if found["raised"] is None:
-        raise AssertionError(f"{call}: accepted without an error (it must be refused before any launch)")
+        raise AssertionError(say("day14.accepted", call=call))
     message = found["message"]
     right_type = found["type_error"] if error is TypeError else found["value_error"]
     if not right_type or "\n" in message or not all(word in message for word in words):
-        raise AssertionError(f"{call}: {expected}; got {found['raised']}: {message}")
+        raise AssertionError(say("day14.wrong_error", call=call, expected=expected, raised=found["raised"], message=message))
     out = found["out"]
     checks.assert_untouched(out, np.ones(out.shape, bool), seed=seed,
-                            name=f"{call}: out (written: a kernel was launched before the arguments were checked)")
+                            name=say("day14.launched_first", call=call))
 
 
 BINDING_CASES = ({"rows": 1, "d": 8}, {"rows": 3, "d": 1000}, {"rows": 37, "d": 4100})
@@ -221,7 +219,8 @@ BINDING_ERRORS = tuple({"wrong": w, "rows": 5, "d": 64} for w in ("framework", "
 
 # ---- exercise 2: a TVM-FFI function and a PyTorch custom op (rmsnorm_ffi.py) ---------------------------
 
-#: What a grade without a GPU says of rmsnorm_ffi: its refusals pass, the rest is not graded here.
+#: What a grade without a GPU says of rmsnorm_ffi: its refusals pass, the rest is not graded here (in
+#: English in either language: nbgrader_course and days/day14's test look for it).
 NOT_GRADED_WITHOUT_GPU = "not graded without a CUDA GPU"
 
 
@@ -229,12 +228,12 @@ def why_no_ffi() -> str | None:
     """Why rmsnorm_ffi.py cannot be built here, in one line (apache-tvm-ffi, nvcc or ninja missing);
     None when it can."""
     if importlib.util.find_spec("tvm_ffi") is None:
-        return "needs apache-tvm-ffi (pip install apache-tvm-ffi) to build rmsnorm_ffi.py"
+        return say("day14.needs_tvm")
     homes = [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH")] + ["/usr/local/cuda"]
     if not (shutil.which("nvcc") or any(h and Path(h, "bin", "nvcc").is_file() for h in homes)):
-        return "needs nvcc (a CUDA toolkit): tvm_ffi.cpp.load_inline compiles rmsnorm_ffi.py's SOURCE with it"
+        return say("day14.needs_nvcc")
     if not shutil.which("ninja"):
-        return "needs ninja (pip install ninja): tvm_ffi.cpp.load_inline builds with it"
+        return say("day14.needs_ninja")
     return None
 
 
@@ -243,28 +242,27 @@ def _ffi_bad_calls(rows: int, d: int):
     arrays (DLPack, in host memory), so that they are refused without a GPU too."""
     f16 = np.float16
     z = np.zeros
-    return (("a weight of the wrong size", z((rows, d), f16), z(d + 1, f16), z((rows, d), f16),
+    return ((say("day14.label.weight"), z((rows, d), f16), z(d + 1, f16), z((rows, d), f16),
              rf"weight has shape \[{d + 1}\]; expected \[d\] with d = {d} \(from x\)"),
-            ("an out of the wrong shape", z((rows, d), f16), z(d, f16), z((rows, d + 1), f16),
+            (say("day14.label.out"), z((rows, d), f16), z(d, f16), z((rows, d + 1), f16),
              rf"out has shape \[{rows}, {d + 1}\]; expected x's \[{rows}, {d}\]"),
-            ("a 3-D x", z((rows, d, 1), f16), z(d, f16), z((rows, d), f16),
+            (say("day14.label.3d"), z((rows, d, 1), f16), z(d, f16), z((rows, d), f16),
              rf"x has shape \[{rows}, {d}, 1\]; expected 2 dims \[rows, d\]"),
             ("float32", z((rows, d), np.float32), z(d, np.float32), z((rows, d), np.float32),
              r"x has a dtype other than float16 or bfloat16"),
-            ("host memory (numpy)", z((rows, d), f16), z(d, f16), z((rows, d), f16),
+            (say("day14.label.host"), z((rows, d), f16), z(d, f16), z((rows, d), f16),
              r"x must be on a CUDA device"))
 
 
 def _refused(found: dict, label: str, pattern: str) -> None:
     """`found` (what a call raised) must be a one-line ValueError matching `pattern` in full."""
-    what = f"rmsnorm_ffi rmsnorm with {label}"
+    what = say("day14.ffi_with", label=label)
     if found["raised"] is None:
-        raise AssertionError(f"{what}: accepted (it must be refused before any launch)")
+        raise AssertionError(say("day14.ffi_accepted", what=what))
     if not found["value_error"]:
-        raise AssertionError(f"{what}: expected a one-line ValueError; got {found['raised']}: {found['message']}")
+        raise AssertionError(say("day14.ffi_not_value_error", what=what, raised=found["raised"], message=found["message"]))
     if not re.fullmatch(pattern, found["message"]):
-        raise AssertionError(f"{what}: expected the one-line ValueError '{pattern}' (a regex); got: "
-                             f"{found['message']}")
+        raise AssertionError(say("day14.ffi_not_matching", what=what, pattern=pattern, message=found["message"]))
 
 
 def _ffi_inputs(seed: int, rows: int, d: int, dtype: str):
@@ -353,25 +351,23 @@ def _ffi_close(got, x, w, dtype: str, seed: int, what: str) -> None:
 def _check_ffi_torch(found: dict, seed: int, rows: int, d: int, dtype: str, where: str) -> None:
     x, w = _ffi_inputs(seed, rows, d, dtype)
     _ffi_close(found["out"], x, w, dtype, seed, f"rmsnorm_ffi rmsnorm into out {where}")
-    _refused(found["refused_cuda"], "CUDA tensors and a weight of the wrong size",
+    _refused(found["refused_cuda"], say("day14.label.cuda_weight"),
              rf"weight has shape \[{d - 1}\]; expected \[d\] with d = {d} \(from x\)")
     after = found["out_after_refusal"]
     checks.assert_untouched(after, np.ones(after.shape, bool), seed=seed,
-                            name=f"rmsnorm_ffi: out after a refused call {where} (a launch before the checks?)")
+                            name=say("day14.ffi_refused_untouched", where=where))
     if not found["busy"]:
-        raise AssertionError(f"rmsnorm_ffi rmsnorm {where}: the stream was idle when it returned: something "
-                             f"synchronized")
+        raise AssertionError(say("day14.ffi_idle", where=where))
     x1 = _as(x + 1, dtype)
     _ffi_close(found["on_stream"], x1, w, dtype, seed, f"rmsnorm_ffi rmsnorm on torch's busy current stream {where} "
                                                         f"(wrong: launched on another stream, before x += 1 ran)")
     _ffi_close(found["eager"], x1, w, dtype, seed, f"course::rmsnorm eager {where}")
     if "compile_error" in found:
-        raise AssertionError(f"course::rmsnorm under torch.compile(fullgraph=True) {where}: {found['compile_error']}")
+        raise AssertionError(say("day14.compile_error", where=where, error=found["compile_error"]))
     _ffi_close(found["compiled"], _as(x1 * 0.5, dtype), w, dtype, seed,
                f"course::rmsnorm under torch.compile(fullgraph=True) {where}")
     if not found["peak_agrees"]:
-        raise AssertionError(f"course::rmsnorm under torch.compile {where}: the work after the op saw "
-                             f"another tensor than the op returned")
+        raise AssertionError(say("day14.peak", where=where))
 
 
 @runner.harnessed(_run_rmsnorm_ffi)
@@ -383,18 +379,16 @@ def check_rmsnorm_ffi(found: dict, seed: int, rows: int, d: int, dtype: str) -> 
     (DLPack). Without a GPU nothing is launched, so the exercise is not graded there (it fails, saying
     so, once the refusals pass): a function that never launches cannot earn its points."""
     if dtype not in SUFFIX:
-        raise ValueError(f"dtype {dtype!r}: expected one of {', '.join(SUFFIX)}")
+        raise ValueError(say("arg.one_of", what="dtype", value=dtype, known=", ".join(SUFFIX)))
     if "no_ffi" in found:
-        raise AssertionError(f"rmsnorm_ffi not checked: {found['no_ffi']}")
+        raise AssertionError(say("day14.no_ffi", why=found["no_ffi"]))
     if "build_error" in found:
-        raise AssertionError("rmsnorm_ffi.py did not build:\n" + found["build_error"])
+        raise AssertionError(say("day14.no_build", log=found["build_error"]))
     for raised, (label, *_, pattern) in zip(found["refusals"], _ffi_bad_calls(rows, d), strict=True):
         _refused(raised, label, pattern)
     where = f"({dtype}, rows={rows}, d={d})"
     if "no_gpu" in found:
-        raise AssertionError(f"rmsnorm_ffi {where}: its refusals pass; {NOT_GRADED_WITHOUT_GPU} ({found['no_gpu']}): "
-                             f"its values, torch's stream and torch.compile need a launch, so these points wait "
-                             f"for a GPU (python -m grader check day14 there)")
+        raise AssertionError(say("day14.not_graded", where=where, marker=NOT_GRADED_WITHOUT_GPU, why=found["no_gpu"]))
     if "torch" in found:
         _check_ffi_torch(found["torch"], seed, rows, d, dtype, where)
     elif dtype == "float16":
@@ -424,7 +418,7 @@ def _check_append(module, seed: int, batch: int, max_len: int, qo_heads: int, kv
     A copy is exact: every copied element is compared for equality; with `rope`, q and the new k row
     are rotated (day 13's rotate half, theta 1e4) and compared with float64 at the dtype's tolerance."""
     if dtype not in SUFFIX:
-        raise ValueError(f"dtype {dtype!r}: expected one of {', '.join(SUFFIX)}")
+        raise ValueError(say("arg.one_of", what="dtype", value=dtype, known=", ".join(SUFFIX)))
     rng = np.random.default_rng(seed)
     dt = device.dtype(dtype)
     qkv = rng.standard_normal((batch, (qo_heads + 2 * kv_heads) * head_dim)).astype(dt)

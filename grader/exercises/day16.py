@@ -14,6 +14,7 @@ import numpy as np
 
 from grader import bench, checks, device, tensor_map
 from grader.exercises import Exercise
+from grader.messages import say
 from grader.launchers.prepared import prepared_launch
 from grader.references.prefill_attention import (BENCH_DIM, DTYPE, HEADS, attention_flops, attention_reference,
                                                 bench_shapes, sdpa_ceiling)
@@ -36,9 +37,9 @@ def prepare(module, q, k, v, out, heads: int, seq: int, head_dim: int, causal: b
     """The launch of a rung's kernel (`prefix`, one of RUNGS) on device arrays q, k, v, out [heads, seq,
     head_dim] (fp16), its tensor maps built once: `run()` enqueues it, `run(sync=True)` waits and names a fault."""
     if head_dim not in HEAD_DIMS:
-        raise ValueError(f"head_dim={head_dim}: attention_wgmma is built for {HEAD_DIMS}")
+        raise ValueError(say("day16.head_dim", head_dim=head_dim, dims=HEAD_DIMS))
     if seq < 1 or heads < 1:
-        raise ValueError(f"heads={heads}, seq={seq}: both must be >= 1")
+        raise ValueError(say("day16.sizes", heads=heads, seq=seq))
     name = f"{prefix}_d{head_dim}{'_causal' if causal else ''}"
     maps = [tensor_map.tensor_map(x.reshape(heads * seq, head_dim), (BM, 64), 128) for x in (q, k, v)]
     args = (*maps, out, np.int32(seq), np.float32(math.log2(math.e) / math.sqrt(head_dim)))

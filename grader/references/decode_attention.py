@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from grader import checks
+from grader.messages import say
 
 
 LSE_TOL = checks.Tolerance(1e-5, 1e-4, False)  # lse2: fp32 dot products and lg2.approx, |lse2| up to ~200
@@ -38,6 +39,5 @@ def assert_lse(got, expected, *, name: str, seed: int) -> None:
     empty = np.isneginf(expected)
     wrong = np.flatnonzero(empty & ~np.isneginf(got))
     if wrong.size:
-        raise AssertionError(f"{name}: row {wrong[0]} has no keys, so its lse2 must be -inf; got "
-                             f"{got[wrong[0]]:.6g}{checks.replay(seed)}")
+        raise AssertionError(say("lse.empty_row", name=name, row=wrong[0], got=got[wrong[0]], replay=checks.replay(seed)))
     checks.assert_close(got[~empty], expected[~empty], dt="float32", tol=LSE_TOL, name=name, seed=seed)

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from grader.messages import say
+
 
 def page_table(rng, lengths, page_size: int, spare_pages: int = 3):
     """A page table for requests of the given lengths: (kv_indptr, kv_indices, kv_last_page_len,
     num_pages) as int32 numpy arrays and the pool size. The pages are a random permutation of a pool
     with `spare_pages` pages that no request owns. A request of length 0 has no page (last length 0)."""
     if page_size < 1 or min(lengths) < 0:
-        raise ValueError(f"page_size ({page_size}) must be >= 1 and every length ({min(lengths)}) >= 0")
+        raise ValueError(say("paged.sizes", page_size=page_size, length=min(lengths)))
     pages = [-(-n // page_size) for n in lengths]
     indptr = np.concatenate([[0], np.cumsum(pages)]).astype(np.int32)
     pool = int(indptr[-1]) + spare_pages

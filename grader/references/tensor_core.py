@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from grader import device
+from grader.messages import say
 
 
 SUFFIX = {"float16": "f16", "bfloat16": "bf16"}
@@ -13,7 +14,7 @@ SUFFIX = {"float16": "f16", "bfloat16": "bf16"}
 
 def dtype_ok(dtype: str) -> None:
     if dtype not in SUFFIX:
-        raise ValueError(f"dtype {dtype!r}: expected one of {', '.join(SUFFIX)}")
+        raise ValueError(say("arg.one_of", what="dtype", value=dtype, known=", ".join(SUFFIX)))
 
 
 def normal(rng, shape, dtype: str) -> np.ndarray:

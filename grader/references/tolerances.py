@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from grader import checks
+from grader.messages import say
 
 
 def ulp(exact: np.ndarray) -> np.ndarray:
@@ -38,13 +39,12 @@ def assert_within(got, exact, bound, *, name: str, seed: int, inputs=None) -> No
         return
     rel = err / np.maximum(np.abs(exact), np.finfo(np.float64).tiny)
     ulps = err.flat[worst] / ulp(exact.flat[worst])
-    shown = "" if inputs is None else f"input {np.asarray(inputs).flat[worst]:.9g}, "
-    raise AssertionError(
-        f"{name}: {int((over > 1).sum())} of {got.size} elements outside the stated error bound; worst at "
-        f"index {_index(worst, got.shape)}: {shown}expected {exact.flat[worst]:.9g}, "
-        f"got {got.flat[worst]:.9g}, error {err.flat[worst]:.3g} = {ulps:.1f} ulp (relative "
-        f"{rel.flat[worst]:.3g}), allowed {allowed.flat[worst]:.3g}; largest relative error over all "
-        f"elements {rel.max():.3g} (2^{np.log2(max(rel.max(), 1e-300)):.1f}){replay}")
+    shown = "" if inputs is None else say("bound.input", value=np.asarray(inputs).flat[worst])
+    raise AssertionError(say(
+        "bound.outside", name=name, count=int((over > 1).sum()), size=got.size, index=_index(worst, got.shape),
+        shown=shown, expected=exact.flat[worst], got=got.flat[worst], err=err.flat[worst], ulps=ulps,
+        rel=rel.flat[worst], allowed=allowed.flat[worst], most=rel.max(), log2=np.log2(max(rel.max(), 1e-300)),
+        replay=replay))
 
 
 U32 = 2.0 ** -24  # unit roundoff of float32
