@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from grader import compiler, days, device, exercises, paths
-from grader.messages import helped, said, say
+from grader.messages import helped, phrased, said, say, status
 
 COMMAND_MODULES = ("sanitize", "autotune", "hints", "debug", "classgrade", "leaderboard", "profile",
                    "student_notebooks", "answers", "student_edition", "unlock")
@@ -37,23 +37,23 @@ def _cu_file(arg: str) -> Path:
     """The .cu file named on the command line, or a clear error saying what it is instead."""
     path = Path(arg)
     if path.is_dir():
-        raise ValueError(f"{arg} is a folder: name a .cu file (or a day, as dayNN)")
+        raise ValueError(say("cli.folder", arg=arg))
     if path.suffix != ".cu":
-        raise ValueError(f"{arg} is not a .cu file (CUDA C sources end in .cu)")
+        raise ValueError(say("cli.not_cu", arg=arg))
     if not path.is_file():
-        raise FileNotFoundError(f"no such file: {arg}")
+        raise FileNotFoundError(say("cli.no_file", arg=arg))
     return path
 
 
 def _no_kernel(path: Path) -> str:
-    return f"{path} defines no kernel (no __global__ function): nothing to compile or run"
+    return say("cli.no_kernel", path=path)
 
 
 # ---- show-config --------------------------------------------------------------------------------
 
 def _cuda_version(number: int) -> str:
     """'13.2' from CUDA's 13020; 'none' from 0 (no driver)."""
-    return f"{number // 1000}.{number % 1000 // 10}" if number else "none"
+    return f"{number // 1000}.{number % 1000 // 10}" if number else say("cli.none")
 
 
 def cmd_show_config(args) -> int:
@@ -117,19 +117,20 @@ def cmd_compile(args) -> int:
             needed = compiler.required_arch(f)
             if needed and compiler.arch_number(arch) < needed:  # COURSE_REQUIRE_ARCH: not for this GPU
                 skipped += 1
-                print(f"[{i}/{len(files)}] skip  {arch}  {rel}  (needs sm_{needed} or newer)", flush=True)
+                print(say("cli.compile_skip", i=i, n=len(files), arch=arch, rel=rel, needed=needed), flush=True)
                 continue
             try:
                 c = compiler.compile_file(f, arch)
                 if not c.kernels:
                     raise compiler.CompileError(str(f), _no_kernel(rel))
-                print(f"[{i}/{len(files)}] ok    {arch}  {rel}  ({', '.join(c.kernels)}; "
-                      f"{time.perf_counter() - start:.1f} s)", flush=True)
+                print(say("cli.compile_ok", i=i, n=len(files), arch=arch, rel=rel, kernels=", ".join(c.kernels),
+                          seconds=time.perf_counter() - start), flush=True)
             except compiler.CompileError as e:
                 failed += 1
-                print(f"[{i}/{len(files)}] ERROR {arch}  {rel}\n{e.log}\n", flush=True)
+                print(say("cli.compile_failed", i=i, n=len(files), arch=arch, rel=rel, log=e.log), flush=True)
     total = len(files) * len(archs) - skipped
-    print(f"{total - failed} of {total} compilations succeeded" + (f"; {skipped} skipped" if skipped else ""))
+    print(say("cli.compiled", ok=total - failed, total=total,
+              skipped=say("cli.compile_skipped", count=skipped) if skipped else ""))
     return 1 if failed else 0
 
 
@@ -175,11 +176,10 @@ def cmd_check(args) -> int:
     day = paths.day_name(args.day)
     exs = exercises.day_exercises(day)
     if not exs:
-        print(f"{day} has no exercises yet (see course_index.md)")
+        print(say("cli.no_exercises", day=day))
         return 1
     if not device.gpu_available():
-        print(f"{day}: no GPU here ({device.why_no_gpu()}); nothing can run. "
-              f"`python -m grader compile {day}` checks that your kernels compile.")
+        print(say("cli.check_no_gpu", day=day, why=device.why_no_gpu()))
         return 1
     rows = []
     for i, ex in enumerate(exs, 1):
@@ -188,7 +188,7 @@ def cmd_check(args) -> int:
         if why:
             rows.append({"exercise": ex.key, "status": "skipped", "passed": 0, "failed": 0,
                          "skipped": len(ex.cases), "ratio": None, "ceiling": None, "first_failure": ""})
-            print(f"  skipped: {why}")
+            print(say("cli.skipped", why=why))
             continue
         row = _check_row(ex, isolation.run_exercise(day, ex.name, solutions=args.solutions, timeout=args.timeout))
         if row["case"] is not None and not args.solutions:
@@ -200,7 +200,7 @@ def cmd_check(args) -> int:
     print(format_table(rows))
     for r in rows:
         if r["first_failure"]:
-            print(f"\n{r['exercise']} ({r['status']}): {r['first_failure']}")
+            print(say("cli.first_failure", exercise=r["exercise"], status=status(r["status"]), failure=r["first_failure"]))
     if not args.solutions:
         progress.record(rows, "grader check")
     return 0 if all(r["status"] == "passed" for r in rows) else 1
@@ -213,17 +213,17 @@ def cmd_bench(args) -> int:
     if not device.current().timed:
         return _memory_statistics(day, Path(args.out))
     if device.why_not_hardware():
-        raise device.NoGPU(f"benchmarks time kernels on a CUDA GPU: {device.why_not_hardware()}")
+        raise device.NoGPU(say("cli.bench_needs_gpu", why=device.why_not_hardware()))
     out = Path(args.out)
     for ex in exercises.day_exercises(day):
         if ex.bench is None:
             continue
-        print(f"{ex.key}: benchmarking ...", flush=True)
+        print(say("cli.benchmarking", exercise=ex.key), flush=True)
         report = runner.bench(ex, quick=args.quick, with_solution=True)
         print(report.table())
         for label in report.series:
-            print(f"  {label}: {report.final_ratio(label):.1%} of the ceiling at the largest size")
-        print(f"  plot: {plots.save(report, out / f'{day}-{ex.name}.png')}")
+            print(say("cli.bench_ratio", label=phrased(label), ratio=report.final_ratio(label)))
+        print(say("cli.plot", path=plots.save(report, out / f"{day}-{ex.name}.png")))
     return 0
 
 
@@ -235,10 +235,7 @@ def _memory_statistics(day: str, out: Path) -> int:
     from grader import notebook, plots
 
     matplotlib.use("Agg")
-    print(f"{day}: nothing is timed here ({device.why_not_hardware()}). What the emulator measures "
-          f"instead, on the largest case it runs, for your kernel and the solution: 32-byte sectors per "
-          f"warp request (coalescing) and shared-memory wavefronts (bank conflicts), each against the "
-          f"ideal, and the instruction mix.\n", flush=True)
+    print(say("cli.emulator_bench", day=day, why=device.why_not_hardware()), flush=True)
     failed = 0
     for ex in exercises.day_exercises(day):
         if ex.bench is None:
@@ -246,10 +243,10 @@ def _memory_statistics(day: str, out: Path) -> int:
         try:
             fig = notebook.bench(day, ex.name)
             if fig is not None:
-                print(f"  pictures: {plots.write(fig, out / f'{day}-{ex.name}-emulator.png')}")
+                print(say("cli.pictures", path=plots.write(fig, out / f"{day}-{ex.name}-emulator.png")))
         except (AssertionError, device.KernelFault, compiler.CompileError) as e:
             failed += 1
-            print(f"{ex.key}: not measured: {str(e).splitlines()[0]}")
+            print(say("cli.not_measured", exercise=ex.key, error=str(e).splitlines()[0]))
         print(flush=True)
     return 1 if failed else 0
 
@@ -260,7 +257,7 @@ def cmd_sass(args) -> int:
     from grader import sass
 
     if args.compare and args.ptx_map is not None:
-        raise ValueError("--compare and --ptx-map: choose one")
+        raise ValueError(say("cli.choose_one", first="--compare", second="--ptx-map"))
     for name in filter(None, (args.file, args.compare)):
         compiled, _, _ = sass.load(_cu_file(name), args.arch)  # cached: the report below reuses it
         if not compiled.kernels:
@@ -283,7 +280,7 @@ def cmd_stubs(args) -> int:
         if not sys.stdin.isatty():
             return False
         try:
-            reply = input(f"{path.relative_to(paths.ROOT)} has your edits. Replace it with the new stub? [y/N] ")
+            reply = input(say("cli.replace_stub", path=path.relative_to(paths.ROOT)))
         except EOFError:  # Ctrl-D: no
             print()
             return False
@@ -324,18 +321,17 @@ def cmd_release(args) -> int:
     langs = nbgrader_course.LANGS if args.lang == "both" else (args.lang,)
     chosen = args.days or nbgrader_course.default_days(args.lang)
     if Path(args.course_dir).exists() and not Path(args.course_dir).is_dir():
-        raise ValueError(f"{args.course_dir} is a file: the course is built in a folder (a new one, or one "
-                         f"that release made)")
+        raise ValueError(say("cli.release_file", path=args.course_dir))
     try:
         course = nbgrader_course.build_course(Path(args.course_dir), days=chosen, force=args.force, lang=args.lang)
     except FileExistsError as e:
-        raise FileExistsError(f"{str(e).split(':')[0]}; add --force to rebuild it") from None
+        raise FileExistsError(say("cli.release_force", what=str(e).split(":")[0])) from None
     assignments = [nbgrader_course.assignment_name(d, lg) for d in chosen for lg in langs]
     problems = [p for a in assignments for p in nbgrader_course.check_release(course, a)]
     for p in problems:
-        print(f"PROBLEM: {p}")
-    print(f"release built in {course / 'release'} for {', '.join(assignments)}"
-          + ("" if not problems else f"; {len(problems)} problems"))
+        print(say("cli.problem", problem=p))
+    print(say("cli.released", path=course / "release", assignments=", ".join(assignments),
+              problems=say("cli.problems", count=len(problems)) if problems else ""))
     return 1 if problems else 0
 
 

@@ -1121,6 +1121,52 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "day13.case.missing": {"en": 'missing.cuh created (the source includes it; it was missing)', "zh": '创建了 missing.cuh（源代码包含它；它原本不存在）'},
     "day13.case.cycle": {"en": 'c.cuh includes a.cuh (a cycle), then c.cuh edited', "zh": 'c.cuh 包含 a.cuh（形成循环），然后修改了 c.cuh'},
     "day13.case.self": {"en": 'b.cuh includes itself, then a.cuh edited', "zh": 'b.cuh 包含它自己，然后修改了 a.cuh'},
+    # ---- the command line's own lines (grader/cli.py) ----
+    "cli.folder": {"en": "{arg} is a folder: name a .cu file (or a day, as dayNN)",
+                   "zh": "{arg} 是一个文件夹：请给出一个 .cu 文件（或某一天，写成 dayNN）"},
+    "cli.not_cu": {"en": "{arg} is not a .cu file (CUDA C sources end in .cu)",
+                   "zh": "{arg} 不是 .cu 文件（CUDA C 源文件以 .cu 结尾）"},
+    "cli.no_file": {"en": "no such file: {arg}", "zh": "没有这个文件：{arg}"},
+    "cli.no_kernel": {"en": "{path} defines no kernel (no __global__ function): nothing to compile or run",
+                      "zh": "{path} 没有定义核函数（没有 __global__ 函数）：没有什么可以编译或运行"},
+    "cli.none": {"en": "none", "zh": "无"},
+    "cli.compile_skip": {"en": "[{i}/{n}] skip  {arch}  {rel}  (needs sm_{needed} or newer)",
+                         "zh": "[{i}/{n}] 跳过  {arch}  {rel}  （需要 sm_{needed} 或更新的 GPU）"},
+    "cli.compile_ok": {"en": "[{i}/{n}] ok    {arch}  {rel}  ({kernels}; {seconds:.1f} s)",
+                       "zh": "[{i}/{n}] 成功  {arch}  {rel}  （{kernels}；{seconds:.1f} 秒）"},
+    "cli.compile_failed": {"en": "[{i}/{n}] ERROR {arch}  {rel}\n{log}\n", "zh": "[{i}/{n}] 失败  {arch}  {rel}\n{log}\n"},
+    "cli.compiled": {"en": "{ok} of {total} compilations succeeded{skipped}", "zh": "{total} 次编译中 {ok} 次成功{skipped}"},
+    "cli.compile_skipped": {"en": "; {count} skipped", "zh": "；{count} 次跳过"},
+    "cli.no_exercises": {"en": "{day} has no exercises yet (see course_index.md)", "zh": "{day} 还没有练习（见 course_index.md）"},
+    "cli.check_no_gpu": {"en": "{day}: no GPU here ({why}); nothing can run. `python -m grader compile {day}` checks that "
+                               "your kernels compile.",
+                         "zh": "{day}：这里没有 GPU（{why}）；什么都不能运行。`python -m grader compile {day}` 可以检查"
+                               "你的核函数能否编译。"},
+    "cli.skipped": {"en": "  skipped: {why}", "zh": "  跳过：{why}"},
+    "cli.first_failure": {"en": "\n{exercise} ({status}): {failure}", "zh": "\n{exercise}（{status}）：{failure}"},
+    "cli.bench_needs_gpu": {"en": "benchmarks time kernels on a CUDA GPU: {why}", "zh": "基准测试要在 CUDA GPU 上为核函数计时：{why}"},
+    "cli.benchmarking": {"en": "{exercise}: benchmarking ...", "zh": "{exercise}：正在做基准测试 ..."},
+    "cli.bench_ratio": {"en": "  {label}: {ratio:.1%} of the ceiling at the largest size",
+                        "zh": "  {label}：在最大规模上达到上限的 {ratio:.1%}"},
+    "cli.plot": {"en": "  plot: {path}", "zh": "  图：{path}"},
+    "cli.pictures": {"en": "  pictures: {path}", "zh": "  图：{path}"},
+    "cli.not_measured": {"en": "{exercise}: not measured: {error}", "zh": "{exercise}：没有测量：{error}"},
+    "cli.emulator_bench": {"en": "{day}: nothing is timed here ({why}). What the emulator measures instead, on the largest "
+                                 "case it runs, for your kernel and the solution: 32-byte sectors per warp request "
+                                 "(coalescing) and shared-memory wavefronts (bank conflicts), each against the ideal, and "
+                                 "the instruction mix.\n",
+                           "zh": "{day}：这里不计时（{why}）。模拟器改为在它运行的最大用例上，为你的核函数和参考解答测量："
+                                 "每个线程束请求的 32 字节扇区数（合并访存）和共享内存的波前数（存储体冲突），各自与理想值"
+                                 "比较，以及指令构成。\n"},
+    "cli.choose_one": {"en": "{first} and {second}: choose one", "zh": "{first} 和 {second}：只能选一个"},
+    "cli.replace_stub": {"en": "{path} has your edits. Replace it with the new stub? [y/N] ",
+                         "zh": "{path} 有你的修改。要用新的桩文件替换它吗？[y/N] "},
+    "cli.release_file": {"en": "{path} is a file: the course is built in a folder (a new one, or one that release made)",
+                         "zh": "{path} 是一个文件：课程要构建在文件夹里（一个新的，或 release 之前建的）"},
+    "cli.release_force": {"en": "{what}; add --force to rebuild it", "zh": "{what}；加上 --force 重新构建"},
+    "cli.problem": {"en": "PROBLEM: {problem}", "zh": "问题：{problem}"},
+    "cli.released": {"en": "release built in {path} for {assignments}{problems}", "zh": "已在 {path} 为 {assignments} 构建发布版{problems}"},
+    "cli.problems": {"en": "; {count} problems", "zh": "；{count} 个问题"},
     "help.commands": {"en": "    show-config             GPU, driver, CUDA, NVRTC and cupy versions, cache and include paths\n"
                         "    compile [dayNN|file]    compile stubs and solutions for sm_80 and sm_90 with NVRTC (no GPU needed)\n"
                         "    check dayNN             run the day's tests, one child process per exercise; a table at the end\n"

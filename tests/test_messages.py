@@ -91,6 +91,10 @@ def test_the_child_is_told_the_language():
     (["debug", "day12", "prefill", "--solutions", "--source", "x.cu"], "错误：--solutions 和 --source：只能选一个"),
     (["debug", "day05", "rmsnorm"], "debug 逐个分块跟踪注意力核函数：只支持 day11 或 day12"),
     (["profile", "day01"], "day01 没有哪个练习有可以分析的基准测试"),
+    (["compile", "README.md"], "错误：README.md 不是 .cu 文件（CUDA C 源文件以 .cu 结尾）"),
+    (["sass", "grader"], "错误：grader 是一个文件夹"),
+    (["sass", "nosuch.cu"], "错误：没有这个文件：nosuch.cu"),
+    (["sass", "days/day01/vector_add.cu", "--compare", "x.cu", "--ptx-map"], "错误：--compare 和 --ptx-map：只能选一个"),
 ])
 def test_the_command_line_speaks_chinese(monkeypatch, capsys, argv, says):
     from grader import cli
@@ -517,7 +521,7 @@ def test_a_kernel_fault_on_the_emulator_and_answer_s_errors_in_chinese(monkeypat
         answers.model_answer("day02", 99, "zh")
 
 
-SAID_MODULES = ("profile", "ncu", "profile_estimates", "plots", "debug", "bench", "tables")
+SAID_MODULES = ("profile", "ncu", "profile_estimates", "plots", "debug", "bench", "tables", "cli")
 _ENGLISH = re.compile(r"(?:raise \w+\(|print\(|warn\(|fail\()\s*f?[\"']([^\"']*[A-Za-z]{3,}[^\"']*)[\"']")
 
 
@@ -599,3 +603,17 @@ def test_an_exercise_s_hints_in_chinese(monkeypatch):
             assert all(CJK.search(s) and not english(s) for s in said), said
         else:
             assert "truncated instead of rounded to nearest" in said[0] and "never written?" in said[1], said
+
+
+def test_grader_compile_s_lines_in_chinese(monkeypatch, capsys, tmp_path):
+    """compile's per-file lines and its summary (here a file with no kernel), in the lessons' language."""
+    from grader import cli
+
+    monkeypatch.chdir(paths.ROOT)
+    (tmp_path / "empty.cu").write_text("__device__ float twice(float x) { return 2 * x; }\n")
+    for lang, says in (("zh", ("失败  sm_80", "没有定义核函数（没有 __global__ 函数）", "1 次编译中 0 次成功")),
+                       ("en", ("ERROR sm_80", "defines no kernel (no __global__ function)", "0 of 1 compilations succeeded"))):
+        monkeypatch.setenv("COURSE_LANG", lang)
+        assert cli.main(["compile", str(tmp_path / "empty.cu"), "--arch", "sm_80"]) == 1
+        out = capsys.readouterr().out
+        assert all(s in out for s in says), out
