@@ -16,6 +16,7 @@ from pathlib import Path
 
 from grader import compiler, paths
 from grader.compiler import Compiled, compile_file
+from grader.messages import say, word
 
 _PACKAGES = {"nvdisasm": "nvidia-cuda-nvdisasm", "cuobjdump": "nvidia-cuda-cuobjdump"}
 _INSTRUCTION = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(.*?)\s*;", re.IGNORECASE)
@@ -119,7 +120,7 @@ def load(path: str | os.PathLike, arch: str = "sm_90") -> tuple[Compiled, dict, 
     the headers beside it included (a student's own header, such as day 12's prefill_steps.cuh)."""
     path = Path(path).resolve()
     if not path.is_file():
-        raise FileNotFoundError(f"no kernel source {path}")
+        raise FileNotFoundError(say("sass.no_source", path=path))
     headers = (*sorted(path.parent.glob("*.cuh")), *compiler.own_stand_ins())  # and those it stands on
     mtimes = tuple(p.stat().st_mtime_ns for p in (path, *headers))
     return _analyse(path, mtimes, arch)
@@ -146,8 +147,8 @@ def _select(path, sass: dict, kernel: str | None) -> list[str]:
         return list(sass)
     chosen = [f for f in sass if kernel in (f, plain_name(f))]
     if not chosen:
-        raise ValueError(f"no kernel {kernel!r} in {path}; its functions: "
-                         f"{', '.join(map(_label, sass)) or '(none)'}")
+        raise ValueError(say("sass.no_kernel", kernel=kernel, path=path,
+                             functions=", ".join(map(_label, sass)) or say("sass.no_functions")))
     return chosen
 
 
@@ -158,7 +159,7 @@ def _shown(path) -> str:
 
 def _resource_line(res: dict[str, int]) -> str:
     keys = ("registers", "stack", "spill_stores", "spill_loads", "shared", "local")
-    return ", ".join(f"{key.replace('_', ' ')} {res[key]}" + ("" if key == "registers" else " B")
+    return ", ".join(f"{word('sass.res', key)} {res[key]}" + ("" if key == "registers" else " B")
                      for key in keys if key in res)
 
 
@@ -171,7 +172,7 @@ def report(path: str | os.PathLike, arch: str = "sm_90", kernel: str | None = No
         hist = histogram(sass[name])
         out += ["", f"{_label(name)}: {_resource_line(usage.get(name, {}))}"]
         out += [f"{n:8d}  {op}" for op, n in sorted(hist.items(), key=lambda kv: (-kv[1], kv[0]))[:top]]
-        out.append(f"{sum(hist.values()):8d}  total ({len(hist)} opcodes)")
+        out.append(say("sass.total", count=sum(hist.values()), opcodes=len(hist)))
     return "\n".join(out)
 
 
@@ -183,17 +184,18 @@ def compare(path_a: str | os.PathLike, path_b: str | os.PathLike, arch: str = "s
     out = [f"A = {_shown(path_a)}", f"B = {_shown(path_b)}  ({arch})"]
     for where, mine, theirs in (("A", names_a, names_b), ("B", names_b, names_a)):
         if only := [n for n in mine if n not in theirs]:
-            out.append(f"only in {where}: {', '.join(map(_label, only))}")
+            out.append(say("sass.only_in", where=where, names=", ".join(map(_label, only))))
     for name in [n for n in names_a if n in names_b]:
         hist_a, hist_b = histogram(sass_a[name]), histogram(sass_b[name])
         regs = [u.get(name, {}).get("registers", "?") for u in (usage_a, usage_b)]
         rows = [(op, hist_a[op], hist_b[op]) for op in sorted(hist_a.keys() | hist_b.keys())
                 if hist_a[op] != hist_b[op]]
         rows.sort(key=lambda r: (-abs(r[2] - r[1]), r[0]))
-        rows.append(("total", sum(hist_a.values()), sum(hist_b.values())))
-        width = max(len("opcode"), *(len(op) for op, _, _ in rows))
-        out += ["", f"{_label(name)}: registers {regs[0]} -> {regs[1]}",
-                f"  {'opcode':<{width}}  {'A':>6}  {'B':>6}  {'B-A':>6}"]
+        rows.append((say("sass.total_row"), sum(hist_a.values()), sum(hist_b.values())))
+        opcode = say("sass.opcode")
+        width = max(len(opcode), *(len(op) for op, _, _ in rows))
+        out += ["", say("sass.registers", name=_label(name), a=regs[0], b=regs[1]),
+                f"  {opcode:<{width}}  {'A':>6}  {'B':>6}  {'B-A':>6}"]
         out += [f"  {op:<{width}}  {a:6d}  {b:6d}  {b - a:+6d}" for op, a, b in rows]
     return "\n".join(out)
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import compiler, float_index, paths, sass, solution_facts
+from grader.messages import say, word
 
 ARCH = "sm_90"
 
@@ -53,20 +54,16 @@ _LINE_DIRECTIVE = re.compile(r'^#line \d+ "[^"\n]*"$', re.M)
 def _source_problems(path: Path, t: Technique) -> list[str]:
     """The source checks on the file's code and the headers of its own it includes (day 7's cp_async.cuh)."""
     code = _COMMENTS.sub(" ", _LINE_DIRECTIVE.sub("", compiler.read_source(path)))
-    found = [f"{Path(path).name} has no {what}: this exercise is graded on {t.why}"
+    found = [say("technique.has_no", file=Path(path).name, what=what, why=t.why)
              for pattern, what in t.source_require if not re.search(pattern, code)]
-    found += [f"{Path(path).name} uses {what}, which is not allowed here: this exercise is graded on {t.why}"
+    found += [say("technique.uses", file=Path(path).name, what=what, why=t.why)
               for pattern, what in t.source_forbid if re.search(pattern, code)]
     return found
 
 
-_NAMES = {"HMMA": "mma.sync on the tensor cores", "LDGSTS": "cp.async", "LDSM": "ldmatrix",
-          "SHFL.BFLY": "butterfly shuffles, shfl.sync.bfly", "SHFL": "warp shuffles",
-          "MUFU.TANH": "tanh.approx on the SFU", "MUFU.EX2": "ex2.approx on the SFU",
-          "MUFU.LG2": "lg2.approx on the SFU", "MUFU": "the SFU's approximate math",
-          "LDG.E.128": "16-byte global loads", "STG.E.128": "16-byte global stores",
-          "ATOMS": "shared-memory atomics", "ATOM": "global atomics", "RED": "global atomics",
-          "LDL": "local-memory loads", "STL": "local-memory stores", "BAR": "__syncthreads"}
+#: The SASS opcodes a technique names, read as the catalogue's sassname.* entries.
+_NAMES = ("HMMA", "LDGSTS", "LDSM", "SHFL.BFLY", "SHFL", "MUFU.TANH", "MUFU.EX2", "MUFU.LG2", "MUFU", "LDG.E.128",
+          "STG.E.128", "ATOMS", "ATOM", "RED", "LDL", "STL", "BAR")
 
 
 def _name(pattern: str) -> str:
@@ -75,11 +72,11 @@ def _name(pattern: str) -> str:
     words = re.split(r"[|()]", plain)
     first = next((w for w in words if w), plain)
     key = max((k for k in _NAMES if first.startswith(k)), key=len, default=None)
-    return f"{plain} ({_NAMES[key]})" if key else plain
+    return f"{plain} ({word('sassname', key)})" if key else plain
 
 
 def _kernels(group: list[str]) -> str:
-    return ", ".join(map(sass.plain_name, group)) or "its kernels"
+    return ", ".join(map(sass.plain_name, group)) or say("technique.its_kernels")
 
 
 def _has(code: dict, names: list[str], pattern: str, whole_line: bool = False) -> bool:
@@ -154,7 +151,7 @@ def _problems(path: Path, techniques, ref: dict | None) -> list[str]:
                                                        or f in t.kernels)]
         missing_kernels = [k for k in t.kernels if not any(k in (f, sass.plain_name(f)) for f in code)]
         if missing_kernels:
-            found.append(f"no kernel {', '.join(missing_kernels)} in {path.name}")
+            found.append(say("technique.no_kernel", kernels=", ".join(missing_kernels), file=path.name))
             continue
         absent: dict[str, list[str]] = {}  # kernels -> what their SASS lacks: one sentence per technique
         for pattern in t.require:
@@ -166,21 +163,20 @@ def _problems(path: Path, techniques, ref: dict | None) -> list[str]:
                 if not group or not _has(code, group, pattern, whole_line=True):
                     absent.setdefault(_kernels(group), []).append(what)
         if absent:
-            found.append("; ".join(f"no {', no '.join(missing)} in the SASS of {kernels}"
-                                   for kernels, missing in absent.items()) + f": this exercise is graded on {t.why}")
+            found.append("; ".join(say("technique.absent", missing=say("technique.no_join").join(missing), kernels=kernels)
+                                   for kernels, missing in absent.items()) + say("technique.graded", why=t.why))
         ops = [sass.opcode(line) for n in names for line in code[n]]
         for pattern in t.forbid:
             hits = sorted({op for op in ops if re.match(pattern, op)})
             if hits:
-                found.append(f"{', '.join(hits)} in the SASS of {', '.join(map(sass.plain_name, names))}: "
-                             f"{_name(pattern)} is not allowed here; this exercise is graded on {t.why}")
+                found.append(say("technique.forbidden", hits=", ".join(hits), kernels=", ".join(map(sass.plain_name, names)),
+                                 what=_name(pattern), why=t.why))
         if t.no_spills:
             for n in names:
                 u = usage.get(n, {})
                 if u.get("spill_stores") or u.get("spill_loads") or u.get("local"):
-                    found.append(f"{sass.plain_name(n)} spills to local memory ({u.get('spill_stores', 0)} B "
-                                 f"stores, {u.get('spill_loads', 0)} B loads, {u.get('local', 0)} B local): "
-                                 f"{t.why} keeps its data in registers")
+                    found.append(say("technique.spills", kernel=sass.plain_name(n), stores=u.get("spill_stores", 0),
+                                     loads=u.get("spill_loads", 0), local=u.get("local", 0), why=t.why))
     return found
 
 
@@ -202,10 +198,9 @@ def check(ex, path: str | Path) -> None:
         found = problems(path, techniques, reference)
         ptx = _ptx(Path(path), techniques)
     except FileNotFoundError as e:  # nvdisasm / cuobjdump missing: the course install has them
-        raise AssertionError(f"{ex.key}: cannot read the SASS to check the technique: {e}") from None
+        raise AssertionError(say("technique.no_sass", exercise=ex.key, error=e)) from None
     if found:
-        raise AssertionError(f"{ex.key}: the technique of the day is missing from {Path(path).name}: "
-                             + "; ".join(found))
+        raise AssertionError(say("technique.missing", exercise=ex.key, file=Path(path).name, found="; ".join(found)))
     wrong = float_index.problems(ptx)
     if wrong:
         raise AssertionError(f"{ex.key}: {Path(path).name}: " + "; ".join(wrong))

@@ -46,8 +46,9 @@ def test_every_key_the_code_asks_for_exists():
         named |= set(re.findall(r"[\"']([\w.]+)[\"']", text)) & set(messages.CATALOGUE)
     assert asked, "no say(...) call found"
     assert not asked - set(messages.CATALOGUE), sorted(asked - set(messages.CATALOGUE))
-    looked_up = {k for k in messages.CATALOGUE if k.startswith(("status.", "ceiling.", "limiter.", "mix.", "help.", "plot."))}
-    unused = set(messages.CATALOGUE) - asked - named - looked_up  # the prefixes: word(), helped(), plots
+    looked_up = {k for k in messages.CATALOGUE if k.startswith(("status.", "ceiling.", "limiter.", "mix.", "help.", "plot.",
+                                                                 "sassname.", "sass.res."))}
+    unused = set(messages.CATALOGUE) - asked - named - looked_up  # the prefixes: word(), helped(), plots, sass
     assert not unused, "entries nothing asks for: " + ", ".join(sorted(unused))
 
 
@@ -617,3 +618,25 @@ def test_grader_compile_s_lines_in_chinese(monkeypatch, capsys, tmp_path):
         assert cli.main(["compile", str(tmp_path / "empty.cu"), "--arch", "sm_80"]) == 1
         out = capsys.readouterr().out
         assert all(s in out for s in says), out
+
+
+def test_the_technique_check_and_the_sass_report_in_chinese(monkeypatch, tmp_path):
+    """A missing (and a forbidden) instruction, as the technique check words it, and grader sass's
+    report and comparison: no English but opcodes, file and kernel names (the technique's own words,
+    `why`, come from the exercise)."""
+    from grader import sass, technique
+
+    monkeypatch.chdir(paths.ROOT)
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    (tmp_path / "k.cu").write_text('extern "C" __global__ void k(float* y) { y[threadIdx.x] = 1.0f; }\n')
+    (tmp_path / "k2.cu").write_text('extern "C" __global__ void k(float* y) { y[threadIdx.x] = 2.0f * y[threadIdx.x]; }\n')
+    wanted = technique.Technique(why="线程束洗牌", require=("SHFL",), forbid=("STG",), kernels=("k", "nosuch"))
+    assert technique._problems(tmp_path / "k.cu", [wanted], None) == ["k.cu 里没有核函数 nosuch"]
+    found = technique._problems(tmp_path / "k.cu", [technique.Technique(why="线程束洗牌", require=("SHFL",), forbid=("STG",))],
+                                None)
+    assert found[0] == "k 的 SASS 里没有 SHFL (线程束洗牌)：这个练习按 线程束洗牌 评分", found
+    assert found[1].startswith("k 的 SASS 里有 STG") and not any(english(f) for f in found), found
+    for text in (sass.report(tmp_path / "k.cu"), sass.compare(tmp_path / "k.cu", tmp_path / "k2.cu")):
+        assert "寄存器" in text and "合计" in text and not english(text), text
+    with pytest.raises(ValueError, match="里没有核函数 'x'；它的函数有：k$"):
+        sass.report(tmp_path / "k.cu", kernel="x")
