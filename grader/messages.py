@@ -1220,6 +1220,70 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "sass.res.spill_loads": {"en": "spill loads", "zh": "溢出读"},
     "sass.res.shared": {"en": "shared", "zh": "共享内存"},
     "sass.res.local": {"en": "local", "zh": "本地内存"},
+    # ---- the emulator's fault texts (grader/emulator): what a wrong kernel did, where, by which thread ----
+    "emu.who": {"en": "block {block} thread {thread}", "zh": "线程块 {block} 线程 {thread}"},
+    "emu.block": {"en": "block {block}", "zh": "线程块 {block}"},
+    "emu.thread": {"en": "thread {thread}", "zh": "线程 {thread}"},
+    "emu.at": {"en": " at {loc}", "zh": "（{loc}）"},
+    "emu.misaligned": {"en": "misaligned address: {where} by {who} accesses {size} bytes at 0x{address:x}, which is not a "
+                             "multiple of {size}",
+                       "zh": "地址未对齐：{who} 执行的 {where} 在 0x{address:x} 访问 {size} 字节，而这个地址不是 {size} 的倍数"},
+    "emu.write": {"en": "write", "zh": "写入"},
+    "emu.read": {"en": "read", "zh": "读取"},
+    "emu.shared_oob": {"en": "out-of-bounds shared-memory {what}: {where} by {who} accesses {size} bytes at shared offset "
+                             "{offset}, but the block has {total} bytes of shared memory ({static} static + {dynamic} "
+                             "dynamic)",
+                       "zh": "共享内存{what}越界：{who} 执行的 {where} 在共享内存偏移 {offset} 处访问 {size} 字节，但这个线程块"
+                             "只有 {total} 字节的共享内存（静态 {static} + 动态 {dynamic}）"},
+    "emu.local_oob": {"en": "out-of-bounds local-memory access: {where} by {who} at local offset {offset} of {total} bytes",
+                      "zh": "本地内存访问越界：{who} 执行的 {where} 访问本地内存偏移 {offset}，而本地内存只有 {total} 字节"},
+    "emu.past_allocation": {"en": ": {past} bytes past the end of a {nbytes}-byte allocation (element {index} of {count})",
+                            "zh": "：超出一块 {nbytes} 字节的分配末尾 {past} 字节（共 {count} 个元素中的第 {index} 个）"},
+    "emu.past_array": {"en": ": element {index} of an array of {count} {elements} ({elem} bytes each), {past} past its last "
+                             "(past the {guard} {guard_elements} the grader adds after it to catch such writes)",
+                       "zh": "：数组（{count} 个{elements}，每个 {elem} 字节）的第 {index} 个元素，超出最后一个元素 {past} 个"
+                             "（落在评分程序为捕捉这类写入而在数组后面追加的 {guard} 个{guard_elements}里）"},
+    "emu.element": {"en": "element", "zh": "元素"},
+    "emu.elements": {"en": "elements", "zh": "元素"},
+    "emu.before_start": {"en": ": {gap} bytes before the start of a {nbytes}-byte allocation",
+                         "zh": "：在一块 {nbytes} 字节的分配开头之前 {gap} 字节"},
+    "emu.null": {"en": " (a null or tiny pointer: an argument not passed as a device array?)",
+                 "zh": "（空指针或极小的指针：某个参数没有作为设备数组传入？）"},
+    "emu.global_oob": {"en": "out-of-bounds global {what} of {size} bytes at 0x{address:x}{near}, by {who}, {where}; {count}",
+                       "zh": "全局内存{what}越界：在 0x{address:x} 处 {size} 字节{near}，由 {who} 执行 {where}；{count}"},
+    "emu.oob_threads": {"en": "{count} threads of this instruction were out of bounds", "zh": "这条指令有 {count} 个线程越界"},
+    "emu.oob_one": {"en": "the only thread of this instruction out of bounds", "zh": "这条指令只有这一个线程越界"},
+    "emu.cp_async_oob": {"en": "out-of-bounds cp.async source: {where}", "zh": "cp.async 的源地址越界：{where}"},
+    "emu.trap": {"en": "{opcode} executed (an assert failed or the kernel trapped) by {who} at {loc}",
+                 "zh": "{who} 在 {loc} 执行了 {opcode}（某个 assert 失败，或核函数触发了 trap）"},
+    "emu.unsupported": {"en": "not supported by the emulator: {why}, in `{text}` at {loc}. Run this kernel on a GPU, or see "
+                              "grader/emulator/README.md for what is supported.",
+                        "zh": "模拟器不支持：{why}，在 {loc} 的 `{text}` 中。请在 GPU 上运行这个核函数，或查看 "
+                              "grader/emulator/README.md 了解模拟器支持哪些功能。"},
+    "emu.block_limit": {"en": "launching {kernel} with block={block}: {threads} threads exceed the kernel's limit of {limit} "
+                              "(invalid launch on a GPU)",
+                        "zh": "以线程块 block={block} 启动 {kernel}：{threads} 个线程超过了这个核函数的上限 {limit}（在 GPU 上是无效的启动）"},
+    "emu.grid_limit": {"en": "launching {kernel} with grid={grid}: too many blocks", "zh": "以网格 grid={grid} 启动 {kernel}：线程块太多"},
+    "emu.smem_limit": {"en": "launching {kernel}: {smem} bytes of shared memory ({static} static + {dynamic} dynamic) exceed "
+                             "the {limit} allowed (set kernel.max_dynamic_shared_size_bytes to opt in, up to {most})",
+                       "zh": "启动 {kernel}：{smem} 字节的共享内存（静态 {static} + 动态 {dynamic}）超过了允许的 {limit}"
+                             "（设置核函数的 kernel.max_dynamic_shared_size_bytes 可以申请更多，最多 {most}）"},
+    "emu.exited": {"en": "; {count} of its threads exited before it (the first, {thread}, at {where})",
+                   "zh": "；它有 {count} 个线程在此之前已经退出（第一个是 {thread}，在 {where}）"},
+    "emu.other_barrier": {"en": "; others wait at a different barrier, {where}", "zh": "；其他线程在另一个屏障处等待：{where}"},
+    "emu.partial_barrier": {"en": "barrier reached by only part of a block: {where} was reached by {arrived} of the {total} "
+                                  "threads of {block}{more}. Every thread of the block must reach the same __syncthreads() "
+                                  "(a barrier inside a branch that not all threads take, or after an early return, "
+                                  "deadlocks or misbehaves on a GPU).",
+                            "zh": "只有线程块的一部分线程到达了屏障：{block} 的 {total} 个线程中只有 {arrived} 个到达了 {where}"
+                                  "{more}。线程块的每个线程都必须到达同一个 __syncthreads()（放在并非所有线程都会进入的"
+                                  "分支里、或在提前 return 之后的屏障，在 GPU 上会死锁或出错）。"},
+    "emu.warp_sync": {"en": "warp-synchronous instruction {where} waits for lanes that never arrive ({who} and {more} more "
+                            "threads wait): its member mask names lanes that exited or took another path. Pass a mask of "
+                            "exactly the lanes that execute it (e.g. __activemask() or a ballot).",
+                      "zh": "线程束同步指令 {where} 在等待永远不会到达的通道（{who} 和另外 {more} 个线程在等待）：它的成员"
+                            "掩码包含了已经退出或走了另一条路径的通道。请传入恰好是执行它的那些通道的掩码（例如 "
+                            "__activemask() 或一次 ballot 的结果）。"},
     "help.commands": {"en": "    show-config             GPU, driver, CUDA, NVRTC and cupy versions, cache and include paths\n"
                         "    compile [dayNN|file]    compile stubs and solutions for sm_80 and sm_90 with NVRTC (no GPU needed)\n"
                         "    check dayNN             run the day's tests, one child process per exercise; a table at the end\n"

@@ -640,3 +640,26 @@ def test_the_technique_check_and_the_sass_report_in_chinese(monkeypatch, tmp_pat
         assert "寄存器" in text and "合计" in text and not english(text), text
     with pytest.raises(ValueError, match="里没有核函数 'x'；它的函数有：k$"):
         sass.report(tmp_path / "k.cu", kernel="x")
+
+
+@pytest.mark.parametrize("body, says", [
+    ("y[threadIdx.x + 1000000] = 1.0f;", "全局内存写入越界"),
+    ("y[threadIdx.x + 32] = 1.0f;", "超出"),
+    ("*(float*)((char*)y + 2) = 1.0f;", "地址未对齐"),
+    ("extern __shared__ float s[]; s[threadIdx.x + 4096] = 1.0f; y[0] = s[0];", "共享内存写入越界"),
+    ("if (threadIdx.x < 16) return; __syncthreads(); y[threadIdx.x] = 1.0f;", "只有线程块的一部分线程到达了屏障"),
+    ("if (threadIdx.x == 3) __trap(); y[threadIdx.x] = 1.0f;", "触发了 trap"),
+])
+def test_the_emulator_s_fault_texts_in_chinese(monkeypatch, body, says):
+    """What a wrong kernel did on the emulator (out of bounds, misaligned, a barrier only part of a block
+    reaches, a trap), by which thread and where: no English but the instruction and names."""
+    from grader import device
+
+    monkeypatch.chdir(paths.ROOT)
+    monkeypatch.setenv(device.BACKEND_ENV, "emulator")
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    module = device.load_source('extern "C" __global__ void k(float* y) { ' + body + ' }', "k.cu")
+    with pytest.raises(device.KernelFault) as e:
+        device.launch(module.get_function("k"), (1,), (32,), (device.empty(32),))
+    text = re.sub(r"`[^`]*`", "", str(e.value))
+    assert says in text and "线程块 (0, 0, 0)" in text and not english(text), text

@@ -21,6 +21,7 @@ import numpy as np
 from grader.emulator import memory, memstats, ordering
 from grader.emulator.faults import EmulatorFault  # noqa: F401 - where the interpreter's modules take it
 from grader.emulator.operands import Unsupported
+from grader.messages import say
 
 NORMAL, BRA, EXIT, BAR, WSYNC = range(5)
 LANES = np.arange(32, dtype=np.uint32)
@@ -40,7 +41,7 @@ class Op:
     def where(self) -> str:
         """The instruction (long register lists cut, e.g. a wgmma's 64 accumulators) and its source line."""
         if self._where is None:
-            loc = f" at {self.inst.loc}" if self.inst.loc is not None else ""
+            loc = say("emu.at", loc=self.inst.loc) if self.inst.loc is not None else ""
             text = re.sub(r"\{(%\w+), (%\w+)(, %\w+){4,}\}", r"{\1, \2, ...}", self.inst.text)
             self._where = f"`{text}`{loc}"
         return self._where
@@ -154,11 +155,16 @@ class State:
         return self.all if sel is None else sel
 
     def who(self, thread: int) -> str:
-        """'block (x,y,z) thread (x,y,z)' of a chunk thread index."""
-        s = self._special
-        b = tuple(int(s[f"ctaid.{c}"][thread]) for c in "xyz")
-        t = tuple(int(s[f"tid.{c}"][thread]) for c in "xyz")
-        return f"block {b} thread {t}"
+        """'block (x,y,z) thread (x,y,z)' of a chunk thread index, in the lessons' language."""
+        return say("emu.who", block=self.block_of(thread), thread=self.thread_in_block(thread))
+
+    def block_of(self, thread: int) -> tuple[int, int, int]:
+        """The (x, y, z) of the block a chunk thread index belongs to."""
+        return tuple(int(self._special[f"ctaid.{c}"][thread]) for c in "xyz")
+
+    def thread_in_block(self, thread: int) -> tuple[int, int, int]:
+        """The (x, y, z) of a chunk thread index within its block."""
+        return tuple(int(self._special[f"tid.{c}"][thread]) for c in "xyz")
 
     def warp_runs(self, t: np.ndarray):
         """For sorted threads t: (their warps, True where a warp starts, the other positions, threads per
@@ -369,19 +375,13 @@ def _deadlock(st: State, code, waiting) -> None:
         where = ""
         if gone.size:
             epc = int(st.exit_pc[gone[0]])
-            where = (f"; {gone.size} of its threads exited before it (the first, "
-                     f"{st.who(int(gone[0])).split(' thread ')[1]}, at {code[epc].where()})")
+            where = say("emu.exited", count=gone.size, thread=st.thread_in_block(int(gone[0])),
+                        where=code[epc].where())
         others = sorted(set(waiting) - {pc})
         if others:
-            where += f"; others wait at a different barrier, {code[others[0]].where()}"
-        raise EmulatorFault(
-            f"barrier reached by only part of a block: {op.where()} was reached by {arrived} of the "
-            f"{total} threads of {st.who(t).split(' thread ')[0]}{where}. Every thread of the block must "
-            f"reach the same __syncthreads() (a barrier inside a branch that not all threads take, or "
-            f"after an early return, deadlocks or misbehaves on a GPU).")
+            where += say("emu.other_barrier", where=code[others[0]].where())
+        raise EmulatorFault(say("emu.partial_barrier", where=op.where(), arrived=arrived, total=total,
+                                block=say("emu.block", block=st.block_of(t)), more=where))
     if op.stuck is not None:
         raise EmulatorFault(op.stuck(st, op, sel))
-    raise EmulatorFault(
-        f"warp-synchronous instruction {op.where()} waits for lanes that never arrive ({st.who(t)} and "
-        f"{sel.size - 1} more threads wait): its member mask names lanes that exited or took another "
-        f"path. Pass a mask of exactly the lanes that execute it (e.g. __activemask() or a ballot).")
+    raise EmulatorFault(say("emu.warp_sync", where=op.where(), who=st.who(t), more=sel.size - 1))

@@ -15,6 +15,7 @@ from grader.emulator import machine, memory, ptx
 from grader.emulator.machine import NORMAL, EmulatorFault, Launch, Op, State, run_chunk
 from grader.emulator.operands import Unsupported
 from grader.emulator.values import storage
+from grader.messages import say
 
 CALL_PARAM_BASE = 1 << 20        # offsets of call-site .param variables (printf arguments)
 REG_BUDGET = 96 << 20            # bytes of registers per chunk of blocks
@@ -220,8 +221,7 @@ def _arg_bytes(a, p, i, kname) -> bytes:
 
 def _unsupported(inst, why):
     def fn(st, sel):
-        raise EmulatorFault(f"not supported by the emulator: {why}, in `{inst.text}` at {inst.loc}. "
-                            f"Run this kernel on a GPU, or see grader/emulator/README.md for what is supported.")
+        raise EmulatorFault(say("emu.unsupported", why=why, text=inst.text, loc=inst.loc))
     return Op(NORMAL, fn, inst)
 
 
@@ -322,16 +322,15 @@ def launch(kernel: Kernel, grid, block, args, shared_mem: int = 0) -> Launch:
     grid, block = _dim3(grid, "grid"), _dim3(block, "block")
     bthreads = block[0] * block[1] * block[2]
     if bthreads > kernel.max_threads_per_block or block[2] > 64:
-        raise EmulatorFault(f"launching {kernel.name} with block={block}: {bthreads} threads exceed the "
-                            f"kernel's limit of {kernel.max_threads_per_block} (invalid launch on a GPU)")
+        raise EmulatorFault(say("emu.block_limit", kernel=kernel.name, block=block, threads=bthreads,
+                                limit=kernel.max_threads_per_block))
     if grid[1] > 65535 or grid[2] > 65535 or grid[0] > 2**31 - 1:
-        raise EmulatorFault(f"launching {kernel.name} with grid={grid}: too many blocks")
+        raise EmulatorFault(say("emu.grid_limit", kernel=kernel.name, grid=grid))
     smem = prog.static_shared + int(shared_mem)
     limit = max(DEFAULT_SMEM, min(MAX_SMEM, prog.static_shared + kernel.max_dynamic_shared_size_bytes))
     if smem > limit:
-        raise EmulatorFault(f"launching {kernel.name}: {smem} bytes of shared memory ({prog.static_shared} "
-                            f"static + {shared_mem} dynamic) exceed the {limit} allowed (set "
-                            f"kernel.max_dynamic_shared_size_bytes to opt in, up to {MAX_SMEM})")
+        raise EmulatorFault(say("emu.smem_limit", kernel=kernel.name, smem=smem, static=prog.static_shared,
+                                dynamic=shared_mem, limit=limit, most=MAX_SMEM))
     params = prog.pack(args)
     run = Launch(grid, block, params, int(shared_mem), _checks_enabled(), {} if _stats_enabled() else None)
     run.warps_per_pc = [0] * len(prog.code)

@@ -101,7 +101,7 @@ class BulkState:
         for key, b in self.bars.items():
             if b.tx:
                 where = st.prog.code[b.tx_pc].where() if b.tx_pc >= 0 else "expect_tx"
-                block = st.who(int(key // st.Sp * st.bthreads)).split(" thread ")[0]
+                block = say("emu.block", block=st.block_of(int(key // st.Sp * st.bthreads)))
                 raise EmulatorFault(
                     f"mbarrier transaction bytes never arrived: the mbarrier at shared offset {key % st.Sp} of "
                     f"{block} (initialised by {st.prog.code[b.init_pc].where()}) expected {b.expected} bytes in phase "

@@ -7,6 +7,7 @@ import numpy as np
 from grader.emulator.machine import BRA, EXIT, EmulatorFault, Op
 from grader.emulator.operands import Unsupported, writer
 from grader.emulator.ops.table import builder, normal
+from grader.messages import say
 
 
 @builder("bra", "brx")
@@ -27,8 +28,7 @@ def build_ret(prog, inst):
 def build_trap(prog, inst):
     def fn(st, sel):
         t = int(st.idx(sel)[0])
-        raise EmulatorFault(f"{inst.opcode} executed (an assert failed or the kernel trapped) by "
-                            f"{st.who(t)} at {inst.loc}")
+        raise EmulatorFault(say("emu.trap", opcode=inst.opcode, who=st.who(t), loc=inst.loc))
     return normal(fn, inst)
 
 

@@ -14,6 +14,7 @@ from grader.emulator.machine import NORMAL, WSYNC, EmulatorFault, Op
 from grader.emulator.operands import Unsupported, address, np_type, reader, writer
 from grader.emulator.ops.table import builder
 from grader.emulator.ops.warp import collective_ready, full_warps, register_sel
+from grader.messages import say
 
 SPACES = ("global", "shared", "local", "param", "const")
 _INIT_WORD = np.uint32(0x01010101)  # four initialised bytes of shared memory, as one word of flags
@@ -58,8 +59,7 @@ def resolve(st, op, sel, addr, space, size, write):
         addr = np.full(sel.size, addr, np.uint64)
     if size > 1 and (addr & np.uint64(size - 1) if size & (size - 1) == 0 else addr % np.uint64(size)).any():
         i = int(np.flatnonzero(addr % np.uint64(size))[0])
-        raise EmulatorFault(f"misaligned address: {op.where()} by {_who(st, sel[i])} accesses {size} bytes "
-                            f"at 0x{int(addr[i]):x}, which is not a multiple of {size}")
+        raise EmulatorFault(say("emu.misaligned", where=op.where(), who=_who(st, sel[i]), size=size, address=int(addr[i])))
     if space is None:
         segs = []
         is_sh = (addr >= np.uint64(memory.SHARED_WINDOW)) & (addr < np.uint64(memory.SHARED_WINDOW
@@ -104,19 +104,16 @@ def _resolve_space(st, op, sel, addr, space, size, write, pos):
         a = addr.astype(np.int64)
         if a.size and int(a.max()) + size > st.S:
             i = int(np.flatnonzero(a + size > st.S)[0])
-            raise EmulatorFault(
-                f"out-of-bounds shared-memory {'write' if write else 'read'}: {op.where()} by "
-                f"{_who(st, sel[i])} accesses {size} bytes at shared offset {int(a[i])}, but the block has "
-                f"{st.S} bytes of shared memory ({st.prog.static_shared} static + "
-                f"{st.launch.shared_mem} dynamic)")
+            raise EmulatorFault(say("emu.shared_oob", what=say("emu.write" if write else "emu.read"), where=op.where(),
+                                    who=_who(st, sel[i]), size=size, offset=int(a[i]), total=st.S,
+                                    static=st.prog.static_shared, dynamic=st.launch.shared_mem))
         return [Seg(pos, st.shared, (st.shared_row if sel is st.all else st.shared_row[sel]) + a, "shared")]
     if space == "local":
         a = addr.astype(np.int64)
         bad = a + size > st.L
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise EmulatorFault(f"out-of-bounds local-memory access: {op.where()} by {_who(st, sel[i])} "
-                                f"at local offset {int(a[i])} of {st.L} bytes")
+            raise EmulatorFault(say("emu.local_oob", where=op.where(), who=_who(st, sel[i]), offset=int(a[i]), total=st.L))
         return [Seg(pos, st.local, sel * st.Lp + a, "local")]
     if space == "param":
         a = addr.astype(np.int64)
@@ -131,19 +128,19 @@ def _past_end(b, a: int, size: int, elem: int) -> str:
     elements the grader put after it (`Buffer.guard`), in that array's elements where known."""
     if not b.guard:
         elem = max(elem, 1)
-        return (f": {a + size - (b.addr + b.nbytes)} bytes past the end of a {b.nbytes}-byte allocation "
-                f"(element {(a - b.addr) // elem} of {b.nbytes // elem})")
+        return say("emu.past_allocation", past=a + size - (b.addr + b.nbytes), nbytes=b.nbytes,
+                   index=(a - b.addr) // elem, count=b.nbytes // elem)
     elem = b.elem
-    n, index = (b.nbytes - b.guard) // elem, (a - b.addr) // elem
-    return (f": element {index} of an array of {n} element{'s' if n != 1 else ''} ({elem} bytes each), "
-            f"{index - n + 1} past its last (past the {b.guard // elem} element{'s' if b.guard // elem != 1 else ''} "
-            f"the grader adds after it to catch such writes)")
+    n, index, guard = (b.nbytes - b.guard) // elem, (a - b.addr) // elem, b.guard // elem
+    return say("emu.past_array", index=index, count=n, elements=say("emu.elements" if n != 1 else "emu.element"),
+               elem=elem, past=index - n + 1, guard=guard,
+               guard_elements=say("emu.elements" if guard != 1 else "emu.element"))
 
 
 def _oob_global(st, op, sel, addr, size, write, bases, ends, bufs, ok):
     i = int(np.flatnonzero(~ok)[0])
     a = int(addr[i])
-    what = "write" if write else "read"
+    what = say("emu.write" if write else "emu.read")
     near = ""
     if bases.size:
         j = int(np.searchsorted(bases, np.uint64(a), side="right")) - 1
@@ -151,12 +148,12 @@ def _oob_global(st, op, sel, addr, size, write, bases, ends, bufs, ok):
             near = _past_end(bufs[j], a, size, op.elem_size if hasattr(op, "elem_size") else size)
         elif j + 1 < bases.size and a < int(bases[j + 1]):
             b = bufs[j + 1]
-            near = f": {b.addr - a} bytes before the start of a {b.nbytes}-byte allocation"
+            near = say("emu.before_start", gap=b.addr - a, nbytes=b.nbytes)
     if not near and a < 1 << 20:
-        near = " (a null or tiny pointer: an argument not passed as a device array?)"
-    raise EmulatorFault(f"out-of-bounds global {what} of {size} bytes at 0x{a:x}{near}, by {_who(st, sel[i])}, "
-                        f"{op.where()}; " + (f"{int((~ok).sum())} threads of this instruction were out of bounds"
-                                                if (~ok).sum() > 1 else "the only thread of this instruction out of bounds"))
+        near = say("emu.null")
+    count = say("emu.oob_threads", count=int((~ok).sum())) if (~ok).sum() > 1 else say("emu.oob_one")
+    raise EmulatorFault(say("emu.global_oob", what=what, size=size, address=a, near=near, who=_who(st, sel[i]),
+                            where=op.where(), count=count))
 
 
 # ---- statistics and shared-memory checks --------------------------------------------------------
@@ -556,7 +553,7 @@ def _zero_filled(st, op, sel, n, src, cp_size):
             cols = np.arange(cp_size)
             ok = cols[None, :] < lim[:, None]
             if (s.off + lim > s.arr.size).any():
-                raise EmulatorFault(f"out-of-bounds cp.async source: {op.where()}")
+                raise EmulatorFault(say("emu.cp_async_oob", where=op.where()))
             vals = s.arr[np.minimum(s.off[:, None] + cols, s.arr.size - 1)]
             data[rows] = np.where(ok, vals, 0)
     return data
