@@ -1284,6 +1284,56 @@ CATALOGUE: dict[str, dict[str, str]] = {
                       "zh": "线程束同步指令 {where} 在等待永远不会到达的通道（{who} 和另外 {more} 个线程在等待）：它的成员"
                             "掩码包含了已经退出或走了另一条路径的通道。请传入恰好是执行它的那些通道的掩码（例如 "
                             "__activemask() 或一次 ballot 的结果）。"},
+    "emu.by": {"en": "{where} by {who}", "zh": "{who} 执行的 {where}"},
+    "emu.aligned": {"en": "{where} is a warp-collective .aligned instruction: all 32 lanes of the warp must execute it together",
+                    "zh": "{where} 是线程束集体的 .aligned 指令：线程束的全部 32 个通道必须一起执行它"},
+    "emu.shuffle_lane": {"en": "{text} at {loc}: {who} reads lane {lane}, which does not execute this shuffle (it exited, "
+                               "took another path, or lies outside the block): the result would be undefined on a GPU",
+                         "zh": "{loc} 的 {text}：{who} 读取通道 {lane}，而该通道没有执行这次洗牌（它已退出、走了另一条路径，"
+                               "或在线程块之外）：在 GPU 上结果是未定义的"},
+    "emu.unseen": {"en": "read before the mbarrier wait: {reader} reads shared offset {offset}, written by the bulk copy "
+                         "{copy} (issued by {issuer}), but {who} never waited for phase {phase} of the mbarrier that copy "
+                         "completes on (shared offset {barrier}, initialised by {init}): every thread that reads the "
+                         "bytes must first wait on it (mbarrier.try_wait.parity with parity {parity}, e.g. "
+                         "mbarrier_wait(&bar, {parity})), or pass a __syncthreads() / bar.sync after a thread that waited",
+                   "zh": "在 mbarrier 等待之前就读取了：{reader} 读取共享内存偏移 {offset}，它由批量拷贝 {copy}（由 {issuer} "
+                         "发起）写入，但 {who} 从未等待这次拷贝完成所用的 mbarrier（共享内存偏移 {barrier}，由 {init} "
+                         "初始化）的第 {phase} 阶段：读取这些字节的每个线程都必须先等待它（mbarrier.try_wait.parity，"
+                         "parity 为 {parity}，例如 mbarrier_wait(&bar, {parity})），或者在某个等待过的线程之后经过一个 "
+                         "__syncthreads() / bar.sync 屏障"},
+    "emu.cp_async_wait": {"en": "read before cp.async.wait_group: {where} by {who} reads shared offset {offset}, which the "
+                                "cp.async {copy} has not yet copied: its thread must wait for it (cp.async.wait_group / "
+                                "wait_all) before the bytes are read, and other threads need a __syncthreads() after "
+                                "that wait",
+                          "zh": "在 cp.async.wait_group 之前就读取了：{who} 执行的 {where} 读取共享内存偏移 {offset}，而 cp.async "
+                                "{copy} 还没有把它拷贝过来：发起拷贝的线程必须先等待它（cp.async.wait_group / wait_all）"
+                                "再读取这些字节，其他线程还需要在那次等待之后经过一个 __syncthreads() 屏障"},
+    "emu.unfenced": {"en": "a generic-proxy store read by the async proxy without fence.proxy.async: {reader} reads shared "
+                           "offset {offset}, which {who} wrote with {writer} and did not follow with fence.proxy.async: "
+                           "the writing threads must execute `fence.proxy.async.shared::cta` (fence_proxy_async()) after "
+                           "their stores, then a barrier the issuing thread also passes",
+                     "zh": "异步代理读取了一个没有 fence.proxy.async 的通用代理写入：{reader} 读取共享内存偏移 {offset}，它由 "
+                           "{who} 用 {writer} 写入，之后没有 fence.proxy.async：写入的线程必须在写入之后执行 "
+                           "`fence.proxy.async.shared::cta`（fence_proxy_async()），再经过一个发起线程也会经过的屏障"},
+    "emu.no_barrier": {"en": "shared memory read by the async proxy with no barrier after the stores: {reader} reads shared "
+                             "offset {offset}, written by another warp with {writer} since the last barrier: after "
+                             "fence.proxy.async, a __syncthreads() / bar.sync must order the stores before the "
+                             "instruction that reads them",
+                       "zh": "异步代理读取的共享内存在写入之后没有屏障：{reader} 读取共享内存偏移 {offset}，它在上一个屏障之后由"
+                             "另一个线程束用 {writer} 写入：在 fence.proxy.async 之后，必须用 __syncthreads() / bar.sync "
+                             "屏障把这些写入排在读取它们的指令之前"},
+    "emu.reader": {"en": "{where} by {who}{warpgroup}, {what},", "zh": "{who}{warpgroup}执行的 {where}（{what}）"},
+    "emu.its_warpgroup": {"en": " (and its warpgroup)", "zh": "（及其线程束组）"},
+    "emu.a_store": {"en": "a store", "zh": "一次写入"},
+    "emu.pending": {"en": "a stage overwritten while a wgmma still reads it: {writer} writes shared offset {offset}, which "
+                          "{reader} of warpgroup {warpgroup} (its group {group}) reads until wgmma.wait_group retires it, "
+                          "and this thread has not learned that it did: release a stage (e.g. mbarrier.arrive on its "
+                          "'empty' barrier) only after the wgmma.wait_group that retires the wgmma reading it",
+                    "zh": "一个级在 wgmma 仍在读取时被覆盖了：{writer} 写入共享内存偏移 {offset}，而线程束组 {warpgroup} 的 "
+                          "{reader}（它的第 {group} 组）会一直读取它，直到 wgmma.wait_group 使其完成，这个线程还不知道它已"
+                          "完成：只有在使读取它的 wgmma 完成的 wgmma.wait_group 之后，才能释放一个级（例如在它的 'empty' "
+                          "屏障上 mbarrier.arrive）"},
+    "emu.bulk_copy_by": {"en": "the bulk copy {where} by {who}", "zh": "{who} 发起的批量拷贝 {where}"},
     "help.commands": {"en": "    show-config             GPU, driver, CUDA, NVRTC and cupy versions, cache and include paths\n"
                         "    compile [dayNN|file]    compile stubs and solutions for sm_80 and sm_90 with NVRTC (no GPU needed)\n"
                         "    check dayNN             run the day's tests, one child process per exercise; a table at the end\n"

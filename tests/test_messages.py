@@ -649,6 +649,7 @@ def test_the_technique_check_and_the_sass_report_in_chinese(monkeypatch, tmp_pat
     ("extern __shared__ float s[]; s[threadIdx.x + 4096] = 1.0f; y[0] = s[0];", "共享内存写入越界"),
     ("if (threadIdx.x < 16) return; __syncthreads(); y[threadIdx.x] = 1.0f;", "只有线程块的一部分线程到达了屏障"),
     ("if (threadIdx.x == 3) __trap(); y[threadIdx.x] = 1.0f;", "触发了 trap"),
+    ("if (threadIdx.x < 16) y[threadIdx.x] = __shfl_sync(0xffff, (float)threadIdx.x, threadIdx.x + 16);", "没有执行这次洗牌"),
 ])
 def test_the_emulator_s_fault_texts_in_chinese(monkeypatch, body, says):
     """What a wrong kernel did on the emulator (out of bounds, misaligned, a barrier only part of a block

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from grader.emulator.faults import EmulatorFault
+from grader.messages import say
 
 _NONE = np.int32(-1)
 
@@ -181,12 +182,9 @@ class Ordering:
         st = self.st
         cop, issuer, key, init_pc = self.copies[cid]
         phase = int(self.copy_ph[cid])
-        return (f"read before the mbarrier wait: {reader} reads shared offset {byte % st.Sp}, written by the bulk "
-                f"copy {cop.where()} (issued by {st.who(issuer)}), but {st.who(thread)} never waited for phase "
-                f"{phase} of the mbarrier that copy completes on (shared offset {key % st.Sp}, initialised by "
-                f"{st.prog.code[init_pc].where()}): every thread that reads the bytes must first wait on it "
-                f"(mbarrier.try_wait.parity with parity {phase % 2}, e.g. mbarrier_wait(&bar, {phase % 2})), or "
-                f"pass a __syncthreads() / bar.sync after a thread that waited")
+        return say("emu.unseen", reader=reader, offset=byte % st.Sp, copy=cop.where(), issuer=st.who(issuer),
+                   who=st.who(thread), phase=phase, barrier=key % st.Sp, init=st.prog.code[init_pc].where(),
+                   parity=phase % 2)
 
     # ---- cp.async -----------------------------------------------------------------------------------
 
@@ -221,18 +219,15 @@ class Ordering:
             bad = self._unseen(t, byte0)
             if bad is not None:
                 i = int(bad[0])
-                raise EmulatorFault(self._unseen_message(f"{op.where()} by {st.who(int(t[i]))}", int(t[i]),
+                raise EmulatorFault(self._unseen_message(say("emu.by", where=op.where(), who=st.who(int(t[i]))), int(t[i]),
                                                          int(byte0[i]), int(self.tma[byte0[i]])))
         if self.cp is not None:
             pc = self.cp[byte0]
             if pc.any():
                 i = int(np.flatnonzero(pc)[0])
                 cop = st.prog.code[int(pc[i]) - 1]
-                raise EmulatorFault(
-                    f"read before cp.async.wait_group: {op.where()} by {st.who(int(t[i]))} reads shared offset "
-                    f"{int(byte0[i]) % st.Sp}, which the cp.async {cop.where()} has not yet copied: its thread must "
-                    f"wait for it (cp.async.wait_group / wait_all) before the bytes are read, and other threads "
-                    f"need a __syncthreads() after that wait")
+                raise EmulatorFault(say("emu.cp_async_wait", where=op.where(), who=st.who(int(t[i])),
+                                        offset=int(byte0[i]) % st.Sp, copy=cop.where()))
 
     # ---- the async proxy reading shared memory (wgmma operands, TMA store sources) -----------------
 
@@ -269,31 +264,24 @@ class Ordering:
         unfenced = w >= 0
         if unfenced.any():
             i = int(np.flatnonzero(unfenced)[0])
-            raise EmulatorFault(
-                f"a generic-proxy store read by the async proxy without fence.proxy.async: "
-                f"{self._reader(op, threads, what)} reads shared offset {int(words[i]) * 4 % st.Sp}, which "
-                f"{st.who(int(w[i]))} wrote with {self._writer(int(words[i]))} and did not follow with "
-                f"fence.proxy.async: the writing threads must execute `fence.proxy.async.shared::cta` "
-                f"(fence_proxy_async()) after their stores, then a barrier the issuing thread also passes")
+            raise EmulatorFault(say("emu.unfenced", reader=self._reader(op, threads, what),
+                                    offset=int(words[i]) * 4 % st.Sp, who=st.who(int(w[i])),
+                                    writer=self._writer(int(words[i]))))
         span = 4 if threads.size > 1 else 1  # the reader's warps: its warpgroup's, or its own
         me = int(st.accessor[t0])
         same = (last >= 0) & ((last >> 6) == me >> 6) & ((last & 63) // span != (me & 63) // span)
         if same.any():
             i = int(np.flatnonzero(same)[0])
-            raise EmulatorFault(
-                f"shared memory read by the async proxy with no barrier after the stores: "
-                f"{self._reader(op, threads, what)} reads shared offset {int(words[i]) * 4 % st.Sp}, written by "
-                f"another warp with {self._writer(int(words[i]))} since the last barrier: after "
-                f"fence.proxy.async, a __syncthreads() / bar.sync must order the stores before the instruction "
-                f"that reads them")
+            raise EmulatorFault(say("emu.no_barrier", reader=self._reader(op, threads, what),
+                                    offset=int(words[i]) * 4 % st.Sp, writer=self._writer(int(words[i]))))
 
     def _reader(self, op, threads, what) -> str:
-        warpgroup = " (and its warpgroup)" if threads.size > 1 else ""
-        return f"{op.where()} by {self.st.who(int(threads[0]))}{warpgroup}, {what},"
+        warpgroup = say("emu.its_warpgroup") if threads.size > 1 else ""
+        return say("emu.reader", where=op.where(), who=self.st.who(int(threads[0])), warpgroup=warpgroup, what=what)
 
     def _writer(self, word: int) -> str:
         pc = int(self.st.sh_wpc[word])
-        return self.st.prog.code[pc].where() if pc >= 0 else "a store"
+        return self.st.prog.code[pc].where() if pc >= 0 else say("emu.a_store")
 
     def fence(self, threads: np.ndarray) -> None:
         """fence.proxy.async by `threads`: their generic-proxy stores so far are visible to the async proxy."""
@@ -332,22 +320,19 @@ class Ordering:
     def _pending_message(self, writer: str, chunk: int) -> str:
         st = self.st
         rop = st.prog.code[int(self.rd_pc[chunk])]
-        return (f"a stage overwritten while a wgmma still reads it: {writer} writes shared offset "
-                f"{chunk * 16 % st.Sp}, which {rop.where()} of warpgroup {int(self.rd_wg[chunk])} (its group "
-                f"{int(self.rd_g[chunk])}) reads until wgmma.wait_group retires it, and this thread has not "
-                f"learned that it did: release a stage (e.g. mbarrier.arrive on its 'empty' barrier) only after "
-                f"the wgmma.wait_group that retires the wgmma reading it")
+        return say("emu.pending", writer=writer, offset=chunk * 16 % st.Sp, reader=rop.where(),
+                   warpgroup=int(self.rd_wg[chunk]), group=int(self.rd_g[chunk]))
 
     def _refill(self, op, thread: int, offs: np.ndarray) -> None:
         ch = np.unique(offs >> 4)
         bad = self._pending(np.full(ch.size, thread), ch)
         if bad is not None:
-            raise EmulatorFault(self._pending_message(f"the bulk copy {op.where()} by {self.st.who(thread)}",
+            raise EmulatorFault(self._pending_message(say("emu.bulk_copy_by", where=op.where(), who=self.st.who(thread)),
                                                       int(ch[bad[0]])))
 
     def _rewrite(self, op, t: np.ndarray, byte0: np.ndarray) -> None:
         bad = self._pending(t, byte0 >> 4)
         if bad is not None:
             i = int(bad[0])
-            raise EmulatorFault(self._pending_message(f"{op.where()} by {self.st.who(int(t[i]))}",
+            raise EmulatorFault(self._pending_message(say("emu.by", where=op.where(), who=self.st.who(int(t[i]))),
                                                       int(byte0[i]) >> 4))

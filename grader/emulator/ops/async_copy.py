@@ -28,6 +28,7 @@ from grader.emulator.operands import Unsupported, address, reader, writer
 from grader.emulator.ops.control import build_nop
 from grader.emulator.ops.memory_access import build_cp_async, resolve
 from grader.emulator.ops.table import builder
+from grader.messages import say
 
 
 class Barrier:

@@ -7,6 +7,7 @@ import numpy as np
 from grader.emulator.machine import WSYNC, EmulatorFault, Op
 from grader.emulator.operands import Unsupported, immediate, np_type, reader, writer
 from grader.emulator.ops.table import builder, normal
+from grader.messages import say
 
 
 def warp_sync_op(prog, inst, mask_reader, fn):
@@ -27,8 +28,7 @@ def warp_sync_op(prog, inst, mask_reader, fn):
 
 def full_warps(st, op, sel):
     if not st.whole_warps(sel):
-        raise EmulatorFault(f"{op.where()} is a warp-collective .aligned instruction: all 32 lanes of the "
-                            f"warp must execute it together")
+        raise EmulatorFault(say("emu.aligned", where=op.where()))
 
 
 def register_sel(st, sel):
@@ -92,10 +92,7 @@ def build_shfl(prog, inst):
         if not ok.all():
             bad = int(np.flatnonzero(~ok)[0])
             t = int(sel[bad])
-            raise EmulatorFault(
-                f"{inst.text} at {inst.loc}: {st.who(t)} reads lane {int(j[bad])}, which does not execute "
-                f"this shuffle (it exited, took another path, or lies outside the block): the result "
-                f"would be undefined on a GPU")
+            raise EmulatorFault(say("emu.shuffle_lane", text=inst.text, loc=inst.loc, who=st.who(t), lane=int(j[bad])))
         vals = a_full(st, None)
         d(st, sel, np.asarray(vals)[srcc] if np.ndim(vals) else vals)
         if dp is not None:
