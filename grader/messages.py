@@ -1334,6 +1334,88 @@ CATALOGUE: dict[str, dict[str, str]] = {
                           "完成：只有在使读取它的 wgmma 完成的 wgmma.wait_group 之后，才能释放一个级（例如在它的 'empty' "
                           "屏障上 mbarrier.arrive）"},
     "emu.bulk_copy_by": {"en": "the bulk copy {where} by {who}", "zh": "{who} 发起的批量拷贝 {where}"},
+    "emu.tma_store_source": {"en": "shared memory written while a TMA store still reads it: {where} by {who} writes shared "
+                                   "offset {offset}, the source of the bulk store at {store} by {storer}, whose group that "
+                                   "thread has not yet waited for (cp.async.bulk.commit_group, then "
+                                   "cp.async.bulk.wait_group.read before the buffer is written again)",
+                             "zh": "TMA 存储仍在读取时共享内存被写入了：{who} 执行的 {where} 写入共享内存偏移 {offset}，它是 {storer} "
+                                   "在 {store} 发起的批量存储的源，而那个线程还没有等待它所在的组（先 "
+                                   "cp.async.bulk.commit_group，再在缓冲区被再次写入之前 cp.async.bulk.wait_group.read）"},
+    "emu.tx_missing": {"en": "mbarrier transaction bytes never arrived: the mbarrier at shared offset {offset} of {block} "
+                             "(initialised by {init}) expected {expected} bytes in phase {phase} ({where}), got {got} from "
+                             "bulk copies, when the kernel ended: the expect_tx bytes must equal the bytes of the copies "
+                             "that complete on it, and a thread must wait for the phase before the bytes are used",
+                       "zh": "mbarrier 的事务字节始终没有到达：{block} 在共享内存偏移 {offset} 处的 mbarrier（由 {init} 初始化）"
+                             "在第 {phase} 阶段期望 {expected} 字节（{where}），到核函数结束时只从批量拷贝得到 {got} 字节："
+                             "expect_tx 的字节数必须等于在它上面完成的拷贝的字节数，而且线程必须先等待这个阶段再使用这些字节"},
+    "emu.no_mbarrier": {"en": "{where} by {who} uses the mbarrier at shared offset {offset}, which was not initialised "
+                              "(mbarrier.init) or was invalidated",
+                        "zh": "{who} 执行的 {where} 使用了共享内存偏移 {offset} 处的 mbarrier，而它没有初始化（mbarrier.init）"
+                              "或已经失效"},
+    "emu.mbarrier_count": {"en": "{where}: mbarrier count {count} is not in 1..2^20-1",
+                           "zh": "{where}：mbarrier 的计数 {count} 不在 1..2^20-1 之内"},
+    "emu.arrivals": {"en": "{where} by {who}: {arrivals} arrivals on an mbarrier with {pending} pending in this phase "
+                           "(count {count})",
+                     "zh": "{who} 执行的 {where}：在这个阶段只剩 {pending} 次待到达（计数 {count}）的 mbarrier 上到达了 {arrivals} 次"},
+    "emu.setmaxnreg": {"en": "`{text}` at {loc}: the register count must be a multiple of 8 in 24..256, not {count}",
+                       "zh": "{loc} 的 `{text}`：寄存器数必须是 24..256 之间 8 的倍数，而不是 {count}"},
+    "emu.bulk_size": {"en": "{where}: size {size} and source address must be multiples of 16",
+                      "zh": "{where}：大小 {size} 和源地址都必须是 16 的倍数"},
+    "emu.bulk_oob": {"en": "out-of-bounds cp.async.bulk source: {where} reads {size} bytes",
+                     "zh": "cp.async.bulk 的源越界：{where} 读取 {size} 字节"},
+    "emu.tensor_map": {"en": "{where}: {error}", "zh": "{where}：{error}"},
+    "emu.map_rank": {"en": "{where} is a {rank}-D copy, but its tensor map is {map_rank}-D",
+                     "zh": "{where} 是 {rank} 维的拷贝，但它的张量映射 (tensor map) 是 {map_rank} 维的"},
+    "emu.tma_align": {"en": "{where}: the shared-memory address must be 128-byte aligned (offset {offset})",
+                      "zh": "{where}：共享内存地址必须 128 字节对齐（偏移 {offset}）"},
+    "emu.map_outside": {"en": "{where}: the tensor map's tensor lies outside its allocation",
+                        "zh": "{where}：张量映射 (tensor map) 描述的张量超出了它的分配"},
+    "emu.reads": {"en": "reads", "zh": "读取"},
+    "emu.writes": {"en": "writes", "zh": "写入"},
+    "emu.in_flight": {"en": "{by} {name}, an accumulator of {issuer} still in flight: wait for it first (wgmma.wait_group, "
+                            "i.e. warpgroup_wait<N>())",
+                      "zh": "{by} {name}，而它是 {issuer} 仍在途的累加器：请先等待它（wgmma.wait_group，即 warpgroup_wait<N>()）"},
+    "emu.in_flight_by": {"en": "{where} {what}", "zh": "{where} {what}"},
+    "emu.warpgroup": {"en": "{where} is a warpgroup instruction: all 128 threads of 4 consecutive warps must execute it "
+                            "together, but {who}'s warpgroup has threads that exited or do not exist",
+                      "zh": "{where} 是线程束组指令：连续 4 个线程束的全部 128 个线程必须一起执行它，但 {who} 所在的线程束组"
+                            "有线程已经退出或不存在"},
+    "emu.overwrote": {"en": "an instruction overwrote a wgmma accumulator before wgmma.wait_group retired it ({what})",
+                      "zh": "有指令在 wgmma.wait_group 使 wgmma 完成之前覆盖了它的累加器 (accumulator)（{what}）"},
+    "emu.descriptor_uniform": {"en": "{where}: the {what} descriptor differs between threads of a warpgroup: it must be "
+                                     "warpgroup-uniform",
+                               "zh": "{where}：{what} 描述符在线程束组的各线程之间不一致：它必须在整个线程束组中相同"},
+    "emu.descriptor_base": {"en": "{where}: {what} descriptor has base offset {base}: not emulated (align swizzled tiles to "
+                                  "the swizzle pattern, 1024 bytes for 128B)",
+                            "zh": "{where}：{what} 描述符的基址偏移为 {base}：模拟器不支持（请把交错排布的分块对齐到交错排布的"
+                                  "周期，128B 时为 1024 字节）"},
+    "emu.descriptor_outside": {"en": "{where}: the {what} descriptor (start {start}, LBO {lbo}, SBO {sbo}, swizzle {swizzle}) "
+                                     "reaches shared bytes {low}..{high}, outside the block's {total} bytes",
+                               "zh": "{where}：{what} 描述符（start {start}，LBO {lbo}，SBO {sbo}，交错排布 {swizzle}）访问到"
+                                     "共享内存字节 {low}..{high}，超出了线程块的 {total} 字节"},
+    "emu.a_after_fence": {"en": "{where}: its A register {register} was written after the last wgmma.fence "
+                                "(warpgroup_arrive()) of {who}: registers an mma_async reads must be written before the "
+                                "wgmma.fence that precedes it",
+                          "zh": "{where}：它的 A 寄存器 {register} 在 {who} 的最后一次 wgmma.fence（warpgroup_arrive()）之后"
+                                "被写入：mma_async 读取的寄存器必须在它前面的 wgmma.fence 之前写好"},
+    "emu.d_unfenced": {"en": "{where}: its accumulator {register} was written by other instructions with no wgmma.fence "
+                             "(warpgroup_arrive()) before this mma_async, by {who}",
+                       "zh": "{where}：它的累加器 {register} 被 {who} 用其他指令写入，而在这次 mma_async 之前没有 wgmma.fence"
+                             "（warpgroup_arrive()）"},
+    "emu.race": {"en": "shared-memory race: {where} by {who} {kind} shared offset {offset}, which another warp of its "
+                       "block accessed since the last __syncthreads() ({other}); put a barrier between them",
+                 "zh": "共享内存竞争：{who} 执行的 {where} {kind}共享内存偏移 {offset}，而它所在线程块的另一个线程束在上一个 "
+                       "__syncthreads() 之后访问过这个位置（{other}）；请在两者之间加一个屏障"},
+    "emu.race_writes": {"en": "writes", "zh": "写入"},
+    "emu.race_reads": {"en": "reads", "zh": "读取"},
+    "emu.written_by": {"en": "written by {where}", "zh": "由 {where} 写入"},
+    "emu.read_by_other": {"en": "read by another warp", "zh": "被另一个线程束读取"},
+    "emu.more_races": {"en": " ({count} more races in this launch)", "zh": "（这次启动中还有 {count} 处竞争）"},
+    "emu.race_in": {"en": "{kernel}: {race}{more}", "zh": "{kernel}：{race}{more}"},
+    "emu.cp_async_dropped": {"en": "cp.async copies never waited for: {where} issued copies that no cp.async.wait_group / "
+                                   "wait_all retired before the thread exited; they were dropped",
+                             "zh": "cp.async 拷贝从未被等待：{where} 发起的拷贝在线程退出之前没有被任何 cp.async.wait_group / "
+                                   "wait_all 完成；它们被丢弃了"},
     "help.commands": {"en": "    show-config             GPU, driver, CUDA, NVRTC and cupy versions, cache and include paths\n"
                         "    compile [dayNN|file]    compile stubs and solutions for sm_80 and sm_90 with NVRTC (no GPU needed)\n"
                         "    check dayNN             run the day's tests, one child process per exercise; a table at the end\n"

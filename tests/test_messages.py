@@ -550,8 +550,9 @@ def english(text: str) -> list[str]:
     return ENGLISH_RUN.findall(text)
 
 
-def _raised_english(path: Path) -> list[str]:
-    """The English string literals a module raises or asserts with, outside the catalogue's say(...)."""
+def _raised_english(path: Path, only: str | None = None) -> list[str]:
+    """The English string literals a module raises (`only`: raises of that exception) or asserts with,
+    outside the catalogue's say(...)."""
     import ast
 
     found = []
@@ -566,8 +567,9 @@ def _raised_english(path: Path) -> list[str]:
 
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Raise) and node.exc is not None:
-            literals(node.exc)
-        elif isinstance(node, ast.Assert) and node.msg is not None:
+            if only is None or getattr(getattr(node.exc, "func", None), "id", None) == only:
+                literals(node.exc)
+        elif isinstance(node, ast.Assert) and node.msg is not None and only is None:
             literals(node.msg)
     return found
 
@@ -664,3 +666,28 @@ def test_the_emulator_s_fault_texts_in_chinese(monkeypatch, body, says):
         device.launch(module.get_function("k"), (1,), (32,), (device.empty(32),))
     text = re.sub(r"`[^`]*`", "", str(e.value))
     assert says in text and "线程块 (0, 0, 0)" in text and not english(text), text
+
+
+def test_every_emulator_fault_comes_from_the_catalogue():
+    """What the emulator says a kernel did wrong (an EmulatorFault) is the catalogue's; what it does not
+    support (Unsupported: the instruction's own words) and its internal errors may stay English."""
+    found = [f for p in sorted((paths.ROOT / "grader" / "emulator").rglob("*.py")) for f in _raised_english(p, "EmulatorFault")]
+    assert not found, found
+
+
+def test_a_shared_memory_race_in_chinese(monkeypatch):
+    from grader import device
+
+    monkeypatch.chdir(paths.ROOT)
+    monkeypatch.setenv(device.BACKEND_ENV, "emulator")
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    module = device.load_source(r'''
+    extern "C" __global__ void k(float* y) {
+      __shared__ float s[64];
+      s[threadIdx.x] = threadIdx.x;
+      y[threadIdx.x] = s[63 - threadIdx.x];
+    }''', "k.cu")
+    with pytest.raises(device.KernelFault) as e:
+        device.launch(module.get_function("k"), (1,), (64,), (device.empty(64),))
+    text = re.sub(r"`[^`]*`", "", str(e.value))
+    assert "共享内存竞争" in text and "请在两者之间加一个屏障" in text and not english(text), text

@@ -347,9 +347,7 @@ def launch(kernel: Kernel, grid, block, args, shared_mem: int = 0) -> Launch:
                 st.bulk.finish(st)
             if st._cp is not None and st._cp.pending:
                 op = st._cp.pending[0][0]
-                run.warn(("cp.async", op.pc), f"cp.async copies never waited for: {op.where()} issued copies "
-                                              f"that no cp.async.wait_group / wait_all retired before the "
-                                              f"thread exited; they were dropped")
+                run.warn(("cp.async", op.pc), say("emu.cp_async_dropped", where=op.where()))
     last_launch = run
     run.kernel = kernel.name
     run.program = prog
@@ -358,8 +356,8 @@ def launch(kernel: Kernel, grid, block, args, shared_mem: int = 0) -> Launch:
         sys.stdout.flush()
     races = [msg for key, msg in run.warnings.items() if key[0] == "race"]
     if races:  # a race is a bug even when this run's order happened to give the right answer
-        more = f" ({len(races) - 1} more races in this launch)" if len(races) > 1 else ""
-        raise EmulatorFault(f"{kernel.name}: {races[0]}{more}")
+        more = say("emu.more_races", count=len(races) - 1) if len(races) > 1 else ""
+        raise EmulatorFault(say("emu.race_in", kernel=kernel.name, race=races[0], more=more))
     for msg in run.warnings.values():
         warnings.warn(EmulatorWarning(msg), stacklevel=3)
     return run

@@ -91,11 +91,8 @@ class BulkState:
         if (hit >= 0).any():
             i = int(np.flatnonzero(hit >= 0)[0])
             thread, sop = self.stores[int(hit[i])]
-            raise EmulatorFault(
-                f"shared memory written while a TMA store still reads it: {op.where()} by {st.who(int(t[i]))} "
-                f"writes shared offset {int(byte0[i]) % st.Sp}, the source of the bulk store at {sop.where()} "
-                f"by {st.who(thread)}, whose group that thread has not yet waited for (cp.async.bulk.commit_group, "
-                f"then cp.async.bulk.wait_group.read before the buffer is written again)")
+            raise EmulatorFault(say("emu.tma_store_source", where=op.where(), who=st.who(int(t[i])),
+                                    offset=int(byte0[i]) % st.Sp, store=sop.where(), storer=st.who(thread)))
 
     def finish(self, st) -> None:
         """At the end of the chunk: an mbarrier still expecting transaction bytes never got them."""
@@ -103,12 +100,9 @@ class BulkState:
             if b.tx:
                 where = st.prog.code[b.tx_pc].where() if b.tx_pc >= 0 else "expect_tx"
                 block = say("emu.block", block=st.block_of(int(key // st.Sp * st.bthreads)))
-                raise EmulatorFault(
-                    f"mbarrier transaction bytes never arrived: the mbarrier at shared offset {key % st.Sp} of "
-                    f"{block} (initialised by {st.prog.code[b.init_pc].where()}) expected {b.expected} bytes in phase "
-                    f"{b.phase} ({where}), got {b.got} from bulk copies, when the kernel ended: the expect_tx "
-                    f"bytes must equal the bytes of the copies that complete on it, and a thread must wait for "
-                    f"the phase before the bytes are used")
+                raise EmulatorFault(say("emu.tx_missing", offset=key % st.Sp, block=block,
+                                        init=st.prog.code[b.init_pc].where(), expected=b.expected, phase=b.phase,
+                                        where=where, got=b.got))
 
 
 def bulk_state(st) -> BulkState:
@@ -129,8 +123,7 @@ def _shared_offsets(st, op, sel, addr_fn, rsel, size=8):
 def _bar(st, op, key, sel_t):
     b = bulk_state(st).bars.get(int(key))
     if b is None:
-        raise EmulatorFault(f"{op.where()} by {st.who(int(sel_t))} uses the mbarrier at shared offset "
-                            f"{int(key) % st.Sp}, which was not initialised (mbarrier.init) or was invalidated")
+        raise EmulatorFault(say("emu.no_mbarrier", where=op.where(), who=st.who(int(sel_t)), offset=int(key) % st.Sp))
     return b
 
 
@@ -151,7 +144,7 @@ def build_mbarrier(prog, inst):
             cnt = np.broadcast_to(np.asarray(count(st, rsel)), sel.shape)
             for k, c in zip(keys, cnt):
                 if not 1 <= int(c) < 1 << 20:
-                    raise EmulatorFault(f"{op.where()}: mbarrier count {int(c)} is not in 1..2^20-1")
+                    raise EmulatorFault(say("emu.mbarrier_count", where=op.where(), count=int(c)))
                 o = ordering.of(st)
                 bulk_state(st).bars[int(k)] = Barrier(int(c), op.pc, o.column(k) if o is not None else 0)
         op = Op(NORMAL, fn, inst)
@@ -203,8 +196,8 @@ def _arrive(prog, inst):
                     st.order.release(int(sel[i]), b)
                 arrivals = 1 if with_tx or amount is None else int(v)
                 if arrivals > b.pending:
-                    raise EmulatorFault(f"{op.where()} by {st.who(int(sel[i]))}: {arrivals} arrivals on an "
-                                        f"mbarrier with {b.pending} pending in this phase (count {b.count})")
+                    raise EmulatorFault(say("emu.arrivals", where=op.where(), who=st.who(int(sel[i])), arrivals=arrivals,
+                                            pending=b.pending, count=b.count))
                 b.pending -= arrivals
                 if drop:
                     b.count -= 1
@@ -274,8 +267,7 @@ def never_completed(st, op, sel) -> str:
 def build_setmaxnreg(prog, inst):
     n = int(inst.operands[0], 0)
     if n % 8 or not 24 <= n <= 256:
-        raise EmulatorFault(f"`{inst.text}` at {inst.loc}: the register count must be a multiple of 8 "
-                            f"in 24..256, not {n}")
+        raise EmulatorFault(say("emu.setmaxnreg", text=inst.text, loc=inst.loc, count=n))
     return Op(NORMAL, lambda st, sel: None, inst)
 
 
@@ -351,10 +343,10 @@ def _bulk_1d(prog, inst):
         for i in range(sel.size):
             nb = int(n[i])
             if nb % 16 or int(srcs[i]) % 16:
-                raise EmulatorFault(f"{op.where()}: size {nb} and source address must be multiples of 16")
+                raise EmulatorFault(say("emu.bulk_size", where=op.where(), size=nb))
             s = resolve(st, op, sel[i:i + 1], srcs[i:i + 1], "global", 1, False)[0]
             if int(s.off[0]) + nb > s.arr.size:
-                raise EmulatorFault(f"out-of-bounds cp.async.bulk source: {op.where()} reads {nb} bytes")
+                raise EmulatorFault(say("emu.bulk_oob", where=op.where(), size=nb))
             resolve(st, op, sel[i:i + 1], np.uint64([int(dsts[i]) % st.Sp + nb - 16]), "shared", 16, True)
             _land(st, op, sel[i], keys[i], int(dsts[i]) + np.arange(nb),
                   s.arr[int(s.off[0]):int(s.off[0]) + nb].copy())
@@ -404,24 +396,23 @@ def _tensor(prog, inst, to_shared):
             try:
                 m = tensor_maps.decode(raw)
             except ValueError as e:
-                raise EmulatorFault(f"{op.where()}: {e}") from None
+                raise EmulatorFault(say("emu.tensor_map", where=op.where(), error=e)) from None
             if m.rank != rank:
-                raise EmulatorFault(f"{op.where()} is a {rank}-D copy, but its tensor map is {m.rank}-D")
+                raise EmulatorFault(say("emu.map_rank", where=op.where(), rank=rank, map_rank=m.rank))
             start = [int(c[i]) for c in cs]
             gidx, inside = m.box_elements(start)  # element offsets into the tensor, and which are in bounds
             nbytes = gidx.size * m.elem
             base = int(sh[i])
             rel = base % st.Sp  # the block's own shared address: what the hardware's swizzle follows
             if rel % 128:
-                raise EmulatorFault(f"{op.where()}: the shared-memory address must be 128-byte aligned "
-                                    f"(offset {rel})")
+                raise EmulatorFault(say("emu.tma_align", where=op.where(), offset=rel))
             resolve(st, op, sel[i:i + 1], np.uint64([rel + nbytes - 16]), "shared", 16, True)
             offs = (base - rel) + _swizzle(rel + np.arange(nbytes, dtype=np.int64), m.swizzle)
             s = resolve(st, op, sel[i:i + 1], np.uint64([m.base]), "global", 1, False)[0]
             byte_idx = (gidx[:, None] * m.elem + np.arange(m.elem)).ravel() + int(s.off[0])
             ok = np.repeat(inside, m.elem)
             if (byte_idx[ok] >= s.arr.size).any():
-                raise EmulatorFault(f"{op.where()}: the tensor map's tensor lies outside its allocation")
+                raise EmulatorFault(say("emu.map_outside", where=op.where()))
             if to_shared:
                 data = np.where(ok, s.arr[np.where(ok, byte_idx, 0)], 0).astype(np.uint8)
                 _land(st, op, sel[i], keys[i], offs, data)

@@ -245,13 +245,12 @@ def _check_shared(st, op, sel, seg, size, write, synced=False):
         j = int(np.flatnonzero(rows.any(axis=0))[0])  # the first thread, and its first word
         i = int(np.flatnonzero(rows[:, j])[0]) * t.size + j
         other_pc = int(st.sh_wpc[word[i]])
-        other = (f"written by {st.prog.code[other_pc].where()}" if other_pc >= 0 and last_w[i] >> 6 == me[i] >> 6
-                 else "read by another warp")
-        kind = "write" if write else "read"
+        other = (say("emu.written_by", where=st.prog.code[other_pc].where())
+                 if other_pc >= 0 and last_w[i] >> 6 == me[i] >> 6 else say("emu.read_by_other"))
         st.launch.warn(("race", op.pc),
-                       f"shared-memory race: {op.where()} by {_who(st, t[j])} {kind}s shared offset "
-                       f"{int(word[i] * 4 % st.Sp)}, which another warp of its block accessed since the last "
-                       f"__syncthreads() ({other}); put a barrier between them")
+                       say("emu.race", where=op.where(), who=_who(st, t[j]), kind=say("emu.race_writes" if write else
+                                                                                      "emu.race_reads"),
+                           offset=int(word[i] * 4 % st.Sp), other=other))
     if write:
         st.sh_w[word] = me
         st.sh_wpc[word] = op.pc

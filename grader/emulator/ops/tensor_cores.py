@@ -31,6 +31,7 @@ from grader.emulator.machine import WSYNC, EmulatorFault, Op
 from grader.emulator.operands import Unsupported, immediate, reader, writer
 from grader.emulator.ops.table import builder
 from grader.emulator.ops.warp import collective_ready, full_warps, register_sel
+from grader.messages import say
 
 
 # ---- mma.sync -----------------------------------------------------------------------------------
@@ -192,9 +193,9 @@ class InFlight:
         while f is not None and f.f_code.co_name != "run_chunk":
             f = f.f_back
         op = f.f_locals.get("op") if f is not None else None
-        by = f"{op.where()} {what}" if op is not None else what
-        raise EmulatorFault(f"{by} {self.name}, an accumulator of {self.issuer.where()} still in flight: "
-                            f"wait for it first (wgmma.wait_group, i.e. warpgroup_wait<N>())")
+        what = say(f"emu.{what}")
+        by = say("emu.in_flight_by", where=op.where(), what=what) if op is not None else what
+        raise EmulatorFault(say("emu.in_flight", by=by, name=self.name, issuer=self.issuer.where()))
 
     def __getitem__(self, sel):
         if self.count[sel].any():
@@ -248,9 +249,7 @@ def _ready(op):
             mine = _warpgroup(st, st.all) == key
             if mine.sum() < 128 or st.exited[mine].any():
                 t = int(np.flatnonzero(mine)[0])
-                raise EmulatorFault(f"{op.where()} is a warpgroup instruction: all 128 threads of 4 "
-                                    f"consecutive warps must execute it together, but {st.who(t)}'s "
-                                    f"warpgroup has threads that exited or do not exist")
+                raise EmulatorFault(say("emu.warpgroup", where=op.where(), who=st.who(t)))
         ok = np.isin(wg, keys[full])
         return sel[ok], sel[~ok]
     return ready
@@ -305,8 +304,7 @@ def _retire(st, s, sel, keep):
         for slot, vals in writes:
             r = st.regs[slot]
             if not isinstance(r, InFlight):
-                raise EmulatorFault(f"an instruction overwrote a wgmma accumulator before "
-                                    f"wgmma.wait_group retired it ({vals[1]})")
+                raise EmulatorFault(say("emu.overwrote", what=vals[1]))
             r.real[thr[done]] = vals[0][done]
             r.count[thr[done]] -= 1
             s.known[slot][thr[done]] = vals[0][done]
@@ -385,21 +383,18 @@ def _build_mma_async(prog, inst):
     def uniform(st, sel, read, what):
         v = np.asarray(read(st, sel)).astype(np.uint64).reshape(-1, 128)
         if (v != v[:, :1]).any():
-            raise EmulatorFault(f"{op.where()}: the {what} descriptor differs between threads of a "
-                                f"warpgroup: it must be warpgroup-uniform")
+            raise EmulatorFault(say("emu.descriptor_uniform", where=op.where(), what=what))
         return [int(x) for x in v[:, 0]]
 
     def tile(st, sel, d, rows, k_major, what):
         desc = decode_descriptor(d)
         if desc["base"]:
-            raise EmulatorFault(f"{op.where()}: {what} descriptor has base offset {desc['base']}: not "
-                                f"emulated (align swizzled tiles to the swizzle pattern, 1024 bytes for 128B)")
+            raise EmulatorFault(say("emu.descriptor_base", where=op.where(), what=what, base=desc["base"]))
         a = operand_offsets(desc, rows, k_major, elem)
         if a.min() < 0 or a.max() + elem > st.S or a.min() % elem:
-            raise EmulatorFault(f"{op.where()}: the {what} descriptor (start {desc['start']}, LBO "
-                                f"{desc['lbo']}, SBO {desc['sbo']}, swizzle {desc['swizzle'] or 'none'}) "
-                                f"reaches shared bytes {int(a.min())}..{int(a.max()) + 1}, outside the "
-                                f"block's {st.S} bytes")
+            raise EmulatorFault(say("emu.descriptor_outside", where=op.where(), what=what, start=desc["start"],
+                                    lbo=desc["lbo"], sbo=desc["sbo"], swizzle=desc["swizzle"] or "none",
+                                    low=int(a.min()), high=int(a.max()) + 1, total=st.S))
         base = int(st.shared_row[sel[0]])
         if st.order is not None:  # a byte of each 16-byte chunk, and of each word, it reads
             chunks = (base + a[:, ::16 // elem] if k_major else base + a[::8, :]).ravel()
@@ -420,10 +415,8 @@ def _build_mma_async(prog, inst):
                 snap = s.snap.get(slot)
                 changed = regs[j] != (0 if snap is None else snap[sel])
                 if changed.any():
-                    raise EmulatorFault(f"{op.where()}: its A register {a_names[j]} was written after the last "
-                                        f"wgmma.fence (warpgroup_arrive()) of "
-                                        f"{st.who(int(sel[np.flatnonzero(changed)[0]]))}: registers an mma_async "
-                                        f"reads must be written before the wgmma.fence that precedes it")
+                    raise EmulatorFault(say("emu.a_after_fence", where=op.where(), register=a_names[j],
+                                            who=st.who(int(sel[np.flatnonzero(changed)[0]]))))
             halves = np.ascontiguousarray(regs.T).reshape(g, 128, 4).view(np.uint16).reshape(g, 128, 4, 2)
             A = np.empty((g, 64, 16))
             A[:, a_rows, a_cols] = unpack(halves)
@@ -446,9 +439,8 @@ def _build_mma_async(prog, inst):
                 if slot in s.known:
                     changed &= s.known[slot][sel].view(np.uint32) != vals.view(np.uint32)
                 if changed.any():
-                    raise EmulatorFault(f"{op.where()}: its accumulator {dnames[j]} was written by other "
-                                        f"instructions with no wgmma.fence (warpgroup_arrive()) before this "
-                                        f"mma_async, by {st.who(int(sel[np.flatnonzero(changed)[0]]))}")
+                    raise EmulatorFault(say("emu.d_unfenced", where=op.where(), register=dnames[j],
+                                            who=st.who(int(sel[np.flatnonzero(changed)[0]]))))
                 C[j] = vals
         Ct = np.zeros((g, 64, n))
         Ct[:, d_rows, d_cols] = (C * scale_d).T.reshape(g, 128, -1)
