@@ -7,10 +7,10 @@ that traps and one that never finishes; every file a student changed ends with a
 that, as in a real class, only untouched stubs are alike. A warm-up first grades one solution per day, untimed (it
 measures the solutions' times that set the per-case budgets, and fills the disk cache); each mode then
 compiles into a kernel cache of its own (CUPY_CACHE_DIR). The class is graded with serial
-`nbgrader autograde` (what an instructor runs by hand) and with `grade-class` on Ray for each GPU count
-asked for (CUDA_VISIBLE_DEVICES set before Ray starts; without a GPU, that many Ray CPU workers on the
-emulator; there each worker grades an identical submission's hidden tests once, serial nbgrader every
-time). Prints student-days per hour, per GPU (per worker) and the speed-up over serial, and
+`nbgrader autograde` (what an instructor runs by hand) and with `grade-class` for each GPU count asked
+for (on Ray, CUDA_VISIBLE_DEVICES set before it starts; without a GPU, that many worker processes of
+grade-class's own on the emulator; there each worker grades an identical submission's hidden tests once,
+serial nbgrader every time). Prints student-days per hour, per GPU (per worker) and the speed-up over serial, and
 whether every (student, day) got the same score in every mode (also OUT_DIR/classbench.json).
 """
 from __future__ import annotations

@@ -344,7 +344,7 @@ class _RayPool:
 
 
 def _serve(conn) -> None:
-    """A local pool's worker: `grade_pair` for each (course_dir, student, assignment) it is sent, until None.
+    """A local pool's worker: `grade_pair` for each (course_dir, student, assignment) it is sent.
     What it and its notebooks' kernels print goes nowhere (as Ray's workers' does: log_to_driver=False)."""
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1)
@@ -355,7 +355,8 @@ def _serve(conn) -> None:
     from grader import autograde
 
     autograde.prepare()
-    while (task := conn.recv()) is not None:
+    while True:
+        task = conn.recv()
         try:
             result = grade_pair(*task)
         except Exception as e:  # noqa: BLE001 - one line, as Ray reports a task's exception
@@ -429,17 +430,11 @@ class _LocalPool:
         self.idle.append(self._start())
 
     def close(self) -> None:
-        for process, conn in self.idle:
-            try:
-                conn.send(None)
-            except OSError:
-                pass
-        for process, conn, _ in self.busy.values():
-            process.kill()
+        """Every worker killed: an idle one holds nothing to save, and its interpreter's own exit (nbgrader,
+        Jupyter and SQLAlchemy loaded) takes seconds."""
         for process, conn, *_ in [*self.idle, *self.busy.values()]:
-            process.join(10)
-            if process.is_alive():
-                process.kill()
+            process.kill()
+            process.join()
             conn.close()
 
 
@@ -451,16 +446,37 @@ def _pool(address: str | None, workers: int | None, gpus_per_task: float):
     return _RayPool(address, workers, gpus_per_task, emulated)
 
 
+def _heaviest_first(course_dir: Path, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """`pairs` with the submissions that changed the most bytes of their released files first (more of
+    their kernels compile and run every case), so that the light ones (stubs left as they were) fill the
+    workers' last gaps instead of a heavy one running alone at the end."""
+    def changed(pair) -> int:
+        release, folder = course_dir / "release" / pair[1], course_dir / "submitted" / pair[0] / pair[1]
+        total = 0
+        for path in (folder.iterdir() if folder.is_dir() else ()):
+            if path.suffix == ".ipynb" or path.is_symlink() or not path.is_file():
+                continue
+            released, size = release / path.name, path.stat().st_size
+            try:
+                same = released.stat().st_size == size and released.read_bytes() == path.read_bytes()
+            except OSError:
+                same = False
+            total += 0 if same else size
+        return total
+
+    return sorted(pairs, key=changed, reverse=True)
+
+
 def grade(course_dir: Path, pairs: list[tuple[str, str]], *, address=None, gpus_per_task: float = 1.0,
           workers: int | None = None, timeout: float = TASK_TIMEOUT_S, on_result=None) -> list[Result]:
-    """Grade `pairs` (on Ray, or in a local pool: `_pool`), merging each result as it arrives;
-    `on_result(result)` after each merge."""
+    """Grade `pairs` (on Ray, or in a local pool: `_pool`; the heaviest first), merging each result as it
+    arrives; `on_result(result)` after each merge."""
     pool = _pool(address, workers, gpus_per_task)
     try:
         guard = sandbox.unavailable() is not None  # a notebook could reach the course's gradebook
         room = 1 if guard else pool.capacity or len(pairs)  # no sandbox: one at a time
         gradebook = course_dir / "gradebook.db"
-        todo, running, results = list(pairs), {}, []
+        todo, running, results = _heaviest_first(course_dir, pairs), {}, []
         while todo or running:
             while todo and len(running) < room:
                 student, assignment = todo.pop(0)
