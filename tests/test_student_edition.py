@@ -211,22 +211,28 @@ def test_a_day7_edition_grades_exercise_2_on_the_student_own_exercise_1(tmp_path
     assert passed.returncode == 0 and re.search(r"\d+ passed", passed.stdout), passed.stdout[-2000:]
 
 
-LATER_EXERCISES = [  # (day, the student's header, a later exercise of the day, what its PTX must show)
-    ("day08", "scan.cuh", "compact.cu", "sm_80", ("st.release.gpu.global.u64", "ld.acquire.gpu.global.u64")),
-    ("day09", "mma.cuh", "block_tile.cu", "sm_80", ("ldmatrix.sync.aligned.m8n8.x4.trans", "mma.sync.aligned.m16n8k16")),
-    ("day15", "tma.cuh", "gemm_wgmma.cu", "sm_90", ("mbarrier.try_wait.parity", "cp.async.bulk.tensor.2d")),
+LATER_EXERCISES = [  # (day, the student's header, a later exercise of the day, what its PTX must show,
+    # the earlier days an instructor released)
+    ("day08", "scan.cuh", "compact.cu", "sm_80", ("st.release.gpu.global.u64", "ld.acquire.gpu.global.u64"), ()),
+    ("day09", "mma.cuh", "block_tile.cu", "sm_80", ("ldmatrix.sync.aligned.m8n8.x4.trans", "mma.sync.aligned.m16n8k16"),
+     ()),
+    ("day11", "state.cuh", "decode_attention.cu", "sm_80", ("ex2.approx", "cp.async"), ("day03", "day07")),
+    ("day15", "tma.cuh", "gemm_wgmma.cu", "sm_90", ("mbarrier.try_wait.parity", "cp.async.bulk.tensor.2d"), ()),
 ]
 
 
-@pytest.mark.parametrize("day,header,later,arch,shows", LATER_EXERCISES, ids=[d for d, *_ in LATER_EXERCISES])
-def test_a_later_exercise_of_days_8_9_15_builds_on_the_student_own_header(tmp_path, monkeypatch, day, header,
-                                                                          later, arch, shows):
-    """The same for days 8, 9 and 15: a later exercise compiles on the student's days/dayNN header."""
+@pytest.mark.parametrize("day,header,later,arch,shows,released", LATER_EXERCISES,
+                         ids=[d for d, *_ in LATER_EXERCISES])
+def test_a_later_exercise_of_days_8_9_11_15_builds_on_the_student_own_header(tmp_path, monkeypatch, day, header,
+                                                                             later, arch, shows, released):
+    """The same for days 8, 9, 11 and 15: a later exercise compiles on the student's days/dayNN header."""
     from grader import compiler
 
     source = paths.SOLUTIONS / day / later
     for name, where in (("SOLUTION_INCLUDE", "none"), ("UNLOCKED", "unlocked"), ("OWN_INCLUDE", "days")):
         monkeypatch.setattr(paths, name, tmp_path / where)
+    for earlier in released:  # other days' headers, as an instructor hands them out
+        shutil.copytree(paths.ROOT / "solutions" / "include" / earlier, tmp_path / "unlocked" / earlier)
     with pytest.raises(compiler.CompileError, match=f"python -m grader unlock {day}"):
         compiler.compile_file(source, arch)
     own = tmp_path / "days" / day / header

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day11/merge_states.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: a5f2db402e21d0b0
+// stub-sha256: e9fb84e316c50e1f
 // Day 11, exercise 2: merge partial attention results (FlashInfer's MergeStates, cascade.cuh).
 //
 //   v:   [rows, num_states, 128] float   lse2:     [rows, num_states] float
@@ -8,8 +8,8 @@
 //
 // Row r has num_states partial results, each the attention output of one query over a different part
 // of its keys: v[r, s] (already divided by its own softmax denominator) and lse2[r, s], the base-2
-// log-sum-exp of its scores (see course/attention/state.cuh; exercise 1's state (m, d, o)). The merged output is the attention over
-// all the keys together:
+// log-sum-exp of its scores (see course/attention/state.cuh; exercise 1's state (m, d, o)). The merged
+// output is the attention over all the keys together:
 //
 //   out[r] = sum_s w_s v[r, s] / sum_s w_s,   w_s = 2^(lse2[r, s] - M),   M = max_s lse2[r, s]
 //   lse2_out[r] = M + log2(sum_s w_s)
@@ -19,10 +19,14 @@
 //
 // One warp per row, 4 rows per block of 128 threads: the grader launches grid = (ceil(rows / 4),),
 // block = (128,). Lane l owns dims [4l, 4l + 4): one 16-byte load of float4 per part.
-// The test: out at fp16's tolerance, lse2_out in float, empty parts and empty rows included. The
-// technique: exp as one ex2.approx (MUFU.EX2), the state in registers, your own merge (not state_t::merge).
-#include <course/math.cuh>
+// You write the state (course::attention::state_t: init, merge, normalize, lse2) in state.cuh beside this
+// file, then the kernel here with it; exercises 4 and 5 build on your state.cuh through
+// course/attention/state.cuh, which is not to be included here. The test: out at fp16's tolerance,
+// lse2_out in float, empty parts and empty rows included. The technique: exp as one ex2.approx
+// (MUFU.EX2), the state in registers.
 #include <course/vec_dtypes.cuh>
+
+#include "state.cuh"
 
 namespace {
 
@@ -41,6 +45,6 @@ merge_states(const float* __restrict__ v, const float* __restrict__ lse2, half* 
   const float* lse_row = lse2 + row * num_states;
   // TODO: your code here.
   //   Hint: A normalised part (v_s, lse2_s) is itself a state (m, d, o) of exercise 1: which one? Merging two
-  //   Hint: states is the rescale step you wrote there. The test checks out at fp16 and lse2_out in float; the
-  //   Hint: technique: ex2.approx (MUFU.EX2), the state in registers, your own merge (not state_t::merge).
+  //   Hint: states is state_t::merge, which you write in state.cuh. The test checks out at fp16 and lse2_out
+  //   Hint: in float; the technique: ex2.approx (MUFU.EX2), the state in registers.
 }

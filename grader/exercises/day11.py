@@ -558,15 +558,17 @@ PAGED_CASES = _with_configs(
                {"batch": 2, "kv_len": 257, "page_size": 16, "num_qo_heads": 8, "num_kv_heads": 2, "chunks": 3},
                {"batch": 4, "kv_len": 5000, "page_size": 16, "num_qo_heads": 32, "num_kv_heads": 8, "chunks": 5}))
 
-# The cores the student writes by hand: the state update and merge in exercises 1-3 (state_t::merge
-# is the course's copy, allowed from exercise 4 on). The main loop and the block's merge have no course
+# The cores the student writes by hand: the state update and merge in exercises 1 and 3, state_t in
+# exercise 2's state.cuh (which exercise 4 on builds on through course/attention/state.cuh). The main loop and the block's merge have no course
 # copy: the student writes them in exercise 4 and brings them to exercise 5.
 _OWN_STATE = (r"\.\s*merge\s*\(", "state_t::merge (state.cuh): write the merge yourself")
 
 TECH_SOFTMAX = (Technique("the online softmax: exp as one ex2.approx (MUFU.EX2), the state in registers",
                           require=(r"MUFU\.EX2",), no_spills=True, source_forbid=(_OWN_STATE,)),)
 TECH_MERGE = (Technique("the merge of softmax states: exp as one ex2.approx (MUFU.EX2), the state in registers",
-                        require=(r"MUFU\.EX2",), no_spills=True, source_forbid=(_OWN_STATE,)),)
+                        require=(r"MUFU\.EX2",), no_spills=True,
+                        source_forbid=((r"course/attention/", "the course's state_t (course/attention/state.cuh): "
+                                        "write yours in state.cuh"),)),)
 TECH_WARP = (Technique("a warp's decode: scores summed by warp shuffles, exp as ex2.approx, state in registers",
                        require=(r"SHFL\.BFLY", r"MUFU\.EX2"), no_spills=True,
                        source_forbid=(_OWN_STATE,)),)

@@ -1,5 +1,7 @@
-// day11/state.cuh: the course's online-softmax state and its merge (day 11, exercises 1-3), which
-// course/attention/state.cuh gives day 11's exercise 4 on and day 12. The math: course/attention/state.cuh.
+// day11/state.cuh: the course's online-softmax state and its merge (day 11, exercise 2: what
+// merge_states.cu's state.cuh writes), which course/attention/state.cuh gives day 11's exercise 4 on and
+// day 12. The same contract as a student's days/day11/state.cuh, which stands in for it until it is
+// released. The math: course/attention/state.cuh.
 #pragma once
 #include <course/math.cuh>
 

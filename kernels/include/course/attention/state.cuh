@@ -25,16 +25,18 @@
 // The empty state (no keys yet) is m = -inf, d = 0, o = 0; merging two empty states leaves it empty,
 // and normalising it gives o = 0, lse2 = -inf.
 //
-// Day 11's exercises 1-3 write the state update and the merge by hand; state_t is the course's copy,
-// used from exercise 4 on (and by day 12's prefill). Merging the states of other lanes, warps or
+// Day 11's exercises 1-3 write the state update and the merge by hand (exercise 2 as state_t, in the
+// student's days/day11/state.cuh); state_t is used from exercise 4 on (and by day 12's prefill). Merging the states of other lanes, warps or
 // blocks (shuffles, shared memory) is left to the kernels: that is day 11's exercises 3-5.
 #pragma once
 #include "../math.cuh"
 
 // state_t<N>: one state for the N elements of the output vector a thread owns (float o[N], m, d), with
 // init() (the empty state), merge(other_o, other_m, other_d) and merge(other) (a state over disjoint
-// keys), normalize() (o /= d, 0 without keys) and lse2(); it is the course's copy of day 11's
-// exercises 1-3, from day 11's headers once you pass them.
+// keys), normalize() (o /= d, 0 without keys) and lse2(): day 11's exercise 2, written in
+// days/day11/state.cuh. The course's version (<day11/state.cuh> on the include path: the instructor's, or
+// kernels/unlocked once released) comes first; where it is absent, the include path's days/ folder gives
+// yours, so exercises 4 and 5 build on what you wrote.
 #if __has_include(<day11/state.cuh>)
 #include <day11/state.cuh>
 #else

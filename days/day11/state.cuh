@@ -1,0 +1,56 @@
+// Your exercise file. Generated from solutions/day11/state.cuh by `python -m grader stubs`;
+// edit freely: regenerating never overwrites a file you changed.
+// stub-sha256: 6ffbec97bf7351c8
+// Day 11, exercise 2 (with merge_states.cu): your online-softmax state (m, d, o) and its merge, written
+// once. merge_states.cu includes this header from beside it (#include "state.cuh") and is graded on it;
+// exercises 4 and 5 (decode_attention.cu, decode_paged.cu) and day 12 use course/attention/state.cuh's
+// state_t, which is this one: yours, until the course's version (kernels/unlocked/day11/) is released.
+// Keep the names and signatures. The math (base 2, the empty state, the merge of two states over
+// disjoint keys): course/attention/state.cuh. Include nothing but <course/math.cuh> here.
+#pragma once
+#include <course/math.cuh>
+
+namespace course {
+namespace attention {
+
+// One state for N elements of the output vector (the N dims of v that this thread owns).
+template <int N>
+struct state_t {
+  float o[N];
+  float m;
+  float d;
+
+  // The empty state: no keys yet.
+  COURSE_INLINE void init() {
+    // TODO: your code here.
+    //   Hint: What are m, d and o of a state over no keys, such that merging it with any state gives that
+    //   Hint: state?
+  }
+
+  // Merge the state (other_o, other_m, other_d), computed over keys disjoint from ours.
+  COURSE_INLINE void merge(const float (&other_o)[N], float other_m, float other_d) {
+    // TODO: your code here.
+    //   Hint: Both sides are relative to their own max: what must each be multiplied by to be relative to
+    //   Hint: the new one? Exp as one ex2.approx (course::math::ptx_exp2).
+  }
+
+  // Merge another state over keys disjoint from ours.
+  COURSE_INLINE void merge(const state_t& other) { merge(other.o, other.m, other.d); }
+
+  // Divide o by d: afterwards o is the attention output of this state's keys (0 if there were none).
+  // Call once; then lse2() still holds, and the state is (o, m = lse2(), d = 1) in merge terms.
+  COURSE_INLINE void normalize() {
+    // TODO: your code here.
+    //   Hint: A state over no keys has d = 0: what must its output be?
+  }
+
+  // log2(sum_j 2^(x_j)) over this state's keys; -inf for the empty state.
+  COURSE_INLINE float lse2() const {
+    // TODO: your code here.
+    //   Hint: m is the max, d the sum relative to it: log2 of the whole sum is?
+    return 0.f;
+  }
+};
+
+}  // namespace attention
+}  // namespace course
