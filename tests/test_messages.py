@@ -691,3 +691,25 @@ def test_a_shared_memory_race_in_chinese(monkeypatch):
         device.launch(module.get_function("k"), (1,), (64,), (device.empty(64),))
     text = re.sub(r"`[^`]*`", "", str(e.value))
     assert "共享内存竞争" in text and "请在两者之间加一个屏障" in text and not english(text), text
+
+
+def _named_english(path: Path) -> list[str]:
+    """The English literals in the name= / what= a module hands a check (the words a failure starts with)."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.keyword) and node.arg in ("name", "what"):
+            for s in ast.walk(node.value):
+                if isinstance(s, ast.Constant) and isinstance(s.value, str):
+                    found.extend(f"{path.name}:{node.value.lineno}: {w}" for w in english(s.value))
+    return found
+
+
+@pytest.mark.parametrize("module", ["day01", "day02", "day03", "day04", "day05", "day06", "day10", "day12", "day13",
+                                    "day13_cache", "day14", "day16", "capstone"])
+def test_the_name_a_failed_check_starts_with_comes_from_the_catalogue(module):
+    """A failed check starts with the output's name and case (`saxpy out (n=..., grid ...)`), in the
+    lessons' language."""
+    found = _named_english(paths.ROOT / "grader" / "exercises" / f"{module}.py")
+    assert not found, found

@@ -215,13 +215,13 @@ def check_capstone(seed: int, batch: int, qo_heads: int, kv_heads: int, intermed
             poison = np.isnan(value)  # a cache's rows after the new one (its last page's padding)
             if poison.any():
                 checks.assert_untouched(got[poison], np.ones(int(poison.sum()), bool), seed=seed,
-                                        name=f"{what}: the rows after the new token ({cfg})")
+                                        name=say("name.capstone.after", what=what, cfg=cfg))
                 got, value = got[~poison], value[~poison]
             checks.assert_close(got, value, dt="float16", tol=tol, seed=seed,
-                                name=f"{what} (from its actual inputs; {cfg})")
+                                name=say("name.capstone.actual", what=what, cfg=cfg))
     got, expected = device.to_host(state["out"]).astype(np.float64), reference_block(host, cfg)["out"].astype(np.float64)
     checks.assert_close(got, expected, dt="float16", tol=END_TO_END_TOL, seed=seed,
-                        name=f"capstone block output, end to end against float64 numpy ({cfg})")
+                        name=say("name.capstone.block", cfg=cfg))
     return float(np.linalg.norm(got - expected) / np.linalg.norm(expected))
 
 
@@ -304,7 +304,7 @@ def check_torch_block(seed: int, batch: int, qo_heads: int, kv_heads: int, inter
     for cache in ("k_cache", "v_cache"):
         rows = device.to_host(theirs[cache])[:, cfg.kv_len].astype(np.float64)
         checks.assert_close(rows, device.to_host(ours[cache])[:, cfg.kv_len].astype(np.float64), dt="float16",
-                            tol=END_TO_END_TOL, seed=seed, name=f"{name}: {cache} row kv_len (the new token)")
+                            tol=END_TO_END_TOL, seed=seed, name=say("name.capstone.new_row", name=name, cache=cache))
     return float(np.linalg.norm(got - expected) / np.linalg.norm(expected))
 
 

@@ -39,7 +39,8 @@ def check_saxpy(module, seed: int, n: int) -> None:
     device.launch(module.get_function("saxpy"), (blocks,), (threads,),
                   (np.int64(n), alpha, device.asarray(x), device.asarray(y), out), what="saxpy")
     expected = np.float64(alpha) * x + y
-    checks.assert_close(device.to_host(out), expected, name=f"saxpy out (n={n}, grid {blocks}x{threads})",
+    checks.assert_close(device.to_host(out), expected,
+                        name=say("name.day01.saxpy", n=n, blocks=blocks, threads=threads),
                         seed=seed)
 
 
@@ -99,8 +100,7 @@ def check_read_sum(module, seed: int, n4: int, reps: int) -> None:
     # float32 accumulation: each addition rounds by at most 2^-24 of the running |sum| <= abs_sum.
     adds = 4 * reps * -(-n4 // total) + 1
     assert_within(device.to_host(partial), exact, adds * 2.0**-24 * abs_sum, seed=seed,
-                  name=f"read_sum partial, index = thread (n4={n4}, reps={reps}, grid {blocks}x{threads}; "
-                       f"allowed: float32 rounding of each addition)")
+                  name=say("name.day01.read_sum", n4=n4, reps=reps, blocks=blocks, threads=threads))
 
 
 EXERCISES = (

@@ -31,7 +31,7 @@ def check_strided_gather(module, seed: int, n_out: int, stride: int) -> None:
     got = device.to_host(out)
     checks.assert_close(got[:n_out], src[::stride][:n_out].astype(np.float64),
                         name=f"strided_gather out (n_out={n_out}, stride={stride})", seed=seed)
-    checks.assert_untouched(got[n_out:], np.ones(1, bool), name="strided_gather out past n_out",
+    checks.assert_untouched(got[n_out:], np.ones(1, bool), name=say("name.day02.past"),
                             seed=seed)
 
 
@@ -169,7 +169,7 @@ def check_quant_int8(module, seed: int, rows: int, d: int) -> None:
                   what="dequantize_int8")
     checks.assert_close(device.to_host(out, "float16"), q_ref * scales_ref.astype(np.float64)[:, None],
                         tol=checks.Tolerance(2.0**-11, 2.0**-25, False), seed=seed,
-                        name=f"dequantize_int8 out (rows={rows}, d={d}; q * scale rounded to fp16)")
+                        name=say("name.day02.dequant", rows=rows, d=d))
 
 
 SILU_SHAPES = ({"rows": 1, "d": 1}, {"rows": 3, "d": 31}, {"rows": 5, "d": 33}, {"rows": 7, "d": 8},

@@ -196,17 +196,15 @@ def check_warp_reduce(module, seed: int, n: int) -> None:
                   (x_dev, sums, maxes, lanes, np.int32(n)), what="warp_reduce")
     exact = checks.Tolerance(0.0, 0.0, False)  # max is exact: no rounding anywhere
     assert_within(device.to_host(sums), exact_sum, WARP_SUM_RTOL * abs_sum, seed=seed,
-                  name=f"warp_reduce sums (n={n}; allowed 1e-6 x the group's sum of |x|)")
+                  name=say("name.day03.sums", n=n))
     checks.assert_close(device.to_host(maxes), exact_max, tol=exact, seed=seed,
                         name=f"warp_reduce maxes (n={n})")
     got = device.to_host(lanes)
     assert_within(got[..., 0], np.repeat(exact_sum[:, None], 32, 1),
                   WARP_SUM_RTOL * abs_sum[:, None], seed=seed,
-                  name=f"warp_reduce all_lanes sum, index (group, lane) (n={n}; every lane must end with "
-                       f"the group's sum, not only lane 0)")
+                  name=say("name.day03.all_sum", n=n))
     checks.assert_close(got[..., 1], np.repeat(exact_max[:, None], 32, 1), tol=exact, seed=seed,
-                        name=f"warp_reduce all_lanes max, index (group, lane) (n={n}; every lane must "
-                             f"end with the group's max)")
+                        name=say("name.day03.all_max", n=n))
 
 
 # ---- exercise 3: GELU (tanh approximation) ------------------------------------------------------

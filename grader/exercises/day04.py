@@ -55,8 +55,8 @@ def check_kernel(module, seed: int, rows: int, cols: int, kernel: str) -> None:
     got = device.to_host(out)
     where = f"(rows={rows}, cols={cols})"
     checks.assert_close(got[:cols], x.T, tol=EXACT, name=f"{kernel} out = in.T {where}", seed=seed)
-    checks.assert_untouched(got[cols:], np.ones((1, rows), bool), name=f"{kernel}: the row past out's end "
-                            f"{where}", seed=seed)
+    checks.assert_untouched(got[cols:], np.ones((1, rows), bool), seed=seed,
+                            name=say("name.day04.past_end", kernel=kernel, where=where))
 
 
 def check_transpose_tiled(module, seed: int, rows: int, cols: int) -> None:

@@ -28,7 +28,7 @@ def check_warp_scan(module, seed: int, rows: int, d: int) -> None:
     device.launch(module.get_function("warp_scan"), grid, block,
                   (device.asarray(x), out, np.int32(rows), np.int32(d)), what="warp_scan")
     checks.assert_close(device.to_host(out), np.cumsum(x, axis=1, dtype=np.int64), dt="int32",
-                        name=f"warp_scan out (rows={rows}, d={d}; -1 = never written)", seed=seed)
+                        name=say("name.day05.scan", rows=rows, d=d), seed=seed)
 
 
 # ---- softmax ------------------------------------------------------------------------------------
@@ -69,9 +69,9 @@ def check_softmax_stats(module, seed: int, rows: int, d: int, inputs: str) -> No
     m = x64.max(axis=1)
     where = f"(rows={rows}, d={d}, {inputs} inputs)"
     checks.assert_close(device.to_host(m_out), m, dt="float32", tol=EXACT, seed=seed,
-                        name=f"softmax_stats m, the max of each row {where}")
+                        name=say("name.day05.m", where=where))
     checks.assert_close(device.to_host(s_out), np.exp(x64 - m[:, None]).sum(axis=1), dt="float32", seed=seed,
-                        name=f"softmax_stats s = sum exp(x - m) of each row {where}")
+                        name=say("name.day05.s", where=where))
 
 
 def _softmax_launch(module, dtype: str, out, x, rows: int, d: int, sync=True):
@@ -93,7 +93,7 @@ def check_softmax(module, seed: int, rows: int, d: int, dtype: str, inputs: str)
     out = device.empty((rows, d), dtype)
     _softmax_launch(module, dtype, out, device.asarray(x), rows, d)
     checks.assert_close(device.to_host(out), softmax_reference(x), dt=dtype, seed=seed,
-                        name=f"softmax out ({dtype}, rows={rows}, d={d}, {inputs} inputs)")
+                        name=say("name.day05.softmax", dtype=dtype, rows=rows, d=d, inputs=inputs))
 
 
 BENCH_D = 1024
@@ -179,7 +179,7 @@ def check_compact(module, seed: int, n: int, density: float) -> None:
     padded[:n] = keep
     expected_counts = padded.reshape(blocks, COMPACT_BLOCK).sum(axis=1)
     checks.assert_close(device.to_host(counts), expected_counts, dt="int32", seed=seed,
-                        name=f"compact_count counts, index = block {where}")
+                        name=say("name.day05.counts", where=where))
 
     offsets = np.concatenate(([0], np.cumsum(expected_counts)[:-1])).astype(np.int32)
     count = int(keep.sum())
@@ -188,11 +188,11 @@ def check_compact(module, seed: int, n: int, density: float) -> None:
                   (x_dev, np.int32(n), threshold, device.asarray(offsets), out, out_idx), what="compact_scatter")
     got, got_idx = device.to_host(out), device.to_host(out_idx)
     checks.assert_close(got_idx[:count], np.flatnonzero(keep), dt="int32", seed=seed,
-                        name=f"compact_scatter out_idx[:{count}]: the kept indices, in increasing order {where}")
+                        name=say("name.day05.kept_idx", count=count, where=where))
     checks.assert_close(got[:count], x[keep].astype(np.float64), dt="float32", tol=EXACT, seed=seed,
-                        name=f"compact_scatter out[:{count}]: the kept values, in input order {where}")
+                        name=say("name.day05.kept", count=count, where=where))
     checks.assert_untouched(got[count:], np.ones(n + 1 - count, bool), seed=seed,
-                            name=f"compact_scatter out past the count ({count}) {where}")
+                            name=say("name.day05.past", count=count, where=where))
     written = np.flatnonzero(got_idx[count:] != -1)
     if written.size:
         raise AssertionError(say("day05.past_count", count=count, where=where, written=written.size,

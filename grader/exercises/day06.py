@@ -20,9 +20,9 @@ SUM_DEPTH = 128         # additions allowed on the longest chain from an input t
 def _sum_launch(module, x, partial, out, n: int, blocks: int) -> None:
     kernel = module.get_function("block_sum")
     device.launch(kernel, (blocks,), (SUM_BLOCK,), (x, partial, np.int64(n)),
-                  what=f"block_sum pass 1 ({blocks} blocks, one partial each)")
+                  what=say("name.day06.pass1", blocks=blocks))
     device.launch(kernel, (1,), (SUM_BLOCK,), (partial, out, np.int64(blocks)),
-                  what="block_sum pass 2 (one block over the partials)")
+                  what=say("name.day06.pass2"))
 
 
 def _device_sum(module, x: np.ndarray) -> float:
@@ -49,13 +49,13 @@ def check_block_sum(module, seed: int, n: int) -> None:
     ints = (rng.integers(1, 9, n) * rng.choice(np.array([-1, 1]), n)).astype(np.float32)
     exact = np.array([ints.astype(np.int64).sum()], dtype=np.float64)
     checks.assert_close(_device_sum(module, ints), exact, dt="float32", tol=checks.Tolerance(0.0, 0.0, False),
-                        name=f"block_sum of +-(1..8) integers, exact in any order (n={n})", seed=seed)
+                        name=say("name.day06.exact", n=n), seed=seed)
     x = rng.standard_normal(n, dtype=np.float32)
     x64 = x.astype(np.float64)
     bound = SUM_DEPTH * U32 * float(np.abs(x64).sum())
     checks.assert_close(_device_sum(module, x), np.array([x64.sum()]), dt="float32",
                         tol=checks.Tolerance(0.0, bound, False),
-                        name=f"block_sum of normal floats (n={n}, allowed error {bound:.2g})", seed=seed)
+                        name=say("name.day06.floats", n=n, bound=bound), seed=seed)
 
 
 # ---- RMSNorm and fused add + RMSNorm ------------------------------------------------------------
@@ -102,8 +102,7 @@ def _assert_norm_close(got, expected, dtype: str, name: str, seed: int, alternat
         expected = np.where(use_alt[:, None], alternative, expected)
     scales = ", ".join(f"{s:g}" for s in ROW_SCALES)
     checks.assert_close(got, expected, dt=dtype, tol=tol, seed=seed,
-                        name=f"{name} [each element within one {dtype} rounding of the float64 value: "
-                             f"rtol {tol.rtol:.3g}; rows scaled by {scales} in turn, eps = {EPS:g}]")
+                        name=say("name.day06.within", name=name, dtype=dtype, rtol=tol.rtol, scales=scales, eps=EPS))
 
 
 def check_rmsnorm(module, seed: int, rows: int, d: int, dtype: str, gemma: bool = False) -> None:

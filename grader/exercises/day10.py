@@ -216,8 +216,8 @@ def check_swizzle(module, seed: int, cols: int, rows_valid: int, cols_valid: int
     expected = np.zeros_like(tile)
     expected[:rows_valid, :cols_valid] = tile[:rows_valid, :cols_valid]
     checks.assert_close(device.to_host(back), expected, dt="float16", tol=checks.Tolerance(0.0, 0.0, False),
-                        name=f"swizzle_roundtrip_{cols}: the tile back out of swizzled shared memory (rows_valid="
-                             f"{rows_valid}, cols_valid={cols_valid}: zeros outside)", seed=seed)
+                        name=say("name.day10.roundtrip", cols=cols, rows_valid=rows_valid, cols_valid=cols_valid),
+                        seed=seed)
 
 
 # ---- one tensor-core block tile (gemm_mma.cu) ------------------------------------------------------
@@ -439,7 +439,7 @@ def _gemv_exact(module, rng, n: int, k: int, sms: int, seed: int, what: str):
     wd, xd = device.asarray(w), device.asarray(x)
     got, plan = _gemv(module, wd, xd, n, k, sms, what)
     checks.assert_close(got, w.astype(np.float64) @ x.astype(np.float64), tol=checks.Tolerance(0.0, 0.0, False),
-                        seed=seed, name=f"gemv of +-(1..4) integers, exact in any order {what}")
+                        seed=seed, name=say("name.day10.exact", what=what))
     return wd, xd, w.nbytes, x.nbytes, plan
 
 
@@ -457,7 +457,7 @@ def check_gemv(module, seed: int, n: int, k: int) -> None:
     w64, x64 = w.astype(np.float64), x.astype(np.float64)
     bound = k * U32 * float((np.abs(w64) @ np.abs(x64)).max())
     checks.assert_close(got, w64 @ x64, tol=checks.Tolerance(0.0, bound, False), seed=seed,
-                        name=f"gemv (N={n}, K={k}), allowed error {bound:.2g}")
+                        name=say("name.day10.gemv", n=n, k=k, bound=bound))
 
 
 def check_gemv_design(module, seed: int, shape: str) -> None:

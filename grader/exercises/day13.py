@@ -56,9 +56,9 @@ def _check(module, seed, tokens, heads, extra_heads, head_dim, dtype, vec, heads
     where = f"({kernel.name}, tokens={tokens}, heads={heads})"
     layout = "interleaved pairs (2i, 2i + 1)" if interleaved else "rotate half, pairs (i, i + head_dim / 2)"
     checks.assert_close(got[:, :heads], rope_reference(x, pos, heads, interleaved=interleaved)[:, :heads],
-                        dt=dtype, name=f"rope rotated heads, {layout} {where}", seed=seed)
+                        dt=dtype, name=say("name.day13.rotated", layout=layout, where=where), seed=seed)
     checks.assert_untouched(got[:, heads:], np.ones(got[:, heads:].shape, bool),
-                            name=f"rope heads past `heads` (the packed v) {where}", seed=seed)
+                            name=say("name.day13.past", where=where), seed=seed)
 
 
 BENCH_VEC, BENCH_HEADS_PER_BLOCK = 8, 4  # 16-byte vectors; the notebook sweeps the others

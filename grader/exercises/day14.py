@@ -450,13 +450,13 @@ def _check_append(module, seed: int, batch: int, max_len: int, qo_heads: int, kv
         name = "kv"[part]
         got = device.to_host(got_dev, dtype)
         checks.assert_close(got[history], cache[history].astype(np.float64), dt=dtype, tol=exact, seed=seed,
-                            name=f"{kernel} {name}_cache rows before pos[b] (the history) {where}")
+                            name=say("name.day14.history", kernel=kernel, name=name, where=where))
         heads = slice(qo_heads + part * kv_heads, qo_heads + (part + 1) * kv_heads)
         checks.assert_close(got[rows, pos], new[:, heads], dt=dtype, tol=rotated if part == 0 else exact,
-                            seed=seed, name=f"{what if part == 0 else kernel + ' '}{name}_cache row pos[b] "
-                                            f"(the new {name}) {where}")
+                            seed=seed, name=say("name.day14.new_row", prefix=what if part == 0 else kernel + " ",
+                                                name=name, where=where))
         checks.assert_untouched(got[later], np.ones(got[later].shape, bool), seed=seed,
-                                name=f"{kernel} {name}_cache rows after pos[b] {where}")
+                                name=say("name.day14.after", kernel=kernel, name=name, where=where))
 
 
 def check_append_kv(module, seed: int, batch: int, max_len: int, qo_heads: int, kv_heads: int,
