@@ -1457,6 +1457,76 @@ CATALOGUE: dict[str, dict[str, str]] = {
                            "zh": "{prefix}{name}_cache 的第 pos[b] 行（新的 {name}）{where}"},
     "name.day14.after": {"en": "{kernel} {name}_cache rows after pos[b] {where}",
                          "zh": "{kernel} {name}_cache 在 pos[b] 之后的行 {where}"},
+    # ---- a technique's own words (Technique.why and its (regex, what) pairs), found by their English ----
+    "tech.one_16_byte_load_a_float4_per_element": {"en": "one 16-byte load (a float4) per element",
+                                                   "zh": "每个元素一次 16 字节读取（一个 float4）"},
+    "tech.16_byte_accesses_vec_t_in_quantize_int8": {"en": "16-byte accesses (vec_t) in quantize_int8",
+                                                     "zh": "quantize_int8 中的 16 字节访问（vec_t）"},
+    "tech.16_byte_accesses_vec_t_in_dequantize_int": {"en": "16-byte accesses (vec_t) in dequantize_int8",
+                                                      "zh": "dequantize_int8 中的 16 字节访问（vec_t）"},
+    "tech.your_own_inline_ptx_for_each_sfu_instruc": {"en": "your own inline PTX for each SFU instruction (asm with ex2/lg2/rsqrt/rcp/tanh .approx)",
+                                                      "zh": "为每条 SFU 指令写你自己的内联 PTX（带 ex2/lg2/rsqrt/rcp/tanh .approx 的 asm）"},
+    "tech.asm_statement_with_ex2_approx_my_exp2": {"en": "asm statement with ex2.approx (my_exp2)",
+                                                   "zh": "带 ex2.approx 的 asm 语句（my_exp2）"},
+    "tech.asm_statement_with_lg2_approx_my_log2": {"en": "asm statement with lg2.approx (my_log2)",
+                                                   "zh": "带 lg2.approx 的 asm 语句（my_log2）"},
+    "tech.asm_statement_with_rsqrt_approx_my_rsqrt": {"en": "asm statement with rsqrt.approx (my_rsqrt)",
+                                                      "zh": "带 rsqrt.approx 的 asm 语句（my_rsqrt）"},
+    "tech.asm_statement_with_rcp_approx_my_rcp": {"en": "asm statement with rcp.approx (my_rcp)",
+                                                  "zh": "带 rcp.approx 的 asm 语句（my_rcp）"},
+    "tech.asm_statement_with_tanh_approx_my_tanh": {"en": "asm statement with tanh.approx (my_tanh)",
+                                                    "zh": "带 tanh.approx 的 asm 语句（my_tanh）"},
+    "tech.a_math_library_call_exp2f_log2f_rsqrtf": {"en": "a math-library call (exp2f, log2f, rsqrtf, __fdividef, tanhf, ...) instead of inline asm",
+                                                    "zh": "调用数学库函数（exp2f、log2f、rsqrtf、__fdividef、tanhf ...）而不是内联 asm"},
+    "tech.course_math_s_wrappers": {"en": "course::math's wrappers",
+                                    "zh": "course::math 的封装函数"},
+    "tech.a_butterfly_of_register_exchanges_your_s": {"en": "a butterfly of register exchanges (your shfl.sync.bfly in inline asm), no shared memory",
+                                                      "zh": "寄存器交换组成的蝶形（你在内联 asm 里写的 shfl.sync.bfly），不用共享内存"},
+    "tech.asm_statement_with_shfl_sync_bfly_b32": {"en": "asm statement with shfl.sync.bfly.b32",
+                                                   "zh": "带 shfl.sync.bfly.b32 的 asm 语句"},
+    "tech.the_library_s_shuffles_or_reductions___s": {"en": "the library's shuffles or reductions (__shfl_xor_sync, course::math::shfl_xor_sync, cub)",
+                                                      "zh": "库里的洗牌或归约（__shfl_xor_sync、course::math::shfl_xor_sync、cub）"},
+    "tech.tanh_approx_on_the_sfu_mufu_tanh_and_16": {"en": "tanh.approx on the SFU (MUFU.TANH) and 16-byte accesses (LDG.E.128)",
+                                                     "zh": "SFU 上的 tanh.approx（MUFU.TANH）和 16 字节访问（LDG.E.128）"},
+    "tech.asm_statement_with_tanh_approx_f32": {"en": "asm statement with tanh.approx.f32",
+                                                "zh": "带 tanh.approx.f32 的 asm 语句"},
+    "tech.tanhf_or_course_math_s_ptx_tanh": {"en": "tanhf or course::math's ptx_tanh",
+                                             "zh": "tanhf 或 course::math 的 ptx_tanh"},
+    "tech.the_conversion_done_on_the_bits___float": {"en": "the conversion done on the bits (__float_as_uint and integer rounding) and cvt.rn.bf16x2.f32 in asm",
+                                                     "zh": "在位模式上完成的转换（__float_as_uint 加整数舍入）和 asm 里的 cvt.rn.bf16x2.f32"},
+    "tech.float_as_uint_the_float_s_bits": {"en": "__float_as_uint (the float's bits)",
+                                            "zh": "__float_as_uint（浮点数的位模式）"},
+    "tech.asm_statement_with_cvt_rn_bf16x2_f32": {"en": "asm statement with cvt.rn.bf16x2.f32",
+                                                  "zh": "带 cvt.rn.bf16x2.f32 的 asm 语句"},
+    "tech.the_library_s_bfloat16_conversions_or_ty": {"en": "the library's bfloat16 conversions or types",
+                                                      "zh": "库里的 bfloat16 转换函数或类型"},
+    "tech.a_transpose_through_a_shared_memory_tile": {"en": "a transpose through a shared-memory tile (coalesced reads and writes)",
+                                                      "zh": "经过共享内存分块的转置（读和写都合并访存）"},
+    "tech.16_byte_accesses_to_global_and_shared_me": {"en": "16-byte accesses to global and shared memory and an XOR-swizzled tile",
+                                                      "zh": "对全局内存和共享内存的 16 字节访问，以及用 XOR 交错排布的分块"},
+    "tech.xor_the_swizzle_of_the_chunk_index_by_bi": {"en": "XOR (^): the swizzle of the chunk index by bits of the row",
+                                                      "zh": "XOR (^)：用行号的若干位对 16 字节块的下标做交错排布"},
+    "tech.course_permuted_smem_cuh_s_swizzle_write": {"en": "course/permuted_smem.cuh's swizzle (write your own tile_chunk)",
+                                                      "zh": "course/permuted_smem.cuh 的交错排布（请自己写 tile_chunk）"},
+    "tech.a_warp_scan_with_shuffles___shfl_up_sync": {"en": "a warp scan with shuffles (__shfl_up_sync), every lane taking part",
+                                                      "zh": "用洗牌（__shfl_up_sync）做的线程束扫描，每个通道都参与"},
+    "tech.course_warp_inclusive_scan_course_warp_c": {"en": "course::warp_inclusive_scan (course/warp.cuh's finished scan)",
+                                                      "zh": "course::warp_inclusive_scan（course/warp.cuh 里现成的线程束扫描）"},
+    "tech.merging_max_sum_states_across_the_warp_w": {"en": "merging (max, sum) states across the warp with a __shfl_xor_sync butterfly",
+                                                      "zh": "用 __shfl_xor_sync 蝶形在线程束内合并 (max, sum) 状态"},
+    "tech.the_course_s_finished_warp_reductions_co": {"en": "the course's finished warp reductions (course/reduce.cuh, course/warp.cuh)",
+                                                      "zh": "课程里现成的线程束归约（course/reduce.cuh、course/warp.cuh）"},
+    "tech.a_softmax_whose_max_and_sum_are_your_own": {"en": "a softmax whose max and sum are your own __shfl_xor_sync butterflies, the row kept in registers",
+                                                      "zh": "max 和 sum 都用你自己的 __shfl_xor_sync 蝶形求出、整行留在寄存器里的 softmax"},
+    "tech.your_own_two_level_block_reduction_warp": {"en": "your own two-level block reduction: warp shuffles, then shared memory, no atomics and no CUB",
+                                                     "zh": "你自己的两级线程块归约：先线程束洗牌，再共享内存，不用原子操作，也不用 CUB"},
+    "tech.the_course_s_finished_reductions_course": {"en": "the course's finished reductions (course/reduce.cuh)",
+                                                     "zh": "课程里现成的归约（course/reduce.cuh）"},
+    "tech.atomics_atomicadd_and_friends": {"en": "atomics (atomicAdd and friends)",
+                                           "zh": "原子操作（atomicAdd 之类）"},
+    "tech.rmsnorm_with_your_own_block_reduction_wa": {"en": "RMSNorm with your own block reduction (warp shuffles, then shared memory), 16-byte accesses and the row in registers",
+                                                      "zh": "用你自己的线程块归约（先线程束洗牌，再共享内存）、16 字节访问、整行留在寄存器里的 RMSNorm"},
+    "tech.cub": {"en": "CUB", "zh": "CUB 库"},
     "help.commands": {"en": "    show-config             GPU, driver, CUDA, NVRTC and cupy versions, cache and include paths\n"
                         "    compile [dayNN|file]    compile stubs and solutions for sm_80 and sm_90 with NVRTC (no GPU needed)\n"
                         "    check dayNN             run the day's tests, one child process per exercise; a table at the end\n"
@@ -1527,6 +1597,14 @@ def helped(text: str) -> str:
     """A command line's help text, as the code holds it (in English), in the lessons' language: the
     catalogue's help.* entry with that English; a text the catalogue lacks stays as it is."""
     key = next((k for k, e in CATALOGUE.items() if k.startswith("help.") and e["en"] == text), None)
+    return say(key) if key else text
+
+
+def described(text: str) -> str:
+    """A technique's words (Technique.why, a source check's `what`), as the exercise holds them (in
+    English), in the lessons' language: the catalogue's tech.* entry with that English; words the
+    catalogue lacks stay as they are."""
+    key = next((k for k, e in CATALOGUE.items() if k.startswith("tech.") and e["en"] == text), None)
     return say(key) if key else text
 
 

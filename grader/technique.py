@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import compiler, float_index, paths, sass, solution_facts
-from grader.messages import say, word
+from grader.messages import described, say, word
 
 ARCH = "sm_90"
 
@@ -54,9 +54,9 @@ _LINE_DIRECTIVE = re.compile(r'^#line \d+ "[^"\n]*"$', re.M)
 def _source_problems(path: Path, t: Technique) -> list[str]:
     """The source checks on the file's code and the headers of its own it includes (day 7's cp_async.cuh)."""
     code = _COMMENTS.sub(" ", _LINE_DIRECTIVE.sub("", compiler.read_source(path)))
-    found = [say("technique.has_no", file=Path(path).name, what=what, why=t.why)
+    found = [say("technique.has_no", file=Path(path).name, what=described(what), why=described(t.why))
              for pattern, what in t.source_require if not re.search(pattern, code)]
-    found += [say("technique.uses", file=Path(path).name, what=what, why=t.why)
+    found += [say("technique.uses", file=Path(path).name, what=described(what), why=described(t.why))
               for pattern, what in t.source_forbid if re.search(pattern, code)]
     return found
 
@@ -161,22 +161,22 @@ def _problems(path: Path, techniques, ref: dict | None) -> list[str]:
         for pattern, what in t.require_lines:
             for group in _graded(code, ref, t, pattern, whole_line=True):
                 if not group or not _has(code, group, pattern, whole_line=True):
-                    absent.setdefault(_kernels(group), []).append(what)
+                    absent.setdefault(_kernels(group), []).append(described(what))
         if absent:
             found.append("; ".join(say("technique.absent", missing=say("technique.no_join").join(missing), kernels=kernels)
-                                   for kernels, missing in absent.items()) + say("technique.graded", why=t.why))
+                                   for kernels, missing in absent.items()) + say("technique.graded", why=described(t.why)))
         ops = [sass.opcode(line) for n in names for line in code[n]]
         for pattern in t.forbid:
             hits = sorted({op for op in ops if re.match(pattern, op)})
             if hits:
                 found.append(say("technique.forbidden", hits=", ".join(hits), kernels=", ".join(map(sass.plain_name, names)),
-                                 what=_name(pattern), why=t.why))
+                                 what=_name(pattern), why=described(t.why)))
         if t.no_spills:
             for n in names:
                 u = usage.get(n, {})
                 if u.get("spill_stores") or u.get("spill_loads") or u.get("local"):
                     found.append(say("technique.spills", kernel=sass.plain_name(n), stores=u.get("spill_stores", 0),
-                                     loads=u.get("spill_loads", 0), local=u.get("local", 0), why=t.why))
+                                     loads=u.get("spill_loads", 0), local=u.get("local", 0), why=described(t.why)))
     return found
 
 

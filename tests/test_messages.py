@@ -713,3 +713,17 @@ def test_the_name_a_failed_check_starts_with_comes_from_the_catalogue(module):
     lessons' language."""
     found = _named_english(paths.ROOT / "grader" / "exercises" / f"{module}.py")
     assert not found, found
+
+
+@pytest.mark.parametrize("day", ["day01", "day02", "day03", "day04", "day05", "day06"])
+def test_a_technique_s_own_words_have_chinese(monkeypatch, day):
+    """The technique check names what a day's exercise is graded on (Technique.why) and what its source
+    lacks or must not use: each of those (days 1-6) has a tech.* entry, so a Chinese lesson reads it in
+    Chinese (messages.described)."""
+    from grader import exercises
+
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    words = {w for ex in exercises.day_exercises(day) for t in getattr(ex, "technique", ())
+             for w in [t.why, *(what for _, what in t.require_lines + t.source_require + t.source_forbid)]}
+    untranslated = [w for w in words if messages.described(w) == w]
+    assert not untranslated, untranslated
