@@ -1557,6 +1557,24 @@ CATALOGUE: dict[str, dict[str, str]] = {
                                                          "zh": "wgmma_wait<1>：softmax 期间 P V 仍在途"},
     "tech.wgmma_for_both_products_hgmma_p_from_reg_14": {"en": "wgmma for both products (HGMMA, P from registers), TMA loads (UTMALDG) on mbarriers (SYNCS) and the softmax on the SFU (MUFU.EX2), one wgmma group left in flight while it runs (WARPGROUP.DEPBAR.LE gsb0, 0x1), and warpgroups taking turns (BAR.ARV)",
                                                          "zh": "两次乘积都用 wgmma（HGMMA，P 来自寄存器），基于 mbarrier（SYNCS）的 TMA 读取（UTMALDG），SFU 上的 softmax（MUFU.EX2），运行时保留一个在途的 wgmma 组（WARPGROUP.DEPBAR.LE gsb0, 0x1），各线程束组轮流执行（BAR.ARV）"},
+    "emu.uninit": {"en": "read of uninitialised shared memory: {where} by {who} reads shared offset {offset} before any "
+                         "thread of its block wrote it",
+                   "zh": "读取了未初始化的共享内存：{who} 执行的 {where} 读取共享内存偏移 {offset}，而它所在线程块还没有任何线程"
+                         "写过这个位置"},
+    "emu.tx_short": {"en": "expected {expected} bytes (expect_tx{at}), got {got} from bulk copies",
+                     "zh": "期望 {expected} 字节（expect_tx{at}），只从批量拷贝得到 {got} 字节"},
+    "emu.arrivals_missing": {"en": "{pending} of {count} arrivals missing", "zh": "{count} 次到达中缺了 {pending} 次"},
+    "emu.mbarrier_stuck": {"en": "mbarrier never completed: {where} by {who} and {more} more threads wait for phase {phase} "
+                                 "of the mbarrier at shared offset {offset}, which can never complete: {why}",
+                           "zh": "mbarrier 永远不会完成：{who} 执行的 {where} 和另外 {more} 个线程在等待共享内存偏移 {offset} 处 "
+                                 "mbarrier 的第 {phase} 阶段，而它永远不会完成：{why}"},
+    "emu.named_stuck": {"en": "named barrier {bar} never completes: {where} waits for {need} threads; {here} wait there "
+                              "({who} first) and {credits} more passed it with bar.arrive. Every bar.sync {bar}, {need} "
+                              "needs {need} threads between its own and the other side's bar.arrive (a ping-pong whose "
+                              "first turn is never given away deadlocks so).",
+                        "zh": "具名屏障 {bar} 永远不会完成：{where} 等待 {need} 个线程；有 {here} 个在那里等待（第一个是 {who}），"
+                              "另有 {credits} 个用 bar.arrive 通过了它。每个 bar.sync {bar}, {need} 都需要自己一方和另一方的 "
+                              "bar.arrive 合起来凑满 {need} 个线程（乒乓式交替中第一轮从不让出，就会这样死锁）。"},
     "help.commands": {"en": "    show-config             GPU, driver, CUDA, NVRTC and cupy versions, cache and include paths\n"
                         "    compile [dayNN|file]    compile stubs and solutions for sm_80 and sm_90 with NVRTC (no GPU needed)\n"
                         "    check dayNN             run the day's tests, one child process per exercise; a table at the end\n"

@@ -719,8 +719,8 @@ def test_the_name_a_failed_check_starts_with_comes_from_the_catalogue(module):
                                  "day16"])
 def test_a_technique_s_own_words_have_chinese(monkeypatch, day):
     """The technique check names what a day's exercise is graded on (Technique.why) and what its source
-    lacks or must not use: each of those (the days this catalogue covers) has a tech.* entry, so a Chinese lesson reads it in
-    Chinese (messages.described)."""
+    lacks or must not use: each of those (the days this catalogue covers) has a tech.* entry, so a
+    Chinese lesson reads it in Chinese (messages.described)."""
     from grader import exercises
 
     monkeypatch.setenv("COURSE_LANG", "zh")
@@ -728,3 +728,18 @@ def test_a_technique_s_own_words_have_chinese(monkeypatch, day):
              for w in [t.why, *(what for _, what in t.require_lines + t.source_require + t.source_forbid)]}
     untranslated = [w for w in words if messages.described(w) == w]
     assert not untranslated, untranslated
+
+
+def test_the_emulator_s_warnings_in_chinese(monkeypatch):
+    """What the emulator warns of (a read of shared memory nobody wrote) is the catalogue's too."""
+    from grader import device
+
+    monkeypatch.chdir(paths.ROOT)
+    monkeypatch.setenv(device.BACKEND_ENV, "emulator")
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    module = device.load_source(r'''
+    extern "C" __global__ void k(float* y) { __shared__ float s[32]; y[threadIdx.x] = s[threadIdx.x]; }''', "k.cu")
+    with pytest.warns(Warning) as caught:
+        device.launch(module.get_function("k"), (1,), (32,), (device.empty(32),))
+    text = re.sub(r"`[^`]*`", "", " ".join(str(w.message) for w in caught))
+    assert "读取了未初始化的共享内存" in text and not english(text), text

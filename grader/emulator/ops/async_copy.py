@@ -252,13 +252,12 @@ def never_completed(st, op, sel) -> str:
     b = _bar(st, op, key, sel[0])
     why = []
     if b.tx:
-        at = f" at {st.prog.code[b.tx_pc].inst.loc}" if b.tx_pc >= 0 and st.prog.code[b.tx_pc].inst.loc else ""
-        why.append(f"expected {b.expected} bytes (expect_tx{at}), got {b.got} from bulk copies")
+        at = say("emu.at", loc=st.prog.code[b.tx_pc].inst.loc) if b.tx_pc >= 0 and st.prog.code[b.tx_pc].inst.loc else ""
+        why.append(say("emu.tx_short", expected=b.expected, at=at, got=b.got))
     if b.pending:
-        why.append(f"{b.pending} of {b.count} arrivals missing")
-    return (f"mbarrier never completed: {op.where()} by {st.who(int(sel[0]))} and {sel.size - 1} more "
-            f"threads wait for phase {b.phase} of the mbarrier at shared offset {key % st.Sp}, which can never "
-            f"complete: {'; '.join(why)}")
+        why.append(say("emu.arrivals_missing", pending=b.pending, count=b.count))
+    return say("emu.mbarrier_stuck", where=op.where(), who=st.who(int(sel[0])), more=sel.size - 1, phase=b.phase,
+               offset=key % st.Sp, why="; ".join(why))
 
 
 # ---- setmaxnreg ---------------------------------------------------------------------------------

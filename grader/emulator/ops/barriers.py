@@ -8,6 +8,7 @@ from grader.emulator.machine import BAR, Op
 from grader.emulator.operands import Unsupported, reader, writer
 from grader.emulator.ops.table import builder, normal
 from grader.emulator.ops.warp import warp_sync_op
+from grader.messages import say
 
 
 @builder("bar", "barrier")
@@ -82,10 +83,8 @@ def build_bar(prog, inst):
             need = int(np.asarray(count(st, sel[:1])).ravel()[0])
             credits = int(_named_credits(st)[keys[0]])
             here = int(np.count_nonzero(keys == keys[0]))
-            return (f"named barrier {bar} never completes: {op.where()} waits for {need} threads; {here} "
-                    f"wait there ({st.who(t)} first) and {credits} more passed it with bar.arrive. Every "
-                    f"bar.sync {bar}, {need} needs {need} threads between its own and the other side's bar.arrive "
-                    f"(a ping-pong whose first turn is never given away deadlocks so).")
+            return say("emu.named_stuck", bar=bar, where=op.where(), need=need, here=here, who=st.who(t),
+                       credits=credits)
         op.stuck = stuck
     return op
 

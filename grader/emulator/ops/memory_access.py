@@ -222,9 +222,8 @@ def _check_shared(st, op, sel, seg, size, write, synced=False):
             init = st.sh_init[byte0]
         if not init.all():
             i = int(np.flatnonzero(~init)[0])
-            st.launch.warn(("uninit", op.pc),
-                           f"read of uninitialised shared memory: {op.where()} by {_who(st, t[i])} reads "
-                           f"shared offset {int(byte0[i] % st.Sp)} before any thread of its block wrote it")
+            st.launch.warn(("uninit", op.pc), say("emu.uninit", where=op.where(), who=_who(st, t[i]),
+                                                  offset=int(byte0[i] % st.Sp)))
     me_t = st.accessor if t is st.all else st.accessor[t]
     me = me_t if nwords == 1 else _tile(me_t, nwords)
     last_w = st.sh_w[word]
