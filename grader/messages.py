@@ -1575,6 +1575,30 @@ CATALOGUE: dict[str, dict[str, str]] = {
                         "zh": "具名屏障 {bar} 永远不会完成：{where} 等待 {need} 个线程；有 {here} 个在那里等待（第一个是 {who}），"
                               "另有 {credits} 个用 bar.arrive 通过了它。每个 bar.sync {bar}, {need} 都需要自己一方和另一方的 "
                               "bar.arrive 合起来凑满 {need} 个线程（乒乓式交替中第一轮从不让出，就会这样死锁）。"},
+    # ---- a lesson's code misusing the emulator's device arrays and kernels (as cupy would refuse it) ----
+    "emu.to_numpy": {"en": "implicit conversion of an emulated device array to numpy is not allowed (as with cupy): use "
+                           ".get() or grader.device.to_host()",
+                     "zh": "不允许把模拟的设备数组隐式转换成 numpy 数组（与 cupy 一样）：请用 .get() 或 grader.device.to_host()"},
+    "emu.numpy_operand": {"en": "operands of a device array must be device arrays or scalars, not numpy arrays (as with "
+                                "cupy): copy with grader.device.asarray() first",
+                          "zh": "设备数组的运算对象必须是设备数组或标量，而不是 numpy 数组（与 cupy 一样）：请先用 "
+                                "grader.device.asarray() 拷贝过去"},
+    "emu.reshape_copy": {"en": "reshape would copy: the emulator's device arrays reshape only as views",
+                         "zh": "reshape 需要拷贝：模拟器的设备数组只能以视图的方式 reshape"},
+    "emu.cannot_allocate": {"en": "cannot allocate {nbytes} bytes", "zh": "无法分配 {nbytes} 字节"},
+    "emu.arg_count": {"en": "{kernel} takes {count} arguments, {given} given", "zh": "{kernel} 需要 {count} 个参数，给了 {given} 个"},
+    "emu.cupy_array": {"en": "{what}: a cupy array cannot be passed to the emulator; use grader.device arrays",
+                       "zh": "{what}：不能把 cupy 数组传给模拟器；请用 grader.device 的数组"},
+    "emu.cannot_pass": {"en": "{what}: cannot pass a {kind}", "zh": "{what}：不能传入 {kind}"},
+    "emu.arg_size": {"en": "{what}: got {size} bytes ({kind}); pass a numpy scalar of the parameter's C type (np.int32, "
+                           "np.int64, np.float32, ...)",
+                     "zh": "{what}：得到 {size} 字节（{kind}）；请传入与参数的 C 类型对应的 numpy 标量（np.int32、np.int64、"
+                           "np.float32 ...）"},
+    "emu.dims": {"en": "{what} {value}: expected 1 to 3 positive sizes", "zh": "{what} {value}：应为 1 到 3 个正的大小"},
+    "emu.no_kernel": {"en": "{module} has no kernel {name!r} (extern \"C\" kernels: {known})",
+                      "zh": "{module} 里没有核函数 {name!r}（extern \"C\" 核函数：{known}）"},
+    "emu.no_global": {"en": "no global variable {name!r}", "zh": "没有全局变量 {name!r}"},
+    "emu.to_host": {"en": "to_host expects a device array, got {kind}", "zh": "to_host 需要一个设备数组，得到的是 {kind}"},
     "help.commands": {"en": "    show-config             GPU, driver, CUDA, NVRTC and cupy versions, cache and include paths\n"
                         "    compile [dayNN|file]    compile stubs and solutions for sm_80 and sm_90 with NVRTC (no GPU needed)\n"
                         "    check dayNN             run the day's tests, one child process per exercise; a table at the end\n"

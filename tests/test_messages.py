@@ -743,3 +743,20 @@ def test_the_emulator_s_warnings_in_chinese(monkeypatch):
         device.launch(module.get_function("k"), (1,), (32,), (device.empty(32),))
     text = re.sub(r"`[^`]*`", "", " ".join(str(w.message) for w in caught))
     assert "读取了未初始化的共享内存" in text and not english(text), text
+
+
+def test_a_lesson_s_misuse_of_the_emulator_in_chinese(monkeypatch):
+    """A lesson's code handing the emulator what cupy would refuse (a numpy conversion, a missing kernel,
+    a wrong argument count) reads the refusal in the lessons' language."""
+    from grader import device
+
+    monkeypatch.chdir(paths.ROOT)
+    monkeypatch.setenv(device.BACKEND_ENV, "emulator")
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    module = device.load_source(r'extern "C" __global__ void k(float* y) { y[threadIdx.x] = 1.0f; }', "k.cu")
+    with pytest.raises(TypeError, match="^不允许把模拟的设备数组隐式转换成 numpy 数组"):
+        np.asarray(device.empty(4))
+    with pytest.raises(KeyError, match="里没有核函数 .*nosuch"):
+        module.get_function("nosuch")
+    with pytest.raises(TypeError, match="^k 需要 1 个参数，给了 2 个$"):
+        device.launch(module.get_function("k"), (1,), (32,), (device.empty(32), device.empty(32)))

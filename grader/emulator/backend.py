@@ -44,7 +44,7 @@ class EmulatorBackend(Backend):
 
     def to_host(self, arr, as_dtype=None):
         if not isinstance(arr, DeviceArray):
-            raise TypeError(f"to_host expects a device array, got {type(arr).__name__}")
+            raise TypeError(say("emu.to_host", kind=type(arr).__name__))
         host = arr.get()
         if as_dtype is not None and dtype(as_dtype) == bfloat16:
             return host.view(bfloat16)

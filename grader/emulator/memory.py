@@ -13,6 +13,8 @@ import weakref
 
 import numpy as np
 
+from grader.messages import say
+
 GLOBAL_BASE = 1 << 40
 SHARED_WINDOW = 1 << 48
 LOCAL_WINDOW = 2 << 48
@@ -29,7 +31,7 @@ class Buffer:
     def __init__(self, nbytes: int, name: str = ""):
         nbytes = int(nbytes)
         if nbytes < 0:
-            raise ValueError(f"cannot allocate {nbytes} bytes")
+            raise ValueError(say("emu.cannot_allocate", nbytes=nbytes))
         self.nbytes = nbytes
         self.guard = 0         # bytes at the end that the grader added past the kernel's array
         self.elem = 1          # the array's element size, for messages
@@ -147,7 +149,7 @@ class DeviceArray:
     def reshape(self, *shape) -> "DeviceArray":
         v = self._a.reshape(*shape)
         if not np.shares_memory(v, self._buffer.data):
-            raise ValueError("reshape would copy: the emulator's device arrays reshape only as views")
+            raise ValueError(say("emu.reshape_copy"))
         return self._wrap(v)
 
     def ravel(self) -> "DeviceArray":
@@ -166,8 +168,7 @@ class DeviceArray:
     def _binary(self, other, op, reflected=False):
         b = other._a if isinstance(other, DeviceArray) else other
         if isinstance(b, np.ndarray) and not isinstance(other, DeviceArray):
-            raise TypeError("operands of a device array must be device arrays or scalars, not numpy "
-                            "arrays (as with cupy): copy with grader.device.asarray() first")
+            raise TypeError(say("emu.numpy_operand"))
         return DeviceArray.from_host(op(b, self._a) if reflected else op(self._a, b))
 
     def _inplace(self, other, op):
@@ -187,8 +188,7 @@ class DeviceArray:
     __neg__ = lambda self: DeviceArray.from_host(-self._a)
 
     def __array__(self, *args, **kwargs):
-        raise TypeError("implicit conversion of an emulated device array to numpy is not allowed "
-                        "(as with cupy): use .get() or grader.device.to_host()")
+        raise TypeError(say("emu.to_numpy"))
 
     def __repr__(self) -> str:
         return f"DeviceArray(emulated, shape={self.shape}, dtype={self.dtype}, ptr=0x{self.ptr:x})"

@@ -186,7 +186,7 @@ class Program:
     # ---- launching ----
     def pack(self, args) -> bytes:
         if len(args) != len(self.params):
-            raise TypeError(f"{self.name} takes {len(self.params)} arguments, {len(args)} given")
+            raise TypeError(say("emu.arg_count", kernel=self.name, count=len(self.params), given=len(args)))
         buf = bytearray(self.param_bytes)
         for i, ((p, off), a) in enumerate(zip(self.params, args)):
             raw = _arg_bytes(a, p, i, self.name)
@@ -199,7 +199,7 @@ def _arg_bytes(a, p, i, kname) -> bytes:
     if isinstance(a, memory.DeviceArray):
         raw = np.uint64(a.ptr).tobytes()
     elif hasattr(a, "data") and hasattr(a, "__cuda_array_interface__"):
-        raise TypeError(f"{what}: a cupy array cannot be passed to the emulator; use grader.device arrays")
+        raise TypeError(say("emu.cupy_array", what=what))
     elif isinstance(a, np.generic):
         raw = a.tobytes()
     elif isinstance(a, bool):
@@ -211,11 +211,10 @@ def _arg_bytes(a, p, i, kname) -> bytes:
     elif isinstance(a, (bytes, bytearray, np.ndarray)):
         raw = bytes(a) if not isinstance(a, np.ndarray) else a.tobytes()
     else:
-        raise TypeError(f"{what}: cannot pass a {type(a).__name__}")
+        raise TypeError(say("emu.cannot_pass", what=what, kind=type(a).__name__))
     if len(raw) != p.size:
-        raise TypeError(f"{what}: got {len(raw)} bytes ({type(a).__name__}"
-                        f"{' ' + str(a.dtype) if hasattr(a, 'dtype') else ''}); pass a numpy scalar of the "
-                        f"parameter's C type (np.int32, np.int64, np.float32, ...)")
+        raise TypeError(say("emu.arg_size", what=what, size=len(raw),
+                            kind=type(a).__name__ + (" " + str(a.dtype) if hasattr(a, "dtype") else "")))
     return raw
 
 
@@ -230,7 +229,7 @@ def _dim3(x, what) -> tuple[int, int, int]:
         x = (int(x),)
     x = tuple(int(v) for v in x)
     if not 1 <= len(x) <= 3 or any(v < 1 for v in x):
-        raise ValueError(f"{what} {x}: expected 1 to 3 positive sizes")
+        raise ValueError(say("emu.dims", what=what, value=x))
     return x + (1,) * (3 - len(x))
 
 
@@ -289,14 +288,14 @@ class Module:
         fn = self.parsed.functions.get(name)
         if fn is None or not fn.is_entry:
             known = ", ".join(n for n, f in self.parsed.functions.items() if f.is_entry)
-            raise KeyError(f"{self.path or 'module'} has no kernel {name!r} (extern \"C\" kernels: {known})")
+            raise KeyError(say("emu.no_kernel", module=self.path or "module", name=name, known=known))
         if name not in self._kernels:
             self._kernels[name] = Kernel(self, name)
         return self._kernels[name]
 
     def get_global(self, name: str):
         if name not in self.global_addrs:
-            raise KeyError(f"no global variable {name!r}")
+            raise KeyError(say("emu.no_global", name=name))
         buf = next(b for b in self._buffers if b.addr == self.global_addrs[name])
         return memory.DeviceArray(buf, (buf.nbytes,), np.uint8)
 
