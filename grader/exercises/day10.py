@@ -415,7 +415,8 @@ GEMV_SHAPES = {"decode": ((256, 512), (8192, 8192)), "tall": ((2048, 64), (1 << 
                "wide": ((4, 32768), (64, 1 << 20)), "tall128": ((1024, 128), (1 << 19, 128)),
                "wide16": ((16, 8192), (16, 1 << 22))}
 GEMV_SELF_CHECK = ("decode", "tall", "wide")
-GEMV_OF_CUBLAS = 0.85  # a design passes at this share of cuBLAS's GEMV (the course's: 94-100% on an H100, 86-92% on an H200)
+GEMV_OF_CUBLAS = 0.80  # a design passes at this share of cuBLAS's GEMV (the course's: 94-100% on an H100;
+#                        on an H200 86-92%, the wide shape N = 64 83-86% in five runs)
 GEMV_CASES = ({"n": 1, "k": 1}, {"n": 1, "k": 33}, {"n": 31, "k": 1}, {"n": 33, "k": 31}, {"n": 2, "k": 8},
               {"n": 1000, "k": 8}, {"n": 257, "k": 136}, {"n": 4099, "k": 64}, {"n": 3, "k": 10_000},
               {"n": 64, "k": 4099}, {"n": 17, "k": 12_296})
@@ -462,7 +463,7 @@ def check_gemv(module, seed: int, n: int, k: int) -> None:
 
 def check_gemv_design(module, seed: int, shape: str) -> None:
     """The design at one shape, as day 7's colsum_design: exact on small integers; on a GPU the full size at
-    85% of cuBLAS's GEMV or more; on the emulator a smaller one judged by its memory statistics."""
+    80% of cuBLAS's GEMV or more; on the emulator a smaller one judged by its memory statistics."""
     if shape not in GEMV_SHAPES:
         raise ValueError(say("arg.one_of", what="shape", value=shape, known=", ".join(GEMV_SHAPES)))
     small, full = GEMV_SHAPES[shape]
