@@ -40,7 +40,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import child, paths
+from grader import child, language, paths
 from grader.limits import EMULATOR_ADDRESS_SPACE, apply_limits
 from grader.messages import say, status as status_word
 
@@ -112,6 +112,7 @@ def _copy_submission(source_dir: Path, wanted: str, dest: Path) -> None:
 def _child_env(workdir: Path) -> dict[str, str]:
     env = {k: os.environ[k] for k in _ENV_KEEP if k in os.environ}
     env.setdefault("CUPY_CACHE_DIR", str(Path.home() / ".cupy" / "kernel_cache"))
+    env[language.LANG_ENV] = language.language()  # a zh lesson's folder decides it, not only $COURSE_LANG
     env.update({"HOME": str(workdir / "home"), "PYTHONPATH": paths.python_path(), "PYTHONSAFEPATH": "1",
                 "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg",
                 "COURSE_JIT_CACHE": str(workdir / "jit"), paths.KERNELS_ENV: "days",
@@ -512,7 +513,7 @@ def _remembered_key(ex, cases: list[dict], seed: int, budgets: list[float], file
     """What a deterministic call's verdict depends on: the exercise, its cases, seed and budgets, the
     bytes of every file the child gets (`files`: their sha256), the environment it passes on, and the
     state of the course's code, headers and solutions (`_course_state`)."""
-    env = {k: os.environ.get(k) for k in (*_ENV_KEEP, "CUPY_CACHE_DIR")}
+    env = {k: os.environ.get(k) for k in (*_ENV_KEEP, "CUPY_CACHE_DIR")} | {language.LANG_ENV: language.language()}
     state = [ex.key, cases, seed, budgets, files, env, sys.executable, _course_state()]
     return hashlib.sha256(json.dumps(state, sort_keys=True, default=str).encode()).hexdigest()
 

@@ -75,8 +75,13 @@ def test_a_grade_and_the_lessons_first_cell_in_chinese(monkeypatch, capsys):
     assert messages.say("cli.error", message="x") == "错误：x"
 
 
-def test_the_child_is_told_the_language():
+def test_the_child_is_told_the_language(monkeypatch, tmp_path):
     assert "COURSE_LANG" in isolation._ENV_KEEP
+    monkeypatch.delenv("COURSE_LANG", raising=False)
+    monkeypatch.chdir(paths.NOTEBOOKS / "zh")  # a Chinese lesson's kernel: its folder decides, no $COURSE_LANG
+    assert isolation._child_env(tmp_path)["COURSE_LANG"] == "zh"
+    monkeypatch.chdir(paths.NOTEBOOKS)
+    assert isolation._child_env(tmp_path)["COURSE_LANG"] == "en"
 
 
 @pytest.mark.parametrize("argv,says", [
