@@ -975,6 +975,16 @@ CATALOGUE: dict[str, dict[str, str]] = {
                                   "a multiple of {chunk}",
                             "zh": "rows_valid {rows_valid} / cols_valid {cols_valid}：最多 {rows} / {cols}，cols_valid 须是 "
                                   "{chunk} 的倍数"},
+    "day07.copy_bytes": {"en": "copy_bytes={copy_bytes!r}: cp.async copies one of {sizes} bytes",
+                         "zh": "copy_bytes={copy_bytes!r}：cp.async 每次拷贝 {sizes} 字节之一"},
+    "day07.n": {"en": "n={n}: need at least one element", "zh": "n={n}：至少需要一个元素"},
+    "day07.stages": {"en": "stages={stages!r}: the file has kernels for {known}",
+                     "zh": "stages={stages!r}：文件里只有 {known} 级流水线的核函数"},
+    "day07.n_blocks": {"en": "n={n}, blocks={blocks}: both must be at least 1", "zh": "n={n}，blocks={blocks}：元素数和线程块数都必须至少为 1"},
+    "day07.m_n": {"en": "M={m}, N={n}: both must be at least 1", "zh": "M={m}，N={n}：两者都必须至少为 1"},
+    "day08.sizes": {"en": "{bad}: sizes must be integers >= 1", "zh": "{bad}：大小必须是 >= 1 的整数"},
+    "day08.max_len": {"en": "max_len={max_len}: lengths cannot be negative", "zh": "max_len={max_len}：长度不能为负"},
+    "day09.two_lanes": {"en": "two lanes hold one element", "zh": "两个通道持有同一个元素"},
     "day10.empty": {"en": "empty product: M={m}, N={n}, K={k}", "zh": "乘积为空：M={m}，N={n}，K={k}"},
     "day10.fp8_k": {"en": "K = {k} is not a multiple of 16: rows of e4m3 A and B must start 16-byte aligned for cp.async. "
                           "Pad both with zeros to K = {padded}.",

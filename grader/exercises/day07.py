@@ -7,6 +7,7 @@ import numpy as np
 
 from grader import bench, checks, device
 from grader.exercises import Exercise, open_design
+from grader.messages import say
 from grader.technique import Technique
 
 BLOCK = 256   # threads per block: both day 7 files are written for exactly this many
@@ -19,7 +20,7 @@ COPY_BYTES = (4, 8, 16)
 def copy_tile(copy_bytes: int) -> int:
     """Floats one block of async_copy_<copy_bytes>b stages: 256 threads, one copy each."""
     if copy_bytes not in COPY_BYTES:
-        raise ValueError(f"copy_bytes={copy_bytes!r}: cp.async copies one of {COPY_BYTES} bytes")
+        raise ValueError(say("day07.copy_bytes", copy_bytes=copy_bytes, sizes=COPY_BYTES))
     return BLOCK * copy_bytes // 4
 
 
@@ -28,7 +29,7 @@ def check_async_copy(module, seed: int, n: int, copy_bytes: int) -> None:
     does no arithmetic), and out[n:] must be exactly 0.0, the zero-fill of the copies past the end."""
     tile = copy_tile(copy_bytes)
     if n < 1:
-        raise ValueError(f"n={n}: need at least one element")
+        raise ValueError(say("day07.n", n=n))
     rng = np.random.default_rng(seed)
     x = rng.standard_normal(n, dtype=np.float32)
     blocks = -(-n // tile)
@@ -59,7 +60,7 @@ BENCH_BLOCKS_PER_SM = 1   # a persistent grid of 8 warps per SM: too few to hide
 
 def _pipe_launch(module, stages: int, x, out, alpha: float, n: int, blocks: int, sync=True):
     if stages not in STAGES:
-        raise ValueError(f"stages={stages!r}: the file has kernels for {STAGES}")
+        raise ValueError(say("day07.stages", stages=stages, known=STAGES))
     kernel = module.get_function(f"pipeline_s{stages}")
     args = (x, out, np.float32(alpha), np.int64(n))
     if sync:
@@ -73,7 +74,7 @@ def _check_scaled(module, kernel: str, seed: int, n: int, blocks: int) -> None:
     against float64; with `blocks` well under the number of tiles each block walks its buffers many
     times, wrapping around at odd tile counts."""
     if n < 1 or blocks < 1:
-        raise ValueError(f"n={n}, blocks={blocks}: both must be at least 1")
+        raise ValueError(say("day07.n_blocks", n=n, blocks=blocks))
     rng = np.random.default_rng(seed)
     x = rng.standard_normal(n, dtype=np.float32)
     alpha = float(rng.uniform(0.5, 2.0))
@@ -90,7 +91,7 @@ def _check_scaled(module, kernel: str, seed: int, n: int, blocks: int) -> None:
 def check_pipeline(module, seed: int, n: int, stages: int, blocks: int) -> None:
     """The same check as double_buffer's, for the kernel of `stages` stages."""
     if stages not in STAGES:
-        raise ValueError(f"stages={stages!r}: the file has kernels for {STAGES}")
+        raise ValueError(say("day07.stages", stages=stages, known=STAGES))
     _check_scaled(module, f"pipeline_s{stages}", seed, n, blocks)
 
 
@@ -129,7 +130,7 @@ def check_qk_scores(module, seed: int, n: int, blocks: int) -> None:
     """scores[j] = q . K[j] in float32 against float64, within 2 * 64 * 2^-24 * sum_c |q_c K_jc| (a
     64-term float32 dot product in any order of additions); scores[n] is left alone."""
     if n < 1 or blocks < 1:
-        raise ValueError(f"n={n}, blocks={blocks}: both must be at least 1")
+        raise ValueError(say("day07.n_blocks", n=n, blocks=blocks))
     rng = np.random.default_rng(seed)
     q = rng.standard_normal(QK_D, dtype=np.float32)
     k = rng.standard_normal((n, QK_D), dtype=np.float32)
@@ -183,7 +184,7 @@ def check_colsum(module, seed: int, m: int, n: int) -> None:
     """Two matrices: small integers (the sums must match exactly, whatever the order), then normal floats
     within M * 2^-24 * max_j sum_i |x[i, j]|."""
     if m < 1 or n < 1:
-        raise ValueError(f"M={m}, N={n}: both must be at least 1")
+        raise ValueError(say("day07.m_n", m=m, n=n))
     rng = np.random.default_rng(seed)
     sms = device.properties()["sms"]
     ints = _small_integers(rng, m, n)
@@ -199,7 +200,7 @@ def check_colsum_design(module, seed: int, shape: str) -> None:
     more; on the emulator a smaller one, right, with loads coalesced, wide and read once, shared memory
     free of bank conflicts, and the plan for the full size launching enough threads."""
     if shape not in DESIGN_SHAPES:
-        raise ValueError(f"shape {shape!r}: expected one of {', '.join(DESIGN_SHAPES)}")
+        raise ValueError(say("arg.one_of", what="shape", value=shape, known=", ".join(DESIGN_SHAPES)))
     small, full = DESIGN_SHAPES[shape]
     rng = np.random.default_rng(seed)
     timed = bench.timed()

@@ -6,6 +6,7 @@ import numpy as np
 
 from grader import bench, checks, device
 from grader.exercises import Exercise
+from grader.messages import say
 from grader.technique import Technique
 
 BLOCK = 256                   # threads per block: every day 8 kernel is written for exactly this many
@@ -19,7 +20,7 @@ U32 = 2.0 ** -24              # unit roundoff of float32
 def _positive(**sizes) -> None:
     bad = {k: v for k, v in sizes.items() if not (isinstance(v, (int, np.integer)) and v >= 1)}
     if bad:
-        raise ValueError(f"{bad}: sizes must be integers >= 1")
+        raise ValueError(say("day08.sizes", bad=bad))
 
 
 def _workspace(tiles: int):
@@ -212,7 +213,7 @@ def check_ragged(module, seed: int, batch: int, max_len: int, d: int) -> None:
        the row after the last left alone."""
     _positive(batch=batch, d=d)
     if max_len < 0:
-        raise ValueError(f"max_len={max_len}: lengths cannot be negative")
+        raise ValueError(say("day08.max_len", max_len=max_len))
     rng = np.random.default_rng(seed)
     where = f"(batch={batch}, max_len={max_len}, d={d})"
     lengths = ragged_lengths(rng, batch, max_len)

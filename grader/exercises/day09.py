@@ -11,6 +11,7 @@ import numpy as np
 
 from grader import checks, device
 from grader.exercises import Exercise
+from grader.messages import say
 from grader.references.tensor_core import SUFFIX, dtype_ok, normal
 from grader.references.tolerances import accumulate_tolerance
 from grader.technique import Technique
@@ -41,7 +42,7 @@ def owners(coords, shape: tuple[int, int], per_lane: int) -> tuple[np.ndarray, n
     for lane in range(32):
         for i in range(per_lane):
             r, c = coords(lane, i)
-            assert lane_of[r, c] == -1, "two lanes hold one element"
+            assert lane_of[r, c] == -1, say("day09.two_lanes")
             lane_of[r, c], index_of[r, c] = lane, i
     return lane_of, index_of
 
@@ -73,7 +74,7 @@ def ldmatrix_reference(tiles: np.ndarray, num: int, trans: bool) -> np.ndarray:
 
 def check_ldmatrix(module, seed: int, variant: str, tiles: int) -> None:
     if variant not in LDMATRIX_VARIANTS:
-        raise ValueError(f"variant {variant!r}: expected one of {', '.join(LDMATRIX_VARIANTS)}")
+        raise ValueError(say("arg.one_of", what="variant", value=variant, known=", ".join(LDMATRIX_VARIANTS)))
     num, trans = LDMATRIX_VARIANTS[variant]
     rng = np.random.default_rng(seed)
     host = rng.integers(0, 1 << 16, (tiles, 16, 16), dtype=np.uint16)  # random bits: all distinct-ish
