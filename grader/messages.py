@@ -985,6 +985,13 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "day08.sizes": {"en": "{bad}: sizes must be integers >= 1", "zh": "{bad}：大小必须是 >= 1 的整数"},
     "day08.max_len": {"en": "max_len={max_len}: lengths cannot be negative", "zh": "max_len={max_len}：长度不能为负"},
     "day09.two_lanes": {"en": "two lanes hold one element", "zh": "两个通道持有同一个元素"},
+    "day15.k_slices": {"en": "k={k}: wgmma_tile takes K in slices of {tile}", "zh": "k={k}：wgmma_tile 按 {tile} 一片来取 K"},
+    "day15.tma_rows": {"en": "{sizes}: a TMA tensor's rows must be multiples of 16 bytes ({rule})",
+                       "zh": "{sizes}：TMA 张量的每一行都必须是 16 字节的倍数（{rule}）"},
+    "day15.tile_of": {"en": "tile_of({t}) with {tiles_m} x {tiles_n} tiles gave (tm, tn) = {got}, expected {expected} "
+                            "(grouped order, GROUP = {group} tile-rows); {wrong} of {count} tiles differ",
+                      "zh": "tile_of({t}) 在 {tiles_m} x {tiles_n} 个分块下给出 (tm, tn) = {got}，期望 {expected}"
+                            "（分组顺序，GROUP = {group} 个分块行）；{count} 个分块中有 {wrong} 个不同"},
     "day10.empty": {"en": "empty product: M={m}, N={n}, K={k}", "zh": "乘积为空：M={m}，N={n}，K={k}"},
     "day10.fp8_k": {"en": "K = {k} is not a multiple of 16: rows of e4m3 A and B must start 16-byte aligned for cp.async. "
                           "Pad both with zeros to K = {padded}.",

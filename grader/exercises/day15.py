@@ -11,6 +11,7 @@ import numpy as np
 from grader import bench, checks, device, tensor_map
 from grader.exercises import Exercise
 from grader.launchers.prepared import prepared_launch
+from grader.messages import say
 from grader.references.fp8 import dequantize_e4m3, quantize_e4m3
 from grader.references.tensor_core import SUFFIX, dtype_ok, normal
 from grader.references.tolerances import accumulate_tolerance
@@ -25,7 +26,7 @@ def check_wgmma_tile(module, seed: int, count: int, k: int, dtype: str) -> None:
     """`count` independent tiles d = a @ b^T + d (a, b: [64, k], K-major), one warpgroup each."""
     dtype_ok(dtype)
     if k % TILE:
-        raise ValueError(f"k={k}: wgmma_tile takes K in slices of {TILE}")
+        raise ValueError(say("day15.k_slices", k=k, tile=TILE))
     rng = np.random.default_rng(seed)
     a, b = normal(rng, (count, TILE, k), dtype), normal(rng, (count, TILE, k), dtype)
     d0 = rng.standard_normal((count, TILE, TILE)).astype(np.float32)
@@ -46,7 +47,7 @@ BOX = 64  # tma_copy.cu: rows and columns of a box (128 bytes of 16-bit elements
 def tma_copy_launch(module, x, out, rows: int, cols: int, *, sync: bool = True) -> None:
     """Copy x -> out ([rows, cols] 16-bit, on the device) with tma_copy, one block per 64 x 64 box."""
     if cols % 8:
-        raise ValueError(f"cols={cols}: a TMA tensor's rows must be multiples of 16 bytes (cols % 8 == 0)")
+        raise ValueError(say("day15.tma_rows", sizes=f"cols={cols}", rule="cols % 8 == 0"))
     tmap = tensor_map.tensor_map(x, (BOX, BOX), swizzle=128)
     grid = (-(-cols // BOX), -(-rows // BOX))
     kernel, args = module.get_function("tma_copy"), (tmap, out, np.int32(rows), np.int32(cols))
@@ -89,7 +90,7 @@ def gemm_prepare(module, a, b, c, m: int, n: int, k: int, dtype: str):
     """The launch of gemm_wgmma computing c [m, n] = a [m, k] @ b [n, k]^T (device arrays of `dtype`), its
     tensor maps built once: `run()` enqueues it, `run(sync=True)` waits and names a fault."""
     if k % 8:
-        raise ValueError(f"k={k}: a TMA tensor's rows must be multiples of 16 bytes (k % 8 == 0)")
+        raise ValueError(say("day15.tma_rows", sizes=f"k={k}", rule="k % 8 == 0"))
     name = f"gemm_wgmma_{SUFFIX[dtype]}"
     box = (GEMM_TILE, GEMM_BK)
     args = (tensor_map.tensor_map(_as_bits(a), box, 128), tensor_map.tensor_map(_as_bits(b), box, 128), c,
@@ -169,8 +170,7 @@ def persistent_prepare(module, a, b, c, m: int, n: int, k: int, dtype: str, scal
     dtype float16 or bfloat16 (c the same, scale 1), or e4m3 (a, b: uint8 bits; c: bfloat16 bits)."""
     elem = 1 if dtype == "e4m3" else 2
     if (k * elem) % 16 or n % 8:
-        raise ValueError(f"k={k}, n={n}: a TMA tensor's rows must be multiples of 16 bytes "
-                         f"(k % {16 // elem} == 0, n % 8 == 0)")
+        raise ValueError(say("day15.tma_rows", sizes=f"k={k}, n={n}", rule=f"k % {16 // elem} == 0, n % 8 == 0"))
     name = f"gemm_persistent_{FP8_SUFFIX if dtype == 'e4m3' else SUFFIX[dtype]}"
     box = (GEMM_TILE, 128 // elem)  # 128-byte rows: 64 16-bit or 128 FP8 values of k per stage
     args = (tensor_map.tensor_map(_as_bits(a), box, 128), tensor_map.tensor_map(_as_bits(b), box, 128),
@@ -208,9 +208,9 @@ def _check_tile_order(module, tiles_m: int, tiles_n: int) -> None:
     wrong = np.flatnonzero((got != expected).any(axis=1))
     if wrong.size:
         t = int(wrong[0])
-        raise AssertionError(f"tile_of({t}) with {tiles_m} x {tiles_n} tiles gave (tm, tn) = {tuple(map(int, got[t]))}, "
-                             f"expected {tuple(map(int, expected[t]))} (grouped order, GROUP = {PERSISTENT_GROUP} "
-                             f"tile-rows); {wrong.size} of {count} tiles differ")
+        raise AssertionError(say("day15.tile_of", t=t, tiles_m=tiles_m, tiles_n=tiles_n,
+                                 got=tuple(map(int, got[t])), expected=tuple(map(int, expected[t])),
+                                 group=PERSISTENT_GROUP, wrong=wrong.size, count=count))
 
 
 def bench_gemm_persistent(modules: dict, quick: bool = False) -> bench.Report:
