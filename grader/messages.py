@@ -998,6 +998,36 @@ CATALOGUE: dict[str, dict[str, str]] = {
                     "zh": "K = {k} 不是 16 的倍数：e4m3 的 A 和 B 的每一行都必须从 16 字节对齐处开始，cp.async 才能拷贝。"
                           "请把两者用零填充到 K = {padded}。"},
     "day10.gemv_sizes": {"en": "N={n}, K={k}: both must be at least 1", "zh": "N={n}，K={k}：两者都必须至少为 1"},
+    "day11.head_norm": {"en": "{name}: request {b}, head {h}: relative error norm {err} exceeds {tol} for that head alone "
+                              "({bad} of {heads} heads do){replay}",
+                        "zh": "{name}：请求 {b}，头 {h}：仅这一个头的相对误差范数 {err} 就超过 {tol}"
+                              "（{heads} 个头中有 {bad} 个超过）{replay}"},
+    "day11.gqa": {"en": "num_qo_heads={hq} must be a positive multiple of num_kv_heads={hkv} (GQA)",
+                  "zh": "num_qo_heads={hq} 必须是 num_kv_heads={hkv} 的正整数倍（GQA）"},
+    "day11.array": {"en": "{name}: expected a C-contiguous {dtype} device array with {ndim} dims, got {got} of shape {shape}",
+                    "zh": "{name}：期望 C 连续、{ndim} 维的 {dtype} 设备数组，得到形状为 {shape} 的 {got}"},
+    "day11.head_dim": {"en": "{name}: head_dim {head_dim}; the kernel takes head_dim {dims}",
+                       "zh": "{name}：head_dim {head_dim}；核函数只接受 head_dim {dims}"},
+    "day11.m_inf": {"en": "online_softmax m {where}: row {r} has seen only -inf scores up to tile {t}, so m must stay -inf; "
+                          "got {got}{replay}",
+                    "zh": "online_softmax m {where}：第 {r} 行到分块 {t} 为止只见过 -inf 分数，所以 m 必须保持 -inf；"
+                          "得到 {got}{replay}"},
+    "day11.o_row": {"en": "online_softmax o {where}: row {r} after tile {t}: expected {expected}, got {got} "
+                          "(relative error {err} > 1e-4){replay}",
+                    "zh": "online_softmax o {where}：第 {r} 行在分块 {t} 之后：期望 {expected}，得到 {got}"
+                          "（相对误差 {err} > 1e-4）{replay}"},
+    "day11.merge": {"en": "merge_states: v must be float32 [rows, S, {head_dim}] and lse2 float32 [rows, S], both "
+                          "C-contiguous; got {v} and {lse2}",
+                    "zh": "merge_states：v 必须是 float32 [rows, S, {head_dim}]，lse2 必须是 float32 [rows, S]，两者都要 "
+                          "C 连续；得到 {v} 和 {lse2}"},
+    "day11.kv_match": {"en": "k {k} and v {v} must match each other and q's batch ({batch})",
+                       "zh": "k {k} 和 v {v} 必须彼此一致，并与 q 的 batch（{batch}）一致"},
+    "day11.no_keys": {"en": "kv_len is 0: attention over no keys is undefined", "zh": "kv_len 为 0：没有键的注意力没有定义"},
+    "day11.pages": {"en": "v_pages {v} must match k_pages {k}", "zh": "v_pages {v} 必须与 k_pages {k} 一致"},
+    "day11.scales": {"en": "k_scale, v_scale ({k_scale}, {v_scale}) are for an fp8 cache; this one is {kv_dtype}",
+                     "zh": "k_scale、v_scale（{k_scale}，{v_scale}）用于 fp8 缓存；这个缓存是 {kv_dtype}"},
+    "day11.max_len": {"en": "split-KV (num_chunks > 1) needs max_len, the longest request's length",
+                      "zh": "split-KV（num_chunks > 1）需要 max_len，即最长请求的长度"},
     "day12.head_dim": {"en": "head_dim={head_dim}: the kernels are written for {dims}", "zh": "head_dim={head_dim}：核函数是为 {dims} 写的"},
     "day12.lengths": {"en": "q_len={q_len}, kv_len={kv_len}: both must be >= 1", "zh": "q_len={q_len}，kv_len={kv_len}：两者都必须 >= 1"},
     "day12.causal": {"en": "causal attention with q_len={q_len} > kv_len={kv_len}: the first {count} queries would see no key",

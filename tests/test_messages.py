@@ -580,8 +580,8 @@ def _raised_english(path: Path, only: str | None = None) -> list[str]:
 
 
 DIAGNOSING = sorted({f"exercises/{m}" for m in ("day01", "day02", "day03", "day04", "day05", "day06", "day07", "day08",
-                                                  "day09", "day10", "day12", "day13", "day13_cache", "day14", "day15", "day16",
-                                                  "capstone", "open_design")}
+                                                  "day09", "day10", "day11", "day12", "day13", "day13_cache", "day14",
+                                                  "day15", "day16", "capstone", "open_design")}
                     | {f"references/{p.stem}" for p in (paths.ROOT / "grader" / "references").glob("*.py")})
 
 

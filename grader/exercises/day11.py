@@ -17,6 +17,7 @@ import numpy as np
 
 from grader import bench, checks, device
 from grader.exercises import Exercise
+from grader.messages import say
 from grader.launchers.decode import (BLOCK, HEAD_DIM, HEAD_DIMS, HEADS_PER_BLOCK, KV_DTYPES, LAYOUTS, LOG2E,
                                     NO_CHUNKS, heads_per_block, kv_dtype_of, launch_decode_attention,
                                     launch_decode_paged, scale_log2, specialise)
@@ -65,9 +66,8 @@ def _assert_o(got, expected, *, name: str, seed: int, dt: str = "float16") -> No
     worst = int(np.argmax(rel))
     if rel[worst] > tol:
         b, h = (int(i) for i in np.unravel_index(worst, got.shape[:-1]))
-        raise AssertionError(f"{name}: request {b}, head {h}: relative error norm {rel[worst]:.2e} exceeds "
-                             f"{tol:.1e} for that head alone ({int((rel > tol).sum())} of {rel.size} "
-                             f"heads do){checks.replay(seed)}")
+        raise AssertionError(say("day11.head_norm", name=name, b=b, h=h, err=f"{rel[worst]:.2e}", tol=f"{tol:.1e}",
+                                 bad=int((rel > tol).sum()), heads=rel.size, replay=checks.replay(seed)))
 
 
 def random_qkv(rng, batch: int, num_qo_heads: int, kv_shape: tuple, kv_dtype: str = "float16"):
@@ -98,17 +98,15 @@ def hnd(x: np.ndarray) -> np.ndarray:
 
 def _heads_ok(num_qo_heads: int, num_kv_heads: int) -> None:
     if num_kv_heads < 1 or num_qo_heads < 1 or num_qo_heads % num_kv_heads:
-        raise ValueError(f"num_qo_heads={num_qo_heads} must be a positive multiple of "
-                         f"num_kv_heads={num_kv_heads} (GQA)")
+        raise ValueError(say("day11.gqa", hq=num_qo_heads, hkv=num_kv_heads))
 
 
 def _device_array(name: str, x, ndim: int, storage=np.float16, head_dims=(HEAD_DIM,)) -> None:
     if getattr(x, "dtype", None) != storage or x.ndim != ndim or not x.flags.c_contiguous:
-        raise ValueError(f"{name}: expected a C-contiguous {np.dtype(storage)} device array with {ndim} dims, "
-                         f"got {getattr(x, 'dtype', type(x).__name__)} of shape {getattr(x, 'shape', '?')}")
+        raise ValueError(say("day11.array", name=name, dtype=np.dtype(storage), ndim=ndim,
+                                got=getattr(x, "dtype", type(x).__name__), shape=getattr(x, "shape", "?")))
     if x.shape[-1] not in head_dims:
-        raise ValueError(f"{name}: head_dim {x.shape[-1]}; the kernel takes head_dim "
-                         f"{' or '.join(map(str, head_dims))}")
+        raise ValueError(say("day11.head_dim", name=name, head_dim=x.shape[-1], dims=" / ".join(map(str, head_dims))))
 
 
 # ---- exercise 1: the online softmax, one thread per row -------------------------------------------
@@ -165,8 +163,8 @@ def check_online_softmax(module, seed: int, rows: int, n: int, tile: int) -> Non
     bad = np.argwhere(empty & ~np.isneginf(m_got))
     if bad.size:
         r, t = bad[0]
-        raise AssertionError(f"online_softmax m {where}: row {r} has seen only -inf scores up to tile {t}, so "
-                             f"m must stay -inf; got {m_got[r, t]:.6g}{checks.replay(seed)}")
+        raise AssertionError(say("day11.m_inf", where=where, r=r, t=t, got=f"{m_got[r, t]:.6g}",
+                                 replay=checks.replay(seed)))
     checks.assert_close(m_got[~empty], m_ref[~empty], dt="float32", name=f"online_softmax m {where}", seed=seed)
     # ex2.approx (2 ulp) on every weight and float32 sums of up to n terms: relative 1e-4 on d; o is
     # checked by the norm of its error against the norm of the sum of |weights * v|, per state.
@@ -176,9 +174,10 @@ def check_online_softmax(module, seed: int, rows: int, n: int, tile: int) -> Non
     err = np.abs(o_got - o_ref).sum(axis=2) / np.maximum(scale, np.finfo(np.float64).tiny)
     if not np.all(np.isfinite(o_got)) or err.max() > 1e-4:
         r, t = np.unravel_index(np.nanargmax(np.where(np.isfinite(err), err, np.inf)), err.shape)
-        raise AssertionError(f"online_softmax o {where}: row {r} after tile {t}: expected "
-                             f"{np.array2string(o_ref[r, t], precision=5)}, got {np.array2string(o_got[r, t], precision=5)} "
-                             f"(relative error {err[r, t]:.2e} > 1e-4){checks.replay(seed)}")
+        raise AssertionError(say("day11.o_row", where=where, r=r, t=t,
+                                 expected=np.array2string(o_ref[r, t], precision=5),
+                                 got=np.array2string(o_got[r, t], precision=5), err=f"{err[r, t]:.2e}",
+                                 replay=checks.replay(seed)))
 
 
 # ---- exercise 2: merge states ------------------------------------------------------------------
@@ -191,8 +190,8 @@ def merge_states(module, v, lse2, kernel: str = "merge_states", out=None, sync: 
     rows, num_states = lse2.shape
     if (v.shape != (rows, num_states, head_dim) or v.dtype != np.float32 or lse2.dtype != np.float32
             or not (v.flags.c_contiguous and lse2.flags.c_contiguous)):
-        raise ValueError(f"merge_states: v must be float32 [rows, S, {head_dim}] and lse2 float32 "
-                         f"[rows, S], both C-contiguous; got {v.dtype} {v.shape} and {lse2.dtype} {lse2.shape}")
+        raise ValueError(say("day11.merge", head_dim=head_dim, v=f"{v.dtype} {v.shape}",
+                                lse2=f"{lse2.dtype} {lse2.shape}"))
     o, lse_out = out or (device.empty((rows, head_dim), "float16"), device.empty(rows, "float32"))
     grid = (max(1, -(-rows // MERGE_ROWS_PER_BLOCK)),)
     args = (v, lse2, o, lse_out, np.int32(rows), np.int32(num_states))
@@ -253,13 +252,12 @@ def decode_attention(module, q, k, v, layout: str = "NHD", k_scale: float = 1.0,
     _device_array("q", q, 3, Q_STORAGE[kv_dtype], HEAD_DIMS)
     _device_array("k", k, 4, k.dtype, (q.shape[-1],))
     if k.shape != v.shape or v.dtype != k.dtype or k.shape[0] != q.shape[0]:
-        raise ValueError(f"k {k.dtype} {k.shape} and v {v.dtype} {v.shape} must match each other and q's "
-                         f"batch ({q.shape[0]})")
+        raise ValueError(say("day11.kv_match", k=f"{k.dtype} {k.shape}", v=f"{v.dtype} {v.shape}", batch=q.shape[0]))
     if layout not in LAYOUTS:
-        raise ValueError(f"layout {layout!r}: expected one of {LAYOUTS}")
+        raise ValueError(say("arg.one_of", what="layout", value=layout, known=LAYOUTS))
     kv_len, num_kv_heads = (k.shape[1], k.shape[2]) if layout == "NHD" else (k.shape[2], k.shape[1])
     if kv_len < 1:
-        raise ValueError("kv_len is 0: attention over no keys is undefined")
+        raise ValueError(say("day11.no_keys"))
     _heads_ok(q.shape[1], num_kv_heads)
     o = device.empty(q.shape, OUT_DTYPE[kv_dtype])
     launch_decode_attention(module, q, k, v, o, layout=layout, k_scale=k_scale, v_scale=v_scale)
@@ -393,11 +391,11 @@ def decode_paged(module, q, k_pages, v_pages, kv_indptr, kv_indices, kv_last_pag
     _device_array("q", q, 3, Q_STORAGE[kv_dtype], HEAD_DIMS)
     _device_array("k_pages", k_pages, 4, k_pages.dtype, (q.shape[-1],))
     if v_pages.shape != k_pages.shape or v_pages.dtype != k_pages.dtype:
-        raise ValueError(f"v_pages {v_pages.shape} must match k_pages {k_pages.shape}")
+        raise ValueError(say("day11.pages", v=v_pages.shape, k=k_pages.shape))
     if layout not in LAYOUTS:
-        raise ValueError(f"layout {layout!r}: expected one of {LAYOUTS}")
+        raise ValueError(say("arg.one_of", what="layout", value=layout, known=LAYOUTS))
     if kv_dtype != "e4m3" and (k_scale, v_scale) != (1.0, 1.0):
-        raise ValueError(f"k_scale, v_scale ({k_scale}, {v_scale}) are for an fp8 cache; this one is {kv_dtype}")
+        raise ValueError(say("day11.scales", k_scale=k_scale, v_scale=v_scale, kv_dtype=kv_dtype))
     batch, num_qo_heads, head_dim = q.shape
     page_size, num_kv_heads = k_pages.shape[1:3] if layout == "NHD" else k_pages.shape[2:0:-1]
     _heads_ok(num_qo_heads, num_kv_heads)
@@ -409,7 +407,7 @@ def decode_paged(module, q, k_pages, v_pages, kv_indptr, kv_indices, kv_last_pag
     if num_chunks < 1:
         raise ValueError(f"num_chunks={num_chunks}: expected >= 1")
     if num_chunks > 1 and not max_len:
-        raise ValueError("split-KV (num_chunks > 1) needs max_len, the longest request's length")
+        raise ValueError(say("day11.max_len"))
     chunk_tokens = -(-max_len // num_chunks) if num_chunks > 1 else NO_CHUNKS
     bufs = buffers or paged_buffers(batch, num_qo_heads, num_chunks, head_dim, OUT_DTYPE[kv_dtype])
     o, lse2 = bufs["o"], bufs["lse2"]
