@@ -1646,6 +1646,16 @@ CATALOGUE: dict[str, dict[str, str]] = {
                       "zh": "{module} 里没有核函数 {name!r}（extern \"C\" 核函数：{known}）"},
     "emu.no_global": {"en": "no global variable {name!r}", "zh": "没有全局变量 {name!r}"},
     "emu.to_host": {"en": "to_host expects a device array, got {kind}", "zh": "to_host 需要一个设备数组，得到的是 {kind}"},
+    "name.day09.ldmatrix": {"en": "ldmatrix_{variant} registers [tile, lane, register] (tiles={tiles}; registers past "
+                                  "{num} must keep the poison {poison})",
+                            "zh": "ldmatrix_{variant} 的寄存器，下标 [分块, 通道, 寄存器]（tiles={tiles}；第 {num} 个之后的"
+                                  "寄存器必须保持毒值 {poison}）"},
+    "name.day09.mma": {"en": "{name} D = A @ B + C [tile, row, col] (count={count})",
+                       "zh": "{name} D = A @ B + C，下标 [分块, 行, 列]（count={count}）"},
+    "name.day15.wgmma": {"en": "{name} D = A @ B^T + D [tile, row, col] (count={count}, K={k})",
+                         "zh": "{name} D = A @ B^T + D，下标 [分块, 行, 列]（count={count}，K={k}）"},
+    "name.day15.tma_copy": {"en": "tma_copy out [row, col] (rows={rows}, cols={cols})",
+                            "zh": "tma_copy out，下标 [行, 列]（rows={rows}，cols={cols}）"},
     "help.commands": {"en": "    show-config             GPU, driver, CUDA, NVRTC and cupy versions, cache and include paths\n"
                         "    compile [dayNN|file]    compile stubs and solutions for sm_80 and sm_90 with NVRTC (no GPU needed)\n"
                         "    check dayNN             run the day's tests, one child process per exercise; a table at the end\n"

@@ -82,8 +82,8 @@ def check_ldmatrix(module, seed: int, variant: str, tiles: int) -> None:
     device.launch(module.get_function(f"ldmatrix_{variant}"), (tiles,), (32,),
                   (device.asarray(host), out), what=f"ldmatrix_{variant}")
     checks.assert_close(device.to_host(out), ldmatrix_reference(host, num, trans),
-                        name=f"ldmatrix_{variant} registers [tile, lane, register] (tiles={tiles}; "
-                             f"registers past {num} must keep the poison {POISON_U32:#x})", seed=seed)
+                        name=say("name.day09.ldmatrix", variant=variant, tiles=tiles, num=num, poison=f"{POISON_U32:#x}"),
+                        seed=seed)
 
 
 # ---- one warp: D = A * B + C on 16x8x16 ---------------------------------------------------------
@@ -100,7 +100,7 @@ def check_mma_tile(module, seed: int, count: int, dtype: str) -> None:
                   (device.asarray(a), device.asarray(b), device.asarray(c), d), what=name)
     expected = a.astype(np.float64) @ b.astype(np.float64) + c
     checks.assert_close(device.to_host(d), expected, dt="float32", tol=accumulate_tolerance(16),
-                        name=f"{name} D = A @ B + C [tile, row, col] (count={count})", seed=seed)
+                        name=say("name.day09.mma", name=name, count=count), seed=seed)
 
 
 # ---- a block tile from warp tiles ---------------------------------------------------------------

@@ -36,7 +36,7 @@ def check_wgmma_tile(module, seed: int, count: int, k: int, dtype: str) -> None:
                   (device.asarray(a), device.asarray(b), d, np.int32(k)), what=name)
     expected = np.einsum("tmk,tnk->tmn", a.astype(np.float64), b.astype(np.float64)) + d0
     checks.assert_close(device.to_host(d), expected, dt="float32", tol=accumulate_tolerance(k),
-                        name=f"{name} D = A @ B^T + D [tile, row, col] (count={count}, K={k})", seed=seed)
+                        name=say("name.day15.wgmma", name=name, count=count, k=k), seed=seed)
 
 
 # ---- exercise 2: TMA + mbarrier: copy a matrix box by box -----------------------------------------
@@ -62,7 +62,7 @@ def check_tma_copy(module, seed: int, rows: int, cols: int) -> None:
     bits = np.random.default_rng(seed).integers(0, 1 << 16, (rows, cols), dtype=np.uint16)
     out = device.empty((rows, cols), "float16")  # poisoned: NaN until written
     tma_copy_launch(module, device.asarray(bits.view(np.float16)), out, rows, cols)
-    checks.assert_close(device.to_host(out).view(np.uint16), bits, name=f"tma_copy out [row, col] (rows={rows}, cols={cols})",
+    checks.assert_close(device.to_host(out).view(np.uint16), bits, name=say("name.day15.tma_copy", rows=rows, cols=cols),
                         seed=seed)
 
 
