@@ -1646,6 +1646,12 @@ CATALOGUE: dict[str, dict[str, str]] = {
                       "zh": "{module} 里没有核函数 {name!r}（extern \"C\" 核函数：{known}）"},
     "emu.no_global": {"en": "no global variable {name!r}", "zh": "没有全局变量 {name!r}"},
     "emu.to_host": {"en": "to_host expects a device array, got {kind}", "zh": "to_host 需要一个设备数组，得到的是 {kind}"},
+    "name.day07.tail": {"en": "async_copy_{copy_bytes}b out[n:], the zero-filled tail of the last tile (n={n})",
+                        "zh": "async_copy_{copy_bytes}b out[n:]，最后一个分块用零填充的尾部（n={n}）"},
+    "name.day07.past": {"en": "{what} past n {where}", "zh": "{what} 在 n 之后的部分 {where}"},
+    "name.day07.allowed": {"en": "{what}, allowed error {bound:.2g}", "zh": "{what}，允许误差 {bound:.2g}"},
+    "name.day07.exact": {"en": "colsum of +-(1..8) integers, exact in any order {what}",
+                         "zh": "+-(1..8) 整数的 colsum，任何顺序都精确 {what}"},
     "name.day09.ldmatrix": {"en": "ldmatrix_{variant} registers [tile, lane, register] (tiles={tiles}; registers past "
                                   "{num} must keep the poison {poison})",
                             "zh": "ldmatrix_{variant} 的寄存器，下标 [分块, 通道, 寄存器]（tiles={tiles}；第 {num} 个之后的"

@@ -41,7 +41,7 @@ def check_async_copy(module, seed: int, n: int, copy_bytes: int) -> None:
     checks.assert_close(got[:n], x.astype(np.float64), tol=exact, seed=seed,
                         name=f"async_copy_{copy_bytes}b out[:n] (n={n})")
     checks.assert_close(got[n:], np.zeros(got.size - n), tol=exact, seed=seed,
-                        name=f"async_copy_{copy_bytes}b out[n:], the zero-filled tail of the last tile (n={n})")
+                        name=say("name.day07.tail", copy_bytes=copy_bytes, n=n))
 
 
 # ---- double buffer ------------------------------------------------------------------------------
@@ -85,7 +85,8 @@ def _check_scaled(module, kernel: str, seed: int, n: int, blocks: int) -> None:
     where = f"(n={n}, blocks={blocks})"
     checks.assert_close(got[:n], np.float64(np.float32(alpha)) * x.astype(np.float64), seed=seed,
                         name=f"{kernel} out {where}")
-    checks.assert_untouched(got[n:], np.ones(1, bool), seed=seed, name=f"{kernel} out past n {where}")
+    checks.assert_untouched(got[n:], np.ones(1, bool), seed=seed,
+                            name=say("name.day07.past", what=f"{kernel} out", where=where))
 
 
 def check_pipeline(module, seed: int, n: int, stages: int, blocks: int) -> None:
@@ -142,8 +143,9 @@ def check_qk_scores(module, seed: int, n: int, blocks: int) -> None:
     bound = 2 * QK_D * U32 * float((np.abs(k64) @ np.abs(q64)).max())
     where = f"(n={n} rows of K, blocks={blocks})"
     checks.assert_close(got[:n], k64 @ q64, tol=checks.Tolerance(0.0, bound, False), seed=seed,
-                        name=f"qk_scores {where}, allowed error {bound:.2g}")
-    checks.assert_untouched(got[n:], np.ones(1, bool), seed=seed, name=f"qk_scores past n {where}")
+                        name=say("name.day07.allowed", what=f"qk_scores {where}", bound=bound))
+    checks.assert_untouched(got[n:], np.ones(1, bool), seed=seed,
+                            name=say("name.day07.past", what="qk_scores", where=where))
 
 
 # ---- open design: column sums ------------------------------------------------------------------
@@ -166,7 +168,7 @@ def _assert_sums(got, x: np.ndarray, seed: int, what: str) -> None:
     x64 = x.astype(np.float64)
     bound = x.shape[0] * U32 * float(np.abs(x64).sum(axis=0).max())
     checks.assert_close(got, x64.sum(axis=0), tol=checks.Tolerance(0.0, bound, False), seed=seed,
-                        name=f"colsum {what}, allowed error {bound:.2g}")
+                        name=say("name.day07.allowed", what=f"colsum {what}", bound=bound))
 
 
 def _small_integers(rng: np.random.Generator, m: int, n: int) -> np.ndarray:
@@ -177,7 +179,7 @@ def _small_integers(rng: np.random.Generator, m: int, n: int) -> np.ndarray:
 
 def _assert_exact(got, ints: np.ndarray, seed: int, what: str) -> None:
     checks.assert_close(got, ints.astype(np.float64).sum(axis=0), tol=checks.Tolerance(0.0, 0.0, False), seed=seed,
-                        name=f"colsum of +-(1..8) integers, exact in any order {what}")
+                        name=say("name.day07.exact", what=what))
 
 
 def check_colsum(module, seed: int, m: int, n: int) -> None:
