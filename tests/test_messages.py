@@ -712,8 +712,9 @@ def _named_english(path: Path) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("module", ["day01", "day02", "day03", "day04", "day05", "day06", "day07", "day09", "day10",
-                                    "day11", "day12", "day13", "day13_cache", "day14", "day15", "day16", "capstone"])
+@pytest.mark.parametrize("module", ["day01", "day02", "day03", "day04", "day05", "day06", "day07", "day08", "day09",
+                                    "day10", "day11", "day12", "day13", "day13_cache", "day14", "day15", "day16",
+                                    "capstone"])
 def test_the_name_a_failed_check_starts_with_comes_from_the_catalogue(module):
     """A failed check starts with the output's name and case (`saxpy out (n=..., grid ...)`), in the
     lessons' language."""

@@ -32,7 +32,7 @@ def _workspace(tiles: int):
 def _assert_left_alone(got, poison, name: str, seed: int) -> None:
     """Integer outputs are poisoned with 0xFF bytes: the elements past the result must keep them."""
     checks.assert_close(got, np.full(got.shape, poison), tol=EXACT, seed=seed,
-                        name=f"{name} (must be left alone: still the poison {poison})")
+                        name=say("name.day08.left_alone", name=name, poison=poison))
 
 
 # ---- warp and block scans by hand ---------------------------------------------------------------
@@ -53,8 +53,8 @@ def check_block_scan(module, seed: int, n: int) -> None:
                   (x_dev, out, np.int64(n)), what="warp_inclusive_sum_i32")
     got = device.to_host(out)
     checks.assert_close(got[:n], np.cumsum(pad(32), axis=1).ravel()[:n], tol=EXACT, seed=seed,
-                        name=f"warp_inclusive_sum_i32 out (n={n}; each warp's 32 elements on their own)")
-    _assert_left_alone(got[n:], -1, f"warp_inclusive_sum_i32 out past n (n={n})", seed)
+                        name=say("name.day08.warp", n=n))
+    _assert_left_alone(got[n:], -1, name=say("name.day08.past", what="warp_inclusive_sum_i32 out", n=n), seed=seed)
 
     tiles = -(-n // BLOCK_SCAN_TILE)
     out, sums = device.empty(n + 1, "int32", guard=1), device.empty(tiles + 1, "int32", guard=1)
@@ -63,11 +63,11 @@ def check_block_scan(module, seed: int, n: int) -> None:
     rows = pad(BLOCK_SCAN_TILE)
     got, got_sums = device.to_host(out), device.to_host(sums)
     checks.assert_close(got_sums[:tiles], rows.sum(axis=1), tol=EXACT, seed=seed,
-                        name=f"block_exclusive_sum_i32 tile_sums (n={n}, {tiles} tiles of {BLOCK_SCAN_TILE})")
-    _assert_left_alone(got_sums[tiles:], -1, f"block_exclusive_sum_i32 tile_sums past the last tile (n={n})", seed)
+                        name=say("name.day08.tile_sums", n=n, tiles=tiles, tile=BLOCK_SCAN_TILE))
+    _assert_left_alone(got_sums[tiles:], -1, name=say("name.day08.past_tile", n=n), seed=seed)
     checks.assert_close(got[:n], (np.cumsum(rows, axis=1) - rows).ravel()[:n], tol=EXACT, seed=seed,
-                        name=f"block_exclusive_sum_i32 out (n={n}; each tile of {BLOCK_SCAN_TILE} on its own)")
-    _assert_left_alone(got[n:], -1, f"block_exclusive_sum_i32 out past n (n={n})", seed)
+                        name=say("name.day08.block", n=n, tile=BLOCK_SCAN_TILE))
+    _assert_left_alone(got[n:], -1, name=say("name.day08.past", what="block_exclusive_sum_i32 out", n=n), seed=seed)
 
 
 # ---- single-pass exclusive scan -----------------------------------------------------------------
@@ -77,7 +77,7 @@ def _scan_launch(module, x, out, n: int, ws, counter, sync=True):
     args = (x, out, np.int64(n), ws, counter)
     if sync:
         device.launch(module.get_function("exclusive_sum_i32"), grid, (BLOCK,), args,
-                      what=f"exclusive_sum_i32 ({grid[0]} tiles)")
+                      what=say("name.day08.scan_launch", tiles=grid[0]))
     else:
         module.get_function("exclusive_sum_i32")(grid, (BLOCK,), args)
 
@@ -100,17 +100,17 @@ def check_lookback(module, rng, seed: int, tiles: int) -> None:
     exclusive = device.empty(probed.size + 1, "int32", guard=1)
     device.launch(module.get_function("lookback_i32"), (probed.size,), (32,),
                   (status, device.asarray(probed.astype(np.int64)), device.asarray(agg[probed].astype(np.int32)),
-                   exclusive), what=f"lookback_i32 ({probed.size} tiles probed of {tiles})")
-    where = (f"(tiles {probed.tolist()} of {tiles}, the others published beforehand: "
-             f"{int((flags == PREFIX).sum())} inclusive prefixes, the rest aggregates)")
+                   exclusive), what=say("name.day08.lookback_launch", probed=probed.size, tiles=tiles))
+    where = say("name.day08.lookback_where", probed=probed.tolist(), tiles=tiles,
+                prefixes=int((flags == PREFIX).sum()))
     got = device.to_host(exclusive)
     checks.assert_close(got[:probed.size], (inclusive - agg)[probed], tol=EXACT, seed=seed,
-                        name=f"the look-back's exclusive prefix {where}")
+                        name=say("name.day08.lookback_prefix", where=where))
     final = device.to_host(status)[probed]
     checks.assert_close((final >> np.uint64(32)).astype(np.int64), np.full(probed.size, PREFIX), tol=EXACT,
-                        seed=seed, name=f"the probed tiles' flags after the look-back (2 = TILE_PREFIX) {where}")
+                        seed=seed, name=say("name.day08.lookback_flags", where=where))
     checks.assert_close((final & np.uint64(0xFFFFFFFF)).astype(np.int64), inclusive[probed], tol=EXACT, seed=seed,
-                        name=f"the inclusive prefixes the probed tiles published {where}")
+                        name=say("name.day08.lookback_published", where=where))
 
 
 def check_scan(module, seed: int, n: int) -> None:
@@ -127,7 +127,7 @@ def check_scan(module, seed: int, n: int) -> None:
     _scan_launch(module, device.asarray(x), out, n, ws, counter)
     got = device.to_host(out)
     checks.assert_close(got[:n], expected, tol=EXACT, seed=seed, name=f"exclusive_sum_i32 out (n={n})")
-    _assert_left_alone(got[n:], -1, f"exclusive_sum_i32 out past n (n={n})", seed)
+    _assert_left_alone(got[n:], -1, name=say("name.day08.past", what="exclusive_sum_i32 out", n=n), seed=seed)
 
 
 def bench_scan(modules: dict, quick: bool = False) -> bench.Report:
@@ -199,8 +199,8 @@ def _build_indptr(module, lengths: np.ndarray, seed: int, what: str):
                   (device.asarray(lengths), indptr, np.int32(batch)), what="build_indptr")
     got = device.to_host(indptr)
     checks.assert_close(got[:batch + 1], indptr_reference(lengths), tol=EXACT, seed=seed,
-                        name=f"build_indptr of {what}")
-    _assert_left_alone(got[batch + 1:], -1, f"build_indptr past indptr[batch] of {what}", seed)
+                        name=say("name.day08.indptr", what=what))
+    _assert_left_alone(got[batch + 1:], -1, name=say("name.day08.past_indptr", what=what), seed=seed)
     return indptr[:batch + 1]
 
 
@@ -218,7 +218,7 @@ def check_ragged(module, seed: int, batch: int, max_len: int, d: int) -> None:
     where = f"(batch={batch}, max_len={max_len}, d={d})"
     lengths = ragged_lengths(rng, batch, max_len)
     indptr_host = indptr_reference(lengths)
-    indptr = _build_indptr(module, lengths, seed, f"the lengths {where}")
+    indptr = _build_indptr(module, lengths, seed, what=say("name.day08.lengths", where=where))
     nnz = int(indptr_host[-1])
 
     values = rng.standard_normal(nnz, dtype=np.float32)
@@ -230,11 +230,11 @@ def check_ragged(module, seed: int, batch: int, max_len: int, d: int) -> None:
     expected = np.where(lengths > 0, np.add.reduceat(v64, starts), 0.0)
     bound = 64 * U32 * float(np.where(lengths > 0, np.add.reduceat(np.abs(v64), starts), 0.0).max())
     checks.assert_close(device.to_host(sums), expected, tol=checks.Tolerance(0.0, bound, False), seed=seed,
-                        name=f"segment_sum {where}, allowed error {bound:.2g}")
+                        name=say("name.day08.segment_sum", where=where, bound=bound))
 
     num_ids = max(1, batch // 2 + 1)
     ids = rng.integers(0, batch, num_ids).astype(np.int32)
-    out_indptr = _build_indptr(module, lengths[ids], seed, f"the selected sequences' lengths {where}")
+    out_indptr = _build_indptr(module, lengths[ids], seed, what=say("name.day08.selected", where=where))
     out_rows = int(lengths[ids].sum(dtype=np.int64))
     data = rng.standard_normal((nnz, d), dtype=np.float32)
     out = device.empty((out_rows + 1, d), guard=1)
@@ -245,9 +245,9 @@ def check_ragged(module, seed: int, batch: int, max_len: int, d: int) -> None:
     rows = np.concatenate([np.arange(indptr_host[i], indptr_host[i + 1]) for i in ids]).astype(np.int64)
     got = device.to_host(out)
     checks.assert_close(got[:out_rows], data[rows].astype(np.float64), tol=EXACT, seed=seed,
-                        name=f"gather_rows out {where}, {num_ids} sequences, {out_rows} rows")
+                        name=say("name.day08.gather", where=where, ids=num_ids, rows=out_rows))
     checks.assert_untouched(got[out_rows:], np.ones((1, d), bool), seed=seed,
-                            name=f"gather_rows out past the last row {where}")
+                            name=say("name.day08.past_row", where=where))
 
 
 SCAN_SIZES = (1, 31, 33, 4095, 4096, 4097, 100_003, 1_000_000, (1 << 24) + 5)
