@@ -86,6 +86,27 @@ def regions(text: str, name: str = "<solution>") -> list[Region]:
     return found
 
 
+def answer_header(solution: Path) -> Path | None:
+    """solutions/include/dayNN/x.cuh where the solution header solutions/dayNN/x.cuh (a header the
+    student writes, like day 7's cp_async.cuh) is also the course's version later days build on."""
+    target = paths.SOLUTION_INCLUDE / solution.parent.name / solution.name
+    return target if solution.suffix == ".cuh" and target.is_file() else None
+
+
+def render_answer(solution: Path) -> str:
+    """The answer header's text: the solution's code and comments, without exercise markers, hints and
+    stub lines, under a line naming its source."""
+    rel = solution.relative_to(paths.ROOT) if solution.is_relative_to(paths.ROOT) else solution
+    kept, inside = [], False
+    for line in solution.read_text().splitlines():
+        if _marker(line, "BEGIN") or _marker(line, "END"):
+            inside = bool(_marker(line, "BEGIN"))
+        elif not (inside and (_HINT.match(line) or _STUB.match(line))):
+            kept.append(line)
+    return (f"// Generated from {rel} by `python -m grader stubs` (edit that file): the course's version,\n"
+            f"// which later days' course headers include and `grader unlock` releases.\n" + "\n".join(kept) + "\n")
+
+
 def student_lines(solution: Path) -> int:
     """How many lines of code the student writes in a solution file: the non-blank, non-comment lines
     of its exercise regions."""
@@ -157,6 +178,9 @@ def generate(day: str | None = None, *, force: bool = False,
     """
     done = []
     for sol in solutions(day):
+        if (answer := answer_header(sol)) is not None and answer.read_text() != render_answer(sol):
+            answer.write_text(render_answer(sol))  # the instructor's side: nobody edits it by hand
+            done.append((answer, "regenerated"))
         stub, text = stub_path(sol), render(sol)
         state = status(stub)
         if state != "missing" and stub.read_text() == text:

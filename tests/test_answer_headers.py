@@ -47,6 +47,17 @@ def test_the_answer_headers_are_laid_out_per_day():
     assert paths.SOLUTION_INCLUDE in compiler.include_dirs()
 
 
+def test_a_header_the_student_writes_is_the_one_source_of_its_answer_header():
+    """solutions/dayNN/x.cuh (the header a student writes, which later days build on) is the source of
+    both the stub days/dayNN/x.cuh and the course's version solutions/include/dayNN/x.cuh."""
+    own = [s for s in stubs.solutions() if stubs.answer_header(s) is not None]
+    assert {s.parent.name for s in own} >= {"day07", "day08", "day09", "day11", "day15"}, own
+    stale = [str(s) for s in own if stubs.answer_header(s).read_text() != stubs.render_answer(s)]
+    assert not stale, f"regenerate with python -m grader stubs: {stale}"
+    released = stubs.render_answer(paths.SOLUTIONS / "day07" / "cp_async.cuh")
+    assert "EXERCISE" not in released and "HINT" not in released and "cp.async.commit_group" in released
+
+
 LATER_DAY = "#include <course/math.cuh>\n" \
             "extern \"C\" __global__ void k(float* x) { x[0] = course::math::ptx_exp2(x[0]); }\n"
 

@@ -1,11 +1,18 @@
-// day09/mma.cuh: the course's ldmatrix and mma.sync m16n8k16 (day 9, exercises 1 and 2), on which
-// course/mma.cuh builds the named wrappers that day 9 (exercise 3) to day 12 use. The same contract as a
-// student's days/day09/mma.cuh, which stands in for it until it is released.
+// Generated from solutions/day09/mma.cuh by `python -m grader stubs` (edit that file): the course's version,
+// which later days' course headers include and `grader unlock` releases.
+// Day 9, exercises 1 and 2: your ldmatrix and mma.sync instructions, written once, as inline PTX.
+// ldmatrix.cu (exercise 1: ldmatrix) and mma_tile.cu (exercise 2: mma_m16n8k16) include this header from
+// beside them (#include "mma.cuh") and are graded on it; exercise 3 (block_tile.cu) and days 10 to 12 use
+// course/mma.cuh's ldmatrix_m8n8x4, mma_sync_m16n16k16_row_col_f32, ..., which are built on these two
+// templates: yours, until the course's version (kernels/unlocked/day09/) is released. Keep the names and
+// signatures; the PTX grammar of each is quoted in its exercise's file. Include nothing else here.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <course/common.cuh>
+
+#define COURSE_OWN_DAY09_MMA 1  // course/mma.cuh, included after this header, builds on yours
 
 namespace course {
 namespace mma {

@@ -1,7 +1,11 @@
-// day11/state.cuh: the course's online-softmax state and its merge (day 11, exercise 2: what
-// merge_states.cu's state.cuh writes), which course/attention/state.cuh gives day 11's exercise 4 on and
-// day 12. The same contract as a student's days/day11/state.cuh, which stands in for it until it is
-// released. The math: course/attention/state.cuh.
+// Generated from solutions/day11/state.cuh by `python -m grader stubs` (edit that file): the course's version,
+// which later days' course headers include and `grader unlock` releases.
+// Day 11, exercise 2 (with merge_states.cu): your online-softmax state (m, d, o) and its merge, written
+// once. merge_states.cu includes this header from beside it (#include "state.cuh") and is graded on it;
+// exercises 4 and 5 (decode_attention.cu, decode_paged.cu) and day 12 use course/attention/state.cuh's
+// state_t, which is this one: yours, until the course's version (kernels/unlocked/day11/) is released.
+// Keep the names and signatures. The math (base 2, the empty state, the merge of two states over
+// disjoint keys): course/attention/state.cuh. Include nothing but <course/math.cuh> here.
 #pragma once
 #include <course/math.cuh>
 
@@ -15,6 +19,7 @@ struct state_t {
   float m;
   float d;
 
+  // The empty state: no keys yet.
   COURSE_INLINE void init() {
     m = -math::inf;
     d = 0.f;
@@ -33,6 +38,7 @@ struct state_t {
     m = m_new;
   }
 
+  // Merge another state over keys disjoint from ours.
   COURSE_INLINE void merge(const state_t& other) { merge(other.o, other.m, other.d); }
 
   // Divide o by d: afterwards o is the attention output of this state's keys (0 if there were none).
@@ -44,7 +50,9 @@ struct state_t {
   }
 
   // log2(sum_j 2^(x_j)) over this state's keys; -inf for the empty state.
-  COURSE_INLINE float lse2() const { return d > 0.f ? m + math::ptx_log2(d) : -math::inf; }
+  COURSE_INLINE float lse2() const {
+    return d > 0.f ? m + math::ptx_log2(d) : -math::inf;
+  }
 };
 
 }  // namespace attention

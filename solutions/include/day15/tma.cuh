@@ -1,8 +1,13 @@
-// day15/tma.cuh: the course's mbarrier and TMA load (day 15: what tma_copy.cu's tma.cuh writes by
-// hand), which course/hopper/tma.cuh gives day 15's GEMMs and day 16. The same contract as a student's
-// days/day15/tma.cuh, which stands in for it until it is released.
+// Generated from solutions/day15/tma.cuh by `python -m grader stubs` (edit that file): the course's version,
+// which later days' course headers include and `grader unlock` releases.
+// Day 15 (with tma_copy.cu): your mbarrier and TMA load instructions, written once, as inline PTX.
+// tma_copy.cu includes this header from beside it (#include "tma.cuh") and is graded on it; the GEMMs
+// (gemm_wgmma.cu, gemm_persistent.cu) and day 16 use course/hopper/tma.cuh, which gives them these:
+// yours, until the course's version (kernels/unlocked/day15/) is released. Keep the names and
+// signatures; the PTX grammar of each instruction is quoted in tma_copy.cu's header. Every shared
+// address is a 32-bit "r" operand (course::hopper::smem_address).
 #pragma once
-#include <course/hopper/tensor_map.cuh>  // TensorMap, smem_address
+#include <course/hopper/tensor_map.cuh>
 
 namespace course {
 namespace hopper {
@@ -13,7 +18,9 @@ COURSE_INLINE void mbarrier_init(uint64_t* bar, uint32_t arrivals) {
 }
 
 // After the inits, before any use: makes the initialised barriers visible to the copy engine.
-COURSE_INLINE void fence_mbarrier_init() { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
+COURSE_INLINE void fence_mbarrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
 
 // Arrive, and add `bytes` to the transaction count the current phase waits for.
 COURSE_INLINE void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
@@ -21,6 +28,7 @@ COURSE_INLINE void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
                : "memory");
 }
 
+// Arrive (no bytes): one of the phase's expected arrivals.
 COURSE_INLINE void mbarrier_arrive(uint64_t* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_address(bar)) : "memory");
 }
