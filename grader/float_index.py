@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+from grader.messages import say
+
 _ENTRY = re.compile(r"\.entry\s+(\w+)\s*\((.*?)\n\}", re.S)
 _SPECIAL = re.compile(r"%(?:tid|ctaid|ntid|nctaid)\.[xyz]")
 _REG = re.compile(r"%[A-Za-z_]+\d+")
@@ -78,7 +80,5 @@ def problems(ptx: str, kernels=None) -> list[str]:
                     target.add(dest)
                     changed = True
         if any(opcode.startswith(_USES) and (inside | srcs) & lossy for opcode, _, srcs, inside, _ in code):
-            found.append(f"{name} computes a thread's index through a float and back (exact only up to "
-                         f"2^24 = 16,777,216): past that it reads or writes the wrong element; keep "
-                         f"indices in integers (int64_t where they can pass 2^31)")
+            found.append(say("float_index.through_float", name=name))
     return found

@@ -1215,6 +1215,20 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "cli.released": {"en": "release built in {path} for {assignments}{problems}", "zh": "已在 {path} 为 {assignments} 构建发布版{problems}"},
     "cli.problems": {"en": "; {count} problems", "zh": "；{count} 个问题"},
     # ---- the technique check (grader/technique.py) and grader sass's report (grader/sass.py) ----
+    "sep": {"en": "; ", "zh": "；"},
+    "technique.float_index": {"en": "{exercise}: {file}: {found}", "zh": "{exercise}：{file}：{found}"},
+    "float_index.through_float": {"en": "{name} computes a thread's index through a float and back (exact only up to "
+                                        "2^24 = 16,777,216): past that it reads or writes the wrong element; keep "
+                                        "indices in integers (int64_t where they can pass 2^31)",
+                                  "zh": "{name} 把线程的下标转成浮点数再转回整数（只在 2^24 = 16,777,216 以内精确）："
+                                        "超过这个规模就会读写错误的元素；下标请一直用整数（可能超过 2^31 时用 int64_t）"},
+    "sass.no_tool": {"en": "{name} not found: `pip install {package}` (or put a CUDA toolkit's bin/ on PATH)",
+                     "zh": "找不到 {name}：请 `pip install {package}`（或者把 CUDA 工具包的 bin/ 加进 PATH）"},
+    "sass.tool_failed": {"en": "{name} {args} failed: {error}", "zh": "{name} {args} 运行失败：{error}"},
+    "stubs.up_to_date": {"en": "up to date", "zh": "已是最新"},
+    "stubs.created": {"en": "created", "zh": "已创建"},
+    "stubs.regenerated": {"en": "regenerated", "zh": "已重新生成"},
+    "stubs.kept": {"en": "kept your edits; new stub written to {new}", "zh": "保留了你的修改；新的桩文件写在 {new}"},
     "technique.has_no": {"en": "{file} has no {what}: this exercise is graded on {why}",
                          "zh": "{file} 里没有 {what}：这个练习按 {why} 评分"},
     "technique.uses": {"en": "{file} uses {what}, which is not allowed here: this exercise is graded on {why}",

@@ -43,8 +43,7 @@ def tool(name: str) -> Path:
     candidates.append(Path("/usr/local/cuda/bin") / name)
     found = next((c for c in candidates if c.is_file() and os.access(c, os.X_OK)), None)
     if found is None:
-        raise FileNotFoundError(f"{name} not found: pip install {_PACKAGES.get(name, name)} "
-                                f"(or put a CUDA toolkit's bin/ on PATH)")
+        raise FileNotFoundError(say("sass.no_tool", name=name, package=_PACKAGES.get(name, name)))
     return found
 
 
@@ -54,7 +53,7 @@ def _run_on_cubin(name: str, args: list[str], cubin: bytes) -> str:
         file.write_bytes(cubin)
         result = subprocess.run([str(tool(name)), *args, str(file)], capture_output=True, text=True)
     if result.returncode != 0:
-        raise RuntimeError(f"{name} {' '.join(args)} failed: {result.stderr.strip()}")
+        raise RuntimeError(say("sass.tool_failed", name=name, args=" ".join(args), error=result.stderr.strip()))
     return result.stdout
 
 

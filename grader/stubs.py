@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Callable
 
 from grader import paths
+from grader.messages import say
 
 BEGIN, END = "// BEGIN EXERCISE", "// END EXERCISE"
 COMMENT = {".py": "#"}  # a source's comment marker by suffix; "//" otherwise (CUDA C)
@@ -180,18 +181,18 @@ def generate(day: str | None = None, *, force: bool = False,
     for sol in solutions(day):
         if (answer := answer_header(sol)) is not None and answer.read_text() != render_answer(sol):
             answer.write_text(render_answer(sol))  # the instructor's side: nobody edits it by hand
-            done.append((answer, "regenerated"))
+            done.append((answer, say("stubs.regenerated")))
         stub, text = stub_path(sol), render(sol)
         state = status(stub)
         if state != "missing" and stub.read_text() == text:
-            done.append((stub, "up to date"))
+            done.append((stub, say("stubs.up_to_date")))
             continue
         if state == "edited" and not (force or (ask is not None and ask(stub))):
             new = stub.with_name(stub.name + ".new")
             new.write_text(text)
-            done.append((stub, f"kept your edits; new stub written to {new.name}"))
+            done.append((stub, say("stubs.kept", new=new.name)))
             continue
         stub.parent.mkdir(parents=True, exist_ok=True)
         stub.write_text(text)
-        done.append((stub, "created" if state == "missing" else "regenerated"))
+        done.append((stub, say("stubs.created" if state == "missing" else "stubs.regenerated")))
     return done

@@ -163,8 +163,9 @@ def _problems(path: Path, techniques, ref: dict | None) -> list[str]:
                 if not group or not _has(code, group, pattern, whole_line=True):
                     absent.setdefault(_kernels(group), []).append(described(what))
         if absent:
-            found.append("; ".join(say("technique.absent", missing=say("technique.no_join").join(missing), kernels=kernels)
-                                   for kernels, missing in absent.items()) + say("technique.graded", why=described(t.why)))
+            found.append(say("sep").join(say("technique.absent", missing=say("technique.no_join").join(missing),
+                                             kernels=kernels) for kernels, missing in absent.items())
+                         + say("technique.graded", why=described(t.why)))
         ops = [sass.opcode(line) for n in names for line in code[n]]
         for pattern in t.forbid:
             hits = sorted({op for op in ops if re.match(pattern, op)})
@@ -200,7 +201,9 @@ def check(ex, path: str | Path) -> None:
     except FileNotFoundError as e:  # nvdisasm / cuobjdump missing: the course install has them
         raise AssertionError(say("technique.no_sass", exercise=ex.key, error=e)) from None
     if found:
-        raise AssertionError(say("technique.missing", exercise=ex.key, file=Path(path).name, found="; ".join(found)))
+        raise AssertionError(say("technique.missing", exercise=ex.key, file=Path(path).name,
+                                 found=say("sep").join(found)))
     wrong = float_index.problems(ptx)
     if wrong:
-        raise AssertionError(f"{ex.key}: {Path(path).name}: " + "; ".join(wrong))
+        raise AssertionError(say("technique.float_index", exercise=ex.key, file=Path(path).name,
+                                 found=say("sep").join(wrong)))

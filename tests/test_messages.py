@@ -768,3 +768,43 @@ def test_a_lesson_s_misuse_of_the_emulator_in_chinese(monkeypatch):
         module.get_function("nosuch")
     with pytest.raises(TypeError, match="^k 需要 1 个参数，给了 2 个$"):
         device.launch(module.get_function("k"), (1,), (32,), (device.empty(32), device.empty(32)))
+
+
+def test_the_stub_generator_s_lines_in_chinese(tmp_path, monkeypatch):
+    """`python -m grader stubs` says what it did with each file (created, up to date, your edits kept)
+    in the lessons' language."""
+    import shutil
+
+    from grader import stubs
+
+    shutil.copytree(paths.SOLUTIONS / "day01", tmp_path / "solutions/day01")
+    for name in ("SOLUTIONS", "DAYS", "ROOT"):
+        monkeypatch.setattr(paths, name, tmp_path / {"SOLUTIONS": "solutions", "DAYS": "days", "ROOT": ""}[name])
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    said = {what for _ in range(2) for _, what in stubs.generate("day01")}
+    stub = sorted((tmp_path / "days/day01").glob("*.cu"))[0]
+    stub.write_text(stub.read_text() + "\n// my work\n")
+    said |= set(dict(stubs.generate("day01")).values())
+    assert {"已创建", "已是最新"} <= said and any("保留了你的修改" in w for w in said), said
+    assert not [w for w in said if english(w)], said
+
+
+def test_a_float_index_in_chinese(monkeypatch):
+    """A thread index computed through a float (grader.float_index) is named in the lessons' language."""
+    from grader import float_index
+
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    ptx = (".visible .entry k(\n.param .u64 p\n)\n{\n.reg .b32 %r<3>;\nmov.u32 %r1, %tid.x;\ncvt.rn.f32.u32 %f1, %r1;\n"
+           "cvt.rzi.s32.f32 %r2, %f1;\ncvt.s64.s32 %rd1, %r2;\nst.global.u32 [%rd1], %r1;\n}\n")
+    found = float_index.problems(ptx)
+    assert len(found) == 1 and "2^24" in found[0] and not english(found[0]), found
+
+
+def test_a_missing_sass_tool_in_chinese(monkeypatch):
+    from grader import sass
+
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    with pytest.raises(FileNotFoundError) as e:
+        sass.tool("nvdisasm-not-installed")
+    text = re.sub(r"`[^`]*`", "", str(e.value))
+    assert "找不到" in text and not english(text), text
