@@ -112,32 +112,40 @@ def assert_close(got, expected, *, dt=None, name: str = "output", seed: int | No
                                      got=got.flat[i], replay=again))
         return
     g = got.astype(np.float64)
-    e = expected.astype(np.float64)
-    problem = nan_problem(got, e, name, again)
-    if problem:
-        raise AssertionError(problem)
-    inf = np.flatnonzero(np.isinf(g) & ~np.isinf(e))
-    if inf.size:
-        i = inf[0]
-        raise AssertionError(say("inf", name=name, count=inf.size, index=_fmt_index(i, g.shape),
-                                 expected=f"{e.flat[i]:.6g}", replay=again))
-    err = np.abs(g - e)
-    with np.errstate(over="ignore", divide="ignore"):
-        rel = err / np.maximum(np.abs(e), np.finfo(np.float64).tiny)
-    worst = int(np.argmax(err - tol.rtol * np.abs(e)))
-    detail = say("worst", index=_fmt_index(worst, g.shape), expected=f"{e.flat[worst]:.7g}",
-                 got=f"{g.flat[worst]:.7g}", rel=f"{rel.flat[worst]:.2e}")
+    e = np.asarray(expected, dtype=np.float64)  # read only: no copy of a float64 reference
+    if np.isnan(g).any():
+        raise AssertionError(nan_problem(got, e, name, again))
+    inf = np.isinf(g)
+    if inf.any():
+        inf = np.flatnonzero(inf & ~np.isinf(e))
+        if inf.size:
+            i = inf[0]
+            raise AssertionError(say("inf", name=name, count=inf.size, index=_fmt_index(i, g.shape),
+                                     expected=f"{e.flat[i]:.6g}", replay=again))
+    err = np.subtract(g, e, out=g)  # g is this function's own copy
+    np.abs(err, out=err)
+
+    def detail() -> str:  # the worst element, worded only for a failure (the arrays are large)
+        worst = int(np.argmax(err - tol.rtol * np.abs(e)))
+        with np.errstate(over="ignore", divide="ignore"):
+            rel = err.flat[worst] / np.maximum(np.abs(e.flat[worst]), np.finfo(np.float64).tiny)
+        return say("worst", index=_fmt_index(worst, err.shape), expected=f"{e.flat[worst]:.7g}",
+                   got=f"{got.reshape(-1)[worst:worst + 1].astype(np.float64)[0]:.7g}", rel=f"{rel:.2e}")
+
     if tol.by_norm:
         ref_norm = np.linalg.norm(e)
-        norm_err = np.linalg.norm(g - e) / ref_norm if ref_norm > 0 else np.linalg.norm(g - e)
+        norm_err = np.linalg.norm(err) / ref_norm if ref_norm > 0 else np.linalg.norm(err)
         if not norm_err <= tol.rtol:
             raise AssertionError(say("norm", name=name, dtype=dt.name, err=f"{norm_err:.2e}",
-                                     rtol=f"{tol.rtol:.0e}", detail=detail, replay=again))
+                                     rtol=f"{tol.rtol:.0e}", detail=detail(), replay=again))
         return
-    bad = err > tol.atol + tol.rtol * np.abs(e)
+    limit = np.abs(e)
+    limit *= tol.rtol
+    limit += tol.atol
+    bad = err > limit
     if bad.any():
-        raise AssertionError(say("outside", name=name, dtype=dt.name, count=int(bad.sum()), size=g.size,
-                                 rtol=f"{tol.rtol:.0e}", atol=f"{tol.atol:.0e}", detail=detail, replay=again))
+        raise AssertionError(say("outside", name=name, dtype=dt.name, count=int(bad.sum()), size=err.size,
+                                 rtol=f"{tol.rtol:.0e}", atol=f"{tol.atol:.0e}", detail=detail(), replay=again))
 
 
 def assert_untouched(got, mask, *, name: str = "output", seed: int | None = None) -> None:
