@@ -54,6 +54,7 @@ MAX_FILE_BYTES = 1 << 20
 #: compute-sanitizer racecheck; a race fails the exercise. The emulator finds races on every run.
 RACECHECK_DAYS = ("day04", "day06")
 SOURCE_SUFFIXES = (".cu", ".cuh")
+STATS_ENV = "COURSE_EMULATOR_STATS"  # "0": the emulator keeps no memory statistics (grader/emulator/program.py)
 _ENV_KEEP = ("PATH", "LANG", "LC_ALL", "TERM", "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES",
              "CUDA_PATH", "CUDA_HOME", "LD_LIBRARY_PATH", "CUPY_CACHE_DIR", "COURSE_BACKEND",
              "COURSE_SEED", "COURSE_EMULATOR_FULL", "COURSE_EMULATOR_ARCH", "COURSE_LANG")
@@ -683,6 +684,7 @@ def _child_part(day: str, part: dict, k: int, first: int, seeds, send) -> bool:
     from grader import checks, device, exercises, runner
 
     ex = exercises.get(day, part["name"])
+    os.environ[STATS_ENV] = "1" if ex.statistics else "0"  # a sixth of a launch, read by open designs only
     try:
         module = runner.load(ex)
     except Exception as e:  # noqa: BLE001 - compile errors, a missing technique, missing files

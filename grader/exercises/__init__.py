@@ -30,6 +30,8 @@ class Exercise:
     target: float | None = None   # the solution's ratio to its ceiling, at the largest benchmark size
     technique: tuple = ()  # grader.technique.Technique: what the kernel's SASS must show
     cost: Callable | None = None  # a case's work on the emulator, where not the product of its sizes
+    statistics: bool = False  # its check reads the emulator's memory statistics (open design): kept on
+                              # in its grading child, off in the others (nothing reads them there)
     hint_parts: tuple[int, ...] = ()  # the exercise regions of its files whose hints it shows (0-based, in
                                      # grader.hints.files order); (): all (a file's rungs each show their own)
 

@@ -290,5 +290,6 @@ EXERCISES = (
              check_colsum, COLSUM_CASES, bench=bench_colsum, target=0.80),
     Exercise("day07", "colsum_design", "colsum.cu", "open design: column sums at the speed of memory",
              check_colsum_design, tuple({"shape": s} for s in SELF_CHECK_SHAPES),
-             cost=lambda case: DESIGN_SHAPES[case["shape"]][0][0] * DESIGN_SHAPES[case["shape"]][0][1]),
+             cost=lambda case: DESIGN_SHAPES[case["shape"]][0][0] * DESIGN_SHAPES[case["shape"]][0][1],
+             statistics=True),
 )

@@ -538,5 +538,6 @@ EXERCISES = (
              check_gemv, GEMV_CASES, bench=bench_gemv, target=0.85),
     Exercise("day10", "gemv_design", "gemv.cu", "open design: the decode GEMV at the speed of memory",
              check_gemv_design, tuple({"shape": s} for s in GEMV_SELF_CHECK),
-             cost=lambda case: GEMV_SHAPES[case["shape"]][0][0] * GEMV_SHAPES[case["shape"]][0][1]),
+             cost=lambda case: GEMV_SHAPES[case["shape"]][0][0] * GEMV_SHAPES[case["shape"]][0][1],
+             statistics=True),
 )
