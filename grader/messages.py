@@ -1236,6 +1236,7 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "technique.no_kernel": {"en": "no kernel {kernels} in {file}", "zh": "{file} 里没有核函数 {kernels}"},
     "technique.its_kernels": {"en": "its kernels", "zh": "它的各个核函数"},
     "technique.absent": {"en": "no {missing} in the SASS of {kernels}", "zh": "{kernels} 的 SASS 里没有 {missing}"},
+    "technique.named": {"en": "{pattern} ({name})", "zh": "{pattern}（{name}）"},
     "technique.no_join": {"en": ", no ", "zh": "、"},
     "technique.graded": {"en": ": this exercise is graded on {why}", "zh": "：这个练习按 {why} 评分"},
     "technique.forbidden": {"en": "{hits} in the SASS of {kernels}: {what} is not allowed here; this exercise is graded "
@@ -1284,7 +1285,6 @@ CATALOGUE: dict[str, dict[str, str]] = {
     # ---- the emulator's fault texts (grader/emulator): what a wrong kernel did, where, by which thread ----
     "emu.who": {"en": "block {block} thread {thread}", "zh": "线程块 {block} 线程 {thread}"},
     "emu.block": {"en": "block {block}", "zh": "线程块 {block}"},
-    "emu.thread": {"en": "thread {thread}", "zh": "线程 {thread}"},
     "emu.at": {"en": " at {loc}", "zh": "（{loc}）"},
     "emu.misaligned": {"en": "misaligned address: {where} by {who} accesses {size} bytes at 0x{address:x}, which is not a "
                              "multiple of {size}",
@@ -1837,12 +1837,18 @@ CATALOGUE: dict[str, dict[str, str]] = {
 }
 
 
+#: A space between two Chinese characters, as a field that is Chinese leaves it ("按 {why} 评分"): dropped.
+_CJK_SPACE = re.compile(r"(?<=[\u4e00-\u9fff]) (?=[\u4e00-\u9fff])")
+
+
 def say(key: str, lang: str | None = None, **fields) -> str:
-    """The catalogue's text for `key` in `lang` (default: the lessons' language), fields filled in."""
+    """The catalogue's text for `key` in `lang` (default: the lessons' language), fields filled in; in
+    Chinese without a space between two Chinese characters (Chinese puts none between words)."""
     from grader.language import language
 
-    entry = CATALOGUE[key]
-    return entry.get(lang or language(), entry["en"]).format(**fields)
+    lang = lang or language()
+    text = CATALOGUE[key].get(lang, CATALOGUE[key]["en"]).format(**fields)
+    return _CJK_SPACE.sub("", text) if lang == "zh" else text
 
 
 def said(e: BaseException) -> str | None:

@@ -72,7 +72,7 @@ def _name(pattern: str) -> str:
     words = re.split(r"[|()]", plain)
     first = next((w for w in words if w), plain)
     key = max((k for k in _NAMES if first.startswith(k)), key=len, default=None)
-    return f"{plain} ({word('sassname', key)})" if key else plain
+    return say("technique.named", pattern=plain, name=word("sassname", key)) if key else plain
 
 
 def _kernels(group: list[str]) -> str:

@@ -38,18 +38,48 @@ def test_the_chinese_uses_the_glossary(key):
     assert not missing, f"{key}: {missing}"
 
 
-def test_every_key_the_code_asks_for_exists():
-    asked, named = set(), set()  # keys said literally; keys the code names (a table of them, as cli's)
+def _keys_in_use() -> tuple[set[str], set[str]]:
+    """The keys the course's code says literally (say("key", ...)) and the catalogue keys it names as
+    strings (a table of them, as cli's); messages.py's CATALOGUE, which defines them, is no use of them."""
+    asked, named = set(), set()
     for path in (paths.ROOT / "grader").rglob("*.py"):
         text = path.read_text()
+        if path == paths.ROOT / "grader" / "messages.py":
+            text = text[text.index("\n}\n"):]  # its functions only
         asked |= set(re.findall(r"\bsay\(\s*[\"']([\w. ]+)[\"']", text))
         named |= set(re.findall(r"[\"']([\w.]+)[\"']", text)) & set(messages.CATALOGUE)
-    assert asked, "no say(...) call found"
-    assert not asked - set(messages.CATALOGUE), sorted(asked - set(messages.CATALOGUE))
+    return asked, named
+
+
+def _unused_keys() -> set[str]:
+    """Entries nothing asks for: not said or named by the code, not a tech.* entry whose English is some
+    exercise's technique words (messages.described), nor looked up by a prefix (word(), helped(), plots)."""
+    from grader import exercises
+
+    asked, named = _keys_in_use()
+    words = {w for day in sorted(p.name for p in paths.DAYS.glob("day[0-9][0-9]"))
+             for ex in exercises.day_exercises(day) for t in getattr(ex, "technique", ())
+             for w in [t.why, *(what for _, what in t.require_lines + t.source_require + t.source_forbid)]}
+    described = {k for k, e in messages.CATALOGUE.items() if k.startswith("tech.") and e["en"] in words}
     looked_up = {k for k in messages.CATALOGUE if k.startswith(("status.", "ceiling.", "limiter.", "mix.", "help.", "plot.",
                                                                  "sassname.", "sass.res."))}
-    unused = set(messages.CATALOGUE) - asked - named - looked_up  # the prefixes: word(), helped(), plots, sass
+    return set(messages.CATALOGUE) - asked - named - described - looked_up
+
+
+def test_every_key_the_code_asks_for_exists():
+    asked, _ = _keys_in_use()
+    assert asked, "no say(...) call found"
+    assert not asked - set(messages.CATALOGUE), sorted(asked - set(messages.CATALOGUE))
+    unused = _unused_keys()
     assert not unused, "entries nothing asks for: " + ", ".join(sorted(unused))
+
+
+def test_an_entry_nobody_uses_is_found(monkeypatch):
+    """The check above reads the code that uses the catalogue, not the catalogue itself: a planted entry,
+    and a tech.* entry no technique holds, fail it."""
+    monkeypatch.setitem(messages.CATALOGUE, "planted.nobody_says_this", {"en": "unused", "zh": "没人用"})
+    monkeypatch.setitem(messages.CATALOGUE, "tech.planted", {"en": "no technique's words", "zh": "没有哪个技术要点"})
+    assert _unused_keys() == {"planted.nobody_says_this", "tech.planted"}
 
 
 def test_a_failed_check_speaks_the_lessons_language(monkeypatch):
@@ -219,7 +249,7 @@ def test_an_open_design_s_verdicts_in_chinese(monkeypatch):
     assert wrong == ["0 GB/s：是 copy（2 GB/s）的 25%，低于设计所需的 75%"], wrong
     with pytest.raises(AssertionError) as e:
         open_design.fail_if(["x"], "colsum (m)", plan)
-    assert str(e.value) == "colsum (m)，启动配置为 网格 (132, 1)，线程块 256，0 B 动态共享内存：设计没有达标：\n  - x"
+    assert str(e.value) == "colsum (m)，启动配置为网格 (132, 1)，线程块 256，0 B 动态共享内存：设计没有达标：\n  - x"
 
 
 @pytest.mark.parametrize("key, fields, says", [
@@ -322,7 +352,7 @@ def test_the_summary_names_the_ceiling_in_the_lessons_language(monkeypatch):
     row = {"exercise": "day07/colsum", "passed": 1, "failed": 0, "skipped": 0, "status": "passed",
            "ratio": 0.87, "ceiling": "copy bandwidth"}
     monkeypatch.setenv("COURSE_LANG", "zh")
-    assert "拷贝带宽 的 87%" in format_table([row]) and "copy" not in format_table([row])
+    assert "拷贝带宽的 87%" in format_table([row]) and "copy" not in format_table([row])
     assert "cuBLAS 的 50%" in format_table([{**row, "ratio": 0.5, "ceiling": "cuBLAS"}])
     monkeypatch.setenv("COURSE_LANG", "en")
     assert "87% of copy bandwidth" in format_table([row])
@@ -642,7 +672,7 @@ def test_the_technique_check_and_the_sass_report_in_chinese(monkeypatch, tmp_pat
     assert technique._problems(tmp_path / "k.cu", [wanted], None) == ["k.cu 里没有核函数 nosuch"]
     found = technique._problems(tmp_path / "k.cu", [technique.Technique(why="线程束洗牌", require=("SHFL",), forbid=("STG",))],
                                 None)
-    assert found[0] == "k 的 SASS 里没有 SHFL (线程束洗牌)：这个练习按 线程束洗牌 评分", found
+    assert found[0] == "k 的 SASS 里没有 SHFL（线程束洗牌）：这个练习按线程束洗牌评分", found
     assert found[1].startswith("k 的 SASS 里有 STG") and not any(english(f) for f in found), found
     for text in (sass.report(tmp_path / "k.cu"), sass.compare(tmp_path / "k.cu", tmp_path / "k2.cu")):
         assert "寄存器" in text and "合计" in text and not english(text), text
@@ -808,3 +838,27 @@ def test_a_missing_sass_tool_in_chinese(monkeypatch):
         sass.tool("nvdisasm-not-installed")
     text = re.sub(r"`[^`]*`", "", str(e.value))
     assert "找不到" in text and not english(text), text
+
+
+def test_chinese_puts_no_space_between_words(monkeypatch):
+    """A Chinese field inside a Chinese sentence leaves no space between the two ("4 个用例未通过",
+    "按线程束洗牌评分"); Latin names keep theirs."""
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    text = messages.say("summary.first_failure", exercise="day01/saxpy", cases=messages.say("summary.cases", n=4),
+                        first="x")
+    assert "4 个用例未通过" in text, text
+    assert messages.say("summary.first_failure", "en", exercise="e", cases="4 cases", first="x") == \
+        "e: 4 cases failed; first: x"
+
+
+def test_a_missing_technique_in_chinese(monkeypatch):
+    """The technique check's sentences joined the Chinese way (；), no English but the code's names."""
+    from grader import exercises, technique
+
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    ex = exercises.get("day08", "scan")
+    with pytest.raises(AssertionError) as e:
+        technique.check(ex, paths.DAYS / "day08" / ex.source)
+    text = str(e.value)
+    assert "；" in text and "; " not in text and "解耦回看" in text and "没有内联 PTX" in text, text
+    assert not english(re.sub(r"\([^)]*\)", "", text)), text

@@ -193,7 +193,7 @@ class InFlight:
         while f is not None and f.f_code.co_name != "run_chunk":
             f = f.f_back
         op = f.f_locals.get("op") if f is not None else None
-        what = say(f"emu.{what}")
+        what = say({"reads": "emu.reads", "writes": "emu.writes"}[what])
         by = say("emu.in_flight_by", where=op.where(), what=what) if op is not None else what
         raise EmulatorFault(say("emu.in_flight", by=by, name=self.name, issuer=self.issuer.where()))
 
