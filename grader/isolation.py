@@ -116,6 +116,7 @@ def _child_env(workdir: Path) -> dict[str, str]:
     env[language.LANG_ENV] = language.language()  # a zh lesson's folder decides it, not only $COURSE_LANG
     env.update({"HOME": str(workdir / "home"), "PYTHONPATH": paths.python_path(), "PYTHONSAFEPATH": "1",
                 "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg",
+                "NUMPY_MADVISE_HUGEPAGE": "0",  # a fresh 10M-element array's first touch: 2x faster without
                 "COURSE_JIT_CACHE": str(workdir / "jit"), paths.KERNELS_ENV: "days",
                 paths.SOURCE_DIR_ENV: str(workdir / "src")})
     return env
