@@ -704,11 +704,21 @@ def test_the_emulator_s_fault_texts_in_chinese(monkeypatch, body, says):
     assert says in text and "线程块 (0, 0, 0)" in text and not english(text), text
 
 
-def test_every_emulator_fault_comes_from_the_catalogue():
-    """What the emulator says a kernel did wrong (an EmulatorFault) is the catalogue's; what it does not
-    support (Unsupported: the instruction's own words) and its internal errors may stay English."""
-    found = [f for p in sorted((paths.ROOT / "grader" / "emulator").rglob("*.py")) for f in _raised_english(p, "EmulatorFault")]
+@pytest.mark.parametrize("exception", ["EmulatorFault", "Unsupported", "PTXError"])
+def test_every_emulator_fault_comes_from_the_catalogue(exception):
+    """What the emulator says a kernel did wrong (an EmulatorFault), what it does not support (Unsupported,
+    the why of emu.unsupported) and what it cannot read of NVRTC's PTX (PTXError) are the catalogue's."""
+    found = [f for p in sorted((paths.ROOT / "grader" / "emulator").rglob("*.py")) for f in _raised_english(p, exception)]
     assert not found, found
+
+
+def test_the_emulator_s_ptx_reader_in_chinese(monkeypatch):
+    from grader.emulator import ptx
+
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    with pytest.raises(ptx.PTXError) as e:
+        ptx.parse(".visible .entry k()\n{\nret;\n")
+    assert str(e.value) == "函数 k 没有闭合", str(e.value)
 
 
 def test_a_shared_memory_race_in_chinese(monkeypatch):

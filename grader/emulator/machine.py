@@ -149,7 +149,7 @@ class State:
             return (~((np.uint64(1) << (lane + np.uint64(1))) - np.uint64(1))).astype(np.uint32)
         if name == "lanemask_ge":
             return (~((np.uint64(1) << lane) - np.uint64(1))).astype(np.uint32)
-        raise Unsupported(f"special register %{name}")
+        raise Unsupported(say("emu.unsup.special", name=name))
 
     def idx(self, sel):
         return self.all if sel is None else sel

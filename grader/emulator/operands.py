@@ -9,6 +9,7 @@ import re
 import numpy as np
 
 from grader.emulator.values import NP_TYPES, parse_number
+from grader.messages import say
 
 _SPECIAL = re.compile(r"^%(tid|ntid|ctaid|nctaid)\.([xyz])$|^%(laneid|warpid|nwarpid|smid|nsmid|gridid|"
                       r"clock|clock64|globaltimer|lanemask_eq|lanemask_lt|lanemask_le|lanemask_gt|"
@@ -34,7 +35,7 @@ def _cast(v, dt: np.dtype):
         return v != 0
     if v.dtype.kind == "f" or dt.kind == "f":
         # a float held in a wider/narrower register: go through bits of the register's width
-        raise Unsupported(f"register of {v.dtype} read as {dt}")
+        raise Unsupported(say("emu.unsup.register_as", held=v.dtype, read=dt))
     return v.astype(dt)
 
 
@@ -80,7 +81,7 @@ def reader(prog, text: str, t: str):
                 return (r if sel is None else r[sel]).view(dt)
             return rd
         if dt.kind == "f":
-            raise Unsupported(f"{text} ({sdt}) read as {t}")
+            raise Unsupported(say("emu.unsup.read_as", text=text, held=sdt, read=t))
 
         def rd(st, sel, slot=slot):
             r = st.regs[slot]
@@ -96,7 +97,7 @@ def reader(prog, text: str, t: str):
         off = int(text.split("+")[1], 0) if "+" in text else 0
         v = np.array(sym + off).astype(dt)[()] if dt.kind in "iu" else np.uint64(sym + off)
         return lambda st, sel, v=v: v
-    raise Unsupported(f"operand {text!r}")
+    raise Unsupported(say("emu.unsup.operand", text=text))
 
 
 _NUMBER = re.compile(r"^[-+]?(0[xXfFdD][0-9a-fA-F]+|\d+(\.\d*)?([eE][-+]?\d+)?)U?$")
@@ -125,7 +126,7 @@ def writer(prog, text: str, t: str | None = None):
     if text == "_":
         return lambda st, sel, v: None
     if not text.startswith("%") and text not in prog.reg_slot:
-        raise Unsupported(f"destination {text!r}")
+        raise Unsupported(say("emu.unsup.destination", text=text))
     slot, sdt = prog.reg(text)
 
     def wr(st, sel, v, slot=slot, sdt=sdt):
@@ -158,7 +159,7 @@ def address(prog, text: str):
     """[reg+imm] / [sym+imm] / [imm] -> (f(state, sel) -> uint64 addresses, symbol or None)."""
     m = _ADDR.match(text.strip())
     if not m:
-        raise Unsupported(f"address {text!r}")
+        raise Unsupported(say("emu.unsup.address", text=text))
     base, off = m.group(1), int(m.group(2).replace(" ", ""), 0) if m.group(2) else 0
     if base.startswith("%") or base in prog.reg_slot:
         slot, sdt = prog.reg(base)
@@ -175,6 +176,6 @@ def address(prog, text: str):
         return (lambda st, sel: v), None
     sym = prog.symbol(base)
     if sym is None:
-        raise Unsupported(f"unknown symbol {base!r} in {text!r}")
+        raise Unsupported(say("emu.unsup.symbol", base=base, text=text))
     v = np.uint64(sym + off)
     return (lambda st, sel: v), base

@@ -60,9 +60,9 @@ def _flatten(module: ptx.Module, fn: ptx.Function):
                 callee = module.functions.get(target)
                 if callee is not None and not callee.extern:
                     if target in stack or len(stack) > 16:
-                        raise Unsupported(f"recursive call to {target}")
+                        raise Unsupported(say("emu.unsup.recursive", target=target))
                     if guard:
-                        raise Unsupported(f"predicated call to {target}")
+                        raise Unsupported(say("emu.unsup.predicated", target=target))
                     tag = f"#{next(count)}"
                     rets = [x.strip() for x in names[0].strip("()").split(",")] if names[0].startswith("(") else []
                     args = [x.strip() for o in names[names.index(target) + 1:] for x in o.strip("()").split(",")
@@ -168,7 +168,7 @@ class Program:
     # ---- used by the decoders ----
     def reg(self, name: str):
         if name not in self.reg_slot:
-            raise Unsupported(f"unknown register {name}")
+            raise Unsupported(say("emu.unsup.register", name=name))
         s = self.reg_slot[name]
         return s, self.reg_types[s]
 
@@ -177,7 +177,7 @@ class Program:
 
     def label(self, name: str) -> int:
         if name not in self.labels:
-            raise Unsupported(f"unknown label {name}")
+            raise Unsupported(say("emu.unsup.label", name=name))
         return self.labels[name]
 
     def is_call_param(self, a) -> bool:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from grader.messages import say
+
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _IDENT = re.compile(r"(?<![\w$.%])%?[A-Za-z_$][\w$]*")
 _LINE_DIRECTIVE = re.compile(r"^\.(loc|file|version|target|address_size)\b")  # no ';' after these
@@ -214,7 +216,7 @@ def _parse_var(stmt: str, space: str) -> list[Var]:
             name = t
         k += 1
     if name is None or dtype is None:
-        raise PTXError(f"cannot read the declaration {stmt!r}")
+        raise PTXError(say("ptx.declaration", stmt=stmt))
     for d in dims:
         inner = d.strip("[]")
         count = 0 if inner == "" else count * int(inner, 0)
@@ -294,7 +296,7 @@ def parse(text: str) -> Module:
         if kind == "open":
             if fn is None:
                 if pending_header is None:
-                    raise PTXError("'{' outside a function")
+                    raise PTXError(say("ptx.open_outside"))
                 fn = _parse_header(pending_header, mod)
                 pending_header = None
                 scopes = [{}]
@@ -309,7 +311,7 @@ def parse(text: str) -> Module:
             continue
         if kind == "close":
             if fn is None:
-                raise PTXError("unbalanced '}'")
+                raise PTXError(say("ptx.unbalanced"))
             scopes.pop()
             label_scopes.pop()
             if not scopes:
@@ -337,7 +339,7 @@ def parse(text: str) -> Module:
         if stmt.startswith(".reg"):
             m = re.match(r"\.reg\s+(?:\.v\d\s+)?\.(\w+)\s+(.*)$", stmt)
             if not m:
-                raise PTXError(f"cannot read {stmt!r}")
+                raise PTXError(say("ptx.unreadable", stmt=stmt))
             rtype = m.group(1)
             for nm in _split_operands(m.group(2)):
                 rm = _REG_RANGE.match(nm)
@@ -375,7 +377,7 @@ def parse(text: str) -> Module:
             raw_branches.append((inst, list(label_scopes)))
         fn.body.append(inst)
     if fn is not None:
-        raise PTXError(f"function {fn.name} is not closed")
+        raise PTXError(say("ptx.not_closed", name=fn.name))
     for f in mod.functions.values():
         for inst in f.body:
             if inst.loc is not None and not inst.loc.file.startswith("/"):
@@ -399,7 +401,7 @@ def _finish_function(fn, label_defs, raw_branches, pending):
                 inst.operands[-1] = label_defs[(sc, target)]
                 break
         else:
-            raise PTXError(f"{fn.name}: branch to unknown label {target!r} ({inst.text})")
+            raise PTXError(say("ptx.unknown_label", name=fn.name, target=target, text=inst.text))
 
 
 def _parse_params(s: str) -> list[Var]:
@@ -417,7 +419,7 @@ def _parse_params(s: str) -> list[Var]:
 def _parse_header(head: str, mod: Module) -> Function:
     m = re.search(r"\.(entry|func)\s+(?:\((.*?)\)\s*)?([\w$]+)\s*(?:\((.*?)\))?\s*(.*)$", head, re.S)
     if not m:
-        raise PTXError(f"cannot read the function header {head!r}")
+        raise PTXError(say("ptx.header", head=head))
     fn = Function(m.group(3), m.group(1) == "entry")
     if m.group(2):
         fn.rets = _parse_params(m.group(2))

@@ -9,6 +9,7 @@ from grader.emulator.operands import Unsupported, np_type, reader, writer
 from grader.emulator.ops.floats import (FLOATS, RND, elementwise16, flush_subnormal, from_f64, read_float,
                                         saturate, to_f64)
 from grader.emulator.ops.table import builder, normal, operand_type
+from grader.messages import say
 
 
 @builder("add", "sub", "mul", "fma", "mad", "div", "min", "max", "rem", "mul24", "mad24", "sad")
@@ -19,7 +20,7 @@ def build_arith(prog, inst):
     if t in FLOATS:
         return _float_arith(prog, inst, base, t, mods)
     if mods & {"cc"}:
-        raise Unsupported(f"{inst.opcode} (carry chains)")
+        raise Unsupported(say("emu.unsup.carry", opcode=inst.opcode))
     if base in ("addc", "subc"):
         raise Unsupported(inst.opcode)
     dt = np_type(t)
@@ -158,7 +159,7 @@ def _float_arith(prog, inst, base, t, mods):
     d = writer(prog, inst.operands[0])
     srcs = [read_float(prog, s, t) for s in inst.operands[1:]]
     if base == "mad" and not (mods & set(RND)):
-        raise Unsupported(f"{inst.opcode} (mad without rounding)")
+        raise Unsupported(say("emu.unsup.mad", opcode=inst.opcode))
     if t in ("f32", "f64"):
         dt = np_type(t)
         if base in ("min", "max"):
@@ -210,12 +211,12 @@ def _float_arith(prog, inst, base, t, mods):
                 return V.exact_fma(x, y, z)
             if base == "div":
                 if mode != "rn" and not approx:
-                    raise Unsupported(f"{inst.opcode} (directed rounding)")
+                    raise Unsupported(say("emu.unsup.directed", opcode=inst.opcode))
                 return np.asarray(x, np.float64) / np.asarray(y, np.float64)
             raise Unsupported(inst.opcode)
 
         if base == "div" and mode != "rn" and not approx:
-            raise Unsupported(f"{inst.opcode} (directed rounding)")
+            raise Unsupported(say("emu.unsup.directed", opcode=inst.opcode))
 
         def fn(st, sel):
             xs = [s(st, sel) for s in srcs]

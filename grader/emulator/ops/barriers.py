@@ -22,7 +22,8 @@ def build_bar(prog, inst):
     if kind == "arrive" and len(inst.operands) == 2:
         return _bar_arrive(prog, inst)
     if kind not in ("sync", "red") and not (parts[0] == "barrier" and "sync" in parts):
-        raise Unsupported(f"{inst.opcode} (only bar.sync / barrier.sync / bar.red / bar.arrive id, count)")
+        raise Unsupported(say("emu.unsup.only", opcode=inst.opcode,
+                                  only="bar.sync / barrier.sync / bar.red / bar.arrive id, count"))
     if len(inst.operands) > 1 and kind == "sync":
         count = reader(prog, inst.operands[1], "u32")
     else:

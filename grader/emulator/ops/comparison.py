@@ -6,6 +6,7 @@ import numpy as np
 from grader.emulator.operands import Unsupported, np_type, reader, writer
 from grader.emulator.ops.floats import FLOATS, flush_subnormal, read_float, to_f64
 from grader.emulator.ops.table import builder, normal, operand_type
+from grader.messages import say
 
 
 _ORDERED = {"eq": np.equal, "lt": np.less, "lo": np.less, "le": np.less_equal, "ls": np.less_equal,
@@ -25,7 +26,7 @@ def _compare(cmp, t):
     if cmp in _ORDERED:
         return _ORDERED[cmp]
     if not is_f:
-        raise Unsupported(f"comparison .{cmp}")
+        raise Unsupported(say("emu.unsup.comparison", cmp=cmp))
     if cmp in _OPPOSITE:
         opposite = _OPPOSITE[cmp]
         return lambda x, y: ~opposite(x, y)
@@ -37,7 +38,7 @@ def _compare(cmp, t):
         return lambda x, y: ~(np.isnan(x) | np.isnan(y))
     if cmp == "nan":
         return lambda x, y: np.isnan(x) | np.isnan(y)
-    raise Unsupported(f"comparison .{cmp}")
+    raise Unsupported(say("emu.unsup.comparison", cmp=cmp))
 
 
 @builder("setp", "set")

@@ -8,6 +8,7 @@ from grader.emulator import values as V
 from grader.emulator.operands import Unsupported, np_type, reader, writer
 from grader.emulator.ops.floats import FLOATS, IRND, RND, from_f64, pack_x2, read_float, saturate, to_f64
 from grader.emulator.ops.table import builder, normal, operand_type
+from grader.messages import say
 
 
 def _vec(text):
@@ -66,7 +67,7 @@ def _cvt_fp8x2(prog, inst, dt_, at, mods):
     d = writer(prog, inst.operands[0])
     if dt_ in V.FP8X2 and at == "f32":
         if "satfinite" not in mods or "rn" not in mods:
-            raise Unsupported(f"{inst.opcode} (PTX has only .rn.satfinite for FP8)")
+            raise Unsupported(say("emu.unsup.fp8_rounding", opcode=inst.opcode))
         hi, lo = reader(prog, inst.operands[1], "f32"), reader(prog, inst.operands[2], "f32")
 
         def fn(st, sel):
@@ -158,7 +159,7 @@ def build_cvt(prog, inst):
                 return
             if x.dtype.itemsize == 8 and m != "rn":
                 if np.any(np.abs(x.astype(np.float64)) >= 2.0**53):
-                    raise Unsupported(f"{inst.opcode} of an integer beyond 2^53")
+                    raise Unsupported(say("emu.unsup.beyond_2_53", opcode=inst.opcode))
             d(st, sel, from_f64(x.astype(np.float64), dt_, m))
         return normal(fn, inst)
 

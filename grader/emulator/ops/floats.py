@@ -6,6 +6,7 @@ import numpy as np
 
 from grader.emulator import values as V
 from grader.emulator.operands import Unsupported, reader
+from grader.messages import say
 
 
 FLOATS = ("f16", "bf16", "f32", "f64", "f16x2", "bf16x2")
@@ -46,7 +47,7 @@ def from_f64(x, t, mode="rn"):
         return V.to_bf16_bits(x, mode)
     if t == "f64":
         if mode != "rn":
-            raise Unsupported(f"f64 rounding mode .{mode}")
+            raise Unsupported(say("emu.unsup.f64_rounding", mode=mode))
         return np.asarray(x, np.float64)
     raise Unsupported(t)
 

@@ -120,7 +120,7 @@ def _resolve_space(st, op, sel, addr, space, size, write, pos):
         if st.prog.is_call_param(a):
             return [Seg(pos, st.cparam, sel * st.Pp + (a - st.prog.call_param_base), "cparam")]
         return [Seg(pos, st.launch.params, a, "param")]
-    raise Unsupported(f"state space .{space}")
+    raise Unsupported(say("emu.unsup.space", space=space))
 
 
 def _past_end(b, a: int, size: int, elem: int) -> str:
@@ -367,7 +367,7 @@ def build_st(prog, inst):
             elif s.kind == "global":
                 _stats_global(st, op, sel, s, size)
             elif s.kind == "param":
-                raise Unsupported("st.param to a kernel parameter")
+                raise Unsupported(say("emu.unsup.st_param"))
             _store(s.arr, s.off, size, vals if s.pos.size == sel.size else vals[:, s.pos])
     op.fn = fn
     return op
@@ -395,7 +395,7 @@ def _atom_fn(opname, t):
             if opname in ("min", "max"):
                 f = np.fmin if opname == "min" else np.fmax
                 return from64(f(to64(old), to64(b)))
-            raise Unsupported(f"atom .{opname}.{t}")
+            raise Unsupported(say("emu.unsup.atom", op=f"{opname}.{t}"))
 
         if t.endswith("x2"):
             def f(old, b, c):
@@ -424,7 +424,7 @@ def _atom_fn(opname, t):
         return lambda old, b, c: np.where(old >= b, dt.type(0), old + dt.type(1)).astype(dt)
     if opname == "dec":
         return lambda old, b, c: np.where((old == 0) | (old > b), b, old - dt.type(1)).astype(dt)
-    raise Unsupported(f"atom .{opname}")
+    raise Unsupported(say("emu.unsup.atom", op=opname))
 
 
 @builder("atom", "red")
@@ -436,7 +436,7 @@ def build_atom(prog, inst):
     opname = next(p for p in parts[1:-1] if p in ("add", "min", "max", "and", "or", "xor", "exch", "cas",
                                                   "inc", "dec"))
     if any(p.startswith("v") and p[1:].isdigit() for p in parts):
-        raise Unsupported(f"{inst.opcode} (vector atomics)")
+        raise Unsupported(say("emu.unsup.vector_atomics", opcode=inst.opcode))
     st_t = {"f16": "b16", "bf16": "b16", "f16x2": "b32", "bf16x2": "b32"}.get(t, t)
     if t in ("b32", "b64") and opname not in ("and", "or", "xor", "exch", "cas"):
         raise Unsupported(inst.opcode)

@@ -11,6 +11,7 @@ from grader.emulator.machine import NORMAL, Op
 from grader.emulator.operands import Unsupported
 from grader.emulator.ops.memory_access import resolve
 from grader.emulator.ops.table import builder
+from grader.messages import say
 
 
 _FMT = re.compile(r"%([-+ #0]*)(\d+|\*)?(?:\.(\d+|\*))?(hh|h|ll|l|z|j|t)?([diouxXcsfFeEgGaAp%])")
@@ -25,7 +26,7 @@ def build_call(prog, inst):
     params = [o.strip("() ") for o in names[names.index(func) + 1:]]
     params = [p for q in params for p in q.split(",") if p.strip()]
     if func != "vprintf":
-        raise Unsupported(f"call to {func} (a function NVRTC did not inline; mark it __forceinline__)")
+        raise Unsupported(say("emu.unsup.call", func=func))
     fmt_param, args_param = (prog.symbol(p.strip()) for p in params[:2])
     ret = names[0].strip("()") if names[0].startswith("(") else None
     ret_addr = prog.symbol(ret) if ret else None

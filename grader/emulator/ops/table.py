@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from grader.emulator.machine import NORMAL, Op
 from grader.emulator.operands import Unsupported
+from grader.messages import say
 
 BUILDERS = {}
 
@@ -26,7 +27,7 @@ def decode(prog, inst) -> Op:
     base = inst.parts[0]
     b = BUILDERS.get(base)
     if b is None:
-        raise Unsupported(f"instruction {inst.opcode}")
+        raise Unsupported(say("emu.unsup.instruction", opcode=inst.opcode))
     op = b(prog, inst)
     if inst.guard is not None:
         g = inst.guard

@@ -56,9 +56,9 @@ def build_mma_sync(prog, inst):
     dtype_d, dtype_a, dtype_b, dtype_c = parts[-4:]
     fp8 = shape == "m16n8k32" and dtype_a in ("e4m3", "e5m2") and dtype_b in ("e4m3", "e5m2")
     if not fp8 and (dtype_a not in ("f16", "bf16") or dtype_a != dtype_b or shape == "m16n8k32"):
-        raise Unsupported(f"{inst.opcode} (f16/bf16 with k8/k16, or e4m3/e5m2 with k32)")
+        raise Unsupported(say("emu.unsup.mma", opcode=inst.opcode))
     if dtype_d != "f32" or dtype_c != "f32":
-        raise Unsupported(f"{inst.opcode} (only f32 accumulate)")
+        raise Unsupported(say("emu.unsup.f32_accumulate", opcode=inst.opcode))
     k = int(shape.split("k")[1])
     vec = [[x.strip() for x in o.strip("{}").split(",")] for o in inst.operands]
     dw = [writer(prog, x) for x in vec[0]]
@@ -266,7 +266,7 @@ def _sync_op(inst, fn):
 def build_wgmma(prog, inst):
     parts = inst.parts
     if "sync" not in parts or "aligned" not in parts:
-        raise Unsupported(f"{inst.opcode} (wgmma needs .sync.aligned)")
+        raise Unsupported(say("emu.unsup.wgmma_sync", opcode=inst.opcode))
     kind = parts[1]
     if kind == "fence":
         def fence(st, sel):
@@ -344,7 +344,7 @@ def _build_mma_async(prog, inst):
     fp8 = dtype_a in V.FP8 and dtype_b in V.FP8
     if not (shape.startswith("m64n") and shape.endswith("k32" if fp8 else "k16")) or dtype_d != "f32" \
             or not (fp8 or dtype_a in ("f16", "bf16") and dtype_a == dtype_b):
-        raise Unsupported(f"{inst.opcode} (m64nNk16 with f32 += f16/bf16, m64nNk32 with f32 += e4m3/e5m2 only)")
+        raise Unsupported(say("emu.unsup.wgmma_shape", opcode=inst.opcode))
     elem = 1 if fp8 else 2
     n = int(shape[4:-3])
     if n % 8 or not 8 <= n <= 256:
@@ -352,11 +352,11 @@ def _build_mma_async(prog, inst):
     ops = [o.strip() for o in inst.operands]
     dnames = [x.strip() for x in ops[0].strip("{}").split(",")]
     if len(dnames) != n // 2:
-        raise Unsupported(f"{inst.opcode}: {len(dnames)} accumulators, expected {n // 2}")
+        raise Unsupported(say("emu.unsup.accumulators", opcode=inst.opcode, count=len(dnames), expected=n // 2))
     dslots = [prog.reg(x)[0] for x in dnames]
     a_regs = ops[1].startswith("{")
     if a_regs and fp8:
-        raise Unsupported(f"{inst.opcode} with A in registers")
+        raise Unsupported(say("emu.unsup.a_in_registers", opcode=inst.opcode))
     a_names = [x.strip() for x in ops[1].strip("{}").split(",")]
     a_read = [reader(prog, x, "b32") for x in a_names] if a_regs else reader(prog, ops[1], "u64")
     a_slots = [prog.reg(x)[0] for x in a_names] if a_regs else []

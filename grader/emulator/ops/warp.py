@@ -51,7 +51,7 @@ def collective_ready(st, sel):
 def build_shfl(prog, inst):
     parts = inst.parts
     if "sync" not in parts:
-        raise Unsupported(f"{inst.opcode} (only shfl.sync)")
+        raise Unsupported(say("emu.unsup.only", opcode=inst.opcode, only="shfl.sync"))
     mode = parts[2]
     dests = inst.operands[0].split("|")
     d = writer(prog, dests[0])
@@ -126,7 +126,7 @@ def _shfl_source(mode, lane, bv, cv):
 def build_vote(prog, inst):
     parts = inst.parts
     if "sync" not in parts:
-        raise Unsupported(f"{inst.opcode} (only vote.sync)")
+        raise Unsupported(say("emu.unsup.only", opcode=inst.opcode, only="vote.sync"))
     mode = parts[2]
     d = writer(prog, inst.operands[0])
     p = reader(prog, inst.operands[1], "pred")
