@@ -21,6 +21,9 @@ from pathlib import Path
 from grader import compile_cache, includes, paths
 
 ARCHS = ("sm_80", "sm_90")
+#: The extra options of the compile whose SASS the technique check reads (-v: spill counts in the log);
+#: a GPU's module is loaded from the same compile.
+SASS_OPTIONS = ("-Xptxas=-v",)
 STD = "-std=c++17"
 
 

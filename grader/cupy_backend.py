@@ -7,7 +7,9 @@ first use: `probe()` says whether a GPU is usable, and why not.
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -105,12 +107,12 @@ class CupyBackend(Backend):
     # ---- kernels --------------------------------------------------------------------------------
 
     def load(self, path: str | os.PathLike, options: tuple[str, ...] = ()):
+        """The file compiled by the course's NVRTC for this GPU (sm_90a for wgmma and setmaxnreg on
+        Hopper) and its cubin loaded: the compile the technique check's SASS reads too
+        (`compiler.SASS_OPTIONS`, `grader.compile_cache`), so a checking child compiles a file once."""
         cp = self.require_gpu()
-        path = Path(path)
-        source = compiler.read_source(path)
-        # wgmma, setmaxnreg: the architecture-specific target of this GPU (sm_90a on an H100)
-        arch = f"sm_{cp.cuda.Device().compute_capability}a" if compiler.arch_specific(path) else None
-        return _compile(cp, source, str(path), compiler.options(arch, tuple(options)))
+        compiled = compiler.compile_file(path, self.arch(), extra=(*compiler.SASS_OPTIONS, *options))
+        return _load_cubin(cp, compiled.cubin)
 
     def load_source(self, code: str, name: str = "inline.cu", options: tuple[str, ...] = ()):
         cp = self.require_gpu()
@@ -218,6 +220,21 @@ class CupyBackend(Backend):
     def memory_report(self) -> None:
         """None: a GPU's memory statistics come from Nsight Compute (`python -m grader profile`)."""
         return None
+
+
+@functools.cache
+def _cubin_folder() -> tempfile.TemporaryDirectory:
+    return tempfile.TemporaryDirectory(prefix="course-cubin-")  # removed when the process ends
+
+
+def _load_cubin(cp, cubin: bytes):
+    """A `cupy.RawModule` of `cubin`, loaded now (cupy loads a module from a file)."""
+    file = Path(_cubin_folder().name) / f"{hashlib.sha256(cubin).hexdigest()[:24]}.cubin"
+    if not file.is_file():
+        file.write_bytes(cubin)
+    module = cp.RawModule(path=str(file))
+    module.module  # noqa: B018 - cupy loads lazily; a bad cubin fails here, not at the first launch
+    return module
 
 
 def _compile(cp, source: str, name: str, opts: tuple[str, ...]):

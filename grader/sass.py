@@ -110,7 +110,7 @@ def resources(compiled: Compiled) -> dict[str, dict[str, int]]:
 
 @functools.cache
 def _analyse(path: Path, mtime_ns: tuple[int, ...], arch: str) -> tuple[Compiled, dict, dict]:
-    compiled = compile_file(path, arch, extra=("-Xptxas=-v",))  # -v: spill counts in the log
+    compiled = compile_file(path, arch, extra=compiler.SASS_OPTIONS)
     return compiled, disassemble(compiled), resources(compiled)
 
 

@@ -114,3 +114,26 @@ def test_the_emulator_backend_does_not_import_the_device_layer():
                 "print(sorted(m for m in sys.modules if m in ('grader.device', 'grader.bench', 'grader.notebook')))",
                 "emulator")
     assert r.returncode == 0 and r.stdout.strip() == "[]", r.stdout + r.stderr
+
+
+def test_a_gpu_module_is_the_compile_the_technique_check_reads(monkeypatch):
+    """On a GPU, `device.load` loads the cubin of the very compile whose SASS the technique check reads
+    (one NVRTC compile per file in a checking child, not cupy's and the check's): after `sass.load`, the
+    module's load compiles nothing and hands cupy that cubin (a cupy stand-in: no GPU here)."""
+    from grader import compiler, sass
+
+    class FakeModule:
+        def __init__(self, path):
+            self.cubin = open(path, "rb").read()
+            self.module = self
+
+    class FakeCupy:
+        RawModule = staticmethod(lambda path: FakeModule(path))
+
+    source = paths.SOLUTIONS / "day16" / "attention_wgmma.cu"
+    compiled, _, _ = sass.load(source, "sm_90")
+    backend = CupyBackend()
+    monkeypatch.setattr(backend, "require_gpu", lambda: FakeCupy)
+    monkeypatch.setattr(backend, "arch", lambda: "sm_90")
+    monkeypatch.setattr(compiler, "_nvrtc", lambda: pytest.fail("compiled twice"))
+    assert backend.load(source).cubin == compiled.cubin and compiled.arch == "sm_90a"
