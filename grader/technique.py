@@ -52,13 +52,19 @@ _LINE_DIRECTIVE = re.compile(r'^#line \d+ "[^"\n]*"$', re.M)
 
 
 def _source_problems(path: Path, t: Technique) -> list[str]:
-    """The source checks on the file's code and the headers of its own it includes (day 7's cp_async.cuh)."""
+    """The source checks on the file's code and the headers of its own it includes (day 7's cp_async.cuh):
+    one clause each, without the technique (said once per technique, `_graded_on`)."""
     code = _COMMENTS.sub(" ", _LINE_DIRECTIVE.sub("", compiler.read_source(path)))
-    found = [say("technique.has_no", file=Path(path).name, what=described(what), why=described(t.why))
+    found = [say("technique.has_no", file=Path(path).name, what=described(what))
              for pattern, what in t.source_require if not re.search(pattern, code)]
-    found += [say("technique.uses", file=Path(path).name, what=described(what), why=described(t.why))
+    found += [say("technique.uses", file=Path(path).name, what=described(what))
               for pattern, what in t.source_forbid if re.search(pattern, code)]
     return found
+
+
+def _graded_on(clauses: list[str], t: Technique) -> list[str]:
+    """What a technique's kernels lack or must not have, as one sentence naming the technique once."""
+    return [say("sep").join(clauses) + say("technique.graded", why=described(t.why))] if clauses else []
 
 
 #: The SASS opcodes a technique names, read as the catalogue's sassname.* entries.
@@ -146,11 +152,12 @@ def _problems(path: Path, techniques, ref: dict | None) -> list[str]:
         sass.plain_name(f) == sass.plain_name(r) for r in ref)}
     found = []
     for t in techniques:
-        found += _source_problems(path, t)
+        clauses = _source_problems(path, t)
         names = [f for f in code if f in launched and (not t.kernels or sass.plain_name(f) in t.kernels
                                                        or f in t.kernels)]
         missing_kernels = [k for k in t.kernels if not any(k in (f, sass.plain_name(f)) for f in code)]
         if missing_kernels:
+            found += _graded_on(clauses, t)
             found.append(say("technique.no_kernel", kernels=", ".join(missing_kernels), file=path.name))
             continue
         absent: dict[str, list[str]] = {}  # kernels -> what their SASS lacks: one sentence per technique
@@ -162,10 +169,9 @@ def _problems(path: Path, techniques, ref: dict | None) -> list[str]:
             for group in _graded(code, ref, t, pattern, whole_line=True):
                 if not group or not _has(code, group, pattern, whole_line=True):
                     absent.setdefault(_kernels(group), []).append(described(what))
-        if absent:
-            found.append(say("sep").join(say("technique.absent", missing=say("technique.no_join").join(missing),
-                                             kernels=kernels) for kernels, missing in absent.items())
-                         + say("technique.graded", why=described(t.why)))
+        clauses += [say("technique.absent", missing=say("technique.no_join").join(missing), kernels=kernels)
+                    for kernels, missing in absent.items()]
+        found += _graded_on(clauses, t)
         ops = [sass.opcode(line) for n in names for line in code[n]]
         for pattern in t.forbid:
             hits = sorted({op for op in ops if re.match(pattern, op)})

@@ -672,7 +672,7 @@ def test_the_technique_check_and_the_sass_report_in_chinese(monkeypatch, tmp_pat
     assert technique._problems(tmp_path / "k.cu", [wanted], None) == ["k.cu 里没有核函数 nosuch"]
     found = technique._problems(tmp_path / "k.cu", [technique.Technique(why="线程束洗牌", require=("SHFL",), forbid=("STG",))],
                                 None)
-    assert found[0] == "k 的 SASS 里没有 SHFL（线程束洗牌）：这个练习按线程束洗牌评分", found
+    assert found[0] == "k 的 SASS 里没有 SHFL（线程束洗牌）：这个练习考查的是线程束洗牌", found
     assert found[1].startswith("k 的 SASS 里有 STG") and not any(english(f) for f in found), found
     for text in (sass.report(tmp_path / "k.cu"), sass.compare(tmp_path / "k.cu", tmp_path / "k2.cu")):
         assert "寄存器" in text and "合计" in text and not english(text), text
@@ -862,13 +862,16 @@ def test_chinese_puts_no_space_between_words(monkeypatch):
 
 
 def test_a_missing_technique_in_chinese(monkeypatch):
-    """The technique check's sentences joined the Chinese way (；), no English but the code's names."""
+    """The technique check's sentences joined the Chinese way (；), no English but the code's names; what
+    the stub lacks in its source and in its SASS said in one sentence naming the technique once."""
     from grader import exercises, technique
 
-    monkeypatch.setenv("COURSE_LANG", "zh")
     ex = exercises.get("day08", "scan")
-    with pytest.raises(AssertionError) as e:
-        technique.check(ex, paths.DAYS / "day08" / ex.source)
-    text = str(e.value)
+    for lang, once in (("en", "this exercise is graded on"), ("zh", "这个练习考查的是")):
+        monkeypatch.setenv("COURSE_LANG", lang)
+        with pytest.raises(AssertionError) as e:
+            technique.check(ex, paths.DAYS / "day08" / ex.source)
+        text = str(e.value)
+        assert text.count(once) == 1, text
     assert "；" in text and "; " not in text and "解耦回看" in text and "没有内联 PTX" in text, text
     assert not english(re.sub(r"\([^)]*\)", "", text)), text
