@@ -313,19 +313,19 @@ def ptx_map(path: str | os.PathLike, filters: str | None = None, arch: str = "sm
     path = Path(path).resolve()
     wanted = ", ".join(f.strip() for f in filters.split(",") if f.strip()) if filters else ", ".join(PTX_OF_INTEREST)
     source = path.read_text().splitlines()
-    out = [f"{_shown(path)} ({arch}): PTX instructions starting with {wanted} and the SASS they became, "
-           f"by line of {path.name}"]
+    out = [say("sass.map_title", path=_shown(path), arch=arch, wanted=wanted, file=path.name)]
     for name, lines in mapping.items():
-        out += ["", f"{_label(name)}:" + ("" if lines else f" no PTX instruction starts with {wanted}")]
+        out += ["", f"{_label(name)}:" + ("" if lines else say("sass.map_none", wanted=wanted))]
         for number, entry in sorted(lines.items()):
             calls = sorted(f"{_shown(c[0])}:{c[1]}" for c in entry["calls"] if c is not None)
             text = source[number - 1].strip() if number <= len(source) else ""
-            out.append(f"  {path.name}:{number}  {text}" + (f"   [through {', '.join(calls)}]" if calls else ""))
+            through = say("sass.map_through", calls=", ".join(calls)) if calls else ""
+            out.append(f"  {path.name}:{number}  {text}{through}")
             out += [f"    PTX  {row}" for row in _counts(entry["ptx"])]
             main = [op for op in entry["sass"] if op.split(".")[0] not in _BOOKKEEPING]
-            out += [f"    SASS {row}" for row in _counts(main)] or ["    SASS (none: optimised away, or merged)"]
+            out += [f"    SASS {row}" for row in _counts(main)] or [say("sass.map_no_sass")]
             if rest := Counter(op.split(".")[0] for op in entry["sass"] if op not in main):
                 total = sum(rest.values())
-                out.append(f"    and {total} integer/address instruction{'s' * (total > 1)} of the same call: "
+                out.append(say("sass.map_rest" if total > 1 else "sass.map_rest_one", total=total)
                            + ", ".join(f"{op} {n}" for op, n in rest.most_common()))
     return "\n".join(out)

@@ -678,6 +678,9 @@ def test_the_technique_check_and_the_sass_report_in_chinese(monkeypatch, tmp_pat
         assert "寄存器" in text and "合计" in text and not english(text), text
     with pytest.raises(ValueError, match="里没有核函数 'x'；它的函数有：k$"):
         sass.report(tmp_path / "k.cu", kernel="x")
+    for text in (sass.ptx_map(tmp_path / "k2.cu", "ld,st"), sass.ptx_map(tmp_path / "k.cu", "shfl")):
+        lines = [re.sub(r"^\s*(PTX|SASS)\b|^\s*k2?\.cu:\d+\s.*", "", line) for line in text.splitlines()]
+        assert ("按 k2.cu 的行列出" in text or "没有以 shfl 开头的 PTX 指令" in text) and not english("\n".join(lines)), text
 
 
 @pytest.mark.parametrize("body, says", [
