@@ -1216,6 +1216,7 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "cli.problems": {"en": "; {count} problems", "zh": "；{count} 个问题"},
     # ---- the technique check (grader/technique.py) and grader sass's report (grader/sass.py) ----
     "sep": {"en": "; ", "zh": "；"},
+    "list_sep": {"en": ", ", "zh": "、"},
     "technique.float_index": {"en": "{exercise}: {file}: {found}", "zh": "{exercise}：{file}：{found}"},
     "float_index.through_float": {"en": "{name} computes a thread's index through a float and back (exact only up to "
                                         "2^24 = 16,777,216): past that it reads or writes the wrong element; keep "

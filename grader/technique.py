@@ -82,7 +82,7 @@ def _name(pattern: str) -> str:
 
 
 def _kernels(group: list[str]) -> str:
-    return ", ".join(map(sass.plain_name, group)) or say("technique.its_kernels")
+    return say("list_sep").join(map(sass.plain_name, group)) or say("technique.its_kernels")
 
 
 def _has(code: dict, names: list[str], pattern: str, whole_line: bool = False) -> bool:
@@ -158,7 +158,8 @@ def _problems(path: Path, techniques, ref: dict | None) -> list[str]:
         missing_kernels = [k for k in t.kernels if not any(k in (f, sass.plain_name(f)) for f in code)]
         if missing_kernels:
             found += _graded_on(clauses, t)
-            found.append(say("technique.no_kernel", kernels=", ".join(missing_kernels), file=path.name))
+            found.append(say("technique.no_kernel", kernels=say("list_sep").join(missing_kernels),
+                                 file=path.name))
             continue
         absent: dict[str, list[str]] = {}  # kernels -> what their SASS lacks: one sentence per technique
         for pattern in t.require:
@@ -176,7 +177,7 @@ def _problems(path: Path, techniques, ref: dict | None) -> list[str]:
         for pattern in t.forbid:
             hits = sorted({op for op in ops if re.match(pattern, op)})
             if hits:
-                found.append(say("technique.forbidden", hits=", ".join(hits), kernels=", ".join(map(sass.plain_name, names)),
+                found.append(say("technique.forbidden", hits=say("list_sep").join(hits), kernels=_kernels(names),
                                  what=_name(pattern), why=described(t.why)))
         if t.no_spills:
             for n in names:

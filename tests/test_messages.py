@@ -876,5 +876,6 @@ def test_a_missing_technique_in_chinese(monkeypatch):
             technique.check(ex, paths.DAYS / "day08" / ex.source)
         text = str(e.value)
         assert text.count(once) == 1, text
+    assert technique._kernels(["pipeline_s1", "pipeline_s2"]) == "pipeline_s1、pipeline_s2"  # a Chinese list
     assert "；" in text and "; " not in text and "解耦回看" in text and "没有内联 PTX" in text, text
     assert not english(re.sub(r"\([^)]*\)", "", text)), text
