@@ -210,8 +210,9 @@ def run_exercise(day, name: str, cases: list[dict] | None = None, *, source_dir:
 def run_calls(day, calls: list[tuple[str, list[dict] | None, int | None]], *, source_dir: str | None = None,
               solutions: bool = False, timeout: float | None = None) -> list[Outcome]:
     """`run_exercise` for each (exercise name, cases, seed) of `calls` (a notebook's autograder calls),
-    one Outcome each. Inside `remembering()` on the emulator, the kernel exercises' calls share one child
-    (one start, one compile per exercise); a call it did not reach runs again in a child of its own."""
+    one Outcome each. Inside `remembering()`, the kernel exercises' calls share one child (one start, one
+    compile per exercise; on a GPU the child stops at a crash, the CUDA context being gone); a call it did
+    not reach runs again in a child of its own."""
     from grader import device, exercises, runner
 
     found = [exercises.get(day, name) for name, _, _ in calls]
@@ -237,8 +238,7 @@ def run_calls(day, calls: list[tuple[str, list[dict] | None, int | None]], *, so
         budgets = case_budgets(ex, cases, backend)
         parts.append((ex, cases, seed, [min(b, timeout) for b in budgets] if timeout is not None else budgets))
     record = folder == (paths.SOLUTIONS / day).resolve()
-    shared = [k for k, p in enumerate(parts) if not runner.is_python(p[0])] \
-        if _Remembered.on and backend == "emulator" and not record else []
+    shared = [k for k, p in enumerate(parts) if not runner.is_python(p[0])] if _Remembered.on and not record else []
     outcomes = [None] * len(parts)
     for k, outcome in zip(shared, _run_parts([parts[k] for k in shared], source_dir=folder, backend=backend)
                           if shared else []):

@@ -188,3 +188,21 @@ def test_a_days_exercises_share_one_child_each_with_its_own_compile(tmp_path, ch
     assert add.status == "failed" and "does not compile" in add.message, add
     assert saxpy.status == hidden.status == "passed" and hidden.cases[0].seed == 7, (saxpy, hidden)
     assert missing.status == "failed" and "thread_info.cu is missing" in missing.message, missing
+
+
+def test_on_a_gpu_too_a_notebooks_kernel_calls_share_one_child(tmp_path, monkeypatch):
+    """grade-class on a GPU: the notebook's kernel calls go to one child together (one compile per file,
+    not one per call), as on the emulator (a crash there ends the child; what it did not reach runs alone)."""
+    for name in ("vector_add.cu", "saxpy.cu"):
+        shutil.copyfile(paths.SOLUTIONS / "day01" / name, tmp_path / name)
+    batches = []
+    monkeypatch.setattr(device, "why_no_gpu", lambda: None)
+    monkeypatch.setattr(device, "backend", lambda: "cupy")
+    monkeypatch.setattr(isolation, "case_budgets", lambda ex, cases, backend: [1.0] * len(cases))
+    monkeypatch.setattr(isolation, "_run_parts", lambda parts, **kw: batches.append(len(parts)) or
+                        [isolation.Outcome(ex.key, "passed", "", len(cases), len(cases)) for ex, cases, _, _ in parts])
+    monkeypatch.setattr(isolation, "_run", lambda *a, **kw: pytest.fail("a call graded in a child of its own"))
+    calls = [("vector_add", [{"n": 33}], None), ("vector_add", [{"n": 2}], 7), ("saxpy", [{"n": 513}], 7)]
+    with isolation.remembering():
+        outcomes = isolation.run_calls("day01", calls, source_dir=str(tmp_path))
+    assert batches == [3] and [o.status for o in outcomes] == ["passed"] * 3
