@@ -10,7 +10,8 @@ nbgrader's autograde step (after its sanitize step), which hands each the same `
   (grader.isolation), and records in `resources` what it found and what the notebook could touch
   (the gradebook's bytes; without a sandbox, the state of the course's files and packages);
 - `RunNotebook` runs the notebook (in the sandboxed kernel of grader.sandbox where Linux allows it),
-  with a time limit per cell and for the whole notebook, and survives a kernel that dies;
+  with a time limit per cell and for the whole notebook, and survives a kernel that dies; a lesson's
+  demo cell tagged SKIP_TAG (nothing graded, nothing later cells need) is not run, a note says so;
 - `ApplyKernelGrades`, right after: replaces the outputs of the autograder cells with the course's
   results (an error output where a case failed, so nbgrader scores the cell zero). A notebook that
   changed the gradebook (restored), the course's files, or printed hidden tests scores zero.
@@ -43,9 +44,11 @@ from traitlets import Integer
 
 from grader import paths
 from grader.assignments import HIDDEN_BEGIN, HIDDEN_END, hidden_lines, solution_lines, split_assignment
+from grader.messages import say
 
 CELL_TIMEOUT_S = 300          # a notebook cell (the kernels were graded already)
 NOTEBOOK_BUDGET_S = 1200      # all the cells of one notebook together
+SKIP_TAG = "skip-autograde"   # a lesson cell's tag: a demo not run under autograde (its time, not its points)
 
 
 @dataclass
@@ -508,7 +511,8 @@ class RunNotebook(Preprocessor):
 
         course_dir = _ids(resources)[3]
         kwargs = {"timeout_func": timeout, "timeout": self.cell_timeout, "parent": self.parent,
-                  "shutdown_kernel": "immediate"}  # the outputs are in: killed, not asked to exit (0.3-0.6 s)
+                  "shutdown_kernel": "immediate",  # the outputs are in: killed, not asked to exit (0.3-0.6 s)
+                  "skip_cells_with_tag": SKIP_TAG}
         why_not = sandbox.unavailable()
         if why_not is None:
             from grader import device
@@ -529,6 +533,10 @@ class RunNotebook(Preprocessor):
             resources[RESOURCES_KEY]["notebook_error"] = f"{e.__class__.__name__}: {str(e)[:300]}"
         if time.monotonic() - start >= self.budget:
             resources[RESOURCES_KEY]["notebook_error"] = f"the notebook ran past its {self.budget} s budget"
+        note = say("autograde.skipped", split_assignment(resources["nbgrader"]["assignment"])[1])
+        for cell in nb.cells:
+            if cell.cell_type == "code" and SKIP_TAG in cell.metadata.get("tags", []) and not is_autograded(cell):
+                cell.outputs = [NotebookNode(output_type="stream", name="stdout", text=note + "\n")]
         return nb, resources
 
 

@@ -134,6 +134,9 @@ CATALOGUE: dict[str, dict[str, str]] = {
                   "zh": "{day} 运行在 {device} 上（{sm}，{sms} 个 SM，L2 {l2} MiB）"},
     "go_on": {"en": "(not passed yet: the notebook goes on, so Run All still runs the cells below)",
               "zh": "（还没有通过：笔记本会继续运行，\u201c全部运行\u201d仍会运行下面的单元格）"},
+    "autograde.skipped": {"en": "(a lesson demo: not run while autograding, no points in it; it runs when you run "
+                                "the notebook)",
+                          "zh": "（课程演示：自动评分时不运行，不计分；你自己运行笔记本时会运行）"},
     # ---- the command line (grader.cli) ----
     "cli.error": {"en": "error: {message}", "zh": "错误：{message}"},
     "cli.unexpected": {"en": "error: {kind}: {message} (COURSE_TRACEBACK=1 shows where)",

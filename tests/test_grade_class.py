@@ -24,6 +24,8 @@ import pytest
 
 from grader import classgrade, cli, device, paths, sandbox
 from grader import nbgrader_course as course
+from grader.autograde import SKIP_TAG
+from grader.messages import say
 
 pytest.importorskip("ray")
 pytest.importorskip("rich")
@@ -57,14 +59,15 @@ ZEROES = ("import glob, sqlite3\nfor db in glob.glob('../../../gradebook.db'):\n
 
 
 def _short_notebook(folder):
-    """day01's notebook cut to its setup cell and the vector_add and saxpy grade cells (small cases)."""
+    """day01's notebook cut to its setup cell, a demo cell tagged SKIP_TAG and the vector_add and saxpy
+    grade cells (small cases)."""
     nb = nbformat.read(paths.INSTRUCTOR_NOTEBOOKS / f"{DAY}.ipynb", as_version=4)
     keep = []
     for cell in nb.cells:
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
         name = grade_id.removeprefix(f"{DAY}-")
         if grade_id == f"{DAY}-setup":
-            keep.append(cell)
+            keep += [cell, nbformat.v4.new_code_cell('print("a demo")', metadata={"tags": [SKIP_TAG]})]
         elif name in CASES:
             cell.source = f'nb.grade("{DAY}", "{name}", cases={CASES[name]}, seed=5)'
             keep.append(cell)
@@ -183,6 +186,8 @@ def test_a_killed_run_keeps_whole_results_and_the_next_resumes(class_dir, cluste
     if not sandbox.unavailable():  # the notebook ran in its sandboxed kernel, which lived to the end
         ran = (class_dir / "autograded" / "honest" / DAY / f"{DAY}.ipynb").read_text()
         assert "the notebook itself" not in ran, ran[:3000]
+        demo = next(c for c in nbformat.reads(ran, as_version=4).cells if SKIP_TAG in c.metadata.get("tags", []))
+        assert [o.get("text") for o in demo.outputs] == [say("autograde.skipped", "en") + "\n"], demo.outputs
     with (class_dir / "grades.csv").open() as f:
         rows = {r["student_id"]: float(r["raw_score"]) for r in csv.DictReader(f) if r["assignment"] == DAY}
     assert rows == expected

@@ -38,6 +38,8 @@ def differences(en, zh) -> list[str]:
             continue
         if a.cell_type == "code" and a.source != b.source:
             problems.append(f"{where}: the code differs")
+        if a.get("metadata", {}).get("tags", []) != b.get("metadata", {}).get("tags", []):
+            problems.append(f"{where}: the tags differ (autograde's skip-autograde among them)")
         ma, mb = a.get("metadata", {}).get("nbgrader", {}), b.get("metadata", {}).get("nbgrader", {})
         for key in META_KEYS:
             if ma.get(key) != mb.get(key):
