@@ -8,9 +8,9 @@ that, as in a real class, only untouched stubs are alike. A warm-up first grades
 measures the solutions' times that set the per-case budgets, and fills the disk cache); each mode then
 compiles into a kernel cache of its own (CUPY_CACHE_DIR). The class is graded with serial
 `nbgrader autograde` (what an instructor runs by hand) and with `grade-class` for each GPU count asked
-for (on Ray, CUDA_VISIBLE_DEVICES set before it starts; without a GPU, that many worker processes of
-grade-class's own on the emulator; there each worker grades an identical submission's hidden tests once,
-serial nbgrader every time). Prints student-days per hour, per GPU (per worker) and the speed-up over serial, and
+for (its worker processes: CUDA_VISIBLE_DEVICES names that many GPUs, --gpus-per-task shares them;
+without a GPU, that many workers on the emulator, where each grades an identical submission's hidden
+tests once, serial nbgrader every time). Prints student-days per hour, per GPU (per worker) and the speed-up over serial, and
 whether every (student, day) got the same score in every mode (also OUT_DIR/classbench.json).
 """
 from __future__ import annotations
@@ -88,7 +88,7 @@ def serial(course_dir: Path, pairs) -> None:
         course.run_nbgrader(course_dir, "autograde", day, f"--student={student}", "--force")
 
 
-def on_ray(course_dir: Path, gpus: int, gpus_per_task: float) -> None:
+def grade_class(course_dir: Path, gpus: int, gpus_per_task: float) -> None:
     env = {**os.environ, "PYTHONPATH": paths.python_path()}
     args = [sys.executable, "-m", "grader", "grade-class", str(course_dir)]
     if device.why_not_hardware():  # the emulator: CPU workers stand for GPUs
@@ -152,7 +152,7 @@ def main(argv=None) -> int:
     where, on = ("GPU", "") if not device.why_not_hardware() else ("CPU worker", " (emulator)")
     modes = ([("serial nbgrader", 1, serial)] if not a.no_serial else []) + [
         (f"grade-class, {g} {where}{'s' if g > 1 else ''}{on}", g,
-         lambda c, p, g=g: on_ray(c, g, a.gpus_per_task)) for g in a.gpus]
+         lambda c, p, g=g: grade_class(c, g, a.gpus_per_task)) for g in a.gpus]
     rows, reference = [], None
     for label, gpus, grade in modes:
         seconds, got = _timed(a.out, label, a.days, a.students, grade)

@@ -15,10 +15,11 @@ reported with its reason and graded again on the next run (a task past --timeout
 worker with it); every other grade stands. On the emulator a worker runs the fixed-seed calls (the
 hidden tests) of identical submitted bytes once (`isolation.remembering`); `nbgrader autograde` every time.
 
-Without --address, on a GPU machine Ray starts here and tasks take `--gpus-per-task` GPUs each; on the
-emulator `--workers` processes of this machine (default: one per core) take one task at a time (a
-local pool: Ray's start and stop, ~9 s, would be a fifth of a small class's time; the tasks, their
-timeouts and merges are the same). With --address it joins a Ray cluster, whose nodes
+Without --address, worker processes of this machine take one task at a time (a local pool: Ray's start
+and stop, ~9 s, would be a fifth of a small class's time; the tasks, their timeouts and merges are the
+same): on a GPU machine 1 / `--gpus-per-task` of them per GPU, each seeing only its own GPU
+(CUDA_VISIBLE_DEVICES); on the emulator `--workers` of them (default: one per core). With --address
+it joins a Ray cluster, whose nodes
 must see the course folder and this checkout at the same paths (a shared filesystem). Without a sandbox
 for the notebooks (grader.sandbox) pairs are graded one at a time, as the README asks of nbgrader, and
 a notebook's change to the course's gradebook is undone (the notebook itself scores zero for it).
@@ -270,19 +271,14 @@ def merge(course_dir: Path, result: Result) -> None:
 
 # ---- the run --------------------------------------------------------------------------------------
 
-def _start_ray(address: str | None, workers: int | None):
+def _start_ray(address: str):
     try:
         import ray
     except ImportError:
-        raise ValueError('grade-class needs Ray: pip install -e ".[class]"') from None
+        raise ValueError('grade-class --address needs Ray: pip install -e ".[class]"') from None
     env = {k: os.environ[k] for k in (device.BACKEND_ENV, sandbox.SANDBOX_ENV, "CUPY_CACHE_DIR") if k in os.environ}
     env["PYTHONPATH"] = paths.python_path()
-    quiet = {"log_to_driver": False, "logging_level": logging.ERROR, "runtime_env": {"env_vars": env}}
-    if address:
-        ray.init(address=address, **quiet)
-    else:
-        ray.init(address="local", num_cpus=workers or os.cpu_count(), include_dashboard=False,
-                 object_store_memory=200 << 20, **quiet)
+    ray.init(address=address, log_to_driver=False, logging_level=logging.ERROR, runtime_env={"env_vars": env})
     return ray
 
 
@@ -298,10 +294,10 @@ def _reachable(address: str) -> None:
 
 
 class _RayPool:
-    """Tasks on Ray (a cluster, or this machine with GPUs): each (student, day) a task of its own."""
+    """Tasks on a Ray cluster: each (student, day) a task of its own."""
 
-    def __init__(self, address: str | None, workers: int | None, gpus_per_task: float, emulated: bool):
-        self.ray = ray = _start_ray(address, workers)
+    def __init__(self, address: str, gpus_per_task: float, emulated: bool):
+        self.ray = ray = _start_ray(address)
         try:
             self.remote = self._remote(gpus_per_task, emulated)
         except BaseException:
@@ -343,9 +339,12 @@ class _RayPool:
         self.ray.shutdown()
 
 
-def _serve(conn) -> None:
-    """A local pool's worker: `grade_pair` for each (course_dir, student, assignment) it is sent.
-    What it and its notebooks' kernels print goes nowhere (as Ray's workers' does: log_to_driver=False)."""
+def _serve(conn, gpu: str | None = None) -> None:
+    """A local pool's worker: `grade_pair` for each (course_dir, student, assignment) it is sent, on
+    `gpu` alone (CUDA_VISIBLE_DEVICES, which its grading children keep) where given. What it and its
+    notebooks' kernels print goes nowhere (as Ray's workers' does: log_to_driver=False)."""
+    if gpu is not None:
+        os.environ["CUDA_VISIBLE_DEVICES"] = gpu
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1)
     os.dup2(quiet, 2)
@@ -369,29 +368,30 @@ class _LocalPool:
     """Tasks in `workers` processes of this machine, each started once (nbgrader, Jupyter and the course
     imported once per worker, as on Ray) and given one (student, day) at a time; a worker that dies is
     replaced and its task run once more (as Ray's max_retries=1), one stopped past --timeout is killed
-    and replaced. Ray's start and stop cost more than a class on one machine's CPUs takes to share out."""
+    and replaced (on the same GPU). Ray's start and stop cost more than a class on one machine takes to
+    share out. `gpus`: the GPU each worker sees, in turn (None: the emulator)."""
 
-    def __init__(self, workers: int | None):
+    def __init__(self, workers: int | None, gpus: list[str] | None = None):
         import multiprocessing
 
         self.context = multiprocessing.get_context("spawn")  # nothing of this process's state (threads, locks)
         self.capacity = max(1, workers or os.cpu_count() or 1)
-        self.idle = [self._start() for _ in range(self.capacity)]
-        self.busy = {}   # task (its arguments) -> (process, connection, whether it ran before in one that died)
+        self.idle = [self._start(gpus[i % len(gpus)] if gpus else None) for i in range(self.capacity)]
+        self.busy = {}   # task (its arguments) -> (process, connection, its GPU, whether it ran before in one that died)
         self.died = set()
 
-    def _start(self):
+    def _start(self, gpu: str | None):
         mine, theirs = self.context.Pipe()
-        process = self.context.Process(target=_serve, args=(theirs,), daemon=True, name="grade-class worker")
+        process = self.context.Process(target=_serve, args=(theirs, gpu), daemon=True, name="grade-class worker")
         process.start()
         theirs.close()
-        return process, mine
+        return process, mine, gpu
 
     def submit(self, course_dir: Path, student: str, assignment: str):
-        process, conn = self.idle.pop()
+        process, conn, gpu = self.idle.pop()
         task = (str(course_dir), student, assignment)
         conn.send(task)
-        self.busy[task] = (process, conn, task in self.died)
+        self.busy[task] = (process, conn, gpu, task in self.died)
         return task
 
     def wait(self, tasks: list, timeout: float):
@@ -399,7 +399,7 @@ class _LocalPool:
 
         owner = {}
         for task in tasks:
-            process, conn, _ = self.busy[task]
+            process, conn, *_ = self.busy[task]
             owner[conn], owner[process.sentinel] = task, task
         ready = wait(list(owner), timeout)
         return owner[ready[0]] if ready else None
@@ -407,27 +407,27 @@ class _LocalPool:
     def result(self, task) -> Result | str | None:
         """The task's Result, one line saying why it has none, or None: its worker died, and the task
         runs again (once) in a new one, under the same name."""
-        process, conn, retried = self.busy.pop(task)
+        process, conn, gpu, retried = self.busy.pop(task)
         try:
             found = conn.recv()
         except (EOFError, OSError):  # the worker died (killed, out of memory, a crash in a library)
             process.join(5)
             conn.close()
-            self.idle.append(self._start())
+            self.idle.append(self._start(gpu))
             if retried:
                 return f"WorkerDied: its worker process ended with exit code {process.exitcode}"
             self.died.add(task)
             self.submit(Path(task[0]), *task[1:])
             return None
-        self.idle.append((process, conn))
+        self.idle.append((process, conn, gpu))
         return found
 
     def stop(self, task) -> None:
-        process, conn, _ = self.busy.pop(task)
+        process, conn, gpu, _ = self.busy.pop(task)
         process.kill()
         process.join()
         conn.close()
-        self.idle.append(self._start())
+        self.idle.append(self._start(gpu))
 
     def close(self) -> None:
         """Every worker killed: an idle one holds nothing to save, and its interpreter's own exit (nbgrader,
@@ -438,12 +438,30 @@ class _LocalPool:
             conn.close()
 
 
+def gpu_ids() -> list[str]:
+    """This machine's GPUs as CUDA_VISIBLE_DEVICES names them (every GPU where it is unset)."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None:
+        return [g.strip() for g in visible.split(",") if g.strip()]
+    import cupy
+
+    return [str(i) for i in range(cupy.cuda.runtime.getDeviceCount())]
+
+
 def _pool(address: str | None, workers: int | None, gpus_per_task: float):
-    """Ray for a cluster (--address) and for GPUs; this machine's processes on the emulator."""
+    """Ray for a cluster (--address); this machine's processes otherwise: on a GPU machine
+    1 / gpus_per_task of them per GPU (unless --workers says how many), on the emulator one per core."""
     emulated = device.emulated()
-    if address is None and emulated:
+    if address is not None:
+        return _RayPool(address, gpus_per_task, emulated)
+    if emulated:
         return _LocalPool(workers)
-    return _RayPool(address, workers, gpus_per_task, emulated)
+    if gpus_per_task <= 0:
+        raise ValueError(f"--gpus-per-task {gpus_per_task:g}: expected more than 0 (0.5 runs two tasks per GPU)")
+    gpus = gpu_ids()
+    if not gpus:
+        raise ValueError("CUDA_VISIBLE_DEVICES names no GPU; on a machine without a GPU set COURSE_BACKEND=emulator")
+    return _LocalPool(workers or len(gpus) * max(1, round(1 / min(gpus_per_task, 1.0))), gpus)
 
 
 def _heaviest_first(course_dir: Path, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -557,10 +575,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("--days", nargs="+", metavar="DAY", help="assignments to grade (dayNN, dayNN-zh; default all)")
     parser.add_argument("--students", nargs="+", metavar="ID", help="students to grade (default: all in submitted/)")
     parser.add_argument("--address", metavar="HOST:PORT",
-                        help="a Ray cluster to join (default: start Ray on this machine)")
+                        help="a Ray cluster to join (default: worker processes of this machine)")
     parser.add_argument("--gpus-per-task", type=float, default=1.0, metavar="N",
                         help="GPUs each (student, day) takes on a GPU machine (default 1; 0.5 runs two per GPU)")
-    parser.add_argument("--workers", type=int, metavar="N", help="tasks at once on this machine's CPUs (the emulator; default: every core)")
+    parser.add_argument("--workers", type=int, metavar="N", help="tasks at once on this machine (default: 1 / --gpus-per-task per GPU; "
+                        "on the emulator one per core)")
     parser.add_argument("--timeout", type=float, default=TASK_TIMEOUT_S, metavar="SECONDS",
                         help=f"seconds one (student, day) may take before it is stopped (default {TASK_TIMEOUT_S:.0f})")
     parser.add_argument("--force", action="store_true", help="regrade pairs the gradebook already holds")

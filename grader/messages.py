@@ -844,14 +844,15 @@ CATALOGUE: dict[str, dict[str, str]] = {
                               "zh": "要评分的作业（dayNN、dayNN-zh；默认全部）"},
     "help.grade-class.students": {"en": "students to grade (default: all in submitted/)",
                                   "zh": "要评分的学生（默认：submitted/ 中的全部）"},
-    "help.grade-class.address": {"en": "a Ray cluster to join (default: start Ray on this machine)",
-                                 "zh": "要加入的 Ray 集群（默认：在本机启动 Ray）"},
+    "help.grade-class.address": {"en": "a Ray cluster to join (default: worker processes of this machine)",
+                                 "zh": "要加入的 Ray 集群（默认：本机的工作进程）"},
     "help.grade-class.gpus_per_task": {"en": "GPUs each (student, day) takes on a GPU machine (default 1; 0.5 "
                                              "runs two per GPU)",
                                        "zh": "每个（学生，天）在 GPU 机器上占用的 GPU 数（默认 1；"
                                              "0.5 表示每块 GPU 跑两个）"},
-    "help.grade-class.workers": {"en": "tasks at once on this machine's CPUs (the emulator; default: every core)",
-                                 "zh": "在本机 CPU 上同时运行的任务数（模拟器；默认：所有核心）"},
+    "help.grade-class.workers": {"en": "tasks at once on this machine (default: 1 / --gpus-per-task per GPU; on the "
+                                       "emulator one per core)",
+                                 "zh": "在本机同时运行的任务数（默认：每块 GPU 1 / --gpus-per-task 个；模拟器上每个核心一个）"},
     "help.grade-class.timeout": {"en": "seconds one (student, day) may take before it is stopped (default 3600)",
                                  "zh": "一个（学生，天）在被停止前最多可用的秒数（默认 3600）"},
     "help.grade-class.force": {"en": "regrade pairs the gradebook already holds",
