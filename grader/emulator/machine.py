@@ -302,9 +302,10 @@ def run_chunk(st: State, code: list) -> None:
                 op.fn(st, run)
             _add(groups, pc + 1, sel, st.n)
         elif kind == BRA:
-            # A backward branch yields to the other groups (a spin loop must let the thread it waits
-            # for progress); a forward one keeps the smallest-PC order.
-            dest = deferred if op.target <= pc and groups else groups
+            # A backward branch yields to the other groups, waiting ones included (a spin loop must let
+            # the thread it waits for progress; threads of one loop with different trip counts then meet
+            # at a PC and run on together); a forward one keeps the smallest-PC order.
+            dest = deferred if op.target <= pc and (groups or deferred) else groups
             if run is sel:
                 _add(dest, op.target, sel, st.n)
             else:
