@@ -247,9 +247,12 @@ def run_calls(day, calls: list[tuple[str, list[dict] | None, int | None]], *, so
         if outcomes[k] is None:
             outcomes[k] = _run(ex, cases, source_dir=folder, seed=seed, budgets=budgets, backend=backend,
                                record=record)
+    races: dict[str, tuple[bool, str]] = {}  # exercise -> its racecheck's verdict: a race is the kernel's, not a case's
     for k, ((ex, cases, _, budgets), (_, explicit, _)) in enumerate(zip(parts, calls)):
         if outcomes[k].status == "passed" and backend == "cupy" and ex.day in RACECHECK_DAYS:
-            outcomes[k] = _racecheck(ex, outcomes[k], folder, cases, budgets)
+            if ex.key not in races:
+                races[ex.key] = _racecheck(ex, folder, cases, budgets)
+            _apply_racecheck(outcomes[k], *races[ex.key])
         if explicit is None and len(cases) < len(ex.cases):
             outcomes[k].message = "\n".join(filter(None, [outcomes[k].message, _not_run(ex, cases)]))
             outcomes[k].unchecked = [exercises.case_id(c) for c in unchecked(ex, cases)[0]]
@@ -298,34 +301,40 @@ def _not_run(ex, ran: list[dict]) -> str:
                    cases=", ".join(exercises.case_id(c) for c in beyond)) if past else ""))
 
 
-def _racecheck(ex, outcome: Outcome, folder: Path, cases: list[dict], budgets: list[float]) -> Outcome:
+def _racecheck(ex, folder: Path, cases: list[dict], budgets: list[float]) -> tuple[bool, str]:
     """The smallest case again under compute-sanitizer racecheck (a missing __syncthreads can pass a
-    check by luck); a reported race fails the exercise, naming the line."""
+    check by luck): (a race was found, what to say: the race and its line, or why racecheck proves
+    nothing; "" for a clean run). Once per exercise in a notebook's calls."""
     from grader import sanitize
     from grader.emulator.scaling import case_size
 
     try:
         exe = sanitize.find_sanitizer()
     except FileNotFoundError as e:
-        outcome.message = f"(racecheck not run: {e})"
-        return outcome
+        return False, f"(racecheck not run: {e})"
     i = min(range(len(cases)), key=lambda k: case_size(cases[k]))
     checked = _run(ex, [cases[i]], source_dir=folder, seed=None, budgets=[budgets[i] * 20 + 60],
                    backend="cupy", record=False, wrapper=[str(exe), "--tool", "racecheck"])
     races = sanitize.parse(checked.output, "racecheck", str(folder / ex.source))
-    if not races and checked.status != "passed":  # say so: a racecheck that did not finish proves nothing
-        first = (checked.message.splitlines() or [""])[0]
-        outcome.message = f"(racecheck did not finish: {checked.status}: {first})"
     if races:
         r = races[0]
+        return True, (f"racecheck: {r.what} in {r.kernel} at {r.where}" + (f" ({r.detail})" if r.detail else "") +
+                      ": threads of a block access the same shared memory without a __syncthreads() "
+                      "between them; the result was right by luck")
+    if checked.status != "passed":  # say so: a racecheck that did not finish proves nothing
+        first = (checked.message.splitlines() or [""])[0]
+        return False, f"(racecheck did not finish: {checked.status}: {first})"
+    return False, ""
+
+
+def _apply_racecheck(outcome: Outcome, race: bool, message: str) -> None:
+    """A passed outcome after its exercise's racecheck: failed, every case, where it found a race."""
+    if message:
+        outcome.message = message
+    if race:
         outcome.status, outcome.passed = "failed", 0
-        outcome.message = (f"racecheck: {r.what} in {r.kernel} at {r.where}"
-                           + (f" ({r.detail})" if r.detail else "") +
-                           ": threads of a block access the same shared memory without a __syncthreads() "
-                           "between them; the result was right by luck")
         for c in outcome.cases:
-            c.status, c.message = "failed", outcome.message
-    return outcome
+            c.status, c.message = "failed", message
 
 
 def run_locked(ex, cases: list[dict], *, source_dir, budgets: list[float], entry: str,

@@ -206,3 +206,23 @@ def test_on_a_gpu_too_a_notebooks_kernel_calls_share_one_child(tmp_path, monkeyp
     with isolation.remembering():
         outcomes = isolation.run_calls("day01", calls, source_dir=str(tmp_path))
     assert batches == [3] and [o.status for o in outcomes] == ["passed"] * 3
+
+
+def test_on_a_gpu_an_exercise_is_racechecked_once_for_all_its_calls(tmp_path, monkeypatch):
+    """A race is the kernel's, not a case's: a notebook's visible and hidden calls of one exercise share
+    one compute-sanitizer run (its verdict fails both), another exercise gets its own."""
+    for name in ("block_sum.cu", "rmsnorm.cu"):
+        shutil.copyfile(paths.SOLUTIONS / "day06" / name, tmp_path / name)
+    checked = []
+    monkeypatch.setattr(device, "why_no_gpu", lambda: None)
+    monkeypatch.setattr(device, "backend", lambda: "cupy")
+    monkeypatch.setattr(isolation, "case_budgets", lambda ex, cases, backend: [1.0] * len(cases))
+    monkeypatch.setattr(isolation, "_run", lambda ex, cases, **kw: isolation.Outcome(
+        ex.key, "passed", "", len(cases), len(cases), [isolation.CaseResult(c, "passed") for c in cases]))
+    monkeypatch.setattr(isolation, "_racecheck", lambda ex, *a: checked.append(ex.name) or
+                        ((True, "racecheck: a race") if ex.name == "block_sum" else (False, "")))
+    calls = [("block_sum", [{"n": 33}], None), ("block_sum", [{"n": 2}], 601), ("rmsnorm", None, 602)]
+    visible, hidden, rms = isolation.run_calls("day06", calls, source_dir=str(tmp_path))
+    assert checked == ["block_sum", "rmsnorm"]
+    assert visible.status == hidden.status == "failed" and hidden.cases[0].message == "racecheck: a race"
+    assert rms.status == "passed", rms
