@@ -148,3 +148,22 @@ def test_batch_prefill_says_what_is_wrong(change, says):
     with pytest.raises(ValueError, match=re.escape(says)) as e:
         day12.batch_prefill(None, q, k, k, args["qo_indptr"], args["kv_indptr"], causal=True)
     assert "\n" not in str(e.value)
+
+
+def test_the_launch_geometry_is_asked_of_each_config_kernel(monkeypatch):
+    """prefill_geometry remembers each (module, config kernel) pair's answer, not the module's first."""
+    from grader import device
+    from grader.launchers import prefill
+
+    class Module:
+        def get_function(self, name):
+            return name
+
+    answers = {"prefill_config": [64, 128, 1, 32, 256, 2], "batch_prefill_config": [16, 64, 3, 16, 128, 4]}
+    monkeypatch.setattr(device, "require_gpu", lambda: np)
+    monkeypatch.setattr(device, "launch",
+                        lambda fn, grid, block, args, what=None: args[0].__setitem__(slice(None), answers[fn]))
+    monkeypatch.setattr(device, "to_host", lambda a: a)
+    module = Module()
+    assert prefill.prefill_geometry(module)[64] == (64, 128, 1)
+    assert prefill.prefill_geometry(module, "batch_prefill_config")[128] == (16, 128, 4)

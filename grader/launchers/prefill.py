@@ -10,18 +10,19 @@ import numpy as np
 from grader import device
 
 
-_GEOMETRY: dict[int, tuple] = {}  # id(module) -> (module, geometry): asked once per compiled module
+_GEOMETRY: dict[tuple, tuple] = {}  # (id(module), config) -> (module, geometry): asked once per kernel
 
 
 def prefill_geometry(module, config: str = "prefill_config") -> dict[int, tuple[int, int, int]]:
     """Per head dim (BLOCK_M, threads, dynamic shared bytes), as the file's `config` kernel states."""
-    if id(module) not in _GEOMETRY:
+    key = (id(module), config)  # the module is kept in the entry, so its id is not reused
+    if key not in _GEOMETRY:
         cp = device.require_gpu()
         out = cp.zeros(6, dtype=np.int32)
         device.launch(module.get_function(config), (1,), (1,), (out,), what=config)
         v = [int(x) for x in device.to_host(out)]
-        _GEOMETRY[id(module)] = (module, {64: tuple(v[0:3]), 128: tuple(v[3:6])})
-    return _GEOMETRY[id(module)][1]
+        _GEOMETRY[key] = (module, {64: tuple(v[0:3]), 128: tuple(v[3:6])})
+    return _GEOMETRY[key][1]
 
 
 HEAD_DIMS = (64, 128)
