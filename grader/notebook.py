@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from grader import device, exercises, isolation, language as lang, paths, runner
-from grader.messages import say
+from grader.messages import phrased, say
 
 
 LANG_ENV, language = lang.LANG_ENV, lang.language  # nb.language(), as before
@@ -146,15 +146,15 @@ def _memory_statistics(ex, module):
     for label, mod in modules.items():
         launches, error = report.record_case(ex, case, mod, seed)
         if error:
-            failures.append(f"{label}: {error}")
+            failures.append(f"{phrased(label)}: {error}")
             label = f"{label} (failed)"
-        print(f"\n{label}:" + (say("memory.check_failed", error=error) if error else ""))
+        print(f"\n{phrased(label)}:" + (say("memory.check_failed", error=error) if error else ""))
         for run in launches:
             print(report.launch_text(run))
         if launches:
             versions[label] = launches
     if not versions:
-        raise AssertionError("; ".join(failures))
+        raise AssertionError(say("sep").join(failures))
     return plots.emulator_figure(ex, case, versions)
 
 
@@ -170,4 +170,4 @@ def memory_summary() -> str:
         if t["requests"]:
             parts.append(say("memory.summary", kind=kind, requests=t["requests"], unit=name,
                              per=f"{t[unit] / t['requests']:.2f}", ideal=f"{t['ideal'] / t['requests']:.2f}"))
-    return "; ".join(parts) or say("memory.no_access")
+    return say("sep").join(parts) or say("memory.no_access")

@@ -17,7 +17,7 @@ import numpy as np
 
 from grader import checks, compiler, device, paths, solution_facts, technique
 from grader.exercises import Exercise
-from grader.messages import say
+from grader.messages import phrased, say
 
 _modules: dict[tuple, object] = {}
 
@@ -178,10 +178,10 @@ def bench(ex: Exercise, module=None, quick: bool = False, with_solution: bool = 
         try:
             check(ex, ex.cases[-1], mod)
         except AssertionError as e:
-            refused.append(say("bench.wrong_output", label=label, error=str(e).splitlines()[0]))
+            refused.append(say("bench.wrong_output", label=phrased(label), error=str(e).splitlines()[0]))
             del modules[label]
     if not modules:
-        raise AssertionError("; ".join(refused))
+        raise AssertionError(say("sep").join(refused))
     report = ex.bench(modules, quick=quick)
     report.notes += refused
     return report

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from grader import paths
+from grader.messages import say
 
 COMMAND = "notebooks"
 HELP = "regenerate the student notebooks from instructor/notebooks/ (keeps your edits)"
@@ -91,16 +92,16 @@ def generate(day: str | None = None, *, force: bool = False,
         target, text = student_path(source), render(source)
         state = status(target)
         if state != "missing" and target.read_text(encoding="utf-8") == text:
-            done.append((target, "up to date"))
+            done.append((target, say("stubs.up_to_date")))
             continue
         if state == "edited" and not (force or (ask is not None and ask(target))):
             new = target.with_name(target.name + ".new")
             new.write_text(text, encoding="utf-8")
-            done.append((target, f"kept your edits; new notebook written to {new.name}"))
+            done.append((target, say("notebooks.kept", new=new.name)))
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
-        done.append((target, "created" if state == "missing" else "regenerated"))
+        done.append((target, say("stubs.created" if state == "missing" else "stubs.regenerated")))
     return done
 
 

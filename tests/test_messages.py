@@ -215,7 +215,7 @@ def test_the_emulator_s_memory_statistics_in_chinese(monkeypatch):
     assert "网格" in text and "条线程束指令" in text and "指令构成：" in text, text
     assert "其他 " in text and "other" not in text, text  # the families a SASS name does not cover
     summary = notebook.memory_summary()
-    assert summary.startswith("global 1 个请求，每个请求 4.00 个扇区（理想 4.00）; shared 2 个请求") and "波前" in summary, \
+    assert summary.startswith("global 1 个请求，每个请求 4.00 个扇区（理想 4.00）；shared 2 个请求") and "波前" in summary, \
         summary
 
 
@@ -232,7 +232,7 @@ def test_an_open_design_s_verdicts_in_chinese(monkeypatch):
     ''', "k.cu")
     with pytest.raises(AssertionError) as e:
         open_design.read_plan(module, "k", (), "(m)")
-    assert str(e.value).startswith("k_plan (m) 写出了不可能的启动配置：网格 grid.x = 0（应为 1 .. 2^31 - 1）; "
+    assert str(e.value).startswith("k_plan (m) 写出了不可能的启动配置：网格 grid.x = 0（应为 1 .. 2^31 - 1）；"
                                    "网格 grid.y = 70000"), str(e.value)
     assert "线程块 block.x = 100" in str(e.value) and "-1 字节的动态共享内存" in str(e.value), str(e.value)
     bad = {"global": {"requests": 10, "sectors": 320, "ideal": 40, "bytes": 1280},
@@ -830,6 +830,62 @@ def test_the_stub_generator_s_lines_in_chinese(tmp_path, monkeypatch):
     said |= set(dict(stubs.generate("day01")).values())
     assert {"已创建", "已是最新"} <= said and any("保留了你的修改" in w for w in said), said
     assert not [w for w in said if english(w)], said
+
+
+def test_the_notebook_generator_s_lines_in_chinese(tmp_path, monkeypatch):
+    """`python -m grader notebooks` says what it did with each notebook in the lessons' language, as stubs."""
+    import shutil
+
+    from grader import student_notebooks as sn
+
+    (tmp_path / "instructor/notebooks").mkdir(parents=True)
+    shutil.copy(paths.INSTRUCTOR_NOTEBOOKS / "day01.ipynb", tmp_path / "instructor/notebooks")
+    for name, where in (("ROOT", ""), ("INSTRUCTOR_NOTEBOOKS", "instructor/notebooks"), ("NOTEBOOKS", "notebooks")):
+        monkeypatch.setattr(paths, name, tmp_path / where)
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    said = {what for _ in range(2) for _, what in sn.generate("day01")}
+    student = tmp_path / "notebooks/day01.ipynb"
+    student.write_text(student.read_text().replace('"cells": [', '"cells": [\n  {"cell_type": "markdown", '
+                                                   '"id": "mine", "metadata": {}, "source": "mine"},', 1))
+    source = tmp_path / "instructor/notebooks/day01.ipynb"
+    source.write_text(source.read_text().replace("Day 1:", "Day one:"))
+    said |= set(dict(sn.generate("day01", ask=lambda p: False)).values())
+    assert {"已创建", "已是最新"} <= said and any("保留了你的修改" in w for w in said), said
+    assert not [w for w in said if english(w)], said
+
+
+def test_refused_benchmarks_in_chinese(monkeypatch, capsys):
+    """A benchmark that refuses your kernel and the solution's (wrong output), or the emulator's memory
+    statistics when neither launched, names them and joins them the Chinese way (was 'yours: ...; solution')."""
+    from grader import exercises, notebook, runner
+    from grader.emulator import report
+
+    def wrong(*args, **kwargs):
+        raise AssertionError("错")
+
+    ex = exercises.get("day02", "strided_gather")
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    monkeypatch.setattr(runner, "load", lambda *a, **k: object())
+    monkeypatch.setattr(runner, "check", wrong)
+    monkeypatch.setattr(report, "largest_case", lambda ex: {"n_out": 1})
+    monkeypatch.setattr(report, "record_case", lambda *a: ([], "错"))
+    for refuse in (lambda: runner.bench(ex, module=object(), with_solution=True),
+                   lambda: notebook._memory_statistics(ex, object())):
+        with pytest.raises(AssertionError) as e:
+            refuse()
+        assert "；" in str(e.value) and "; " not in str(e.value), str(e.value)
+        assert "你的" in str(e.value) and "参考解答" in str(e.value) and not english(str(e.value)), str(e.value)
+    printed = capsys.readouterr().out
+    assert "你的 (未通过)" in printed and "yours" not in printed, printed
+
+
+def test_one_tile_is_not_tiles():
+    """A technique's words in English say '1 tile', not '1 tiles' (day 7's two-stage pipeline did)."""
+    from grader import exercises
+
+    whys = [t.why for d in exercises.days_with_exercises() for ex in exercises.day_exercises(d)
+            for t in ex.technique]
+    assert whys and not [w for w in whys if re.search(r"(?<![\w.^=-])1 [a-z]+[^s]s\b", w)], whys
 
 
 def test_a_float_index_in_chinese(monkeypatch):

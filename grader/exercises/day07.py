@@ -277,7 +277,8 @@ EXERCISES = (
     Exercise("day07", "pipeline", "pipeline.cu", "an N-stage cp.async pipeline through shared memory",
              check_pipeline, PIPE_CASES, bench=bench_pipeline, target=0.85,
              technique=_pipelined("an N-stage ring of shared-memory tiles filled with cp.async (LDGSTS)")
-             + tuple(Technique(why=f"keeping {s - 1} tiles in flight while tile k is used", kernels=(f"pipeline_s{s}",),
+             + tuple(Technique(why=f"keeping {s - 1} tile{'s' * (s > 2)} in flight while tile k is used",
+                               kernels=(f"pipeline_s{s}",),
                                require_lines=((rf"\bDEPBAR\.LE SB0, {s - 1:#x}\b",
                                                f"cp.async.wait_group {s - 1} (DEPBAR.LE SB0, {s - 1:#x})"),))
                      for s in STAGES if s > 1)),

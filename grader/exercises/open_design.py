@@ -58,7 +58,7 @@ def read_plan(module, name: str, args: tuple, what: str) -> Plan:
               (0 <= shared <= MAX_SHARED, lambda: say("design.shared", value=shared, most=MAX_SHARED)))
     problems = [text() for ok, text in limits if not ok]
     if problems:
-        raise AssertionError(say("design.impossible", name=name, what=what, problems="; ".join(problems)))
+        raise AssertionError(say("design.impossible", name=name, what=what, problems=say("sep").join(problems)))
     return Plan((gx, gy), block, shared)
 
 
