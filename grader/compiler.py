@@ -169,6 +169,7 @@ class Compiled:
     cubin: bytes
     log: str = ""
     kernels: list[str] = field(default_factory=list)
+    source: str = ""  # what NVRTC compiled (`read_source`: the student's own headers inlined)
 
 
 _REQUIRE_ARCH = re.compile(r"^\s*COURSE_REQUIRE_ARCH(?:_SPECIFIC)?\((\d+)\)", re.M)
@@ -255,8 +256,9 @@ def compile_file(path: str | os.PathLike, arch: str = "sm_90", extra: tuple[str,
     path = Path(path).resolve()
     if arch_specific(path) and not arch.endswith("a") and arch_number(arch) == required_arch(path):
         arch += "a"
-    ptx, cubin, log = nvrtc_compile(read_source(path), str(path), options(arch, extra))
-    return Compiled(path, arch, ptx, cubin, log, re.findall(r"\.entry\s+(\w+)", ptx))
+    source = read_source(path)
+    ptx, cubin, log = nvrtc_compile(source, str(path), options(arch, extra))
+    return Compiled(path, arch, ptx, cubin, log, re.findall(r"\.entry\s+(\w+)", ptx), source)
 
 
 @functools.cache

@@ -112,7 +112,7 @@ class CupyBackend(Backend):
         (`compiler.SASS_OPTIONS`, `grader.compile_cache`), so a checking child compiles a file once."""
         cp = self.require_gpu()
         compiled = compiler.compile_file(path, self.arch(), extra=(*compiler.SASS_OPTIONS, *options))
-        return _load_cubin(cp, compiled.cubin)
+        return _load_cubin(cp, compiled.cubin, compiled.source)
 
     def load_source(self, code: str, name: str = "inline.cu", options: tuple[str, ...] = ()):
         cp = self.require_gpu()
@@ -227,12 +227,23 @@ def _cubin_folder() -> tempfile.TemporaryDirectory:
     return tempfile.TemporaryDirectory(prefix="course-cubin-")  # removed when the process ends
 
 
-def _load_cubin(cp, cubin: bytes):
-    """A `cupy.RawModule` of `cubin`, loaded now (cupy loads a module from a file)."""
+@functools.cache
+def _module_class(cp) -> type:
+    class CompiledModule(cp.RawModule):
+        """A `cupy.RawModule` loaded from a cubin that keeps the CUDA source it was compiled from in
+        `code`, as a module cupy compiles keeps it (day 10's configurations and day 13's JIT render it)."""
+        code = property(lambda self: self.source)
+
+    return CompiledModule
+
+
+def _load_cubin(cp, cubin: bytes, source: str):
+    """A `cupy.RawModule` of `cubin` (compiled from `source`), loaded now (cupy loads from a file)."""
     file = Path(_cubin_folder().name) / f"{hashlib.sha256(cubin).hexdigest()[:24]}.cubin"
     if not file.is_file():
         file.write_bytes(cubin)
-    module = cp.RawModule(path=str(file))
+    module = _module_class(cp)(path=str(file))
+    module.source = source
     module.module  # noqa: B018 - cupy loads lazily; a bad cubin fails here, not at the first launch
     return module
 

@@ -123,12 +123,14 @@ def test_a_gpu_module_is_the_compile_the_technique_check_reads(monkeypatch):
     from grader import compiler, sass
 
     class FakeModule:
+        code = None  # cupy's: None for a module loaded from a file
+
         def __init__(self, path):
             self.cubin = open(path, "rb").read()
             self.module = self
 
     class FakeCupy:
-        RawModule = staticmethod(lambda path: FakeModule(path))
+        RawModule = FakeModule
 
     source = paths.SOLUTIONS / "day16" / "attention_wgmma.cu"
     compiled, _, _ = sass.load(source, "sm_90")
@@ -136,4 +138,6 @@ def test_a_gpu_module_is_the_compile_the_technique_check_reads(monkeypatch):
     monkeypatch.setattr(backend, "require_gpu", lambda: FakeCupy)
     monkeypatch.setattr(backend, "arch", lambda: "sm_90")
     monkeypatch.setattr(compiler, "_nvrtc", lambda: pytest.fail("compiled twice"))
-    assert backend.load(source).cubin == compiled.cubin and compiled.arch == "sm_90a"
+    module = backend.load(source)
+    assert module.cubin == compiled.cubin and compiled.arch == "sm_90a"
+    assert module.code == compiler.read_source(source)  # the source text, as a module cupy compiled keeps it
