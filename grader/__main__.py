@@ -5,6 +5,6 @@ try:
 except ModuleNotFoundError as e:
     if not environment.is_dependency(e):
         raise
-    raise SystemExit(f"error: {environment.missing_module(e.name)}") from None
+    raise SystemExit(environment.missing_module(e.name, error=True)) from None
 
 raise SystemExit(main())

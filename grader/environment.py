@@ -1,19 +1,26 @@
 """One line for a student who runs the course outside its Python environment (a plain `pytest` or
-`python3 -m grader` where .venv is not active), instead of an import traceback. Imports nothing."""
+`python3 -m grader` where .venv is not active), instead of an import traceback, in the lessons'
+language. Imports only the message catalogue (the standard library's)."""
 from __future__ import annotations
 
 from pathlib import Path
 
+from grader.language import language
+from grader.messages import say
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def missing_module(name: str) -> str:
-    """What to do when `name`, one of the course's dependencies, does not import here."""
-    if (ROOT / ".venv" / "bin" / "python").exists():
-        how = "run `source .venv/bin/activate` first (the lab's terminal has it), or use `./course.sh check dayNN`"
-    else:
-        how = "set it up and check with `./course.sh check dayNN` (it makes .venv the first time)"
-    return f"the course's Python environment is not active here (no module named {name!r}): {how}"
+def missing_module(name: str, error: bool = False) -> str:
+    """What to do when `name`, one of the course's dependencies, does not import here (`error`: as the
+    command line's 'error: ...' line)."""
+    try:
+        lang = language()
+    except ValueError:  # a mistyped COURSE_LANG: the line still comes, in English
+        lang = "en"
+    how = say("env.activate" if (ROOT / ".venv" / "bin" / "python").exists() else "env.set_up", lang)
+    line = say("env.missing", lang, name=repr(name), how=how)
+    return say("cli.error", lang, message=line) if error else line
 
 
 def is_dependency(error: ModuleNotFoundError) -> bool:

@@ -139,6 +139,13 @@ CATALOGUE: dict[str, dict[str, str]] = {
                           "zh": "（课程演示：自动评分时不运行，不计分；你自己运行笔记本时会运行）"},
     # ---- the command line (grader.cli) ----
     "cli.error": {"en": "error: {message}", "zh": "错误：{message}"},
+    "env.missing": {"en": "the course's Python environment is not active here (no module named {name}): {how}",
+                    "zh": "这里没有激活课程的 Python 环境（没有名为 {name} 的模块）：{how}"},
+    "env.activate": {"en": "run `source .venv/bin/activate` first (the lab's terminal has it), or use "
+                           "`./course.sh check dayNN`",
+                     "zh": "先运行 `source .venv/bin/activate`（lab 的终端已经激活），或者改用 `./course.sh check dayNN`"},
+    "env.set_up": {"en": "set it up and check with `./course.sh check dayNN` (it makes .venv the first time)",
+                   "zh": "用 `./course.sh check dayNN` 搭好环境并检查（第一次运行时它会建好 .venv）"},
     "cli.unexpected": {"en": "error: {kind}: {message} (COURSE_TRACEBACK=1 shows where)",
                        "zh": "错误：{kind}：{message}（设置 COURSE_TRACEBACK=1 可看到出错位置）"},
     "cli.compile": {"en": "error: {path} does not compile:{sep}{log}", "zh": "错误：{path} 编译失败：{sep}{log}"},

@@ -854,6 +854,25 @@ def test_the_notebook_generator_s_lines_in_chinese(tmp_path, monkeypatch):
     assert not [w for w in said if english(w)], said
 
 
+@pytest.mark.parametrize("how", ["python -m grader", "pytest"])
+def test_outside_the_environment_in_chinese(how):
+    """The one line a shell without the course's environment gets (ml_dtypes hidden here) is Chinese
+    under COURSE_LANG=zh (it was English), commands aside."""
+    import os
+    import subprocess
+    import sys
+
+    run = ("import runpy; sys.argv = ['grader', 'progress']; runpy.run_module('grader', run_name='__main__')"
+           if how == "python -m grader" else
+           "import pytest; sys.exit(pytest.main(['days/day02', '-q', '-p', 'no:cacheprovider', '-n', '0']))")
+    done = subprocess.run([sys.executable, "-c", f"import sys; sys.modules['ml_dtypes'] = None; {run}"],
+                          cwd=paths.ROOT, capture_output=True, text=True, env={**os.environ, "COURSE_LANG": "zh"})
+    lines = [l for l in (done.stdout + done.stderr).splitlines() if l.strip()]
+    assert done.returncode != 0 and len(lines) == 1, lines
+    assert "ml_dtypes" in lines[0] and "./course.sh check" in lines[0] and CJK.search(lines[0]), lines
+    assert not english(re.sub(r"`[^`]*`", "", lines[0])), lines
+
+
 def test_refused_benchmarks_in_chinese(monkeypatch, capsys):
     """A benchmark that refuses your kernel and the solution's (wrong output), or the emulator's memory
     statistics when neither launched, names them and joins them the Chinese way (was 'yours: ...; solution')."""
