@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 from collections import defaultdict
 from pathlib import Path
@@ -47,6 +48,15 @@ def pytest_configure(config):
         config.pluginmanager.import_plugin("grader.emutools.pytest_scaling")
 
 
+def _headline(message: str) -> str:
+    """What the later cases of an exercise repeat of its first failure: the first line, only its
+    headline ('day02/quant_int8: the technique of the day is missing from quant_int8.cu') when that
+    line goes on (a technique message is one long line)."""
+    first = message.splitlines()[0]
+    headline = re.match(r"(.+?[:：].+?)[:：]", first)
+    return headline.group(1) if headline and len(first) > 160 else first
+
+
 class Course:
     """What a day's test gets: check one case, or benchmark an exercise against its ceiling.
 
@@ -74,7 +84,7 @@ class Course:
             outcome = _OUTCOMES[ex.key]
             if outcome.status == "failed" and not any(r.status != "not run" for r in outcome.cases):
                 why = outcome.message if first else \
-                    say("not_run.whole", first=outcome.message.splitlines()[0], exercise=ex.key)
+                    say("not_run.whole", first=_headline(outcome.message), exercise=ex.key)
             else:
                 ended = next((r for r in outcome.cases if r.status in ("timed out", "crashed")), None)
                 why = (say("not_run.ended", exercise=ex.key, case=case_id(ended.case),

@@ -44,6 +44,20 @@ def test_a_compile_error_is_printed_once_per_exercise(planted_run):
     assert "the whole message is on the first failure of day02/strided_gather" in planted_run
 
 
+def test_a_missing_technique_is_printed_once():
+    """day 2's quant_int8 stub lacks the day's technique: the first case prints the whole (one long line)
+    message, the others its headline only (they used to repeat it in full, 7 times)."""
+    if device.why_no_gpu():
+        pytest.skip(f"kernels cannot run here: {device.why_no_gpu()}")
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "BUILD_NUMBER", "COURSE_LANG")}
+    done = subprocess.run([sys.executable, "-m", "pytest", "days/day02", "-p", "no:cacheprovider", "-n", "0", "-k",
+                           "test_quant_int8"], capture_output=True, text=True, cwd=paths.ROOT, timeout=600, env=env)
+    out = done.stdout + done.stderr
+    assert out.count("in the SASS of dequantize_int8") <= 2, out[-4000:]  # the first failure; the summary's first
+    assert out.count("the technique of the day is missing from quant_int8.cu (the whole message is on the first "
+                     "failure of day02/quant_int8)") >= 2, out[-4000:]
+
+
 def test_a_missing_kernel_is_named(planted_run):
     assert "no kernel" in planted_run and "silu_and_mul_f16" in planted_run
 
