@@ -1,5 +1,6 @@
 """Day 2's int8 quantisation: planted wrong kernels fail with a message that says what is wrong, and the
 solution passes (on the emulator without a GPU)."""
+import numpy as np
 import pytest
 
 from grader.paths import SOLUTIONS
@@ -38,3 +39,14 @@ def test_planted_quant_int8_fails(planted, name):
 
 def test_solution_passes(planted):
     assert planted("day02", "quant_int8", SOLUTION) is None
+
+
+def test_truncation_is_named_across_float_rounding():
+    """A truncating kernel's x * (1 / scale) in float32 can fall just below an integer that x / scale
+    reaches (2.9999998 for 3.0000001): still truncation. The large cases lost the diagnosis before."""
+    from grader.exercises.day02 import _quant_diagnosis
+
+    v = np.array([2.5, -7.9, 3.0000001, -12.0000002, 100.7])
+    got = np.array([2.0, -7.0, 2.0, -11.0, 100.0])
+    assert "truncated instead of rounded" in _quant_diagnosis(got, v, np.rint(v))
+    assert _quant_diagnosis(np.array([2.0, -7.0, 1.0]), v[:3], np.rint(v[:3])) == ""  # 1 for 3.0000001: not that
