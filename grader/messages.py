@@ -273,6 +273,7 @@ CATALOGUE: dict[str, dict[str, str]] = {
                        "zh": "{exercise}：在模拟器上不计时（基准测试需要 CUDA GPU）。它改为给出下面的统计，"
                              "所用的检查为 {case}："},
     "memory.check_failed": {"en": " the check failed: {error}", "zh": "检查未通过：{error}"},
+    "memory.version": {"en": "{label}:", "zh": "{label}："},
     # ---- an open design's verdict (grader.exercises.open_design) ----
     "design.plan": {"en": "grid ({gx}, {gy}), block {block}, {shared} B dynamic shared",
                     "zh": "网格 ({gx}, {gy})，线程块 {block}，{shared} B 动态共享内存"},

@@ -148,7 +148,8 @@ def _memory_statistics(ex, module):
         if error:
             failures.append(f"{phrased(label)}: {error}")
             label = f"{label} (failed)"
-        print(f"\n{phrased(label)}:" + (say("memory.check_failed", error=error) if error else ""))
+        failed = say("memory.check_failed", error=error) if error else ""
+        print("\n" + say("memory.version", label=phrased(label)) + failed)
         for run in launches:
             print(report.launch_text(run))
         if launches:
