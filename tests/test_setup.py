@@ -195,3 +195,12 @@ def test_the_chinese_readme_links_the_chinese_pages():
     english = [t for t in re.findall(r"\]\(([^)#]+\.md)\)", text)
                if not t.endswith(".zh.md") and (paths.ROOT / t.replace(".md", ".zh.md")).is_file()]
     assert not english, f"README.zh.md links the English page(s) {english}"
+
+
+def test_the_chinese_readme_s_commands_are_explained_in_chinese():
+    """A comment in README.zh.md's command blocks is Chinese (the first screen's `./course.sh lab` one was
+    English)."""
+    text = (paths.ROOT / "README.zh.md").read_text()
+    comments = [m.group(1) for block in re.findall(r"```[a-z]*\n(.*?)```", text, re.S)
+                for m in re.finditer(r"\s#\s+(.*)$", block, re.M)]
+    assert comments and not [c for c in comments if not re.search(r"[\u4e00-\u9fff]", c)], comments
