@@ -25,6 +25,7 @@ SHOTS = ROOT / ".course" / "screenshots"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CU_FILE = "days/day02/silu_and_mul.cu"
 CJK = re.compile(r"[\u4e00-\u9fff]")
+NBGRADER_UI = ("Nbgrader", "Create Assignment", "Validate", "Formgrader", "Assignment List", "Course List")
 
 
 # ---- the browser's part (run by a Python that has playwright) ---------------------------------
@@ -55,6 +56,7 @@ def look(base: str, token: str, lang: str, out: Path) -> dict:
             page.screenshot(path=str(out / f"lab-{lang}-notebook.png"))
         page.wait_for_timeout(1000)
         seen["first_output"] = page.locator(".jp-Notebook .jp-CodeCell .jp-OutputArea-output").first.inner_text()
+        seen["nbgrader_ui"] = [t for t in NBGRADER_UI if page.get_by_text(t, exact=True).count()]
         page.screenshot(path=str(out / f"lab-{lang}-notebook.png"))
         page.wait_for_timeout(3000)  # the workspace (open tabs) is saved
         if lang == "en":
@@ -150,7 +152,7 @@ def _look(python: str, lang: str, tmp: Path) -> dict:
         done = subprocess.run([python, __file__, base, token, lang, str(SHOTS)], capture_output=True,
                               text=True, timeout=600)
         assert done.returncode == 0, done.stderr[-3000:]
-        return json.loads(done.stdout.splitlines()[-1])
+        return {**json.loads(done.stdout.splitlines()[-1]), "log": (tmp / f"lab-{lang}.log").read_text()}
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=60)
@@ -196,6 +198,8 @@ if pytest is not None:
         assert "silu_and_mul" in seen["editor_text"], seen  # the .cu file, open in the editor
         assert "CUDA" in seen["status_bar"].splitlines(), seen["status_bar"]  # the editor's language
         assert seen["highlighted_spans"] > 20, seen  # tokens coloured, not plain text
+        assert not seen["nbgrader_ui"], f"nbgrader's instructor UI in a student's lab: {seen['nbgrader_ui']}"
+        assert "nbgrader" not in seen["log"].lower(), seen["log"]  # no 'No nbgrader_config.py' lines
 
     def test_lab_in_chinese_lands_on_the_chinese_notebooks_in_a_chinese_ui(python, lab_state):
         seen = _look(python, "zh", lab_state)
@@ -204,6 +208,7 @@ if pytest is not None:
         assert not any(not p.startswith("notebooks/zh/") and p.endswith(".ipynb") for p in seen["tabs_at_start"]), \
             f"the Chinese lab reopened the English tabs: {seen['tabs_at_start']}"
         assert CJK.search(seen["first_output"]), seen["first_output"]  # the lesson's first cell, in Chinese
+        assert not seen["nbgrader_ui"] and "nbgrader" not in seen["log"].lower(), (seen["nbgrader_ui"], seen["log"])
 
     def test_each_language_reopens_its_own_tabs(python, lab_state):
         """After both ran (the tests above, same state folder): the English lab reopens its tabs."""
