@@ -15,7 +15,7 @@ import base64
 import hashlib
 import json
 import os
-import tempfile
+import uuid
 from pathlib import Path
 
 from grader import paths
@@ -33,9 +33,11 @@ def folder() -> Path | None:
     return paths.STATE / "nvrtc"
 
 
-def _tree_digest(roots: list[Path]) -> str:
-    """SHA-256 of every file under `roots` (names and contents), recomputed only when a file's
-    (inode, size, mtime, ctime) changes."""
+def headers_digest() -> str:
+    """SHA-256 of the course's header trees (kernels/include and the answer root: names and contents),
+    recomputed only when a file's (inode, size, mtime, ctime) changes: part of every compile cache key
+    (this one's and day 13's JIT's), so a header edit never finds a stale entry."""
+    roots = [paths.INCLUDE, paths.answer_include()]
     files = sorted(p for root in roots if root.is_dir() for p in root.rglob("*") if p.is_file())
     stamps = tuple((str(p), *_stamp(p)) for p in files)
     digest = _trees.get(stamps)
@@ -54,7 +56,7 @@ def _stamp(p: Path) -> tuple[int, ...]:
 
 def key(source: str, name: str, opts: tuple[str, ...], version: str) -> str:
     h = hashlib.sha256()
-    for part in (version, "\0".join(opts), name, source, _tree_digest([paths.INCLUDE, paths.answer_include()])):
+    for part in (version, "\0".join(opts), name, source, headers_digest()):
         h.update(part.encode() + b"\x1e")
     return h.hexdigest()
 
@@ -83,16 +85,22 @@ def put(k: str, ptx: str, cubin: bytes, log: str) -> None:
         return
     try:
         where.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=where, suffix=".tmp")
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump({"ptx": ptx, "cubin": base64.b64encode(cubin).decode(), "log": log}, f)
-        os.replace(tmp, where / f"{k}.json")
+        write_atomic(where / f"{k}.json",
+                     json.dumps({"ptx": ptx, "cubin": base64.b64encode(cubin).decode(), "log": log}).encode())
         _prune(where)
     except OSError:
-        Path(tmp).unlink(missing_ok=True)
+        pass
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write to a temporary file beside `path`, then rename it over `path` (atomic on POSIX: a reader sees
+    the old file or the new one, whole); the temporary file never stays."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _prune(where: Path) -> None:

@@ -19,7 +19,6 @@ import json
 import os
 import re
 import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -27,6 +26,7 @@ from typing import Callable
 from filelock import FileLock
 
 from grader import paths
+from grader.compile_cache import headers_digest, write_atomic
 
 CACHE_ENV = "COURSE_JIT_CACHE"
 ELF = b"\x7fELF"
@@ -36,16 +36,6 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 def default_root() -> Path:
     """$COURSE_JIT_CACHE, else .course/jit in the course checkout (git-ignored)."""
     return Path(os.environ.get(CACHE_ENV) or paths.STATE / "jit")
-
-
-def headers_digest() -> str:
-    """A digest of every course header (kernels/include, and the days' headers they include): a header
-    edit must invalidate entries."""
-    h = hashlib.sha256()
-    for i, root in enumerate((paths.INCLUDE, paths.answer_include())):
-        for f in sorted(p for p in root.rglob("*") if p.is_file()):
-            h.update(f"{i}:{f.relative_to(root)}".encode() + b"\0" + f.read_bytes() + b"\0")
-    return h.hexdigest()
 
 
 def make_key(source: str, options: tuple[str, ...], arch: str, compiler_version: str) -> str:
@@ -91,16 +81,6 @@ class Entry:
                 return f.read(4) == ELF
         except FileNotFoundError:
             return False
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write to a temporary file beside `path`, then rename it over `path` (atomic on POSIX)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 class Cache:
