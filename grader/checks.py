@@ -86,6 +86,20 @@ def nan_problem(got, expected, name: str, replay: str = "") -> str | None:
     return f"{name}: " + say("and").join(parts) + replay
 
 
+def _also_differ(g: np.ndarray, e: np.ndarray, tol: Tolerance) -> str:
+    """Beside NaNs, the elements that are numbers and still wrong, counted with the first (a kernel
+    writing one element off: element 0 never written and every other one shifted); '' when none. A
+    tolerance by norm is taken per element against the largest |expected|."""
+    atol = tol.rtol * float(np.nanmax(np.abs(e), initial=0.0)) if tol.by_norm else tol.atol
+    with np.errstate(invalid="ignore"):
+        wrong = np.flatnonzero(~np.isnan(g) & ~(np.abs(g - e) <= np.abs(e) * tol.rtol + atol))
+    if not wrong.size:
+        return ""
+    i = int(wrong[0])
+    return say("nan.also", count=wrong.size, index=_fmt_index(i, g.shape), expected=f"{e.flat[i]:.6g}",
+               got=f"{g.flat[i]:.6g}")
+
+
 def assert_close(got, expected, *, dt=None, name: str = "output", seed: int | None = None,
                  tol: Tolerance | None = None) -> None:
     """Raise AssertionError unless `got` (the kernel's result, on the host) matches `expected`
@@ -114,7 +128,7 @@ def assert_close(got, expected, *, dt=None, name: str = "output", seed: int | No
     g = got.astype(np.float64)
     e = np.asarray(expected, dtype=np.float64)  # read only: no copy of a float64 reference
     if np.isnan(g).any():
-        raise AssertionError(nan_problem(got, e, name, again))
+        raise AssertionError(nan_problem(got, e, name, _also_differ(g, e, tol) + again))
     inf = np.isinf(g)
     if inf.any():
         inf = np.flatnonzero(inf & ~np.isinf(e))

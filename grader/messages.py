@@ -31,6 +31,8 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "nan.part": {"en": "{count} of {size} elements {what}; first at index {index}, expected {expected}",
                  "zh": "{size} 个元素中有 {count} 个{what}；第一个在下标 {index}，期望 {expected}"},
     "and": {"en": "; and ", "zh": "；并且"},
+    "nan.also": {"en": "; other elements differ too: {count}, the first at index {index}: expected {expected}, got {got}",
+                 "zh": "；另有 {count} 个元素不同，第一个在下标 {index}：期望 {expected}，得到 {got}"},
     "inf": {"en": "{name}: {count} elements are Inf; first at index {index}, expected {expected}{replay}",
             "zh": "{name}：有 {count} 个元素是 Inf；第一个在下标 {index}，期望 {expected}{replay}"},
     "worst": {"en": "worst at index {index}: expected {expected}, got {got} (relative error {rel})",

@@ -126,3 +126,21 @@ def test_a_missing_technique_is_one_sentence():
     msg = "; ".join(found)
     assert msg.count("this exercise is graded on") == len(ex.technique), msg
     assert "no HMMA" in msg and "no LDSM" in msg, msg
+
+
+@pytest.mark.parametrize("dt", ["float32", "float16"])
+def test_numbers_wrong_beside_the_nans_are_counted_too(dt):
+    """A kernel writing one element off: element 0 never written, every other one shifted. The NaN
+    story alone said '1 of 33 ... never written'; the shifted 32 are counted too, with the first."""
+    expected = np.arange(1, 34, dtype=np.float64)
+    got = _poisoned(33, dt)
+    got[1:] = expected[:-1]
+    with pytest.raises(AssertionError) as info:
+        checks.assert_close(got, expected, name="c", seed=5)
+    msg = str(info.value)
+    assert "1 of 33 elements still hold the NaN poison" in msg, msg
+    assert "other elements differ too: 32, the first at index 1: expected 2, got 1" in msg, msg
+    got[1:] = expected[1:]
+    with pytest.raises(AssertionError) as info:
+        checks.assert_close(got, expected, name="c", seed=5)
+    assert "differ too" not in str(info.value)

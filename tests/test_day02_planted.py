@@ -1,5 +1,7 @@
-"""Day 2's int8 quantisation: planted wrong kernels fail with a message that says what is wrong, and the
-solution passes (on the emulator without a GPU)."""
+"""Day 2's gather and int8 quantisation: planted wrong kernels fail with a message that says what is
+wrong, and the solution passes (on the emulator without a GPU)."""
+import re
+
 import numpy as np
 import pytest
 
@@ -50,3 +52,14 @@ def test_truncation_is_named_across_float_rounding():
     got = np.array([2.0, -7.0, 2.0, -11.0, 100.0])
     assert "truncated instead of rounded" in _quant_diagnosis(got, v, np.rint(v))
     assert _quant_diagnosis(np.array([2.0, -7.0, 1.0]), v[:3], np.rint(v[:3])) == ""  # 1 for 3.0000001: not that
+
+
+def test_a_gather_one_element_off_is_caught_past_n(planted):
+    """out[i + 1] = ...: the write past n_out is the specific story (element 0 unwritten follows from it),
+    named at its own index."""
+    solution = (SOLUTIONS / "day02" / "strided_gather.cu").read_text()
+    old = "if (i < n_out) out[i] = in[i * stride];"
+    assert old in solution, "the solution changed"
+    msg = planted("day02", "strided_gather", solution.replace(old, "if (i < n_out) out[i + 1] = in[i * stride];"))
+    assert msg is not None and "past n_out" in msg and "never written" not in msg, msg
+    assert re.search(r"first at index (\d+)", msg).group(1) != "0", msg  # n_out, not the guard's own 0
