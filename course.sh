@@ -64,11 +64,12 @@ case "${1:-}" in
     esac
     setup ${extras[@]+"${extras[@]}"}
     .venv/bin/python -m grader show-config || true
-    # the UI's language: a settings default in the course's own .venv (a choice made in the lab's
-    # Settings > Language menu, kept in ~/.jupyter, still wins)
+    # the UI's language, and no "get notified about official Jupyter news?" prompt: settings defaults
+    # in the course's own .venv (a choice made in the lab's Settings menu, kept in ~/.jupyter, still wins)
     settings=.venv/share/jupyter/lab/settings/overrides.d
     mkdir -p "$settings"
-    printf '{"@jupyterlab/translation-extension:plugin": {"locale": "%s"}}\n' "$locale" > "$settings/cuda-course.json"
+    printf '{"@jupyterlab/translation-extension:plugin": {"locale": "%s"},
+ "@jupyterlab/apputils-extension:notification": {"fetchNews": "false"}}\n' "$locale" > "$settings/cuda-course.json"
     root=()
     [ "$(id -u)" = 0 ] && root=(--allow-root)  # containers and cloud notebooks run as root
     # lab/ holds the course's JupyterLab extension: .cu/.cuh files open in the editor as C++

@@ -57,6 +57,7 @@ def look(base: str, token: str, lang: str, out: Path) -> dict:
         page.wait_for_timeout(1000)
         seen["first_output"] = page.locator(".jp-Notebook .jp-CodeCell .jp-OutputArea-output").first.inner_text()
         seen["nbgrader_ui"] = [t for t in NBGRADER_UI if page.get_by_text(t, exact=True).count()]
+        seen["news_prompt"] = page.get_by_text("official Jupyter news").count()
         page.screenshot(path=str(out / f"lab-{lang}-notebook.png"))
         page.wait_for_timeout(3000)  # the workspace (open tabs) is saved
         if lang == "en":
@@ -200,6 +201,7 @@ if pytest is not None:
         assert seen["highlighted_spans"] > 20, seen  # tokens coloured, not plain text
         assert not seen["nbgrader_ui"], f"nbgrader's instructor UI in a student's lab: {seen['nbgrader_ui']}"
         assert "nbgrader" not in seen["log"].lower(), seen["log"]  # no 'No nbgrader_config.py' lines
+        assert not seen["news_prompt"], "the lab asks whether to fetch Jupyter news"
 
     def test_lab_in_chinese_lands_on_the_chinese_notebooks_in_a_chinese_ui(python, lab_state):
         seen = _look(python, "zh", lab_state)

@@ -1,6 +1,7 @@
 """The set-up is one thing, described several ways: pyproject.toml, environment.yml, constraints.txt,
 course.sh, the READMEs and .ci/run; they must agree on names, versions and the Python they need."""
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -172,6 +173,9 @@ def test_each_language_has_its_own_lab_workspace(tmp_path, lang):
     assert f"--LabApp.workspaces_dir={tmp_path}/.course/lab/workspaces-{lang}" in args, args
     assert f"--FileContentsManager.preferred_dir={'notebooks/zh' if lang == 'zh' else 'notebooks'}" in args
     assert f"config={tmp_path}/lab/student" in args  # nbgrader's instructor menus off for students
+    settings = json.loads((venv / "share/jupyter/lab/settings/overrides.d/cuda-course.json").read_text())
+    assert settings["@jupyterlab/translation-extension:plugin"]["locale"] == {"en": "en", "zh": "zh_CN"}[lang]
+    assert settings["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"  # no news prompt
 
 
 def test_the_student_lab_turns_nbgrader_off():
