@@ -56,6 +56,7 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "status.passed": {"en": "passed", "zh": "通过"},
     "status.failed": {"en": "failed", "zh": "未通过"},
     "status.crashed": {"en": "crashed", "zh": "崩溃"},
+    "crashed": {"en": "crashed: ", "zh": "崩溃："},
     "status.timed out": {"en": "timed out", "zh": "超时"},
     "status.FAILED": {"en": "FAILED", "zh": "未通过"},
     "status.skipped": {"en": "skipped", "zh": "跳过"},

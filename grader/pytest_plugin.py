@@ -92,7 +92,7 @@ class Course:
                        say("not_run.stopped", exercise=ex.key, first=outcome.message.splitlines()[0]))
             pytest.fail(why, pytrace=False)
         progress.record_failure(ex.key, result.case, result.seed)  # what `grader debug` replays
-        prefix = {"crashed": "crashed: ", "timed out": ""}.get(result.status, "")
+        prefix = say("crashed") if result.status == "crashed" else ""
         pytest.fail(prefix + result.message, pytrace=False)
 
     def bench(self, ex: Exercise) -> None:

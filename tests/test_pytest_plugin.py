@@ -58,6 +58,24 @@ def test_a_missing_technique_is_printed_once():
                      "failure of day02/quant_int8)") >= 2, out[-4000:]
 
 
+def test_a_crash_is_said_in_the_lessons_language(tmp_path):
+    """A kernel writing past its array crashes its case: under COURSE_LANG=zh the line starts 崩溃：,
+    not 'crashed: '."""
+    if device.why_no_gpu():
+        pytest.skip(f"kernels cannot run here: {device.why_no_gpu()}")
+    for source in (paths.SOLUTIONS / "day02").glob("*.cu"):
+        shutil.copy(source, tmp_path)
+    gather = tmp_path / "strided_gather.cu"
+    gather.write_text(gather.read_text().replace("out[i] = in[i * stride]", "out[i + 64] = in[i * stride]"))
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "BUILD_NUMBER")}
+    case = "days/day02/test_day02.py::test_strided_gather[n_out=1-stride=1]"
+    done = subprocess.run([sys.executable, "-m", "pytest", case, "-p", "no:cacheprovider", "-n", "0"],
+                          capture_output=True, text=True, cwd=paths.ROOT,
+                          timeout=600, env={**env, "COURSE_LANG": "zh", paths.SOURCE_DIR_ENV: str(tmp_path)})
+    out = done.stdout + done.stderr
+    assert "崩溃：" in out and "crashed:" not in out, out[-3000:]
+
+
 def test_a_missing_kernel_is_named(planted_run):
     assert "no kernel" in planted_run and "silu_and_mul_f16" in planted_run
 
