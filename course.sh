@@ -92,10 +92,11 @@ case "${1:-}" in
     setup
     folder=$(.venv/bin/python -c 'import sys
 from grader import paths
+from grader.messages import said, say
 try:
     print(paths.day_name(sys.argv[1]))
 except ValueError as e:
-    sys.exit(f"error: {e}")' "$day") || exit 2
+    sys.exit(say("cli.error", message=said(e) or e))' "$day") || exit 2
     exec .venv/bin/python -m pytest "days/$folder" "$@" ;;
   student-edition)
     shift

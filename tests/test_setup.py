@@ -208,3 +208,22 @@ def test_the_chinese_readme_s_commands_are_explained_in_chinese():
     comments = [m.group(1) for block in re.findall(r"```[a-z]*\n(.*?)```", text, re.S)
                 for m in re.finditer(r"\s#\s+(.*)$", block, re.M)]
     assert comments and not [c for c in comments if not re.search(r"[\u4e00-\u9fff]", c)], comments
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_course_sh_check_names_an_unknown_day_in_the_lessons_language(tmp_path, lang):
+    """`./course.sh check day99` says it in one line, in Chinese under COURSE_LANG=zh (it was English)."""
+    for name in ("course.sh", "pyproject.toml", "constraints.txt"):
+        shutil.copy(paths.ROOT / name, tmp_path / name)
+    venv = tmp_path / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    digest = hashlib.sha256((paths.ROOT / "pyproject.toml").read_bytes() + (paths.ROOT / "constraints.txt").read_bytes())
+    (venv / f".installed-{digest.hexdigest()[:12]}-cuda13").touch()
+    (venv / "bin" / "python").write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
+    (venv / "bin" / "python").chmod(0o755)
+    done = subprocess.run(["bash", "course.sh", "check", "day99"], cwd=tmp_path, capture_output=True, text=True,
+                          env={**os.environ, "COURSE_CUDA": "13", "COURSE_LANG": lang, "PYTHONPATH": str(paths.ROOT)},
+                          timeout=60)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and "day99" in lines[0], done.stderr
+    assert lines[0].startswith({"en": "error: unknown day", "zh": "错误：没有这一天"}[lang]), lines
