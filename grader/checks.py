@@ -86,6 +86,11 @@ def nan_problem(got, expected, name: str, replay: str = "") -> str | None:
     return f"{name}: " + say("and").join(parts) + replay
 
 
+def _elements(count: int) -> str:
+    """'element' or 'elements' after a count."""
+    return say("emu.element" if count == 1 else "emu.elements")
+
+
 def _also_differ(g: np.ndarray, e: np.ndarray, tol: Tolerance) -> str:
     """Beside NaNs, the elements that are numbers and still wrong, counted with the first (a kernel
     writing one element off: element 0 never written and every other one shifted); '' when none. A
@@ -134,7 +139,8 @@ def assert_close(got, expected, *, dt=None, name: str = "output", seed: int | No
         inf = np.flatnonzero(inf & ~np.isinf(e))
         if inf.size:
             i = inf[0]
-            raise AssertionError(say("inf", name=name, count=inf.size, index=_fmt_index(i, g.shape),
+            raise AssertionError(say("inf", name=name, count=inf.size, elements=_elements(inf.size),
+                                     index=_fmt_index(i, g.shape),
                                      expected=f"{e.flat[i]:.6g}", replay=again))
     err = np.subtract(g, e, out=g)  # g is this function's own copy
     np.abs(err, out=err)
@@ -168,5 +174,6 @@ def assert_untouched(got, mask, *, name: str = "output", seed: int | None = None
     written = np.flatnonzero(mask.ravel() & ~np.isnan(got.ravel()))
     if written.size:
         i = written[0]
-        raise AssertionError(say("left_alone", name=name, count=written.size, index=_fmt_index(i, got.shape),
+        raise AssertionError(say("left_alone", name=name, count=written.size, elements=_elements(written.size),
+                                 index=_fmt_index(i, got.shape),
                                  got=f"{got.flat[i]:.6g}", replay=replay(seed)))

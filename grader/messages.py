@@ -33,8 +33,8 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "and": {"en": "; and ", "zh": "；并且"},
     "nan.also": {"en": "; other elements differ too: {count}, the first at index {index}: expected {expected}, got {got}",
                  "zh": "；另有 {count} 个元素不同，第一个在下标 {index}：期望 {expected}，得到 {got}"},
-    "inf": {"en": "{name}: {count} elements are Inf; first at index {index}, expected {expected}{replay}",
-            "zh": "{name}：有 {count} 个元素是 Inf；第一个在下标 {index}，期望 {expected}{replay}"},
+    "inf": {"en": "{name}: Inf in {count} {elements}; first at index {index}, expected {expected}{replay}",
+            "zh": "{name}：有 {count} 个{elements}是 Inf；第一个在下标 {index}，期望 {expected}{replay}"},
     "worst": {"en": "worst at index {index}: expected {expected}, got {got} (relative error {rel})",
               "zh": "最差在下标 {index}：期望 {expected}，得到 {got}（相对误差 {rel}）"},
     "norm": {"en": "{name} ({dtype}): relative error norm {err} exceeds {rtol}; {detail}{replay}",
@@ -43,9 +43,9 @@ CATALOGUE: dict[str, dict[str, str]] = {
                       "{detail}{replay}",
                 "zh": "{name}（{dtype}）：{size} 个元素中有 {count} 个超出 rtol={rtol}、atol={atol}；"
                       "{detail}{replay}"},
-    "left_alone": {"en": "{name}: {count} elements written that must be left alone; first at index {index} "
+    "left_alone": {"en": "{name}: {count} {elements} written that must be left alone; first at index {index} "
                          "(got {got}){replay}",
-                   "zh": "{name}：写入了 {count} 个必须保持不动的元素；第一个在下标 {index}（得到 {got}）{replay}"},
+                   "zh": "{name}：写入了 {count} 个必须保持不动的{elements}；第一个在下标 {index}（得到 {got}）{replay}"},
     # ---- a grade: the result of an exercise (grader.isolation) ----
     "outcome": {"en": "{exercise}: {status} ({passed}/{total} cases)",
                 "zh": "{exercise}：{status}（{passed}/{total} 个用例）"},

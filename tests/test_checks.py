@@ -144,3 +144,16 @@ def test_numbers_wrong_beside_the_nans_are_counted_too(dt):
     with pytest.raises(AssertionError) as info:
         checks.assert_close(got, expected, name="c", seed=5)
     assert "differ too" not in str(info.value)
+
+
+def test_one_element_is_not_elements():
+    """'1 elements written that must be left alone' (day 2's gather one element off) reads '1 element'."""
+    got = _poisoned(4, "float32")
+    got[3] = 1
+    with pytest.raises(AssertionError, match=r"c: 1 element written that must be left alone; first at index 3"):
+        checks.assert_untouched(got, np.arange(4) >= 2, name="c")
+    got[2] = 1
+    with pytest.raises(AssertionError, match=r"c: 2 elements written"):
+        checks.assert_untouched(got, np.arange(4) >= 2, name="c")
+    with pytest.raises(AssertionError, match=r"c: Inf in 1 element; first at index 1"):
+        checks.assert_close(np.array([1, np.inf, 1], np.float32), np.ones(3), name="c")
