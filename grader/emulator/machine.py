@@ -72,26 +72,36 @@ class State:
         self.bthreads = bx * by * bz
         self.n = n = nblk * self.bthreads
         self.regs = [None] * len(prog.reg_types)
-        self.all = t = np.arange(n, dtype=np.int64)   # every thread (never modified: shared by callers)
-        self.blk = t // self.bthreads
-        self.ltid = t - self.blk * self.bthreads
-        self.lane = (self.ltid % 32).astype(np.uint32)
+        self.all = np.arange(n, dtype=np.int64)   # every thread (never modified: shared by callers)
+        # per-thread indices from one block's (tiled) and one value per block (repeated): no division over
+        # the chunk's threads, which cost half of a simple kernel's launch
+        one, blocks = np.arange(self.bthreads, dtype=np.int64), np.arange(nblk, dtype=np.int64)
+
+        def tiled(x, dt):
+            return np.tile(x.astype(dt), nblk)
+
+        def per_block(x, dt):
+            return np.repeat(x.astype(dt), self.bthreads)
+
+        self.blk = per_block(blocks, np.int64)
+        self.ltid = tiled(one, np.int64)
+        self.lane = tiled(one % 32, np.uint32)
         self.wpb = -(-self.bthreads // 32)
-        self.warp_in_block = (self.ltid // 32).astype(np.int32)
-        self.wkey = self.blk * self.wpb + self.ltid // 32
+        self.warp_in_block = tiled(one // 32, np.int32)
+        self.wkey = per_block(blocks * self.wpb, np.int64) + tiled(one // 32, np.int64)
         self.nwarps = nblk * self.wpb
-        gb = first_block + self.blk
+        gb = first_block + blocks
         gx, gy, gz = launch.grid
         self._special = {
-            "tid.x": (self.ltid % bx).astype(np.uint32),
-            "tid.y": ((self.ltid // bx) % by).astype(np.uint32),
-            "tid.z": (self.ltid // (bx * by)).astype(np.uint32),
+            "tid.x": tiled(one % bx, np.uint32),
+            "tid.y": tiled((one // bx) % by, np.uint32),
+            "tid.z": tiled(one // (bx * by), np.uint32),
             "ntid.x": bx, "ntid.y": by, "ntid.z": bz,
-            "ctaid.x": (gb % gx).astype(np.uint32),
-            "ctaid.y": ((gb // gx) % gy).astype(np.uint32),
-            "ctaid.z": (gb // (gx * gy)).astype(np.uint32),
+            "ctaid.x": per_block(gb % gx, np.uint32),
+            "ctaid.y": per_block((gb // gx) % gy, np.uint32),
+            "ctaid.z": per_block(gb // (gx * gy), np.uint32),
             "nctaid.x": gx, "nctaid.y": gy, "nctaid.z": gz,
-            "laneid": self.lane, "warpid": (self.ltid // 32).astype(np.uint32), "nwarpid": self.wpb,
+            "laneid": self.lane, "warpid": tiled(one // 32, np.uint32), "nwarpid": self.wpb,
             "smid": 0, "nsmid": 1, "gridid": 0,
             "dynamic_smem_size": launch.shared_mem,
             "total_smem_size": prog.static_shared + launch.shared_mem,
