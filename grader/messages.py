@@ -217,6 +217,7 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "summary.yours": {"en": "your kernels (days/)", "zh": "你的核函数（days/）"},
     "summary.first_failure": {"en": "{exercise}: {cases} failed; first: {first}",
                               "zh": "{exercise}：{cases} 未通过；第一个：{first}"},
+    "summary.case": {"en": "{case}: {message}", "zh": "{case}：{message}"},
     "summary.notebook_sizes": {"en": "The notebook's `nb.grade(day, exercise)` runs the same cases as pytest here; an "
                                      "autograder cell's hidden cases run at the sizes the notebook names, even on the "
                                      "emulator.",

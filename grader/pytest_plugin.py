@@ -253,7 +253,7 @@ def summarize(results: list[dict]) -> list[dict]:
         if r["ratio"] is not None:
             row["ratio"], row["ceiling"] = r["ratio"], r["ceiling"]
         if r["outcome"] == "failed" and not row["first_failure"]:
-            row["first_failure"] = f"{r['nodeid'].split('::')[-1]}: {r['message']}"
+            row["first_failure"] = say("summary.case", case=r["nodeid"].split("::")[-1], message=r["message"])
         if r["outcome"] == "skipped" and not row["first_skip"]:
             row["first_skip"] = r["message"].removeprefix("Skipped: ")
     out = []

@@ -60,7 +60,7 @@ def test_a_missing_technique_is_printed_once():
 
 def test_a_crash_is_said_in_the_lessons_language(tmp_path):
     """A kernel writing past its array crashes its case: under COURSE_LANG=zh the line starts 崩溃：,
-    not 'crashed: '."""
+    not 'crashed: ', and the summary's first failure follows its case with a Chinese colon."""
     if device.why_no_gpu():
         pytest.skip(f"kernels cannot run here: {device.why_no_gpu()}")
     for source in (paths.SOLUTIONS / "day02").glob("*.cu"):
@@ -74,6 +74,7 @@ def test_a_crash_is_said_in_the_lessons_language(tmp_path):
                           timeout=600, env={**env, "COURSE_LANG": "zh", paths.SOURCE_DIR_ENV: str(tmp_path)})
     out = done.stdout + done.stderr
     assert "崩溃：" in out and "crashed:" not in out, out[-3000:]
+    assert "第一个：test_strided_gather[n_out=1-stride=1]：" in out, out[-3000:]  # the summary's first failure
 
 
 def test_a_missing_kernel_is_named(planted_run):
