@@ -262,7 +262,7 @@ def run_calls(day, calls: list[tuple[str, list[dict] | None, int | None]], *, so
 #: Sizes past which a kernel's arithmetic changes: float indices lose integers past 2^24 elements,
 #: 32-bit offsets overflow past 2^31 bytes. A case past one that no case the emulator ran reached is
 #: unchecked there: its points wait for a GPU.
-BOUNDARIES = ((1 << 24, "2^24 elements"), (1 << 31, "2^31 bytes"))
+BOUNDARIES = ((1 << 24, "boundary.elements"), (1 << 31, "boundary.bytes"))  # the limit, its catalogue name
 _BYTES = {"float16": 2, "bfloat16": 2, "e4m3": 1}
 
 
@@ -297,7 +297,7 @@ def _not_run(ex, ran: list[dict]) -> str:
     left = [c for c in ex.cases if c not in ran]
     beyond, past = unchecked(ex, ran)
     return (say("emulator.not_run", cases=", ".join(exercises.case_id(c) for c in left))
-            + (say("emulator.unchecked", bounds=" and ".join(past),
+            + (say("emulator.unchecked", bounds=say("limiter.and").join(say(b) for b in past),
                    cases=", ".join(exercises.case_id(c) for c in beyond)) if past else ""))
 
 
@@ -621,7 +621,7 @@ def _results(ex, cases: list[dict], budgets: list[float], finished: child.Finish
         failures = [f"{exercises.case_id(r.case)}: {r.message}" for r in results
                     if r.status not in ("passed", "not run")]
         return results, status, "\n".join(failures[:3]) + (
-            f"\n... and {len(failures) - 3} more" if len(failures) > 3 else "")
+            say("failures.more", n=len(failures) - 3) if len(failures) > 3 else "")
     if current is not None:
         r = results[current]
         if finished.ended == "timed out":

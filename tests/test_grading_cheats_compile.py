@@ -246,7 +246,7 @@ def test_the_grade_names_the_sizes_the_emulator_did_not_run():
     ran = [c for c in ex.cases if c["n"] <= 1 << 21]
     note = isolation._not_run(ex, ran)
     assert "n=16777219" in note and "2^24" in note and "a GPU's grade runs them" in note
-    assert isolation.unchecked(ex, ran) == ([{"n": 16777219}], ["2^24 elements"])
+    assert isolation.unchecked(ex, ran) == ([{"n": 16777219}], ["boundary.elements"])
 
 
 def test_the_emulator_withholds_the_points_of_sizes_it_did_not_check():

@@ -954,3 +954,16 @@ def test_a_missing_technique_in_chinese(monkeypatch):
     assert technique._kernels(["pipeline_s1", "pipeline_s2"]) == "pipeline_s1、pipeline_s2"  # a Chinese list
     assert "；" in text and "; " not in text and "解耦回看" in text and "没有内联 PTX" in text, text
     assert not english(re.sub(r"\([^)]*\)", "", text)), text
+
+
+def test_what_the_emulator_left_unchecked_in_chinese(monkeypatch):
+    """A grade cell's note on the sizes only a GPU checks, and its count of further failures, in the
+    lessons' language (the boundaries were English words inside a Chinese sentence)."""
+    from grader import exercises, isolation
+
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    ex = exercises.get("day01", "vector_add")
+    small = [c for c in ex.cases if c["n"] < 1 << 20]
+    note = isolation._not_run(ex, small)
+    assert "2^24 个元素" in note and "elements" not in note, note
+    assert messages.say("failures.more", n=4) == "\n……另有 4 个"
