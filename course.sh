@@ -12,14 +12,19 @@
 # older than 580; the default is CUDA 13); COURSE_LANG=zh is the same as --lang zh.
 set -euo pipefail
 cd "$(dirname "$0")"
+# say EN ZH: a line in the lessons' language (COURSE_LANG=zh: Chinese), as the course's Python says it
+say() { case "${COURSE_LANG:-}" in zh*) echo "$2" ;; *) echo "$1" ;; esac; }
 cuda=${COURSE_CUDA:-13}
-case "$cuda" in 12|13) ;; *) echo "COURSE_CUDA=$cuda: expected 12 or 13" >&2; exit 2 ;; esac
+case "$cuda" in
+  12|13) ;;
+  *) say "COURSE_CUDA=$cuda: expected 12 or 13" "COURSE_CUDA=$cuda：应为 12 或 13" >&2; exit 2 ;;
+esac
 
 # setup EXTRA...: .venv with the course and these extras of pyproject.toml, at the versions CI tested
 # (constraints.txt); each extra is installed once per version of pyproject.toml and constraints.txt.
 setup() {
   python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null ||
-    { echo "the course needs Python 3.11 or newer as python3" >&2; exit 2; }
+    { say "the course needs Python 3.11 or newer as python3" "课程需要 Python 3.11 或更新的版本作为 python3" >&2; exit 2; }
   [ -x .venv/bin/python ] || python3 -m venv .venv
   local sum missing=() extra
   sum=$(cat pyproject.toml constraints.txt | sha256sum | cut -c1-12)
@@ -27,7 +32,8 @@ setup() {
     [ -f ".venv/.installed-$sum-$extra" ] || missing+=("$extra")
   done
   [ ${#missing[@]} -eq 0 ] && return
-  echo "setting up .venv (${missing[*]}; a minute or two the first time)..."
+  say "setting up .venv (${missing[*]}; a minute or two the first time)..." \
+    "正在准备 .venv（${missing[*]}；第一次需要一两分钟）……"
   .venv/bin/python -m pip install -q --upgrade pip
   # (setuptools' "Editable installation" warning box says nothing a student can act on)
   PYTHONWARNINGS="ignore:Editable installation" \
@@ -60,7 +66,7 @@ case "${1:-}" in
     case "$lang" in
       en) extras=(ffi); locale=en; landing=notebooks ;;          # ffi: day 14's TVM-FFI exercise
       zh) extras=(zh ffi); locale=zh_CN; landing=notebooks/zh ;;
-      *) echo "--lang ${lang:-(none)}: expected en or zh" >&2; exit 2 ;;
+      *) say "--lang ${lang:-(none)}: expected en or zh" "--lang ${lang:-（无）}：应为 en 或 zh" >&2; exit 2 ;;
     esac
     setup ${extras[@]+"${extras[@]}"}
     .venv/bin/python -m grader show-config || true
@@ -86,7 +92,8 @@ case "${1:-}" in
       --LabApp.workspaces_dir="${COURSE_LAB_STATE:-$PWD/.course/lab}/workspaces-$lang" ${root[@]+"${root[@]}"} "$@" ;;
   check)
     shift
-    [ -n "${1:-}" ] || { echo "usage: ./course.sh check dayNN [pytest arguments]" >&2; exit 2; }
+    [ -n "${1:-}" ] || { say "usage: ./course.sh check dayNN [pytest arguments]" \
+      "用法：./course.sh check dayNN [pytest 参数]" >&2; exit 2; }
     day=$1
     shift
     setup
@@ -103,8 +110,9 @@ except ValueError as e:
     setup
     exec .venv/bin/python -m grader student-edition "$@" ;;
   test)
-    [ -d tests ] || { echo "./course.sh test is the maintainers' check of the course: a student edition has no tests/" \
-      "(./course.sh check dayNN checks your kernels)" >&2; exit 2; }
+    [ -d tests ] || { say "./course.sh test is the maintainers' check of the course: a student edition has no tests/ \
+(./course.sh check dayNN checks your kernels)" "./course.sh test 是维护者对课程的检查：学生版没有 tests/（./course.sh check dayNN \
+检查你的核函数）" >&2; exit 2; }
     # the course's own tests, then every exercise test on this machine's kernels: on the GPU, or on
     # the PTX emulator where there is none (cases too large for a CPU and timed tests skip there)
     shift
@@ -134,6 +142,7 @@ except ValueError as e:
       exit 5
     fi ;;
   *)
-    echo "usage: ./course.sh lab [--lang en|zh] | check dayNN | test [pytest arguments] | student-edition DIR [...]" >&2
+    say "usage: ./course.sh lab [--lang en|zh] | check dayNN | test [pytest arguments] | student-edition DIR [...]" \
+      "用法：./course.sh lab [--lang en|zh] | check dayNN | test [pytest 参数] | student-edition DIR [...]" >&2
     exit 2 ;;
 esac

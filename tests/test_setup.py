@@ -227,3 +227,17 @@ def test_course_sh_check_names_an_unknown_day_in_the_lessons_language(tmp_path, 
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1 and "day99" in lines[0], done.stderr
     assert lines[0].startswith({"en": "error: unknown day", "zh": "错误：没有这一天"}[lang]), lines
+
+
+@pytest.mark.parametrize("args, en, zh", [
+    ([], "usage: ./course.sh lab", "用法：./course.sh lab"),
+    (["check"], "usage: ./course.sh check dayNN", "用法：./course.sh check dayNN"),
+    (["lab", "--lang", "xx"], "--lang xx: expected en or zh", "--lang xx：应为 en 或 zh"),
+])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_course_sh_says_what_is_wrong_in_the_lessons_language(lang, args, en, zh):
+    """course.sh's own lines (usage, a bad --lang) follow COURSE_LANG like the course's Python (they were
+    English under zh); nothing is set up before they are said."""
+    done = subprocess.run(["bash", str(paths.ROOT / "course.sh"), *args], capture_output=True, text=True, timeout=30,
+                          env={**os.environ, "COURSE_LANG": lang})
+    assert done.returncode == 2 and done.stderr.startswith({"en": en, "zh": zh}[lang]), done.stderr
