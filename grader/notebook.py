@@ -6,6 +6,7 @@ or submission holds the .cu files beside the notebook), else in days/dayNN/ of t
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from pathlib import Path
@@ -17,6 +18,21 @@ from grader.messages import phrased, say
 
 
 LANG_ENV, language = lang.LANG_ENV, lang.language  # nb.language(), as before
+
+
+def tr(en: str, zh: str) -> str:
+    """`en` or `zh`, the lesson's language (its folder decides); Chinese also readies the CJK plot font."""
+    if language() != "zh":
+        return en
+    _cjk_font()
+    return zh
+
+
+@functools.cache
+def _cjk_font() -> str | None:
+    from grader import plots
+
+    return plots.use_cjk_font()
 
 
 def autograding() -> bool:
