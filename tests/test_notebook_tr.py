@@ -26,7 +26,7 @@ def test_tr_follows_the_notebooks_folder(folder, expected, monkeypatch):
 
 # The lessons whose own printed text and plot labels go through nb.tr; the other days are still English.
 DAYS_IN_TR = ("day01", "day02", "day03", "day04", "day05", "day06", "day07", "day08", "day09", "day10", "day11", "day12",
-              "day13", "day14", "day15")
+              "day13", "day14", "day15", "day16")
 SHOWN_KEYWORDS = ("title", "xlabel", "ylabel", "label")
 SHOWN_CALLS = ("print", "set_title", "set_xlabel", "set_ylabel", "suptitle")
 ENGLISH_WORD = re.compile(r"[A-Za-z]{2,}")
