@@ -190,39 +190,46 @@ def test_a_days_exercises_share_one_child_each_with_its_own_compile(tmp_path, ch
     assert missing.status == "failed" and "thread_info.cu is missing" in missing.message, missing
 
 
-def test_on_a_gpu_too_a_notebooks_kernel_calls_share_one_child(tmp_path, monkeypatch):
-    """grade-class on a GPU: the notebook's kernel calls go to one child together (one compile per file,
-    not one per call), as on the emulator (a crash there ends the child; what it did not reach runs alone)."""
-    for name in ("vector_add.cu", "saxpy.cu"):
-        shutil.copyfile(paths.SOLUTIONS / "day01" / name, tmp_path / name)
-    batches = []
+@pytest.fixture
+def on_a_gpu(monkeypatch):
+    """run_calls as on a GPU (the cupy backend, each case a second's budget); no GPU here: the tests
+    stand in for the children."""
     monkeypatch.setattr(device, "why_no_gpu", lambda: None)
     monkeypatch.setattr(device, "backend", lambda: "cupy")
     monkeypatch.setattr(isolation, "case_budgets", lambda ex, cases, backend: [1.0] * len(cases))
+
+
+def _handed_in(folder, day: str, names: tuple[str, ...]) -> str:
+    for name in names:
+        shutil.copyfile(paths.SOLUTIONS / day / name, folder / name)
+    return str(folder)
+
+
+def test_on_a_gpu_too_a_notebooks_kernel_calls_share_one_child(tmp_path, monkeypatch, on_a_gpu):
+    """grade-class on a GPU: the notebook's kernel calls go to one child together (one compile per file,
+    not one per call), as on the emulator (a crash there ends the child; what it did not reach runs alone)."""
+    folder = _handed_in(tmp_path, "day01", ("vector_add.cu", "saxpy.cu"))
+    batches = []
     monkeypatch.setattr(isolation, "_run_parts", lambda parts, **kw: batches.append(len(parts)) or
                         [isolation.Outcome(ex.key, "passed", "", len(cases), len(cases)) for ex, cases, _, _ in parts])
     monkeypatch.setattr(isolation, "_run", lambda *a, **kw: pytest.fail("a call graded in a child of its own"))
     calls = [("vector_add", [{"n": 33}], None), ("vector_add", [{"n": 2}], 7), ("saxpy", [{"n": 513}], 7)]
     with isolation.remembering():
-        outcomes = isolation.run_calls("day01", calls, source_dir=str(tmp_path))
+        outcomes = isolation.run_calls("day01", calls, source_dir=folder)
     assert batches == [3] and [o.status for o in outcomes] == ["passed"] * 3
 
 
-def test_on_a_gpu_an_exercise_is_racechecked_once_for_all_its_calls(tmp_path, monkeypatch):
+def test_on_a_gpu_an_exercise_is_racechecked_once_for_all_its_calls(tmp_path, monkeypatch, on_a_gpu):
     """A race is the kernel's, not a case's: a notebook's visible and hidden calls of one exercise share
     one compute-sanitizer run (its verdict fails both), another exercise gets its own."""
-    for name in ("block_sum.cu", "rmsnorm.cu"):
-        shutil.copyfile(paths.SOLUTIONS / "day06" / name, tmp_path / name)
+    folder = _handed_in(tmp_path, "day06", ("block_sum.cu", "rmsnorm.cu"))
     checked = []
-    monkeypatch.setattr(device, "why_no_gpu", lambda: None)
-    monkeypatch.setattr(device, "backend", lambda: "cupy")
-    monkeypatch.setattr(isolation, "case_budgets", lambda ex, cases, backend: [1.0] * len(cases))
     monkeypatch.setattr(isolation, "_run", lambda ex, cases, **kw: isolation.Outcome(
         ex.key, "passed", "", len(cases), len(cases), [isolation.CaseResult(c, "passed") for c in cases]))
     monkeypatch.setattr(isolation, "_racecheck", lambda ex, *a: checked.append(ex.name) or
                         ((True, "racecheck: a race") if ex.name == "block_sum" else (False, "")))
     calls = [("block_sum", [{"n": 33}], None), ("block_sum", [{"n": 2}], 601), ("rmsnorm", None, 602)]
-    visible, hidden, rms = isolation.run_calls("day06", calls, source_dir=str(tmp_path))
+    visible, hidden, rms = isolation.run_calls("day06", calls, source_dir=folder)
     assert checked == ["block_sum", "rmsnorm"]
     assert visible.status == hidden.status == "failed" and hidden.cases[0].message == "racecheck: a race"
     assert rms.status == "passed", rms

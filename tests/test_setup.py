@@ -152,20 +152,27 @@ def test_readme_gives_the_two_commands_and_ci_runs_the_test_one():
     assert "maintainers' check" in readme and "30 minutes" in readme and "维护者" in zh
 
 
+def _set_up_course(folder: Path, extras: tuple[str, ...], python: str) -> Path:
+    """course.sh and what it reads in `folder`, with a .venv it takes as set up for `extras` (nothing to
+    install) whose bin/python is the script `python`; returns the .venv."""
+    for name in ("course.sh", "pyproject.toml", "constraints.txt"):
+        shutil.copy(paths.ROOT / name, folder / name)
+    venv = folder / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    digest = hashlib.sha256((paths.ROOT / "pyproject.toml").read_bytes() + (paths.ROOT / "constraints.txt").read_bytes())
+    for extra in extras:
+        (venv / f".installed-{digest.hexdigest()[:12]}-{extra}").touch()
+    (venv / "bin" / "python").write_text(python)
+    (venv / "bin" / "python").chmod(0o755)
+    return venv
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_each_language_has_its_own_lab_workspace(tmp_path, lang):
     """./course.sh lab --lang zh must not reopen the English session's tabs (one workspace each)."""
-    for name in ("course.sh", "pyproject.toml", "constraints.txt"):
-        shutil.copy(paths.ROOT / name, tmp_path / name)
-    venv = tmp_path / ".venv"
-    (venv / "bin").mkdir(parents=True)
-    digest = hashlib.sha256((paths.ROOT / "pyproject.toml").read_bytes() + (paths.ROOT / "constraints.txt").read_bytes())
-    for extra in ("cuda13", "zh", "ffi"):
-        (venv / f".installed-{digest.hexdigest()[:12]}-{extra}").touch()
-    (venv / "bin" / "python").write_text("#!/bin/sh\nexit 0\n")
+    venv = _set_up_course(tmp_path, ("cuda13", "zh", "ffi"), "#!/bin/sh\nexit 0\n")
     (venv / "bin" / "jupyter").write_text('#!/bin/sh\nprintf "%s\\n" "$@" "config=$JUPYTER_CONFIG_PATH"\n')
-    for exe in ("python", "jupyter"):
-        (venv / "bin" / exe).chmod(0o755)
+    (venv / "bin" / "jupyter").chmod(0o755)
     done = subprocess.run(["bash", "course.sh", "lab", "--lang", lang], cwd=tmp_path, capture_output=True,
                           text=True, env={**os.environ, "COURSE_CUDA": "13"}, timeout=60)
     assert done.returncode == 0, done.stderr
@@ -213,14 +220,7 @@ def test_the_chinese_readme_s_commands_are_explained_in_chinese():
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_course_sh_check_names_an_unknown_day_in_the_lessons_language(tmp_path, lang):
     """`./course.sh check day99` says it in one line, in Chinese under COURSE_LANG=zh (it was English)."""
-    for name in ("course.sh", "pyproject.toml", "constraints.txt"):
-        shutil.copy(paths.ROOT / name, tmp_path / name)
-    venv = tmp_path / ".venv"
-    (venv / "bin").mkdir(parents=True)
-    digest = hashlib.sha256((paths.ROOT / "pyproject.toml").read_bytes() + (paths.ROOT / "constraints.txt").read_bytes())
-    (venv / f".installed-{digest.hexdigest()[:12]}-cuda13").touch()
-    (venv / "bin" / "python").write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
-    (venv / "bin" / "python").chmod(0o755)
+    _set_up_course(tmp_path, ("cuda13",), f'#!/bin/sh\nexec {sys.executable} "$@"\n')
     done = subprocess.run(["bash", "course.sh", "check", "day99"], cwd=tmp_path, capture_output=True, text=True,
                           env={**os.environ, "COURSE_CUDA": "13", "COURSE_LANG": lang, "PYTHONPATH": str(paths.ROOT)},
                           timeout=60)
