@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from grader import device
+from grader import device, tables
 from grader.messages import phrased, say
 
 
@@ -154,16 +154,12 @@ class Report:
     def table(self) -> str:
         if not all(m.timed for m in self.ceiling):
             return say("bench.table_untimed", title=phrased(self.title), not_timed=say("bench.not_timed"))
-        head = f"{phrased(self.title)}\n{say('bench.size'):>14} " + " ".join(f"{phrased(s)[:18]:>18}" for s in self.series)
-        head += f" {say('bench.ceiling'):>10}  {say('bench.units', metric=self.metric)}"
-        rows = [head]
-        for i, c in enumerate(self.ceiling):
-            cells = []
-            for label, ms in self.series.items():
-                m = ms[i]
-                cells.append(f"{self.value(m):9.1f} ({self.value(m) / self.value(c):4.0%})")
-            rows.append(f"{c.size:>14} " + " ".join(f"{x:>18}" for x in cells) + f" {self.value(c):10.1f}")
-        return "\n".join(rows + self.notes)
+        headers = [say("bench.size"), *(phrased(s) for s in self.series), say("bench.ceiling")]
+        rows = [[c.size, *(f"{self.value(ms[i]):.1f} ({self.value(ms[i]) / self.value(c):.0%})"
+                           for ms in self.series.values()), f"{self.value(c):.1f}"]
+                for i, c in enumerate(self.ceiling)]
+        table = tables.render(headers, rows, right=tuple(headers), note=say("bench.units", metric=self.metric))
+        return "\n".join([phrased(self.title), table, *self.notes])
 
 
 def bandwidth_sweep(report: Report, series: dict, make, points: list, nbytes: list[int] | int,

@@ -1163,6 +1163,37 @@ CATALOGUE: dict[str, dict[str, str]] = {
                             "{missing} missing files ({whole} whole): a reader must always find one version, whole",
                       "zh": "write_atomic：与 24 次 {size} 字节的写入同时运行的读者发现了 {partial} 个残缺的文件和 {missing} "
                             "个缺失的文件（{whole} 个完整）：读者必须总能读到某一个完整的版本"},
+    "capstone.table_head": {"en": "decode step of one layer: batch {batch}, hidden {hidden}, heads {qo}/{kv}, intermediate "
+                                  "{intermediate}, kv_len {kv_len} (paged, {page} tokens a page); every stage goes "
+                                  "through binding.py's as_cupy / current_stream / to_caller",
+                            "zh": "一层的解码步骤：batch {batch}，hidden {hidden}，头数 {qo}/{kv}，intermediate "
+                                  "{intermediate}，kv_len {kv_len}（分页，每页 {page} 个词元）；每一级都经过 binding.py 的 "
+                                  "as_cupy / current_stream / to_caller"},
+    "capstone.of_copy": {"en": "% of copy", "zh": "占拷贝带宽 %"},
+    "capstone.sum": {"en": "sum of the stages", "zh": "各级之和"},
+    "capstone.graph": {"en": "course layer, end to end (CUDA graph)", "zh": "课程的层，端到端（CUDA graph）"},
+    "capstone.eager": {"en": "course layer, launched from Python", "zh": "课程的层，从 Python 逐个启动"},
+    "capstone.torch": {"en": "torch eager layer, end to end", "zh": "torch eager 的层，端到端"},
+    "capstone.no_torch": {"en": "torch eager layer: not timed (torch is not installed, or sees no GPU)",
+                          "zh": "torch eager 的层：未计时（没有安装 torch，或它看不到 GPU）"},
+    "capstone.ratio": {"en": "course layer: {ratio}x the speed of torch eager ({than}); launched from Python {eager}x",
+                       "zh": "课程的层：速度是 torch eager 的 {ratio} 倍（{than}）；从 Python 逐个启动时为 {eager} 倍"},
+    "capstone.faster": {"en": "faster", "zh": "更快"},
+    "capstone.slower": {"en": "slower", "zh": "更慢"},
+    "stage.attention RMSNorm": {"en": "attention RMSNorm", "zh": "注意力 RMSNorm"},
+    "stage.RoPE on q and k": {"en": "RoPE on q and k", "zh": "对 q 和 k 做 RoPE"},
+    "stage.append KV": {"en": "append KV", "zh": "追加 KV"},
+    "stage.decode attention": {"en": "decode attention", "zh": "解码注意力"},
+    "stage.residual add + RMSNorm": {"en": "residual add + RMSNorm", "zh": "残差相加 + RMSNorm"},
+    "stage.SiLU and mul": {"en": "SiLU and mul", "zh": "SiLU 与相乘"},
+    "stage.residual add": {"en": "residual add", "zh": "残差相加"},
+    "stagefrom.day 6 (binding.py)": {"en": "day 6 (binding.py)", "zh": "第 6 天（binding.py）"},
+    "stagefrom.day 10": {"en": "day 10", "zh": "第 10 天"},
+    "stagefrom.day 13 (JIT)": {"en": "day 13 (JIT)", "zh": "第 13 天（JIT）"},
+    "stagefrom.day 14": {"en": "day 14", "zh": "第 14 天"},
+    "stagefrom.day 11 (paged)": {"en": "day 11 (paged)", "zh": "第 11 天（分页）"},
+    "stagefrom.day 6": {"en": "day 6", "zh": "第 6 天"},
+    "stagefrom.day 2": {"en": "day 2", "zh": "第 2 天"},
     "capstone.needs_torch": {"en": "the torch eager reference needs torch and a CUDA GPU",
                              "zh": "torch eager 参考实现需要 torch 和 CUDA GPU"},
     "day14.not_graded": {"en": "rmsnorm_ffi {where}: its refusals pass; {marker} ({why}): its values, torch's stream and "

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from grader import device, exercises, ncu, paths, tables
 from grader.language import LANG_ENV, language
-from grader.messages import phrased, say
+from grader.messages import phrased, say, word
 
 COMMAND = "profile"
 HELP = "profile an exercise's benchmark case: Nsight Compute on a GPU, the emulator's estimates without"
@@ -262,8 +262,8 @@ def timeline(*, solutions: bool = False, timeout: float = 900) -> int:
 def stage_table(result: dict) -> str:
     """The emulator's per-stage counts of the decode step."""
     total = max(sum(s["instructions"] for s in result["stages"]), 1)
-    rows = [[s["stage"], s["source"], ", ".join(s["kernels"]) or say("profile.none_here"), f"{s['instructions']:,}",
-             f"{s['instructions'] / total:.0%}", f"{s['active_threads']:.1f}", f"{s['bytes']:,}",
+    rows = [[word("stage", s["stage"]), word("stagefrom", s["source"]), ", ".join(s["kernels"]) or say("profile.none_here"),
+             f"{s['instructions']:,}", f"{s['instructions'] / total:.0%}", f"{s['active_threads']:.1f}", f"{s['bytes']:,}",
              f"{s['sectors']:.2f} ({s['ideal']:.2f})" if s["requests"] else "-", f"{s['extra_wavefronts']:,}"]
             for s in result["stages"]]
     headers = [say("profile.stage"), say("profile.kernel_from"), say("profile.kernels"), say("profile.warp_instructions"),

@@ -63,3 +63,59 @@ def test_day03_s_failed_bound_in_chinese(lang, monkeypatch):
         with pytest.raises(AssertionError) as e:
             day03.check_ptx_math(module, 0, "rcp", 8)
         assert check(str(e.value)), str(e.value)
+
+
+def columns(line: str) -> list[int]:
+    """The display columns where each cell of a table's line ends (two spaces or more between cells)."""
+    ends, col = [], 0
+    for cell in re.split(r"(\s{2,})", line.rstrip()):
+        col += cell_len(cell)
+        if cell.strip():
+            ends.append(col)
+    return ends
+
+
+def test_a_benchmark_table_lines_up_in_chinese(lang):
+    """Right-aligned numbers end in the same display column as their headers, wide characters counted."""
+    from grader import bench
+
+    lang("zh")
+    m, big = bench.Measurement("yours", 8, 1.0, 8), bench.Measurement("yours", 1 << 20, 0.5, 1 << 20)
+    report = bench.Report("fp32 transpose, n x n", "n", "GB/s", {"yours": [m, big], "solution": [m, big]}, [m, big])
+    _, head, rule, *rows, units = report.table().splitlines()
+    assert set(rule) == {"─"} and units == "（GB/s；占上限的 %）"
+    assert all(columns(row) == columns(head) for row in rows), report.table()
+    lang("en")
+    _, head, _, *rows, units = report.table().splitlines()
+    assert head.split() == ["size", "yours", "solution", "ceiling"] and units == "(GB/s; % of ceiling)"
+
+
+def test_the_capstone_s_stage_table_in_chinese_and_lined_up(lang):
+    from grader.exercises import capstone
+
+    rows = [{"stage": s.name, "source": s.source, "ms": 0.0123, "share": 0.1, "gbps": 1234.0, "of_copy": 0.5}
+            for s in capstone.STAGES]
+    times = {"stages": rows, "block_ms": 0.1, "eager_ms": 0.2, "torch_ms": 0.3, "ratio": 3.0, "eager_ratio": 1.5}
+    lang("zh")
+    text = capstone.stage_table(times)
+    head_line, head, rule, *body, below = text.splitlines()
+    assert chinese(head_line) and chinese(below) and "注意力 RMSNorm" in text and "第 11 天（分页）" in text, text
+    assert all(chinese(line) for line in body if not re.match(r"(QKV|O|gate/up|down) GEMM", line)), text
+    ends = columns(head)[2:]
+    assert all(columns(line)[-4:] == ends for line in body[:len(rows)]), text
+    assert capstone.stage_table({**times, "torch_ms": None}).splitlines()[-1].startswith("torch eager 的层：未计时")
+    lang("en")
+    text = capstone.stage_table(times)
+    assert "attention RMSNorm" in text and "day 11 (paged)" in text and not CJK.search(text)
+    assert text.splitlines()[-1] == "course layer: 3.00x the speed of torch eager (faster); launched from Python 1.50x"
+
+
+def test_the_emulator_s_stage_names_in_chinese(lang):
+    from grader import profile
+
+    stage = {"stage": "decode attention", "source": "day 11 (paged)", "kernels": ["k"], "instructions": 10,
+             "active_threads": 32.0, "bytes": 64, "sectors": 4.0, "ideal": 4.0, "requests": 1, "extra_wavefronts": 0}
+    lang("zh")
+    assert "解码注意力" in profile.stage_table({"config": "c", "stages": [stage]})
+    lang("en")
+    assert "decode attention" in profile.stage_table({"config": "c", "stages": [stage]})

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from grader import bench, checks, device
+from grader import bench, checks, device, tables
 from grader.jit import ops
-from grader.messages import say
+from grader.messages import say, word
 from grader.references.decode_attention import attention_reference
 from grader.references.layers import EPS, rmsnorm_reference, rope_reference, silu_and_mul_reference
 from grader.references.tolerances import accumulate_tolerance
@@ -375,23 +375,27 @@ def time_block(cfg: BlockConfig = TIMING_CONFIG, repeat: int = 20) -> dict:
             "eager_ratio": torch_ms / times["eager"] if torch_ms else None}
 
 
+def stage_label(stage: str, source: str) -> tuple[str, str]:
+    """A stage's name and where its kernel comes from, as the student reads them."""
+    return word("stage", stage), word("stagefrom", source)
+
+
 def stage_table(times: dict, cfg: BlockConfig = TIMING_CONFIG) -> str:
-    """time_block's result as a table, the whole blocks and their ratio below it."""
-    lines = [f"decode step of one block: batch {cfg.batch}, hidden {cfg.hidden}, heads {cfg.qo_heads}/"
-             f"{cfg.kv_heads}, intermediate {cfg.intermediate}, kv_len {cfg.kv_len + 1} (paged, {PAGE_SIZE} "
-             f"tokens a page); every stage goes through binding.py's as_cupy / current_stream / to_caller",
-             f"{'stage':<24} {'kernel from':<20} {'us':>9} {'share':>6} {'GB/s':>8} {'% of copy':>9}"]
-    for r in times["stages"]:
-        lines.append(f"{r['stage']:<24} {r['source']:<20} {r['ms'] * 1e3:9.1f} {r['share']:6.1%} "
-                     f"{r['gbps']:8.0f} {r['of_copy']:9.0%}")
-    lines.append(f"{'sum of the stages':<45} {sum(r['ms'] for r in times['stages']) * 1e3:9.1f}")
-    lines.append(f"{'course block, end to end (CUDA graph)':<45} {times['block_ms'] * 1e3:9.1f}")
-    lines.append(f"{'course block, launched from Python':<45} {times['eager_ms'] * 1e3:9.1f}")
+    """time_block's result as a table, the whole layers and their ratio below it."""
+    headers = [say("profile.stage"), say("profile.kernel_from"), "us", say("profile.share"), "GB/s",
+               say("capstone.of_copy")]
+    rows = [[*stage_label(r["stage"], r["source"]), f"{r['ms'] * 1e3:.1f}", f"{r['share']:.1%}", f"{r['gbps']:.0f}",
+             f"{r['of_copy']:.0%}"] for r in times["stages"]]
+    blocks = [("capstone.sum", sum(r["ms"] for r in times["stages"])), ("capstone.graph", times["block_ms"]),
+              ("capstone.eager", times["eager_ms"])]
+    if times["torch_ms"] is not None:
+        blocks.append(("capstone.torch", times["torch_ms"]))
+    rows += [[say(key), "", f"{ms * 1e3:.1f}", "", "", ""] for key, ms in blocks]
     if times["torch_ms"] is None:
-        lines.append("torch eager block: not timed (torch is not installed, or sees no GPU)")
+        below = say("capstone.no_torch")
     else:
-        lines.append(f"{'torch eager block, end to end':<45} {times['torch_ms'] * 1e3:9.1f}")
-        lines.append(f"course block: {times['ratio']:.2f}x the speed of torch eager "
-                     f"({'faster' if times['ratio'] > 1 else 'slower'}); launched from Python "
-                     f"{times['eager_ratio']:.2f}x")
-    return "\n".join(lines)
+        below = say("capstone.ratio", ratio=f"{times['ratio']:.2f}", eager=f"{times['eager_ratio']:.2f}",
+                    than=say("capstone.faster" if times["ratio"] > 1 else "capstone.slower"))
+    head = say("capstone.table_head", batch=cfg.batch, hidden=cfg.hidden, qo=cfg.qo_heads, kv=cfg.kv_heads,
+               intermediate=cfg.intermediate, kv_len=cfg.kv_len + 1, page=PAGE_SIZE)
+    return "\n".join([head, tables.render(headers, rows, right=tuple(headers[2:])), below])
