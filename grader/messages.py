@@ -978,6 +978,10 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "day03.gelu_allowed": {"en": "0.5 |x| 2^-11 (tanh.approx) + 2^-20 |x| (float rounding)",
                            "zh": "0.5 |x| 2^-11（tanh.approx）+ 2^-20 |x|（浮点舍入）"},
     "day03.to_fp16": {"en": " + rounding to fp16", "zh": " + 舍入到 fp16"},
+    "day04.demo.race": {"en": "planted race: the tile is read without __syncthreads",
+                        "zh": "埋下的竞争：读取分块前没有 __syncthreads"},
+    "day04.demo.oob": {"en": "planted out-of-bounds write: no bounds check on the store",
+                       "zh": "埋下的越界写入：存储前没有边界检查"},
     "day04.sizes": {"en": "rows and cols must be >= 1 (got {rows}, {cols})", "zh": "rows 和 cols 都必须 >= 1（得到 {rows}、{cols}）"},
     "day04.stride": {"en": "stride must be >= 0 and words >= 1 (got {stride}, {words})",
                      "zh": "步长 stride 必须 >= 0，words 必须 >= 1（得到 {stride}、{words}）"},
@@ -1979,6 +1983,25 @@ def say(key: str, lang: str | None = None, **fields) -> str:
     lang = lang or language()
     text = CATALOGUE[key].get(lang, CATALOGUE[key]["en"]).format(**fields)
     return _CJK_SPACE.sub("", text) if lang == "zh" else text
+
+
+class Shown(str):
+    """A catalogue text the code holds in English (to compare, to key on) that shows itself in the lessons'
+    language wherever it is printed or formatted, as a lesson's f"{demo.title}" does."""
+
+    def __new__(cls, key: str) -> "Shown":
+        text = super().__new__(cls, CATALOGUE[key]["en"])
+        text.key = key
+        return text
+
+    def __str__(self) -> str:
+        return say(self.key)
+
+    def __format__(self, spec: str) -> str:
+        return format(say(self.key), spec)
+
+    def __reduce__(self):
+        return Shown, (self.key,)
 
 
 def said(e: BaseException) -> str | None:

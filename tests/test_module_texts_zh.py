@@ -119,3 +119,20 @@ def test_the_emulator_s_stage_names_in_chinese(lang):
     assert "解码注意力" in profile.stage_table({"config": "c", "stages": [stage]})
     lang("en")
     assert "decode attention" in profile.stage_table({"config": "c", "stages": [stage]})
+
+
+def test_day04_s_demo_titles_in_chinese(lang):
+    """The lesson prints f"{demo.title} ({tool}), ...": the title in the lessons' language; the code's
+    own value (compared, pickled to a grading child) stays the English."""
+    import pickle
+
+    from grader.exercises import day04
+
+    lang("zh")
+    titles = [f"{demo.title} ({tool})" for demo, tool in day04.DEMOS]
+    assert all(chinese(t) for t in titles) and str(day04.DEMOS[0][0].title).startswith("埋下的竞争"), titles
+    copied = pickle.loads(pickle.dumps(day04.DEMOS[1][0])).title
+    assert copied == day04.DEMOS[1][0].title and str(copied).startswith("埋下的越界写入")
+    lang("en")
+    assert f"{day04.DEMOS[0][0].title:.13}" == "planted race:"
+    assert day04.DEMOS[1][0].title == "planted out-of-bounds write: no bounds check on the store"

@@ -13,7 +13,7 @@ import numpy as np
 
 from grader import bench, checks, device, paths
 from grader.exercises import Exercise
-from grader.messages import say
+from grader.messages import Shown, say
 from grader.technique import Technique
 
 DEMO_DIR = paths.course_file("day04", "demos")  # days/day04/demos in a student edition
@@ -159,8 +159,8 @@ EXERCISES = (
 # Planted bugs for compute-sanitizer, at a shape that is not a multiple of the 32 x 32 tile, each with
 # the tool that must report it.
 DEMOS = (
-    (Exercise("day04", "race", "demos/transpose_race.cu", "planted race: the tile is read without __syncthreads",
+    (Exercise("day04", "race", "demos/transpose_race.cu", Shown("day04.demo.race"),
              functools.partial(check_kernel, kernel="transpose_race"), ({"rows": 33, "cols": 31},)), "racecheck"),
-    (Exercise("day04", "oob_write", "demos/transpose_oob.cu", "planted out-of-bounds write: no bounds check on the store",
+    (Exercise("day04", "oob_write", "demos/transpose_oob.cu", Shown("day04.demo.oob"),
              functools.partial(check_kernel, kernel="transpose_oob"), ({"rows": 33, "cols": 31},)), "memcheck"),
 )
