@@ -136,3 +136,36 @@ def test_day04_s_demo_titles_in_chinese(lang):
     lang("en")
     assert f"{day04.DEMOS[0][0].title:.13}" == "planted race:"
     assert day04.DEMOS[1][0].title == "planted out-of-bounds write: no bounds check on the store"
+
+
+LAUNCHERS = sorted(p.stem for p in (paths.ROOT / "grader" / "launchers").glob("*.py"))
+
+
+@pytest.mark.parametrize("module", LAUNCHERS)
+def test_a_launcher_s_refusals_come_from_the_catalogue(module):
+    from test_messages import _raised_english
+
+    found = _raised_english(paths.ROOT / "grader" / "launchers" / f"{module}.py")
+    assert not found, found
+
+
+def test_an_invalid_gemm_configuration_in_chinese(lang):
+    """Day 10's GemmConfig.problems (what autotune and the lesson show for a config that cannot run) and
+    validate's one-line error; the shapes' errors too."""
+    from grader.launchers.gemm import GemmConfig, validate_shapes
+
+    bad = [GemmConfig(bm=0), GemmConfig(bm=48, bn=192, bk=48, warps_m=4, warps_n=8), GemmConfig(bm=256, bn=256, bk=64, warps_m=1, warps_n=1)]
+    lang("zh")
+    problems = [p for cfg in bad for p in cfg.problems(max_smem=1024)]
+    assert len(problems) >= 6 and all(chinese(p) for p in problems), problems
+    with pytest.raises(ValueError) as e:
+        bad[1].validate()
+    assert "\n" not in str(e.value) and chinese(str(e.value)) and "；" in str(e.value), str(e.value)
+    for args in (((2, 3, 4), (3, 4)), ((2, 3), (4, 5)), ((2, 12), (12, 8))):
+        with pytest.raises(ValueError) as e:
+            validate_shapes(*args)
+        assert chinese(str(e.value)), str(e.value)
+    lang("en")
+    assert GemmConfig(bk=48).problems()[0] == "bk = 48 must be a multiple of 32 (an even number of the mma's k16 steps)"
+    with pytest.raises(ValueError, match=r"^invalid GEMM configuration .*; "):
+        bad[1].validate()

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from grader import device
+from grader.messages import say
 
 HEAD_DIM = 128              # the tuned configuration's
 HEAD_DIMS = (64, 128, 256)
@@ -43,15 +44,15 @@ def kv_dtype_of(k) -> str:
     (uint8 bytes)."""
     found = next((name for name, (_, _, st) in KV_DTYPES.items() if k.dtype == st), None)
     if found is None:
-        raise ValueError(f"KV cache of dtype {k.dtype}: expected float16, bfloat16 (uint16 bits) or e4m3 (uint8)")
+        raise ValueError(say("decode.kv_dtype", dtype=k.dtype))
     return found
 
 
 def config_options(kv_dtype: str = "float16", head_dim: int = HEAD_DIM, layout: str = "NHD") -> tuple[str, ...]:
     """The -D options that compile a day-11 decode file for one configuration; () for the tuned one."""
     if kv_dtype not in KV_DTYPES or head_dim not in HEAD_DIMS or layout not in LAYOUTS:
-        raise ValueError(f"decode configuration ({kv_dtype}, {head_dim}, {layout}): expected a KV dtype of "
-                         f"{', '.join(KV_DTYPES)}, head_dim of {HEAD_DIMS} and a layout of {LAYOUTS}")
+        raise ValueError(say("decode.config", kv_dtype=kv_dtype, head_dim=head_dim, layout=layout,
+                             dtypes=", ".join(KV_DTYPES), dims=HEAD_DIMS, layouts=LAYOUTS))
     if (kv_dtype, head_dim, layout) == ("float16", HEAD_DIM, "NHD"):
         return ()
     q_type, kv_type, _ = KV_DTYPES[kv_dtype]
@@ -73,7 +74,7 @@ def specialise(module, kv_dtype: str = "float16", head_dim: int = HEAD_DIM, layo
         return module
     code = getattr(module, "code", None)
     if not code:
-        raise ValueError(f"{module!r} carries no source text: load it with grader.device.load, which keeps it")
+        raise ValueError(say("launch.no_source", module=repr(module)))
     return _compile(code, f"decode_{kv_dtype}_d{head_dim}_{layout.lower()}.cu", opts)
 
 
@@ -96,7 +97,7 @@ def launch_decode_attention(module, q, k, v, o, sync: bool = True, layout: str =
     batch, num_qo_heads, head_dim = q.shape
     kv_dtype = kv_dtype_of(k)
     if kv_dtype != "e4m3" and (k_scale, v_scale) != (1.0, 1.0):
-        raise ValueError(f"k_scale, v_scale ({k_scale}, {v_scale}) are for an fp8 cache; this one is {kv_dtype}")
+        raise ValueError(say("day11.scales", k_scale=k_scale, v_scale=v_scale, kv_dtype=kv_dtype))
     kv_len, num_kv_heads = (k.shape[1], k.shape[2]) if layout == "NHD" else (k.shape[2], k.shape[1])
     g = heads_per_block(num_qo_heads, num_kv_heads, head_dim)
     kernel = _kernel(specialise(module, kv_dtype, head_dim, layout), f"decode_attention_g{g}")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from grader import device
+from grader.messages import say
 
 CHUNK = 8                 # fp16 elements in 16 bytes
 MAX_THREADS = 1024
@@ -56,33 +57,34 @@ class GemmConfig:
         for name in ("bm", "bn", "bk", "warps_m", "warps_n", "stages"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
-                out.append(f"{name} = {value!r} must be a positive integer")
+                out.append(say("gemm.positive", name=name, value=repr(value)))
         if out:
             return out
         wm, wn = self.warp_tile
         if self.bm % (16 * self.warps_m) or self.bn % (16 * self.warps_n):
-            out.append(f"warp tile {self.bm}/{self.warps_m} x {self.bn}/{self.warps_n} must be multiples of 16 x 16")
+            out.append(say("gemm.warp_tile", bm=self.bm, warps_m=self.warps_m, bn=self.bn, warps_n=self.warps_n))
         if self.bk % 32:
-            out.append(f"bk = {self.bk} must be a multiple of 32 (an even number of the mma's k16 steps)")
+            out.append(say("gemm.bk", bk=self.bk))
         for name, cols in (("bk", self.bk), ("bn", self.bn)):
             chunks = cols // CHUNK
             if cols % CHUNK or chunks & (chunks - 1):
-                out.append(f"{name} = {cols} must be 8 times a power of two (16-byte chunks, swizzle)")
+                out.append(say("gemm.chunks", name=name, cols=cols))
         if self.threads > MAX_THREADS:
-            out.append(f"{self.warps_m} x {self.warps_n} warps = {self.threads} threads > {MAX_THREADS}")
-        for name, elems in (("A tile bm x bk", self.bm * self.bk), ("B tile bk x bn", self.bk * self.bn)):
+            out.append(say("gemm.threads", warps_m=self.warps_m, warps_n=self.warps_n, threads=self.threads,
+                           most=MAX_THREADS))
+        for which, dims, elems in (("A", "bm x bk", self.bm * self.bk), ("B", "bk x bn", self.bk * self.bn)):
             if (elems // CHUNK) % self.threads:
-                out.append(f"{name} = {elems // CHUNK} chunks of 16 bytes does not split over {self.threads} threads")
+                out.append(say("gemm.split", which=which, dims=dims, chunks=elems // CHUNK, threads=self.threads))
         if not out and self.accumulators > 128:
-            out.append(f"warp tile {wm}x{wn}: {self.accumulators} accumulators per thread would spill (max 128)")
+            out.append(say("gemm.spill", wm=wm, wn=wn, accumulators=self.accumulators))
         if max_smem is not None and self.smem_bytes() > max_smem:
-            out.append(f"needs {self.smem_bytes()} bytes of shared memory, the GPU allows {max_smem}")
+            out.append(say("gemm.smem", need=self.smem_bytes(), most=max_smem))
         return out
 
     def validate(self, max_smem: int | None = None) -> "GemmConfig":
         problems = self.problems(max_smem)
         if problems:
-            raise ValueError(f"invalid GEMM configuration {self}: " + "; ".join(problems))
+            raise ValueError(say("gemm.invalid", config=self, problems=say("sep").join(problems)))
         return self
 
     def defines(self) -> tuple[str, ...]:
@@ -100,7 +102,7 @@ class GemmConfig:
     def from_dict(cls, d: dict) -> "GemmConfig":
         unknown = set(d) - set(cls.__dataclass_fields__)
         if unknown:
-            raise ValueError(f"unknown GEMM configuration fields {sorted(unknown)}")
+            raise ValueError(say("gemm.fields", fields=sorted(unknown)))
         return cls(**d)
 
 
@@ -133,18 +135,17 @@ def for_rows(module, m: int):
 def validate_shapes(a_shape, b_shape, a_dtype=np.float16, b_dtype=np.float16) -> tuple[int, int, int]:
     """(M, N, K) for a [M, K] @ b [K, N], or ValueError saying what is wrong."""
     if len(a_shape) != 2 or len(b_shape) != 2:
-        raise ValueError(f"gemm needs 2-D a [M, K] and b [K, N]; got shapes {tuple(a_shape)} and {tuple(b_shape)}")
+        raise ValueError(say("gemm.dims", a=tuple(a_shape), b=tuple(b_shape)))
     (m, k), (k2, n) = a_shape, b_shape
     if k != k2:
-        raise ValueError(f"inner dimensions differ: a is {m}x{k}, b is {k2}x{n} (b must be [K, N], row-major)")
+        raise ValueError(say("gemm.inner", m=m, k=k, k2=k2, n=n))
     if min(m, n, k) < 1:
-        raise ValueError(f"empty product: M={m}, N={n}, K={k}")
+        raise ValueError(say("day10.empty", m=m, n=n, k=k))
     for name, dt in (("a", a_dtype), ("b", b_dtype)):
         if np.dtype(dt) != np.float16:
-            raise ValueError(f"{name} has dtype {np.dtype(dt)}; the day 10 GEMM takes float16")
+            raise ValueError(say("gemm.dtype", name=name, dtype=np.dtype(dt)))
     if k % CHUNK:
-        raise ValueError(f"K = {k} is not a multiple of 8: rows of A must start 16-byte aligned for "
-                         f"cp.async. Pad A and B with zeros to K = {-(-k // CHUNK) * CHUNK}.")
+        raise ValueError(say("gemm.k", k=k, padded=-(-k // CHUNK) * CHUNK))
     return m, n, k
 
 

@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from grader import device
+from grader.messages import say
 
 
 _GEOMETRY: dict[tuple, tuple] = {}  # (id(module), config) -> (module, geometry): asked once per kernel
@@ -34,16 +35,15 @@ def validate_ragged(q, k, v, qo_indptr, kv_indptr) -> None:
     total_q, hq, d = q.shape
     hkv = k.shape[1]
     if d not in HEAD_DIMS or k.shape[2] != d or v.shape != k.shape:
-        raise ValueError(f"q {q.shape}, k {k.shape}, v {v.shape}: head_dim must be one of {HEAD_DIMS}, "
-                         f"k and v alike")
+        raise ValueError(say("prefill.shapes", q=q.shape, k=k.shape, v=v.shape, dims=HEAD_DIMS))
     if hkv < 1 or hq % hkv:
-        raise ValueError(f"num_qo_heads={hq} must be a multiple of num_kv_heads={hkv}")
+        raise ValueError(say("day12.gqa", hq=hq, hkv=hkv))
     for name, ptr, total in (("qo_indptr", qo_indptr, total_q), ("kv_indptr", kv_indptr, k.shape[0])):
         ptr = np.asarray(ptr)
         if ptr.dtype != np.int32 or ptr.ndim != 1 or ptr[0] != 0 or ptr[-1] != total or (np.diff(ptr) < 0).any():
-            raise ValueError(f"{name} must be int32, ascending from 0 to {total}; got {ptr.dtype} {ptr}")
+            raise ValueError(say("prefill.indptr", name=name, total=total, dtype=ptr.dtype, ptr=ptr))
     if len(qo_indptr) != len(kv_indptr):
-        raise ValueError(f"qo_indptr ({len(qo_indptr)}) and kv_indptr ({len(kv_indptr)}) must have batch + 1 entries")
+        raise ValueError(say("prefill.batch", qo=len(qo_indptr), kv=len(kv_indptr)))
 
 
 def batch_prefill_tiles(module, qo_indptr, num_qo_heads: int, num_kv_heads: int, head_dim: int) -> int:

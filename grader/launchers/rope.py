@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from grader import device, jit
+from grader.messages import say
 
 SUFFIX = {"float16": "f16", "bfloat16": "bf16"}
 CTYPE = {"float16": "half", "bfloat16": "__nv_bfloat16"}
@@ -19,8 +20,7 @@ def kernel_source(module) -> str:
     """The CUDA source a loaded exercise module was compiled from (what the template inlines)."""
     code = getattr(module, "code", None)
     if not code:
-        raise ValueError(f"{module!r} carries no source text: load it with grader.device.load or "
-                         f"nb.load, which keep it")
+        raise ValueError(say("launch.no_source", module=repr(module)))
     return code
 
 
@@ -28,15 +28,14 @@ def spec_name(dtype: str, head_dim: int, vec: int, heads_per_block: int, interle
     """The kernel's name, and its cache entry's: rope_f16_d128_v8_h4 (rotate half) or
     rope_interleaved_f16_d128_v8_h4."""
     if dtype not in SUFFIX:
-        raise ValueError(f"dtype {dtype!r}: expected one of {', '.join(SUFFIX)}")
+        raise ValueError(say("arg.one_of", what="dtype", value=dtype, known=", ".join(SUFFIX)))
     if head_dim not in HEAD_DIMS:
-        raise ValueError(f"head_dim {head_dim}: the family is rendered for {HEAD_DIMS}")
+        raise ValueError(say("rope.head_dim", head_dim=head_dim, dims=HEAD_DIMS))
     if vec not in (1, 2, 4, 8) or (head_dim // 2) % vec:
-        raise ValueError(f"vec {vec}: expected 1, 2, 4 or 8, dividing head_dim / 2 = {head_dim // 2}")
+        raise ValueError(say("rope.vec", vec=vec, half=head_dim // 2))
     threads = head_dim // (2 * vec) * heads_per_block
     if not 1 <= heads_per_block or threads > 1024:
-        raise ValueError(f"heads_per_block {heads_per_block}: a block of {head_dim // (2 * vec)} x "
-                         f"{heads_per_block} threads must hold 1 to 1024 threads")
+        raise ValueError(say("rope.heads", heads=heads_per_block, per_head=head_dim // (2 * vec)))
     layout = "rope_interleaved" if interleaved else "rope"
     return f"{layout}_{SUFFIX[dtype]}_d{head_dim}_v{vec}_h{heads_per_block}"
 

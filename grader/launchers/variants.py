@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from grader import jit
+from grader.messages import say
 from grader.launchers.prefill import batch_prefill
 from grader.launchers.rope import kernel_source
 
@@ -44,19 +45,19 @@ class Variant:
 def define_variant(name: str, *, logits: str | None = None, mask: str | None = None,
                    params: tuple[str, ...] = (), source: str = "") -> Variant:
     """A variant from CUDA bodies (see the module's docstring); ValueError naming what is wrong."""
-    for what, ident in [("name", name)] + [("parameter", p) for p in params]:
+    for key, ident in [("variant.name", name)] + [("variant.parameter", p) for p in params]:
         if not isinstance(ident, str) or not _NAME.match(ident) or keyword.iskeyword(ident):
-            raise ValueError(f"variant {what} {ident!r}: expected an identifier (letters, digits, _)")
+            raise ValueError(say(key, ident=repr(ident)))
     clash = set(params) & {"x", "q_pos", "key", "qo_head", "num_qo_heads"}
     if clash:
-        raise ValueError(f"parameter {sorted(clash)[0]!r} would hide an argument of logits()/visible()")
+        raise ValueError(say("variant.clash", param=repr(sorted(clash)[0])))
     for what, body in (("logits", logits), ("mask", mask)):
         if body is not None and "return" not in body:
-            raise ValueError(f"variant {name}: the {what} body must return a value, e.g. 'return x;'")
+            raise ValueError(say("variant.no_return", name=name, what=what))
     if logits is None and mask is None:
-        raise ValueError(f"variant {name}: give a logits body, a mask body or both")
+        raise ValueError(say("variant.no_body", name=name))
     if not isinstance(source, str):
-        raise ValueError(f"variant {name}: source must be CUDA text, got {type(source).__name__}")
+        raise ValueError(say("variant.source", name=name, got=type(source).__name__))
     return Variant(name, logits or "return x;", mask or "return true;", tuple(params), source)
 
 
@@ -87,8 +88,8 @@ def attention(variant: Variant, base_module, q, k, v, qo_indptr, kv_indptr, caus
     (o fp16 like q, lse2 float32 [total_q, Hq])."""
     missing, unknown = set(variant.params) - set(params), set(params) - set(variant.params)
     if missing or unknown:
-        raise ValueError(f"variant {variant.name} takes {', '.join(variant.params) or 'no parameters'}; "
-                         f"got {', '.join(sorted(params)) or 'none'}")
+        raise ValueError(say("variant.params", name=variant.name, takes=", ".join(variant.params) or say("variant.none"),
+                             got=", ".join(sorted(params)) or say("variant.none")))
     return batch_prefill(load(variant, base_module), q, k, v, qo_indptr, kv_indptr, causal, kernel=variant.name,
                          extra=tuple(np.float32(params[p]) for p in variant.params))
 
