@@ -169,3 +169,29 @@ def test_an_invalid_gemm_configuration_in_chinese(lang):
     assert GemmConfig(bk=48).problems()[0] == "bk = 48 must be a multiple of 32 (an even number of the mma's k16 steps)"
     with pytest.raises(ValueError, match=r"^invalid GEMM configuration .*; "):
         bad[1].validate()
+
+
+def test_day12_s_progression_in_chinese(lang, monkeypatch):
+    """The ladder's table and plot labels (title, each version, the anchor's note) in the lessons' language."""
+    from grader import bench, plots
+    from grader.exercises import day12
+
+    def fake_bench(family, modules, causal, quick, repeat=20):
+        m = bench.Measurement("x", 4096, 1.0, flops=1e12)
+        report = bench.Report("t", "sequence length (q_len = kv_len)", "TFLOP/s", {label: [m] for label in modules}, [m])
+        report.notes.append(bench.say("day12.anchor_note"))
+        return report
+
+    monkeypatch.setattr(day12.runner, "load", lambda ex: ex.name)
+    monkeypatch.setattr(day12, "prefill_variant", lambda *cfg: cfg)
+    monkeypatch.setattr(day12, "check_prefill_family", lambda family, module: None)
+    monkeypatch.setattr(day12, "_bench", fake_bench)
+    lang("zh")
+    report = day12.progression()
+    labels = [report.title, report.xlabel, *report.series]
+    assert all(chinese(plots.translate(t, "zh")) for t in labels), [plots.translate(t, "zh") for t in labels]
+    title, *lines = report.table().splitlines()
+    assert chinese(title) and chinese(lines[-1]) and "4 个线程束, 3 级, n 64" in report.table(), report.table()
+    lang("en")
+    report = day12.progression()
+    assert "2. mma.sync, no pipeline" in report.table() and not CJK.search(report.table())

@@ -148,8 +148,7 @@ def _bench(family: str, modules: dict, causal: bool, quick: bool, repeat: int = 
     report.ceiling_name = "torch flash SDPA"
     if any(c.label == ANCHOR_LABEL for c in report.ceiling):
         report.ceiling_name = "torch flash SDPA (H100 anchor, not measured)"
-        report.notes.append("torch's flash SDPA is not available here: the ceiling is the figure torch reached "
-                            "on the H100 (platform-notes.md), NOT a measurement of this run")
+        report.notes.append(say("day12.anchor_note"))
     return report
 
 
