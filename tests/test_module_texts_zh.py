@@ -195,3 +195,56 @@ def test_day12_s_progression_in_chinese(lang, monkeypatch):
     lang("en")
     report = day12.progression()
     assert "2. mma.sync, no pipeline" in report.table() and not CJK.search(report.table())
+
+
+@pytest.mark.parametrize("module", sorted(p.stem for p in (paths.ROOT / "grader" / "jit").glob("*.py")))
+def test_the_course_library_s_refusals_come_from_the_catalogue(module):
+    from test_messages import _raised_english
+
+    found = _raised_english(paths.ROOT / "grader" / "jit" / f"{module}.py")
+    assert not found, found
+
+
+def test_the_course_library_s_argument_errors_in_chinese(lang):
+    """ops.describe / validate (what day 14's binding and the capstone's layers raise), one line each."""
+    from grader.jit import ops
+
+    x = ops.Tensor("x", "cupy", (4, 8), "float16", True, 0)
+    calls = [lambda: ops.describe("x", np.zeros(3)), lambda: ops.describe("x", [1]),
+             lambda: ops.validate([(x._replace(device=None), ("rows", "d"))], ops.HALF),
+             lambda: ops.validate([(x._replace(dtype="uint16"), ("rows", "d"))], ops.HALF),
+             lambda: ops.validate([(x, ("rows", "d")), (x._replace(name="w", dtype="bfloat16"), ("d",))], ops.HALF),
+             lambda: ops.validate([(x, ("rows", "d")), (x._replace(name="w", shape=(7,)), ("d",))], ops.HALF),
+             lambda: ops.validate([(x._replace(contiguous=False), ("rows", "d"))], ops.HALF),
+             lambda: ops.validate([(x._replace(shape=(0, 8)), ("rows", "d"))], ops.HALF)]
+    lang("zh")
+    for call in calls:
+        with pytest.raises((TypeError, ValueError)) as e:
+            call()
+        assert chinese(str(e.value)) and "\n" not in str(e.value), str(e.value)
+    lang("en")
+    with pytest.raises(ValueError, match=r"^w has shape \[7\]; expected \[d\] with d = 8 \(from x\)$"):
+        calls[5]()
+
+
+@pytest.mark.parametrize("wrong, message", [
+    ("framework", "x 是 numpy 数组，在主机内存中：请传入 cupy 数组"),
+    ("framework", "x is a numpy array, in host memory"),
+    ("contiguity", "x 不是连续的（转置或切片得到的视图？）"),
+    ("dtype", "x has dtype float32; expected float16 or bfloat16"),
+])
+def test_day14_takes_a_refusal_in_either_language(lang, wrong, message):
+    """A Chinese lesson's binding refuses in Chinese through ops (or in English, in its own words): both
+    name what is wrong; the failure that says which words were missing is in the lessons' language."""
+    from grader.exercises import day14
+    from grader.runner import Returned
+
+    rows, d = 3, 8
+    error = day14._ERRORS[wrong][0]
+    found = {"raised": error.__name__, "type_error": error is TypeError, "value_error": error is ValueError,
+             "message": message, "out": np.full((rows, d), np.nan, np.float16)}
+    lang("zh")
+    day14.check_binding_errors(Returned(found), 0, wrong=wrong, rows=rows, d=d)
+    with pytest.raises(AssertionError) as e:
+        day14.check_binding_errors(Returned({**found, "message": "x: bad"}), 0, wrong=wrong, rows=rows, d=d)
+    assert chinese(str(e.value).replace("x: bad", "")), str(e.value)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from grader import compiler, paths
 from grader.jit.cache import CACHE_ENV, Cache, Entry, make_key
+from grader.messages import say
 
 __all__ = ["CACHE_ENV", "Build", "Cache", "Entry", "TEMPLATES", "build", "load", "render",
            "template_parameters", "loaded", "forget_loaded"]
@@ -38,8 +39,8 @@ def _environment(folder: str):
 def _template_path(template: str, folder: str | os.PathLike | None) -> Path:
     path = Path(folder or TEMPLATES) / template
     if not path.is_file():
-        known = ", ".join(sorted(p.name for p in path.parent.glob("*.jinja"))) or "none"
-        raise FileNotFoundError(f"no template {template!r} in {path.parent} (there: {known})")
+        known = ", ".join(sorted(p.name for p in path.parent.glob("*.jinja"))) or say("none_yet")
+        raise FileNotFoundError(say("jit.no_template", template=repr(template), folder=path.parent, known=known))
     return path
 
 
@@ -69,10 +70,10 @@ def render(template: str, folder: str | os.PathLike | None = None, **params) -> 
     compiled, needed = _parse(template, folder)
     missing, unknown = needed - set(params), set(params) - needed
     if missing or unknown:
-        parts = [f"missing {', '.join(sorted(missing))}" if missing else "",
-                 f"unknown {', '.join(sorted(unknown))}" if unknown else ""]
-        raise ValueError(f"template {template}: {'; '.join(p for p in parts if p)} "
-                         f"(it takes: {', '.join(sorted(needed))})")
+        parts = [say("jit.missing", names=", ".join(sorted(missing))) if missing else "",
+                 say("jit.unknown", names=", ".join(sorted(unknown))) if unknown else ""]
+        raise ValueError(say("jit.params", template=template, problems=say("sep").join(p for p in parts if p),
+                             takes=", ".join(sorted(needed))))
     return compiled.render(**params)
 
 

@@ -27,6 +27,7 @@ from filelock import FileLock
 
 from grader import paths
 from grader.compile_cache import headers_digest, write_atomic
+from grader.messages import say
 
 CACHE_ENV = "COURSE_JIT_CACHE"
 ELF = b"\x7fELF"
@@ -94,9 +95,9 @@ class Cache:
 
     def entry(self, name: str, key: str, arch: str) -> Entry:
         if not _NAME.match(name):
-            raise ValueError(f"cache entry name {name!r}: use letters, digits and _ only")
+            raise ValueError(say("jit.entry_name", name=repr(name)))
         if not re.fullmatch(r"[0-9a-f]{64}", key):
-            raise ValueError(f"cache key {key!r}: expected a SHA-256 hex digest")
+            raise ValueError(say("jit.key", digest=repr(key)))
         return Entry(self.root, arch, name, key)
 
     def get_or_build(self, entry: Entry, source: str, compile_fn: Callable[[], bytes],
@@ -113,7 +114,7 @@ class Cache:
             cubin = compile_fn()
             seconds = time.perf_counter() - start
             if cubin[:4] != ELF:
-                raise RuntimeError(f"{entry.name}: the compiler returned no cubin")
+                raise RuntimeError(say("jit.no_cubin", name=entry.name))
             write_atomic(entry.source, source.encode())
             info = {**meta, "name": entry.name, "key": entry.key, "arch": entry.arch,
                     "compile_seconds": round(seconds, 4), "pid": os.getpid(), "created": time.time()}

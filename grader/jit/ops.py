@@ -37,6 +37,7 @@ import numpy as np
 
 from grader import device, exercises, paths, runner
 from grader.launchers import decode, gemm as gemm_launch, rope
+from grader.messages import say
 
 SUFFIX = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}
 HALF = ("float16", "bfloat16")
@@ -89,9 +90,8 @@ def describe(name: str, x) -> Tensor:
     if kind == "grader" and type(x).__name__ == "DeviceArray":  # the emulator's arrays
         return Tensor(name, "cupy", tuple(x.shape), _dtype_name(x.dtype), bool(x.flags.c_contiguous), 0)
     if kind == "numpy":
-        raise TypeError(f"{name} is a numpy array, in host memory: pass a cupy array or a CUDA torch "
-                        f"tensor (cupy.asarray({name}) copies it to the GPU)")
-    raise TypeError(f"{name}: expected a cupy array or a torch tensor, got {type(x).__module__}.{type(x).__name__}")
+        raise TypeError(say("ops.numpy", name=name))
+    raise TypeError(say("ops.framework", name=name, got=f"{type(x).__module__}.{type(x).__name__}"))
 
 
 def validate(specs: list[tuple[Tensor, tuple]], dtypes: tuple[str, ...], current_device: int | None = None
@@ -106,32 +106,31 @@ def validate(specs: list[tuple[Tensor, tuple]], dtypes: tuple[str, ...], current
     runs_on = current_device if current_device is not None else first.device
     for t, spec in specs:
         if t.device is None:
-            raise ValueError(f"{t.name} is a CPU tensor: move it to the GPU first ({t.name}.cuda())")
+            raise ValueError(say("ops.cpu", name=t.name))
         if t.device != runs_on:
-            raise ValueError(f"{t.name} is on cuda:{t.device}, but this call runs on cuda:{runs_on}: "
-                             f"put every argument on the current device")
+            raise ValueError(say("ops.device", name=t.name, device=t.device, runs_on=runs_on))
         if t.dtype not in dtypes:
-            hint = " (cupy has no bfloat16: pass a torch bfloat16 tensor)" if t.dtype == "uint16" else ""
-            raise TypeError(f"{t.name} has dtype {t.dtype}; expected {' or '.join(dtypes)}{hint}")
+            hint = say("ops.no_bf16") if t.dtype == "uint16" else ""
+            raise TypeError(say("ops.dtype", name=t.name, dtype=t.dtype, expected=say("ops.or").join(dtypes),
+                                hint=hint))
         if t.dtype != first.dtype:
-            raise TypeError(f"{t.name} has dtype {t.dtype} but {first.name} has {first.dtype}: use one dtype")
+            raise TypeError(say("ops.mixed", name=t.name, dtype=t.dtype, first=first.name, first_dtype=first.dtype))
         if len(t.shape) != len(spec):
-            raise ValueError(f"{t.name} has shape {list(t.shape)}; expected {len(spec)} dims {_written(spec)}")
+            raise ValueError(say("ops.dims", name=t.name, shape=list(t.shape), count=len(spec), spec=_written(spec)))
         for size, dim in zip(t.shape, spec):
             if isinstance(dim, int):
                 if size != dim:
-                    raise ValueError(f"{t.name} has shape {list(t.shape)}; expected {_written(spec)}")
+                    raise ValueError(say("ops.shape", name=t.name, shape=list(t.shape), spec=_written(spec)))
             elif dim not in sizes:
                 sizes[dim] = (size, t.name)
             elif sizes[dim][0] != size:
                 value, owner = sizes[dim]
-                raise ValueError(f"{t.name} has shape {list(t.shape)}; expected {_written(spec)} with {dim} = "
-                                 f"{value} (from {owner})")
+                raise ValueError(say("ops.shape_from", name=t.name, shape=list(t.shape), spec=_written(spec), dim=dim,
+                                     value=value, owner=owner))
         if not t.contiguous:
-            raise ValueError(f"{t.name} is not contiguous (a transposed or sliced view?): pass "
-                             f"{t.name}.contiguous() (torch) or cupy.ascontiguousarray({t.name})")
+            raise ValueError(say("ops.contiguous", name=t.name))
         if 0 in t.shape:
-            raise ValueError(f"{t.name} is empty (shape {list(t.shape)})")
+            raise ValueError(say("ops.empty", name=t.name, shape=list(t.shape)))
     return {name: size for name, (size, _) in sizes.items()}
 
 
@@ -241,7 +240,7 @@ def silu_and_mul(x):
     tx = describe("x", x)
     dims = check([(tx, ("rows", "two_d"))], FLOATS)
     if dims["two_d"] % 2:
-        raise ValueError(f"x has shape {list(tx.shape)}: the last dimension (gate | up) must be even")
+        raise ValueError(say("ops.gate_up", shape=list(tx.shape)))
     rows, d = dims["rows"], dims["two_d"] // 2
     fn = kernel("day02", "silu_and_mul", f"silu_and_mul_{SUFFIX[tx.dtype]}")
     with bind.current_stream(tx):
@@ -277,7 +276,7 @@ def apply_rope(x, pos, heads: int, head_dim: int = 128, theta: float = 1e4) -> N
     dims = check([(tx, ("tokens", "row"))], HALF)
     validate([(tp, (dims["tokens"],))], ("int32",), tx.device)
     if heads < 1 or heads * head_dim > dims["row"]:
-        raise ValueError(f"heads={heads} of {head_dim} do not fit rows of {dims['row']} elements")
+        raise ValueError(say("ops.heads_fit", heads=heads, head_dim=head_dim, row=dims["row"]))
     vec, per_block = 8, 4
     module = _module("day13", "rope")
     key = (module.code, tx.dtype, head_dim, vec, per_block)
@@ -300,11 +299,10 @@ def append_kv(qkv, pos, k_cache, v_cache, qo_heads: int):
     validate([(tp, (dims["batch"],))], ("int32",), tk.device)
     d, hkv = dims["head_dim"], dims["kv_heads"]
     if d % 8:
-        raise ValueError(f"head_dim {d} is not a multiple of 8 (the kernel moves 16-byte vectors)")
+        raise ValueError(say("ops.head_dim", d=d))
     if qo_heads < 1 or dims["row"] != (qo_heads + 2 * hkv) * d:
-        raise ValueError(f"qkv rows hold {dims['row']} elements; with qo_heads={qo_heads}, kv_heads={hkv} "
-                         f"and head_dim={d} they must hold (qo_heads + 2 * kv_heads) * head_dim = "
-                         f"{(qo_heads + 2 * hkv) * d}")
+        raise ValueError(say("ops.qkv_row", row=dims["row"], qo_heads=qo_heads, kv_heads=hkv, d=d,
+                             need=(qo_heads + 2 * hkv) * d))
     with bind.current_stream(tq, tp, tk, tv):
         qkv_c = bind.as_cupy(qkv)
         q = device.require_gpu().empty((dims["batch"], qo_heads, d), dtype=qkv_c.dtype)
@@ -324,7 +322,7 @@ def decode_attention(q, k, v):
                      (tk, ("batch", "kv_len", "kv_heads", decode.HEAD_DIM)),
                      (tv, ("batch", "kv_len", "kv_heads", decode.HEAD_DIM))], ("float16",))
     if dims["qo_heads"] % dims["kv_heads"]:
-        raise ValueError(f"qo_heads = {dims['qo_heads']} is not a multiple of kv_heads = {dims['kv_heads']}")
+        raise ValueError(say("ops.gqa", hq=dims["qo_heads"], hkv=dims["kv_heads"]))
     with bind.current_stream(tq, tk, tv):
         o = device.require_gpu().empty(tq.shape, dtype=np.float16)
         decode.launch_decode_attention(_module("day11", "decode_attention"), bind.as_cupy(q), bind.as_cupy(k),
@@ -348,7 +346,7 @@ def decode_attention_paged(q, k_pages, v_pages, kv_indptr, kv_indices, kv_last_p
     validate([(ti, (dims["batch"] + 1,)), (tx, ("used",)), (tl, (dims["batch"],))], ("int32",), tq.device)
     hq, hkv = dims["qo_heads"], dims["kv_heads"]
     if hq % hkv:
-        raise ValueError(f"qo_heads = {hq} is not a multiple of kv_heads = {hkv}")
+        raise ValueError(say("ops.gqa", hq=hq, hkv=hkv))
     with bind.current_stream(tq, tk, tv, ti, tx, tl):
         cp = device.require_gpu()
         o = cp.empty(tq.shape, dtype=np.float16)
