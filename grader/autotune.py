@@ -19,8 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from grader import bench, checks, compiler, device, exercises, paths, runner
+from grader import bench, checks, compiler, device, exercises, paths, runner, tables
 from grader.exercises import day10
+from grader.messages import say
 
 HELP = "search the day 10 GEMM's configuration space on the GPU in use; save the best per shape"
 CHECK_SHAPE = (257, 263, 136)  # M, N not multiples of any tile; K a multiple of 8 but not of bk
@@ -30,7 +31,7 @@ def parse_shape(text: str) -> tuple[int, int, int]:
     """'4096' -> (4096, 4096, 4096); 'MxNxK' -> (M, N, K); a clear error otherwise."""
     parts = text.lower().split("x")
     if len(parts) not in (1, 3) or not all(re.fullmatch(r"\d+", p) for p in parts):
-        raise ValueError(f"shape {text!r}: expected N (a cube) or MxNxK, e.g. 4096 or 2048x8192x1024")
+        raise ValueError(say("autotune.shape", text=repr(text)))
     dims = tuple(int(p) for p in parts) * (3 if len(parts) == 1 else 1)
     day10.validate_shapes((dims[0], dims[2]), (dims[2], dims[1]))
     return dims
@@ -53,7 +54,7 @@ def candidates(max_smem: int, max_configs: int | None) -> list[day10.GemmConfig]
     space = [day10.DEFAULT] + [c for c in day10.search_space(max_smem) if c != day10.DEFAULT]
     if max_configs is not None:
         if max_configs < 1:
-            raise ValueError(f"--max-configs {max_configs}: must be at least 1")
+            raise ValueError(say("autotune.at_least", option="--max-configs", value=max_configs))
         space = space[:max_configs]
     return space
 
@@ -69,20 +70,21 @@ def save(path: Path, gpu: str, best: dict) -> None:
 def main(args) -> int:
     shapes = [parse_shape(s) for s in args.shapes]
     if args.repeat < 1:
-        raise ValueError(f"--repeat {args.repeat}: must be at least 1")
+        raise ValueError(say("autotune.at_least", option="--repeat", value=args.repeat))
     if args.list:
-        for cfg in candidates(227 * 1024, args.max_configs):
-            print(f"{cfg.name:<28} {cfg.threads:4d} threads  {cfg.smem_bytes() // 1024:4d} KiB smem")
+        headers = [say("autotune.config"), say("autotune.threads"), say("autotune.smem")]
+        print(tables.render(headers, [[cfg.name, cfg.threads, cfg.smem_bytes() // 1024]
+                                      for cfg in candidates(227 * 1024, args.max_configs)], right=tuple(headers[1:])))
         return 0
     if not device.current().timed:  # the emulator: nothing to time, so nothing to tune
-        raise device.NoTiming(f"autotune times each configuration on a CUDA GPU; {device.why_not_hardware()}")
+        raise device.NoTiming(say("autotune.no_timing", why=device.why_not_hardware()))
     cp = device.require_gpu()
     props = device.properties()
     space = candidates(props["smem_per_block_optin"] or 48 * 1024, args.max_configs)
     ex = exercises.get("day10", "gemm")
     source = runner.source_of(ex, solutions=args.solutions or None)
-    print(f"autotune {source.relative_to(paths.ROOT) if source.is_relative_to(paths.ROOT) else source} "
-          f"on {props['name']}: {len(space)} configurations x {len(shapes)} shapes", flush=True)
+    shown = source.relative_to(paths.ROOT) if source.is_relative_to(paths.ROOT) else source
+    print(say("autotune.start", source=shown, gpu=props["name"], configs=len(space), shapes=len(shapes)), flush=True)
 
     inputs, cublas = {}, {}
     for m, n, k in shapes:
@@ -96,7 +98,7 @@ def main(args) -> int:
             module = day10.load_config(source, cfg)
             day10.check_gemm(module, checks.new_seed(), *CHECK_SHAPE)
         except (compiler.CompileError, AssertionError) as e:
-            print(f"[{i}/{len(space)}] {cfg.name:<28} rejected: {str(e).splitlines()[0]}", flush=True)
+            print(f"[{i}/{len(space)}] {cfg.name:<28} " + say("autotune.rejected", why=str(e).splitlines()[0]), flush=True)
             continue
         row = {}
         for (m, n, k), (a, b, c) in inputs.items():
@@ -108,11 +110,10 @@ def main(args) -> int:
         print(f"[{i}/{len(space)}] {cfg.name:<28} " + "  ".join(
             f"{s[0]}x{s[1]}x{s[2]}: {t:6.1f} TFLOP/s ({t / cublas[s]:4.0%})" for s, t in row.items()), flush=True)
     if not results:
-        print("no configuration passed its check")
+        print(say("autotune.none_passed"))
         return 1
 
-    best = {}
-    print(f"\nbest per shape on {props['name']} (cuBLAS measured in this run):")
+    best, rows = {}, []
     for shape in shapes:
         cfg = max(results, key=lambda c: results[c][shape])
         tflops = results[cfg][shape]
@@ -120,8 +121,10 @@ def main(args) -> int:
         best[key] = {"config": asdict(cfg), "tflops": round(tflops, 1), "cublas_tflops": round(cublas[shape], 1),
                      "ratio": round(tflops / cublas[shape], 3), "source": str(source.name),
                      "when": time.strftime("%Y-%m-%d %H:%M")}
-        print(f"  {key:<18} {cfg.name:<28} {tflops:6.1f} TFLOP/s = {tflops / cublas[shape]:.1%} of cuBLAS "
-              f"({cublas[shape]:.1f})")
+        rows.append([key, cfg.name, f"{tflops:.1f}", f"{tflops / cublas[shape]:.1%}", f"{cublas[shape]:.1f}"])
+    headers = [say("autotune.shape_col"), say("autotune.config"), "TFLOP/s", say("autotune.of_cublas"), "cuBLAS TFLOP/s"]
+    print("\n" + say("autotune.best", gpu=props["name"]))
+    print(tables.render(headers, rows, right=tuple(headers[2:])))
     save(Path(args.out), props["name"], best)
-    print(f"saved to {args.out}")
+    print(say("autotune.saved", path=args.out))
     return 0

@@ -248,3 +248,51 @@ def test_day14_takes_a_refusal_in_either_language(lang, wrong, message):
     with pytest.raises(AssertionError) as e:
         day14.check_binding_errors(Returned({**found, "message": "x: bad"}), 0, wrong=wrong, rows=rows, d=d)
     assert chinese(str(e.value).replace("x: bad", "")), str(e.value)
+
+
+def test_autotune_says_nothing_in_english_outside_the_catalogue():
+    from test_messages import _ENGLISH, _without_fields
+
+    text = (paths.ROOT / "grader" / "autotune.py").read_text()
+    english = [m.group(1) for m in _ENGLISH.finditer(text) if re.search(r"[A-Za-z]{3,}", _without_fields(m.group(1)))]
+    assert not english, english
+
+
+def test_autotune_in_chinese(lang, monkeypatch, capsys, tmp_path):
+    """The search space's list, a rejected configuration, the best per shape (a table lined up by display
+    width) and the refusals of bad options, with the GPU stood in for."""
+    from types import SimpleNamespace
+
+    from grader import autotune, bench
+
+    args = SimpleNamespace(shapes=["64"], repeat=1, list=True, max_configs=3, solutions=False, out=str(tmp_path / "t.json"))
+    lang("zh")
+    autotune.main(args)
+    head, rule, *rows = capsys.readouterr().out.splitlines()
+    assert head.split() == ["配置", "线程数", "共享内存", "KiB"] and len(rows) == 3
+    assert all(columns(row)[1:] == columns(head)[1:] for row in rows)
+    for bad in (lambda: autotune.parse_shape("4x4"), lambda: autotune.candidates(1024, 0)):
+        with pytest.raises(ValueError) as e:
+            bad()
+        assert chinese(str(e.value)), str(e.value)
+
+    def load_config(source, cfg):
+        if cfg != autotune.day10.DEFAULT:
+            raise AssertionError("gemm C：结果不同")
+        return "module"
+
+    monkeypatch.setattr(autotune.device, "current", lambda: SimpleNamespace(timed=True))
+    monkeypatch.setattr(autotune.device, "require_gpu", lambda: SimpleNamespace(empty=lambda *a, **k: None))
+    monkeypatch.setattr(autotune.device, "properties", lambda: {"name": "H100", "smem_per_block_optin": 227 * 1024})
+    monkeypatch.setattr(autotune.device, "random", lambda *a, **k: None)
+    monkeypatch.setattr(autotune.bench, "matmul_ceiling", lambda *a, **k: SimpleNamespace(tflops=600.0))
+    monkeypatch.setattr(autotune.day10, "load_config", load_config)
+    monkeypatch.setattr(autotune.day10, "check_gemm", lambda *a: None)
+    monkeypatch.setattr(autotune.day10, "padded_b", lambda b, n: (b, n))
+    monkeypatch.setattr(autotune.day10, "launch", lambda *a, **k: None)
+    monkeypatch.setattr(autotune.bench, "measure", lambda *a, **k: bench.Measurement("x", 64, 1e-3, flops=5e11))
+    assert autotune.main(SimpleNamespace(**{**vars(args), "list": False})) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert chinese(out[0]) and "被淘汰：gemm C" in out[2] and out[-1].startswith("已保存到"), out
+    best = out[out.index(next(line for line in out if line.startswith("H100 上"))) + 1:-1]
+    assert best[0].split()[:3] == ["形状", "配置", "TFLOP/s"] and columns(best[2])[-1] == columns(best[0])[-1], best
