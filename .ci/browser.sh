@@ -3,10 +3,14 @@
 # which skips in one line where either is missing. Prints the PLAYWRIGHT_PYTHON to use, or nothing.
 # Each step has a time limit; nothing here can fail CI.
 pw=/tmp/course-playwright
-if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null; then
-  { timeout 300 apt-get install -y -q --no-install-recommends chromium ||
-      { timeout 120 apt-get update -q && timeout 300 apt-get install -y -q --no-install-recommends chromium; }
-  } > /tmp/course-chromium.log 2>&1 || echo "chromium not installed (see /tmp/course-chromium.log)" >&2
+# A CJK font too, so that the Chinese lab's screenshots show characters, not boxes.
+pkgs=()
+[ -x /usr/bin/chromium ] || pkgs+=(chromium)
+dpkg -s fonts-noto-cjk > /dev/null 2>&1 || pkgs+=(fonts-noto-cjk)
+if [ ${#pkgs[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null; then
+  { timeout 300 apt-get install -y -q --no-install-recommends "${pkgs[@]}" ||
+      { timeout 120 apt-get update -q && timeout 300 apt-get install -y -q --no-install-recommends "${pkgs[@]}"; }
+  } > /tmp/course-chromium.log 2>&1 || echo "${pkgs[*]} not installed (see /tmp/course-chromium.log)" >&2
 fi
 [ -x /usr/bin/chromium ] || exit 0
 if [ ! -x "$pw/bin/python" ] || ! "$pw/bin/python" -c "import playwright" 2> /dev/null; then
