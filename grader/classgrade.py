@@ -339,12 +339,16 @@ class _RayPool:
         self.ray.shutdown()
 
 
-def _serve(conn, gpu: str | None = None) -> None:
+def _serve(conn, gpu: str | None = None, threads: int = 1) -> None:
     """A local pool's worker: `grade_pair` for each (course_dir, student, assignment) it is sent, on
-    `gpu` alone (CUDA_VISIBLE_DEVICES, which its grading children keep) where given. What it and its
-    notebooks' kernels print goes nowhere (as Ray's workers' does: log_to_driver=False)."""
+    `gpu` alone (CUDA_VISIBLE_DEVICES, which its grading children keep) where given, with `threads` BLAS
+    and OpenMP threads (its share of the cores; they keep that too). What it and its notebooks' kernels
+    print goes nowhere (as Ray's workers' does: log_to_driver=False)."""
+    from grader.limits import THREAD_ENV
+
     if gpu is not None:
         os.environ["CUDA_VISIBLE_DEVICES"] = gpu
+    os.environ.update(dict.fromkeys(THREAD_ENV, str(threads)))
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1)
     os.dup2(quiet, 2)
@@ -376,13 +380,15 @@ class _LocalPool:
 
         self.context = multiprocessing.get_context("spawn")  # nothing of this process's state (threads, locks)
         self.capacity = max(1, workers or os.cpu_count() or 1)
+        self.threads = max(1, (os.cpu_count() or 1) // self.capacity)
         self.idle = [self._start(gpus[i % len(gpus)] if gpus else None) for i in range(self.capacity)]
         self.busy = {}   # task (its arguments) -> (process, connection, its GPU, whether it ran before in one that died)
         self.died = set()
 
     def _start(self, gpu: str | None):
         mine, theirs = self.context.Pipe()
-        process = self.context.Process(target=_serve, args=(theirs, gpu), daemon=True, name="grade-class worker")
+        process = self.context.Process(target=_serve, args=(theirs, gpu, self.threads), daemon=True,
+                                       name="grade-class worker")
         process.start()
         theirs.close()
         return process, mine, gpu

@@ -32,6 +32,7 @@ import copy
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -41,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import child, language, paths
-from grader.limits import EMULATOR_ADDRESS_SPACE, apply_limits
+from grader.limits import EMULATOR_ADDRESS_SPACE, THREAD_ENV, apply_limits
 from grader.messages import say, status as status_word
 
 COMPILE_BUDGET_S = 240.0                        # interpreter start, compile and the technique check
@@ -57,7 +58,7 @@ SOURCE_SUFFIXES = (".cu", ".cuh")
 STATS_ENV = "COURSE_EMULATOR_STATS"  # "0": the emulator keeps no memory statistics (grader/emulator/program.py)
 _ENV_KEEP = ("PATH", "LANG", "LC_ALL", "TERM", "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES",
              "CUDA_PATH", "CUDA_HOME", "LD_LIBRARY_PATH", "CUPY_CACHE_DIR", "COURSE_BACKEND",
-             "COURSE_SEED", "COURSE_EMULATOR_FULL", "COURSE_EMULATOR_ARCH", "COURSE_LANG")
+             "COURSE_SEED", "COURSE_EMULATOR_FULL", "COURSE_EMULATOR_ARCH", "COURSE_LANG", *THREAD_ENV)
 
 
 @dataclass
@@ -247,11 +248,13 @@ def run_calls(day, calls: list[tuple[str, list[dict] | None, int | None]], *, so
         if outcomes[k] is None:
             outcomes[k] = _run(ex, cases, source_dir=folder, seed=seed, budgets=budgets, backend=backend,
                                record=record)
-    races: dict[str, tuple[bool, str]] = {}  # exercise -> its racecheck's verdict: a race is the kernel's, not a case's
-    for k, ((ex, cases, _, budgets), (_, explicit, _)) in enumerate(zip(parts, calls)):
+    raced = {}  # exercise -> (ex, cases, budgets) of its first passing call: a race is the kernel's, not a case's
+    for k, (ex, cases, _, budgets) in enumerate(parts):
         if outcomes[k].status == "passed" and backend == "cupy" and ex.day in RACECHECK_DAYS:
-            if ex.key not in races:
-                races[ex.key] = _racecheck(ex, folder, cases, budgets)
+            raced.setdefault(ex.key, (ex, cases, budgets))
+    races = _racecheck(list(raced.values()), folder) if raced else {}
+    for k, ((ex, cases, _, budgets), (_, explicit, _)) in enumerate(zip(parts, calls)):
+        if ex.key in races and outcomes[k].status == "passed":
             _apply_racecheck(outcomes[k], *races[ex.key])
         if explicit is None and len(cases) < len(ex.cases):
             outcomes[k].message = "\n".join(filter(None, [outcomes[k].message, _not_run(ex, cases)]))
@@ -301,30 +304,49 @@ def _not_run(ex, ran: list[dict]) -> str:
                    cases=", ".join(exercises.case_id(c) for c in beyond)) if past else ""))
 
 
-def _racecheck(ex, folder: Path, cases: list[dict], budgets: list[float]) -> tuple[bool, str]:
-    """The smallest case again under compute-sanitizer racecheck (a missing __syncthreads can pass a
-    check by luck): (a race was found, what to say: the race and its line, or why racecheck proves
-    nothing; "" for a clean run). Once per exercise in a notebook's calls."""
+def _racecheck(checks: list[tuple], folder: Path) -> dict[str, tuple[bool, str]]:
+    """The smallest case of each (exercise, cases, budgets) again, all in one child under compute-sanitizer
+    racecheck (a missing __syncthreads can pass a check by luck): exercise key -> (a race was found, what
+    to say: the race and its line, or why racecheck proves nothing; "" for a clean run). A race belongs
+    to the exercise whose file defines the kernel it was found in."""
     from grader import sanitize
     from grader.emulator.scaling import case_size
 
     try:
         exe = sanitize.find_sanitizer()
     except FileNotFoundError as e:
-        return False, f"(racecheck not run: {e})"
-    i = min(range(len(cases)), key=lambda k: case_size(cases[k]))
-    checked = _run(ex, [cases[i]], source_dir=folder, seed=None, budgets=[budgets[i] * 20 + 60],
-                   backend="cupy", record=False, wrapper=[str(exe), "--tool", "racecheck"])
-    races = sanitize.parse(checked.output, "racecheck", str(folder / ex.source))
-    if races:
-        r = races[0]
-        return True, (f"racecheck: {r.what} in {r.kernel} at {r.where}" + (f" ({r.detail})" if r.detail else "") +
-                      ": threads of a block access the same shared memory without a __syncthreads() "
-                      "between them; the result was right by luck")
-    if checked.status != "passed":  # say so: a racecheck that did not finish proves nothing
-        first = (checked.message.splitlines() or [""])[0]
-        return False, f"(racecheck did not finish: {checked.status}: {first})"
-    return False, ""
+        return {ex.key: (False, f"(racecheck not run: {e})") for ex, _, _ in checks}
+    parts = []
+    for ex, cases, budgets in checks:
+        i = min(range(len(cases)), key=lambda k: case_size(cases[k]))
+        parts.append((ex, [cases[i]], None, [budgets[i] * 20 + 60]))
+    checked = _run_parts(parts, source_dir=folder, backend="cupy", wrapper=[str(exe), "--tool", "racecheck"])
+    verdicts = {}
+    for (ex, _, _, _), outcome in zip(parts, checked):
+        races = [r for r in sanitize.parse(outcome.output, "racecheck", str(folder / ex.source))
+                 if _defines(folder / ex.source, r.kernel)]
+        if races:
+            r = races[0]
+            verdicts[ex.key] = (True, f"racecheck: {r.what} in {r.kernel} at {r.where}" +
+                                (f" ({r.detail})" if r.detail else "") +
+                                ": threads of a block access the same shared memory without a __syncthreads() "
+                                "between them; the result was right by luck")
+        elif outcome.status != "passed":  # say so: a racecheck that did not finish proves nothing
+            first = (outcome.message.splitlines() or [""])[0]
+            verdicts[ex.key] = (False, f"(racecheck did not finish: {outcome.status}: {first})")
+        else:
+            verdicts[ex.key] = (False, "")
+    return verdicts
+
+
+def _defines(source: Path, kernel: str) -> bool:
+    """Whether `source` defines or launches a function named as the sanitizer names `kernel`
+    ("transpose_tiled_padded", "ns::k<int>(float *)"); a finding with no kernel name belongs to every file."""
+    name = re.match(r"[\w:]*", kernel).group().rsplit("::", 1)[-1]
+    try:
+        return not name or re.search(rf"\b{re.escape(name)}\b", source.read_text(errors="replace")) is not None
+    except OSError:
+        return True
 
 
 def _apply_racecheck(outcome: Outcome, race: bool, message: str) -> None:
@@ -392,7 +414,7 @@ def _run_parts(parts, *, source_dir: Path, backend: str, record: bool = False, w
                     outcomes[k] = _placed(copy.deepcopy(raw), ran_in, there)
                     outcomes[k].files = files  # this submission's own files (others than the key's may differ)
         todo = [k for k in range(len(parts)) if outcomes[k] is None]
-        together = not any(runner.is_python(p[0]) for p in parts) and entry == "grader.isolation" and not wrapper
+        together = not any(runner.is_python(p[0]) for p in parts) and entry == "grader.isolation"
         while todo:
             batch = todo if together else todo[:1]
             finished, seeds, note = _child_run([parts[k] for k in batch], workdir, backend, wrapper, entry, options)

@@ -7,6 +7,9 @@ import signal
 import sys
 
 EMULATOR_ADDRESS_SPACE = 16 << 30  # CUDA reserves far more address space than it uses: only the emulator is capped
+#: BLAS and OpenMP threads: grade-class sets them to its share of the cores for each worker, whose grading
+#: children and notebook kernels keep them (unset, every float64 reference would start one per core).
+THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def apply_limits(cpu_seconds: int, address_space: int | None, processes: int | None = None) -> None:

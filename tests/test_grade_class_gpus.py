@@ -37,9 +37,14 @@ def test_bad_gpu_shares_say_what_is_wrong(started, monkeypatch):
         classgrade._pool(None, None, 0)
 
 
-def test_a_worker_runs_on_the_gpu_it_was_given(monkeypatch):
-    """_serve pins its process to its GPU before anything imports CUDA (its grading children inherit it)."""
-    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+def test_a_worker_runs_on_the_gpu_it_was_given(monkeypatch, tmp_path):
+    """_serve pins its process to its GPU before anything imports CUDA, and to its share of the cores in
+    BLAS threads (16 workers each running float64 references on 32 threads oversubscribe a machine); its
+    grading children and sandboxed notebooks inherit both."""
+    from grader import isolation, limits, sandbox
+
+    for name in ("CUDA_VISIBLE_DEVICES", *limits.THREAD_ENV):
+        monkeypatch.delenv(name, raising=False)
 
     class Stop(Exception):
         pass
@@ -50,5 +55,7 @@ def test_a_worker_runs_on_the_gpu_it_was_given(monkeypatch):
 
     monkeypatch.setattr("os.dup2", lambda *a: None)
     with pytest.raises(Stop):
-        classgrade._serve(Conn(), "3")
+        classgrade._serve(Conn(), "3", 4)
     assert os.environ["CUDA_VISIBLE_DEVICES"] == "3"
+    for env in (isolation._child_env(tmp_path), sandbox.sandbox_env(dict(os.environ))):
+        assert env["CUDA_VISIBLE_DEVICES"] == "3" and all(env[name] == "4" for name in limits.THREAD_ENV), env

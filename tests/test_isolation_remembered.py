@@ -221,15 +221,45 @@ def test_on_a_gpu_too_a_notebooks_kernel_calls_share_one_child(tmp_path, monkeyp
 
 def test_on_a_gpu_an_exercise_is_racechecked_once_for_all_its_calls(tmp_path, monkeypatch, on_a_gpu):
     """A race is the kernel's, not a case's: a notebook's visible and hidden calls of one exercise share
-    one compute-sanitizer run (its verdict fails both), another exercise gets its own."""
+    one compute-sanitizer run (its verdict fails both); the notebook's exercises share one child."""
     folder = _handed_in(tmp_path, "day06", ("block_sum.cu", "rmsnorm.cu"))
     checked = []
     monkeypatch.setattr(isolation, "_run", lambda ex, cases, **kw: isolation.Outcome(
         ex.key, "passed", "", len(cases), len(cases), [isolation.CaseResult(c, "passed") for c in cases]))
-    monkeypatch.setattr(isolation, "_racecheck", lambda ex, *a: checked.append(ex.name) or
-                        ((True, "racecheck: a race") if ex.name == "block_sum" else (False, "")))
+    monkeypatch.setattr(isolation, "_racecheck", lambda todo, folder: checked.append([ex.name for ex, _, _ in todo])
+                        or {ex.key: (True, "racecheck: a race") if ex.name == "block_sum" else (False, "")
+                            for ex, _, _ in todo})
     calls = [("block_sum", [{"n": 33}], None), ("block_sum", [{"n": 2}], 601), ("rmsnorm", None, 602)]
     visible, hidden, rms = isolation.run_calls("day06", calls, source_dir=folder)
-    assert checked == ["block_sum", "rmsnorm"]
+    assert checked == [["block_sum", "rmsnorm"]]  # one compute-sanitizer child for the notebook
     assert visible.status == hidden.status == "failed" and hidden.cases[0].message == "racecheck: a race"
     assert rms.status == "passed", rms
+
+
+def test_one_racecheck_child_names_the_race_in_the_exercise_whose_kernel_raced(tmp_path, monkeypatch):
+    """The notebook's exercises share one compute-sanitizer child: its report fails only the exercise
+    whose file defines the racing kernel; a part that did not finish says racecheck proves nothing."""
+    from grader import sanitize
+
+    folder = _handed_in(tmp_path, "day06", ("block_sum.cu", "rmsnorm.cu", "fused_add_rmsnorm.cu"))
+    src = f"{folder}/rmsnorm.cu"
+    report = (f"========= Error: Race reported between Write access at rmsnorm_f16+0x1c0 in {src}:120\n"
+              f"=========     and Read access at rmsnorm_f16+0x2a0 in {src}:131 [64 hazards]\n=========\n")
+    monkeypatch.setattr(sanitize, "find_sanitizer", lambda: "compute-sanitizer")
+    wrappers = []
+
+    def run_parts(parts, *, source_dir, backend, wrapper, **kw):
+        wrappers.append((len(parts), wrapper[1:]))
+        return [isolation.Outcome(ex.key, "timed out" if ex.name == "fused_add_rmsnorm" else "passed",
+                                  "case 1 timed out", 1, 1, output=report) for ex, _, _, _ in parts]
+
+    monkeypatch.setattr(isolation, "_run_parts", run_parts)
+    todo = [(exercises.get("day06", n), [{"n": 1000}, {"n": 33}] if n == "block_sum" else list(exercises.get("day06", n).cases),
+             [1.0] * (2 if n == "block_sum" else len(exercises.get("day06", n).cases)))
+            for n in ("block_sum", "rmsnorm", "fused_add_rmsnorm")]
+    verdicts = isolation._racecheck(todo, tmp_path)
+    assert wrappers == [(3, ["--tool", "racecheck"])]
+    block, rms, fused = (verdicts[f"day06/{n}"] for n in ("block_sum", "rmsnorm", "fused_add_rmsnorm"))
+    assert block == (False, "")
+    assert rms[0] and "rmsnorm_f16" in rms[1] and "rmsnorm.cu:120" in rms[1], rms
+    assert fused == (False, "(racecheck did not finish: timed out: case 1 timed out)"), fused
