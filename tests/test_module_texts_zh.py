@@ -296,3 +296,36 @@ def test_autotune_in_chinese(lang, monkeypatch, capsys, tmp_path):
     assert chinese(out[0]) and "被淘汰：gemm C" in out[2] and out[-1].startswith("已保存到"), out
     best = out[out.index(next(line for line in out if line.startswith("H100 上"))) + 1:-1]
     assert best[0].split()[:3] == ["形状", "配置", "TFLOP/s"] and columns(best[2])[-1] == columns(best[0])[-1], best
+
+
+def test_the_capstone_s_stage_check_names_the_stage_in_chinese(lang, monkeypatch):
+    """A stage whose output is wrong is named in the lessons' language (its name and where it comes from)."""
+    from grader import device
+    from grader.exercises import capstone
+
+    wrong = capstone.Stage("residual add", "cupy", ("x",), ("out",),
+                           lambda s, c: {"out": device.asarray(2 * device.to_host(s["x"]))}, lambda s, c: {"out": s["x"]})
+    monkeypatch.setattr(capstone, "STAGES", (wrong,))
+    for code, says in (("zh", "综合项目的级“残差相加”（cupy）的输出 out"), ("en", "capstone stage 'residual add' (cupy) output out")):
+        lang(code)
+        with pytest.raises(AssertionError, match=re.escape(says)):
+            capstone.check_capstone(0, **capstone.CAPSTONE_CASES[0])
+
+
+def test_day14_s_binding_check_names_the_call_in_chinese(lang):
+    """Which call of the binding gave a wrong result (into out=, a new array, a busy stream), in the
+    lessons' language."""
+    from grader.exercises import day14
+    from grader.runner import Returned
+    from grader.references.layers import rmsnorm_reference
+
+    rows, d = 3, 8
+    x, w = day14._binding_inputs(0, rows, d)
+    right = rmsnorm_reference(x, w).astype(np.float16)
+    found = {"returned_out": True, "out": right, "new": right,
+             "busy_cupy": {"busy": True, "y": right}}  # y must be of x + 1: wrong
+    for code, says in (("zh", "binding.rmsnorm 在繁忙的 cupy 流上 (rows=3, d=8)（若错误：核函数在另一个流上启动"),
+                       ("en", "binding.rmsnorm on a busy cupy stream (rows=3, d=8) (wrong: launched on another")):
+        lang(code)
+        with pytest.raises(AssertionError, match=re.escape(says)):
+            day14.check_binding(Returned(found), 0, rows=rows, d=d)

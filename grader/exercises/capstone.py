@@ -211,7 +211,8 @@ def check_capstone(seed: int, batch: int, qo_heads: int, kv_heads: int, intermed
                                     for k, v in inputs.items()}, cfg)
         tol = stage.tol(cfg) if callable(stage.tol) else stage.tol
         for name, value in expected.items():
-            got, what = device.to_host(state[name]), f"capstone stage '{stage.name}' ({stage.source}) output {name}"
+            shown, source = stage_label(stage.name, stage.source)
+            got, what = device.to_host(state[name]), say("name.capstone.stage", stage=shown, source=source, output=name)
             poison = np.isnan(value)  # a cache's rows after the new one (its last page's padding)
             if poison.any():
                 checks.assert_untouched(got[poison], np.ones(int(poison.sum()), bool), seed=seed,
@@ -299,8 +300,9 @@ def check_torch_block(seed: int, batch: int, qo_heads: int, kv_heads: int, inter
     out = torch_block(torch, _torch_views(theirs, torch), cfg)["out"]
     device.synchronize("the torch eager block")
     got, expected = out.double().cpu().numpy(), device.to_host(ours["out"]).astype(np.float64)
-    name = f"torch eager block against the course's ({cfg})"
-    checks.assert_close(got, expected, dt="float16", tol=END_TO_END_TOL, seed=seed, name=f"{name}: out")
+    name = say("name.capstone.torch", cfg=cfg)
+    checks.assert_close(got, expected, dt="float16", tol=END_TO_END_TOL, seed=seed,
+                        name=say("name.capstone.torch_out", name=name))
     for cache in ("k_cache", "v_cache"):
         rows = device.to_host(theirs[cache])[:, cfg.kv_len].astype(np.float64)
         checks.assert_close(rows, device.to_host(ours[cache])[:, cfg.kv_len].astype(np.float64), dt="float16",

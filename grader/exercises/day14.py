@@ -55,7 +55,7 @@ def _as(a: np.ndarray, dtype: str) -> np.ndarray:
 
 def _rmsnorm_close(got, x, w, dtype: str, seed: int, what: str) -> None:
     checks.assert_close(got, rmsnorm_reference(x, w), dt=dtype, tol=norm_tolerance(dtype),
-                        seed=seed, name=f"binding.rmsnorm {what}")
+                        seed=seed, name=what)
 
 
 def _on_busy_cupy_stream(module, x, w) -> dict:
@@ -127,12 +127,11 @@ def _check_torch(found: dict, x, w, seed: int, where: str) -> None:
         if not got["returned_out"]:
             raise AssertionError(say("day14.torch_out", name=name))
         xt, wt = _as(x, name), _as(w, name)
-        _rmsnorm_close(got["out"], xt, wt, name, seed, f"into out=, torch {name} {where}")
+        _rmsnorm_close(got["out"], xt, wt, name, seed, say("name.day14.torch_out", name=name, where=where))
         if got["kind"] != "ok":
             raise AssertionError(say("day14.torch_kind", name=name, kind=got["kind"]))
         _rmsnorm_close(got["y"], _as(xt + 1, name), wt, name, seed,
-                       f"on torch's busy current stream, torch {name} {where} (wrong: launched on another "
-                       f"stream, before x += 1 ran)")
+                       say("name.day14.busy_torch", name=name, where=where, late=say("name.day14.late")))
 
 
 @runner.harnessed(_run_binding)
@@ -144,13 +143,13 @@ def check_binding(found: dict, seed: int, rows: int, d: int) -> None:
     where = f"(rows={rows}, d={d})"
     if not found["returned_out"]:
         raise AssertionError(say("day14.return_out", where=where))
-    _rmsnorm_close(found["out"], x, w, "float16", seed, f"into out= {where}")
-    _rmsnorm_close(found["new"], x, w, "float16", seed, f"new array {where}")
+    _rmsnorm_close(found["out"], x, w, "float16", seed, say("name.day14.into_out", where=where))
+    _rmsnorm_close(found["new"], x, w, "float16", seed, say("name.day14.new", where=where))
     if "busy_cupy" in found:
         if not found["busy_cupy"]["busy"]:
             raise AssertionError(say("day14.idle", where=where))
         _rmsnorm_close(found["busy_cupy"]["y"], (x.astype(np.float32) + 1).astype(np.float16), w, "float16", seed,
-                       f"on a busy cupy stream {where} (wrong: launched on another stream, before x += 1 ran)")
+                       say("name.day14.busy_cupy", where=where, late=say("name.day14.late")))
     if "torch" in found:
         _check_torch(found["torch"], x, w, seed, where)
 
@@ -353,12 +352,12 @@ def _run_rmsnorm_ffi(module, seed: int, rows: int, d: int, dtype: str) -> dict:
 def _ffi_close(got, x, w, dtype: str, seed: int, what: str) -> None:
     """got against float64, within day 6's tolerance."""
     checks.assert_close(got, rmsnorm_reference(x, w), dt=dtype, tol=norm_tolerance(dtype), seed=seed,
-                        name=f"{what} against float64")
+                        name=say("name.day14.against", what=what))
 
 
 def _check_ffi_torch(found: dict, seed: int, rows: int, d: int, dtype: str, where: str) -> None:
     x, w = _ffi_inputs(seed, rows, d, dtype)
-    _ffi_close(found["out"], x, w, dtype, seed, f"rmsnorm_ffi rmsnorm into out {where}")
+    _ffi_close(found["out"], x, w, dtype, seed, say("name.day14.ffi_out", where=where))
     _refused(found["refused_cuda"], say("day14.label.cuda_weight"),
              rf"weight has shape \[{d - 1}\]; expected \[d\] with d = {d} \(from x\)")
     after = found["out_after_refusal"]
@@ -367,13 +366,12 @@ def _check_ffi_torch(found: dict, seed: int, rows: int, d: int, dtype: str, wher
     if not found["busy"]:
         raise AssertionError(say("day14.ffi_idle", where=where))
     x1 = _as(x + 1, dtype)
-    _ffi_close(found["on_stream"], x1, w, dtype, seed, f"rmsnorm_ffi rmsnorm on torch's busy current stream {where} "
-                                                        f"(wrong: launched on another stream, before x += 1 ran)")
-    _ffi_close(found["eager"], x1, w, dtype, seed, f"course::rmsnorm eager {where}")
+    _ffi_close(found["on_stream"], x1, w, dtype, seed, say("name.day14.ffi_busy", where=where, late=say("name.day14.late")))
+    _ffi_close(found["eager"], x1, w, dtype, seed, say("name.day14.eager", where=where))
     if "compile_error" in found:
         raise AssertionError(say("day14.compile_error", where=where, error=found["compile_error"]))
     _ffi_close(found["compiled"], _as(x1 * 0.5, dtype), w, dtype, seed,
-               f"course::rmsnorm under torch.compile(fullgraph=True) {where}")
+               say("name.day14.compiled", where=where))
     if not found["peak_agrees"]:
         raise AssertionError(say("day14.peak", where=where))
 
@@ -401,7 +399,7 @@ def check_rmsnorm_ffi(found: dict, seed: int, rows: int, d: int, dtype: str) -> 
         _check_ffi_torch(found["torch"], seed, rows, d, dtype, where)
     elif dtype == "float16":
         x, w = _binding_inputs(seed, rows, d)
-        _rmsnorm_close(found["cupy"], x, w, "float16", seed, f"rmsnorm_ffi, cupy arrays {where}")
+        _rmsnorm_close(found["cupy"], x, w, "float16", seed, say("name.day14.ffi_cupy", where=where))
 
 
 FFI_CASES = ({"rows": 1, "d": 1000, "dtype": "float16"}, {"rows": 33, "d": 4100, "dtype": "bfloat16"},
