@@ -982,6 +982,8 @@ CATALOGUE: dict[str, dict[str, str]] = {
                         "zh": "ex2 的 2.5 ulp + 舍入 x * log2e 带来的相对误差 2 |x| 2^-24（推导所得）"},
     "day03.bound.log": {"en": "2^-21: absolute for x in (0.5, 2), relative elsewhere (derived from lg2's 2^-22)",
                         "zh": "2^-21：x 在 (0.5, 2) 内为绝对误差，其余为相对误差（由 lg2 的 2^-22 推导所得）"},
+    "day03.sfu_peak": {"en": "SFU peak: 16 / clock / SM x {sms} SMs x {ghz} GHz = {peak} Texp/s",
+                       "zh": "SFU 峰值：每个 SM 每个时钟周期 16 个 x {sms} 个 SM x {ghz} GHz = {peak} Texp/s"},
     "day03.gelu_allowed": {"en": "0.5 |x| 2^-11 (tanh.approx) + 2^-20 |x| (float rounding)",
                            "zh": "0.5 |x| 2^-11（tanh.approx）+ 2^-20 |x|（浮点舍入）"},
     "day03.to_fp16": {"en": " + rounding to fp16", "zh": " + 舍入到 fp16"},

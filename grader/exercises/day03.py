@@ -163,8 +163,7 @@ def bench_exp(modules: dict, quick: bool = False) -> bench.Report:
         p = device.properties()
         clock_khz = cp.cuda.Device().attributes["ClockRate"]
         peak = 16 * p["sms"] * clock_khz * 1e3 / 1e12  # 16 MUFU results per clock per SM (sm_80, sm_90)
-        report.notes.append(f"SFU peak: 16 / clock / SM x {p['sms']} SMs x {clock_khz / 1e6:.2f} GHz "
-                            f"= {peak:.2f} Texp/s")
+        report.notes.append(say("day03.sfu_peak", sms=p["sms"], ghz=f"{clock_khz / 1e6:.2f}", peak=f"{peak:.2f}"))
     except Exception:  # noqa: BLE001 - the note is optional
         pass
     return report
