@@ -1792,6 +1792,16 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "name.capstone.new_row": {"en": "{name}: {cache} row kv_len (the new token)", "zh": "{name}：{cache} 的第 kv_len 行（新的词元）"},
     "name.capstone.actual": {"en": "{what} (from its actual inputs; {cfg})", "zh": "{what}（按它实际的输入；{cfg}）"},
     "name.capstone.after": {"en": "{what}: the rows after the new token ({cfg})", "zh": "{what}：新词元之后的各行（{cfg}）"},
+    "name.day12.causal": {"en": "causal", "zh": "因果掩码"},
+    "name.day12.no_mask": {"en": "no mask", "zh": "无掩码"},
+    "name.day12.out": {"en": "{family}_d{d} out (heads={heads}, q_len={q_len}, kv_len={kv_len}, {mask})",
+                       "zh": "{family}_d{d} 的 out（heads={heads}，q_len={q_len}，kv_len={kv_len}，{mask}）"},
+    "name.day12.ragged": {"en": "(batch={batch}, qo_len<={qo_len}, kv_len<={kv_len}, heads {hq}/{hkv}, d={d}, {mask})",
+                          "zh": "（batch={batch}，qo_len<={qo_len}，kv_len<={kv_len}，头数 {hq}/{hkv}，d={d}，{mask}）"},
+    "name.day12.paged": {"en": "(batch={batch}, qo_len<={qo_len}, kv_len<={kv_len}, page_size={page_size}, heads {hq}/{hkv}, "
+                               "d={d}, {mask})",
+                         "zh": "（batch={batch}，qo_len<={qo_len}，kv_len<={kv_len}，page_size={page_size}，头数 {hq}/{hkv}，"
+                               "d={d}，{mask}）"},
     "name.day14.into_out": {"en": "binding.rmsnorm into out= {where}", "zh": "binding.rmsnorm 写入 out= {where}"},
     "name.day14.new": {"en": "binding.rmsnorm new array {where}", "zh": "binding.rmsnorm 返回的新数组 {where}"},
     "name.day14.late": {"en": " (wrong: launched on another stream, before x += 1 ran)",

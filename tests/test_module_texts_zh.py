@@ -329,3 +329,15 @@ def test_day14_s_binding_check_names_the_call_in_chinese(lang):
         lang(code)
         with pytest.raises(AssertionError, match=re.escape(says)):
             day14.check_binding(Returned(found), 0, rows=rows, d=d)
+
+
+def test_day12_s_check_names_in_chinese(lang, monkeypatch):
+    """A wrong attention output names its case (the mask among it) in the lessons' language."""
+    from grader.exercises import day12
+
+    monkeypatch.setattr(day12, "attention_launch", lambda *a, **k: None)  # out keeps its NaN poison
+    for code, says in (("zh", "attention_scalar_d64 的 out（heads=1，q_len=3，kv_len=5，因果掩码）"),
+                       ("en", "attention_scalar_d64 out (heads=1, q_len=3, kv_len=5, causal)")):
+        lang(code)
+        with pytest.raises(AssertionError, match=re.escape(says)):
+            day12._check("attention_scalar", None, 0, heads=1, q_len=3, kv_len=5, head_dim=64, causal=True)

@@ -72,6 +72,11 @@ def attention_launch(family: str, module, q, k, v, out, heads: int, q_len: int, 
         kernel(grid, block, args, shared_mem=smem)
 
 
+def _mask(causal: bool) -> str:
+    """The mask a case uses, as its check's name says it."""
+    return say("name.day12.causal") if causal else say("name.day12.no_mask")
+
+
 def _check(family: str, module, seed: int, heads: int, q_len: int, kv_len: int, head_dim: int,
            causal: bool) -> None:
     validate(q_len, kv_len, head_dim, causal)
@@ -83,9 +88,9 @@ def _check(family: str, module, seed: int, heads: int, q_len: int, kv_len: int, 
     out = device.empty((heads, q_len, head_dim), DTYPE)
     attention_launch(family, module, device.asarray(q), device.asarray(k), device.asarray(v), out,
                      heads, q_len, kv_len, head_dim, causal)
-    mask = "causal" if causal else "no mask"
     checks.assert_close(device.to_host(out), attention_reference(q, k, v, causal), dt=DTYPE, seed=seed,
-                        name=f"{family}_d{head_dim} out (heads={heads}, q_len={q_len}, kv_len={kv_len}, {mask})")
+                        name=say("name.day12.out", family=family, d=head_dim, heads=heads, q_len=q_len, kv_len=kv_len,
+                                 mask=_mask(causal)))
 
 
 QK_ROWS, QK_KEYS = 16, 64  # one warp's queries, one K tile
@@ -178,8 +183,8 @@ def check_batch_prefill(module, seed: int, batch: int, qo_len: int, kv_len: int,
     o, lse2 = batch_prefill(module, device.asarray(q), device.asarray(k), device.asarray(v), qo_indptr, kv_indptr,
                             causal)
     o_ref, lse_ref = batch_reference(q, k, v, qo_indptr, kv_indptr, causal)
-    where = (f"(batch={batch}, qo_len<={qo_len}, kv_len<={kv_len}, heads {num_qo_heads}/{num_kv_heads}, "
-             f"d={head_dim}, {'causal' if causal else 'no mask'})")
+    where = say("name.day12.ragged", batch=batch, qo_len=qo_len, kv_len=kv_len, hq=num_qo_heads, hkv=num_kv_heads,
+                d=head_dim, mask=_mask(causal))
     checks.assert_close(device.to_host(o), o_ref, dt=DTYPE, seed=seed, name=f"batch_prefill o {where}")
     assert_lse(device.to_host(lse2).ravel(), lse_ref.ravel(), name=f"batch_prefill lse2 {where}", seed=seed)
 
@@ -229,8 +234,8 @@ def check_batch_prefill_paged(module, seed: int, batch: int, qo_len: int, kv_len
     o, lse2 = batch_prefill_paged(module, device.asarray(q), device.asarray(k_pages), device.asarray(v_pages),
                                   qo_indptr, page_indptr, indices, last, causal)
     o_ref, lse_ref = batch_reference(q, k, v, qo_indptr, kv_indptr, causal)
-    where = (f"(batch={batch}, qo_len<={qo_len}, kv_len<={kv_len}, page_size={page_size}, heads "
-             f"{num_qo_heads}/{num_kv_heads}, d={head_dim}, {'causal' if causal else 'no mask'})")
+    where = say("name.day12.paged", batch=batch, qo_len=qo_len, kv_len=kv_len, page_size=page_size, hq=num_qo_heads,
+                hkv=num_kv_heads, d=head_dim, mask=_mask(causal))
     checks.assert_close(device.to_host(o), o_ref, dt=DTYPE, seed=seed, name=f"batch_prefill_paged o {where}")
     assert_lse(device.to_host(lse2).ravel(), lse_ref.ravel(), name=f"batch_prefill_paged lse2 {where}", seed=seed)
 
