@@ -1,5 +1,6 @@
 """Plain-text tables for the terminal, pytest's summary and notebooks, drawn by rich: each column as
-wide as its longest cell, nothing cut, no colour codes."""
+wide as its longest cell on screen (a Chinese character takes two columns), nothing cut, no colour
+codes. Every table the course prints goes through `render`, so that both languages line up."""
 from __future__ import annotations
 
 import io

@@ -341,3 +341,13 @@ def test_day12_s_check_names_in_chinese(lang, monkeypatch):
         lang(code)
         with pytest.raises(AssertionError, match=re.escape(says)):
             day12._check("attention_scalar", None, 0, heads=1, q_len=3, kv_len=5, head_dim=64, causal=True)
+
+
+def test_a_table_lines_up_by_display_width():
+    """grader.tables, the one door for tables: a Chinese cell is as wide on screen as its characters x 2."""
+    from grader import tables
+
+    text = tables.render(["级", "us"], [["注意力 RMSNorm", "12.3"], ["x", "4.5"], ["第 11 天（分页）", "100.0"]],
+                         right=("us",))
+    head, rule, *rows = text.splitlines()
+    assert {cell_len(line) for line in [head, *rows]} == {cell_len(rule)}, text
