@@ -47,6 +47,7 @@ from grader.assignments import HIDDEN_BEGIN, HIDDEN_END, hidden_lines, solution_
 from grader.messages import say
 
 CELL_TIMEOUT_S = 300          # a notebook cell (the kernels were graded already)
+HUNG_CELL_TIMEOUT_S = 30      # a cell, where grading found a kernel that never finishes (its demos would hang too)
 NOTEBOOK_BUDGET_S = 1200      # all the cells of one notebook together
 SKIP_TAG = "skip-autograde"   # a lesson cell's tag: a demo not run under autograde (its time, not its points)
 
@@ -328,7 +329,7 @@ class GradeKernels(Preprocessor):
         _precompile()
         assignment, day, student, course_dir = _ids(resources)
         folder = course_dir / "submitted" / student / assignment  # as handed in (autograded/ holds a copy)
-        cells, graded, changed = {}, {}, set()
+        cells, graded, changed, hung = {}, {}, set(), False
         graded_cells = [c for c in nb.cells if is_autograded(c)]
         cell_calls = [[c for c in grade_calls(cell.source) if c.day == day] for cell in graded_cells]
         results = iter(_graded_calls(day, [c for calls in cell_calls for c in calls], folder))
@@ -339,7 +340,8 @@ class GradeKernels(Preprocessor):
             if not calls:
                 ok, lines = False, ["this autograder cell grades nothing the course knows"]
             visible_n = sum(not c.hidden for c in calls)
-            for k, (call, (outcome, seconds)) in enumerate(zip(calls, results)):
+            outcomes = [next(results) for _ in calls]
+            for k, (call, (outcome, seconds)) in enumerate(zip(calls, outcomes)):
                 if isinstance(outcome, str):
                     ok = False
                     lines.append(f"cannot grade {call.name}: {outcome}")
@@ -353,6 +355,7 @@ class GradeKernels(Preprocessor):
             lines += [f"graded: {n} sha256 {graded[n]}" for n in _files_of(day, calls, graded)]
             score, note = _withheld(float(cell.metadata.nbgrader.get("points", 0)), unchecked) if ok else (None, "")
             cells[grade_id] = CellResult(ok, "\n".join(lines + ([note] if note else [])), score)
+            hung |= any(not isinstance(o, str) and o.status == "timed out" for o, _ in outcomes)
         if changed:  # something rewrote the submission between two exercises' copies
             cells = {gid: CellResult(False, f"scored zero: the submitted {', '.join(sorted(changed))} changed "
                                             f"while it was graded") for gid in cells}
@@ -360,6 +363,7 @@ class GradeKernels(Preprocessor):
         sandboxed = sandbox.unavailable() is None  # RunNotebook's choice (cached): nothing outside to watch
         resources.setdefault(RESOURCES_KEY, {})["kernel_grades"] = {
             "cells": cells,
+            "hung": hung,
             "own": _own_lines(folder),
             "gradebook_path": gradebook,
             "gradebook": gradebook.read_bytes() if gradebook.is_file() else None,
@@ -496,6 +500,8 @@ class RunNotebook(Preprocessor):
     """nbgrader's Execute, for feedback only: sandboxed kernel, time limits, survives a dead kernel."""
 
     cell_timeout = Integer(CELL_TIMEOUT_S, help="seconds per cell").tag(config=True)
+    hung_cell_timeout = Integer(HUNG_CELL_TIMEOUT_S, help="seconds per cell where grading found a kernel that "
+                                                          "never finishes").tag(config=True)
     budget = Integer(NOTEBOOK_BUDGET_S, help="seconds for all the cells of a notebook").tag(config=True)
 
     def preprocess(self, nb, resources):
@@ -503,14 +509,20 @@ class RunNotebook(Preprocessor):
 
         from grader import sandbox
 
+        from nbclient.exceptions import CellTimeoutError
+
         start = time.monotonic()
+        hung = resources.get(RESOURCES_KEY, {}).get("kernel_grades", {}).get("hung", False)
+        per_cell = min(self.cell_timeout, self.hung_cell_timeout) if hung else self.cell_timeout
 
         def timeout(cell) -> int:
             left = self.budget - (time.monotonic() - start)
-            return max(1, int(min(self.cell_timeout, left)))
+            return max(1, int(min(per_cell, left)))
 
         course_dir = _ids(resources)[3]
-        kwargs = {"timeout_func": timeout, "timeout": self.cell_timeout, "parent": self.parent,
+        # A cell past its time ends the run: a hung kernel ignores the interrupt, and every later cell would
+        # wait its full time behind it, the GPU spinning for the class's other tasks.
+        kwargs = {"timeout_func": timeout, "timeout": per_cell, "parent": self.parent, "interrupt_on_timeout": False,
                   "shutdown_kernel": "immediate",  # the outputs are in: killed, not asked to exit (0.3-0.6 s)
                   "skip_cells_with_tag": SKIP_TAG}
         why_not = sandbox.unavailable()
@@ -529,6 +541,11 @@ class RunNotebook(Preprocessor):
         execute = Execute(**kwargs)
         try:
             nb, resources = execute.preprocess(nb, resources)
+        except CellTimeoutError:
+            started = [k + 1 for k, c in enumerate(nb.cells) if c.get("metadata", {}).get("execution")]
+            resources[RESOURCES_KEY]["notebook_error"] = say(
+                "autograde.cell_timeout", split_assignment(resources["nbgrader"]["assignment"])[1],
+                cell=started[-1] if started else "?", seconds=per_cell)
         except Exception as e:  # noqa: BLE001 - a dead or unresponsive kernel must not lose the grades
             resources[RESOURCES_KEY]["notebook_error"] = f"{e.__class__.__name__}: {str(e)[:300]}"
         if time.monotonic() - start >= self.budget:

@@ -140,6 +140,10 @@ CATALOGUE: dict[str, dict[str, str]] = {
                   "zh": "{day} 运行在 {device} 上（{sm}，{sms} 个 SM，L2 {l2} MiB）"},
     "go_on": {"en": "(not passed yet: the notebook goes on, so Run All still runs the cells below)",
               "zh": "（还没有通过：笔记本会继续运行，\u201c全部运行\u201d仍会运行下面的单元格）"},
+    "autograde.cell_timeout": {"en": "cell {cell} ran past its {seconds} s, so the rest of the notebook was not run "
+                                      "(a kernel that never finishes holds the GPU until its process ends)",
+                               "zh": "第 {cell} 个单元格超过了 {seconds} 秒，笔记本其余部分没有运行"
+                                     "（永不结束的核函数会一直占着 GPU，直到它的进程结束）"},
     "autograde.skipped": {"en": "(a lesson demo: not run while autograding, no points in it; it runs when you run "
                                 "the notebook)",
                           "zh": "（课程演示：自动评分时不运行，不计分；你自己运行笔记本时会运行）"},
