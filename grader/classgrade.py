@@ -555,13 +555,19 @@ def summary(results: list[Result], seconds: float, skipped: int, csv: Path):
         slow.add_column(col)
     for r in sorted(done, key=lambda r: -r.seconds)[:5]:
         slow.add_row(r.student, r.assignment, f"{r.seconds:.0f}", f"{r.score:g} / {r.max_score:g}")
+    per_day = Table(title="seconds per student-day")
+    for col in ("day", "graded", "mean", "slowest"):
+        per_day.add_column(col)
+    for day in dict.fromkeys(r.assignment for r in done):
+        times = [r.seconds for r in done if r.assignment == day]
+        per_day.add_row(day, str(len(times)), f"{sum(times) / len(times):.1f}", f"{max(times):.1f}")
     bad = Table(title="failures and kernels that crashed or hung")
     for col in ("student", "day", "reason"):
         bad.add_column(col)
     for r in results:
         for reason in ([r.error] if r.error else r.problems):
             bad.add_row(r.student, r.assignment, reason)
-    return Group(head, slow, *([bad] if bad.row_count else []))
+    return Group(head, per_day, slow, *([bad] if bad.row_count else []))
 
 
 def export(course_dir: Path) -> Path:

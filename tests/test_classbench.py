@@ -9,8 +9,9 @@ DAY = "day01"
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--students", "0"], "at least 1"), (["--gpus", "0"], "at least 1"),
-    (["--days", "day99"], "unknown day"), (["--days", "day99x"], "unknown day")])
+    (["--students", "0"], "at least 1"), (["--gpus", "0"], "at least 1"), (["--serial-students", "0"], "at least 1"),
+    (["--days", "day99"], "unknown day"), (["--days", "day99x"], "unknown day"),
+    (["--no-serial", "--serial-only"], "nothing to run"), (["--reference", "/nonexistent.json"], "not a classbench.json")])
 def test_bad_requests_are_one_line(tmp_path, capsys, args, message):
     assert classbench.main([str(tmp_path / "out"), *args]) == 2
     err = capsys.readouterr().err.strip()
@@ -54,3 +55,18 @@ def test_the_class_is_the_mix(tmp_path):
             stall = classbench.STALLS[kind]
             assert got[names[0]].count(stall) == 1 and got[names[0]].replace(stall, "") == signed[names[0]]
             assert solved == set(names[1:])
+
+
+def test_grade_class_reports_seconds_per_student_day_per_day(tmp_path):
+    """grade-class's summary (kept by classbench in grade-class-N.log) has each day's mean and slowest."""
+    from rich.console import Console
+
+    from grader import classgrade
+
+    results = [classgrade.Result(f"s{i}", day, seconds, record={}, score=1.0, max_score=2.0) for i, (day, seconds) in
+               enumerate([("day01", 10.0), ("day01", 14.0), ("day06", 31.0)])]
+    console = Console(width=160, record=True)
+    console.print(classgrade.summary(results, 20.0, 0, tmp_path / "grades.csv"))
+    rows = {line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:5]]
+            for line in console.export_text().splitlines() if line.count("│") >= 5 and "day0" in line}
+    assert rows["day01"] == ["2", "12.0", "14.0"] and rows["day06"] == ["1", "31.0", "31.0"], rows
