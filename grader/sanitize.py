@@ -26,7 +26,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import child, device, exercises, paths
+from grader import child, device, exercises, paths, tables
+from grader.messages import say, status
 
 HELP = "the day's tests under compute-sanitizer (memcheck, racecheck, synccheck; initcheck on request)"
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
@@ -41,9 +42,17 @@ _AT_OLD = re.compile(r"\bat 0x[0-9a-fA-F]+ in (?P<file>.+?):(?P<line>\d+):(?P<fn
 _FRAME = re.compile(r"Device Frame:\s*(?P<fn>.+?)(?:\+0x[0-9a-fA-F]+)? in (?P<file>.+?):(?P<line>\d+)")
 _RACE = re.compile(r"^(?P<level>Error|Warning): Race reported between (?P<first>\w+) access")
 _AND = re.compile(r"^and (?P<other>\w+) access .*?(?:\[(?P<n>[\d,]+) hazards?\])?$")
+_INVALID = re.compile(r"Invalid (?P<space>__\w+__) (?P<access>read|write) of size (?P<size>\d+) bytes?")
+#: The sanitizer's words a finding shows in the lessons' language (a race's level, an access's kind).
+_WORDS = {"error": "sanitize.level.error", "warning": "sanitize.level.warning", "read": "sanitize.access.read",
+          "write": "sanitize.access.write"}
 _HAZARDS = re.compile(r"\[(?P<n>[\d,]+) hazards?\]")
 _NOT_FINDINGS = re.compile(r"^(COMPUTE-SANITIZER|\w+ SUMMARY|Target application returned|Program hit|"
                            r"Warning: Maximum number|Saved host backtrace|Note:)", re.I)
+
+
+def _said(name: str) -> str:
+    return say(_WORDS[name]) if name in _WORDS else name
 
 
 @dataclass
@@ -62,6 +71,21 @@ class Finding:
     line: int | None = None
     detail: str = ""                # racecheck: the other access(es) of the race
     count: int = 1                  # reports folded into this row (racecheck: hazards)
+    race: tuple[str, str, str] | None = None  # racecheck: (level, this access, the other accesses), as `what` says
+    lines: tuple[int, ...] = ()     # racecheck: the other accesses' lines, as `detail` says
+
+    @property
+    def shown(self) -> str:
+        """What was found, in the lessons' language (`what` and `detail` stay as the sanitizer words them)."""
+        if self.race:
+            level, first, others = self.race
+            text = say("sanitize.race", level=_said(level), first=_said(first),
+                       others="/".join(_said(o) for o in others.split("/")))
+        elif m := _INVALID.fullmatch(self.what):
+            text = say("sanitize.invalid", space=m["space"], access=_said(m["access"]), size=m["size"])
+        else:
+            text = self.what
+        return text + (say("sanitize.other_lines", lines=", ".join(map(str, self.lines))) if self.lines else "")
 
     @property
     def where(self) -> str:
@@ -120,16 +144,17 @@ def parse(output: str, tool: str, source: str | None = None) -> list[Finding]:
             first = _locations(head)
             others = [(m.group("other"), _locations(ln), m.group("n")) for ln in block[1:] if (m := _AND.match(ln))]
             at = _pick(first, source)
-            what = f"race ({race.group('level').lower()}): {race.group('first').lower()} vs " + \
-                   "/".join(sorted({o[0].lower() for o in others}) or ["?"])
-            lines = sorted({loc.line for _, locs, _ in others for loc in locs if loc.line is not None})
+            kind = (race.group("level").lower(), race.group("first").lower(),
+                    "/".join(sorted({o[0].lower() for o in others}) or ["?"]))
+            what = "race ({}): {} vs {}".format(*kind)
+            lines = tuple(sorted({loc.line for _, locs, _ in others for loc in locs if loc.line is not None}))
             detail = f"other access at line {', '.join(map(str, lines))}" if lines else ""
             count = sum(int(n.replace(",", "")) for _, _, n in others if n) or 1
         else:
             at = _pick([loc for ln in block for loc in _locations(ln)], source)
             what = _AT_NEW.split(head)[0].strip().rstrip(".") if at else head.rstrip(".")
             what = re.sub(r"\s+at\s*$", "", what)
-            detail, count = "", 1
+            detail, count, kind, lines = "", 1, None, ()
             hazards = _HAZARDS.search(" ".join(block))
             if hazards:
                 count = int(hazards.group("n").replace(",", ""))
@@ -138,7 +163,8 @@ def parse(output: str, tool: str, source: str | None = None) -> list[Finding]:
         if key in folded:
             folded[key].count += count
         else:
-            folded[key] = Finding(tool, what, kernel, at.file if at else None, at.line if at else None, detail, count)
+            folded[key] = Finding(tool, what, kernel, at.file if at else None, at.line if at else None, detail, count,
+                                  kind, lines)
     return list(folded.values())
 
 
@@ -156,9 +182,8 @@ def find_sanitizer(explicit: str | None = None) -> Path:
         if c and Path(c).is_file() and os.access(c, os.X_OK):
             return Path(c)
     if explicit:
-        raise FileNotFoundError(f"no compute-sanitizer executable at {explicit}")
-    raise FileNotFoundError("compute-sanitizer not found: it comes with the CUDA toolkit. Put its bin/ on PATH, "
-                            f"set {SANITIZER_ENV}=/path/to/compute-sanitizer, or pass --sanitizer PATH")
+        raise FileNotFoundError(say("sanitize.no_such", path=explicit))
+    raise FileNotFoundError(say("sanitize.not_found", env=SANITIZER_ENV))
 
 
 @dataclass
@@ -175,7 +200,7 @@ class Job:
 
     @property
     def label(self) -> str:
-        return f"{'demo ' if self.demo else ''}{self.exercise.key}"
+        return say("sanitize.demo", name=self.exercise.key) if self.demo else self.exercise.key
 
     def request(self) -> dict:
         return {"day": self.exercise.day, "name": self.exercise.name, "demo": self.demo, "cases": self.cases}
@@ -201,12 +226,11 @@ class Result:
         """What needs attention, or None: an exercise with findings, a run that did not finish, a planted
         bug that the tool meant to catch it did not report."""
         if self.check in ("not run", "timed out"):
-            return f"{self.check}: {self.message}"
+            return say("sanitize.problem.run", check=status(self.check), message=self.message)
         if not self.job.demo and self.findings:
-            return f"{len(self.findings)} finding(s): see the lines named above"
+            return say("sanitize.problem.findings", count=len(self.findings))
         if self.job.expect == self.job.tool and not self.findings:
-            return ("the planted bug was NOT reported (is cupy's memory pool off? does this compute-sanitizer "
-                    "support this GPU?)")
+            return say("sanitize.problem.missed")
         return None
 
 
@@ -219,11 +243,11 @@ def run_job(sanitizer: Path, job: Job, timeout: float) -> Result:
     finished = child.run(command(sanitizer, job), env=env, cwd=paths.ROOT, budget=timeout, keep=None)
     findings = parse(finished.output, job.tool, str(job.source()))
     if finished.ended == "timed out":
-        return Result(job, "timed out", f"still running after {timeout:.0f} s", findings, finished.output)
+        return Result(job, "timed out", say("sanitize.timed_out", seconds=f"{timeout:.0f}"), findings, finished.output)
     r = next((e for e in finished.events if e["event"] == "result"), None)
     if r is None:
-        return Result(job, "not run", f"the sanitized process {finished.how} before the check reported:\n"
-                      f"{finished.tail(8)}", findings, finished.output)
+        return Result(job, "not run", say("sanitize.not_reported", how=finished.how, tail=finished.tail(8)),
+                      findings, finished.output)
     return Result(job, r["status"], r["message"], findings, finished.output)
 
 
@@ -232,16 +256,16 @@ def jobs_for(day, tools=DEFAULT_TOOLS, names=None, cases: int = 3, demos: bool =
     """The (tool, exercise) runs for a day: its exercises' first `cases` cases, then its DEMOS."""
     d = paths.day_name(day)
     if cases < 1:
-        raise ValueError(f"cases must be >= 1 (got {cases})")
+        raise ValueError(say("sanitize.cases", cases=cases))
     unknown = [t for t in tools if t not in TOOLS]
     if unknown or not tools:
-        raise ValueError(f"unknown tool {unknown[0] if unknown else None!r}: expected one of {', '.join(TOOLS)}")
+        raise ValueError(say("sanitize.tool", tool=repr(unknown[0] if unknown else None), tools=", ".join(TOOLS)))
     exs = [exercises.get(d, n) for n in names] if names else exercises.day_exercises(d)
     if not exs:
-        raise ValueError(f"{d} has no exercises yet (see course_index.md)")
+        raise ValueError(say("sanitize.no_exercises", day=d))
     planted = demo_exercises(d) if (demos or demos_only) and not names else []
     if demos_only and not planted:
-        raise ValueError(f"{d} has no planted-bug demos")
+        raise ValueError(say("sanitize.no_demos", day=d))
     runs = ([] if demos_only else [(ex, None) for ex in exs]) + planted
     return [Job(t, ex, list(ex.cases[:cases]), solutions, expect) for t in tools for ex, expect in runs]
 
@@ -264,13 +288,12 @@ def run(day, tools=DEFAULT_TOOLS, names=None, cases: int = 3, demos: bool = True
     solutions = paths.use_solutions() if solutions is None else solutions
     planned = jobs_for(day, tools, names, cases, demos, solutions, demos_only)
     if jobs < 1 or timeout <= 0:
-        raise ValueError(f"jobs must be >= 1 and timeout > 0 (got {jobs}, {timeout})")
+        raise ValueError(say("sanitize.jobs", jobs=jobs, timeout=timeout))
     if device.why_not_hardware():
-        raise device.NoGPU(f"compute-sanitizer needs a CUDA GPU: {device.why_not_hardware()}. The emulator "
-                           f"reports out-of-bounds accesses and shared-memory races itself.")
+        raise device.NoGPU(say("sanitize.needs_gpu", reason=device.why_not_hardware()))
     exe = find_sanitizer(sanitizer)
-    print(f"{len(planned)} runs under {exe} ({'solutions/' if solutions else 'days/'}, the first {cases} cases "
-          f"of each exercise, cupy's memory pool off) ...", flush=True)
+    print(say("sanitize.start", runs=len(planned), exe=exe, folder="solutions/" if solutions else "days/",
+              cases=cases), flush=True)
     with ThreadPoolExecutor(jobs) as pool:
         results = list(pool.map(lambda j: run_job(exe, j, timeout), planned))
     if log_dir:
@@ -279,25 +302,33 @@ def run(day, tools=DEFAULT_TOOLS, names=None, cases: int = 3, demos: bool = True
         for r in results:
             (folder / f"{r.job.tool}-{'demo-' if r.job.demo else ''}{r.job.exercise.name}.log").write_text(r.output)
     print(table(results))
-    problems = [f"{r.job.tool} {r.job.label}: {r.problem}" for r in results if r.problem]
-    print("\n".join(problems) if problems else "no findings in the exercises" + (
-        "; every planted bug was reported" if any(r.job.demo for r in results) else ""))
+    problems = [say("sanitize.problem.line", tool=r.job.tool, label=r.job.label, problem=r.problem)
+                for r in results if r.problem]
+    print("\n".join(problems) if problems else say("sanitize.clean") + (
+        say("sanitize.clean_demos") if any(r.job.demo for r in results) else ""))
     return results
 
 
 def table(results: list[Result]) -> str:
-    rows = [("tool", "exercise", "check", "finding", "kernel", "where", "count")]
+    """One row per finding (or per clean run), in the lessons' language, lined up by display width."""
+    headers = [say(k) for k in ("sanitize.head.tool", "sanitize.head.exercise", "sanitize.head.check",
+                                "sanitize.head.finding", "sanitize.head.kernel", "sanitize.head.where",
+                                "sanitize.head.count")]
+    rows = []
     for r in results:
+        check = status(r.check)
         if not r.findings:
-            rows.append((r.job.tool, r.job.label, r.check, "no findings", "-", "-", "-"))
+            rows.append((r.job.tool, r.job.label, check, say("sanitize.no_finding"), "-", "-", "-"))
         for f in r.findings:
-            what = f.what + (f" ({f.detail})" if f.detail else "")
-            rows.append((r.job.tool, r.job.label, r.check, what, f.kernel, f.where, str(f.count)))
-    widths = [max(len(row[i][:WIDTH]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(cell[:WIDTH].ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows)
+            rows.append((r.job.tool, r.job.label, check, _cut(f.shown), _cut(f.kernel), f.where, f.count))
+    return tables.render(headers, rows, right=(headers[-1],))
 
 
-WIDTH = 64  # the widest a table cell gets
+WIDTH = 64  # the widest a finding or kernel name gets (a templated kernel's signature can be long)
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= WIDTH else text[:WIDTH - 3] + "..."
 
 
 # ---- the command ---------------------------------------------------------------------------------

@@ -256,3 +256,39 @@ def test_day04_solutions_are_clean_and_planted_bugs_are_reported():
     assert not [r.problem for r in results if r.problem]
     assert any(r.findings for r in results if r.job.expect == r.job.tool == "racecheck")
     assert any(r.findings for r in results if r.job.expect == r.job.tool == "memcheck")
+
+
+def test_the_table_and_its_verdicts_in_chinese(monkeypatch):
+    """Under COURSE_LANG=zh what `python -m grader sanitize` prints (and day 4's lesson shows) is Chinese:
+    the headers, the race and memcheck findings, the verdicts, a missing sanitizer; columns lined up by
+    display width (grader.tables); file:line, kernel names and counts as they are. English unchanged."""
+    from rich.cells import cell_len
+
+    from test_module_texts_zh import chinese
+
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    jobs = {(j.exercise.name, j.tool): j for j in sanitize.jobs_for("day04")}
+    race, oob, exercise = jobs["race", "racecheck"], jobs["oob_write", "memcheck"], jobs["transpose_tiled", "racecheck"]
+    found_race, = sanitize.parse(CAPTURED_RACECHECK, "racecheck", RACE_SRC)
+    found_oob, = sanitize.parse(CAPTURED_MEMCHECK, "memcheck", OOB_SRC)
+    assert found_race.shown == "竞争（错误）：写与读（另一次访问在第 25 行）", found_race.shown
+    assert found_oob.shown == "无效的 __global__ 写访问，大小 4 字节", found_oob.shown
+    table = sanitize.table([sanitize.Result(race, "failed", findings=[found_race]),
+                            sanitize.Result(oob, "crashed", findings=[found_oob]), sanitize.Result(exercise, "passed")])
+    lines = table.splitlines()
+    assert lines[0].split() == ["工具", "练习", "检查", "发现", "核函数", "位置", "次数"], table
+    assert "演示 day04/race" in table and "transpose_race.cu:19" in table and "796" in table, table
+    rows = lines[2:]  # under the headers and their rule
+    assert all(chinese(line) for line in rows), table
+    starts = {cell_len(line[:line.index(cell)])
+              for line, cell in zip([lines[0], *rows], ["练习", "演示", "演示", "day04/"])}
+    assert len(starts) == 1, table  # the exercise column starts at one display column
+    assert chinese(sanitize.Result(race, "passed").problem)
+    assert chinese(sanitize.Result(exercise, "passed", findings=[found_race]).problem)
+    with pytest.raises(FileNotFoundError) as e:
+        sanitize.find_sanitizer("/nowhere/compute-sanitizer")
+    assert chinese(str(e.value)), e.value
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert found_race.shown == "race (error): write vs read (other access at line 25)"
+    assert (found_race.what, found_race.detail) == ("race (error): write vs read", "other access at line 25")
+    assert found_oob.shown == "Invalid __global__ write of size 4 bytes"
