@@ -70,7 +70,7 @@ def plot(report: Report, ax=None):
     ax.plot(xs, [report.value(c) for c in report.ceiling], "k--", lw=1.5, label=tr(report.ceiling[0].label))
     for label, ms in report.series.items():
         ax.plot([m.size for m in ms], [report.value(m) for m in ms], "o:" if label in report.earlier else "o-", ms=4,
-                label=f"{tr(label)} ({report.final_ratio(label):.0%})")
+                label=say("plots.legend", lang, label=tr(label), ratio=f"{report.final_ratio(label):.0%}"))
     if max(xs) / max(min(xs), 1) >= 8:
         ax.set_xscale("log", base=2)
     ax.set_xlabel(tr(report.xlabel))

@@ -896,7 +896,7 @@ def test_refused_benchmarks_in_chinese(monkeypatch, capsys):
         assert "；" in str(e.value) and "; " not in str(e.value), str(e.value)
         assert "你的" in str(e.value) and "参考解答" in str(e.value) and not english(str(e.value)), str(e.value)
     printed = capsys.readouterr().out
-    assert "你的 (未通过)：" in printed and "yours" not in printed, printed
+    assert "你的（未通过）：" in printed and "yours" not in printed, printed
 
 
 def test_one_tile_is_not_tiles():

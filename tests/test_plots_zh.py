@@ -78,7 +78,7 @@ def test_chinese_labels_render_with_a_cjk_font(monkeypatch, tmp_path, rc):
     problems, fig = draw(tmp_path / "zh.png")
     ax = fig.axes[0]
     assert (ax.get_title(), ax.get_ylabel()) == ("fp32 转置, n x n", "实测 GB/s")
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["拷贝 (上限)", "你的 分块 (50%)"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["拷贝 (上限)", "你的（分块）：上限的 50%"]
     assert not [p for p in problems if FONT_MISSING in p], problems
     font = font_manager.findfont(ax.title.get_fontproperties())
     assert font.endswith(plots.CJK_FONT_FILE), f"the title is drawn with {font}"
@@ -109,3 +109,17 @@ def test_without_the_zh_extra_the_labels_stay_english(monkeypatch, tmp_path, rc)
     problems, fig = draw(tmp_path / "en.png")
     assert fig.axes[0].get_xlabel() == "bytes moved (read + written)"
     assert [p for p in problems if "zh extra" in p] and not [p for p in problems if FONT_MISSING in p]
+
+
+@pytest.mark.parametrize("label", ["yours naive", "solution tiled", "yours padded", "solution swizzled",
+                                   "yours, one chunk", "solution, split-KV", "yours (failed)"])
+def test_a_series_reads_as_one_phrase(label):
+    """A benchmark's series ("yours tiled": day 4's transposes, day 11's split-KV, a failed version on the
+    emulator) reads as Chinese, whose and which together ("你的（分块）"), not word by word ("你的 分块")."""
+    import re
+
+    from grader.messages import phrased
+
+    shown = phrased(label, "zh")
+    assert re.fullmatch(r"(你的|参考解答)（[^（）]+）", shown), shown
+    assert phrased(label, "en") == label
