@@ -3,8 +3,10 @@ grade cell runs the exercise's own cases) executes top to bottom with the course
 machine all of them, English and Chinese. Without one they run on the PTX emulator (COURSE_BACKEND=emulator: small
 sizes from nb.size, nothing timed, memory statistics instead): every English notebook, and of the
 Chinese ones, whose code cells are the English ones (tests/test_notebooks_zh.py), day01; COURSE_FULL=1
-runs them all. Days 2, 7 and 10 must draw at least one plot on either."""
+runs them all. Days 2, 7 and 10 must draw at least one plot on either. What a Chinese notebook prints
+is Chinese: no English sentence in its outputs (english_lines)."""
 import os
+import re
 
 import pytest
 
@@ -15,10 +17,30 @@ CHINESE = sorted((paths.NOTEBOOKS / "zh").glob("day[0-9][0-9].ipynb"))
 FULL_ENV = "COURSE_FULL"
 ZH_ON_EMULATOR = ("day01",)
 PICTURES = ("day02", "day07", "day10")
+#: Three English words in a row: a sentence left untranslated (a list of names has commas: "mma, ldmatrix").
+SENTENCE = re.compile(r"\b[A-Za-z]{2,}(?: [a-z]{2,}){2,}\b")
+#: What is code in a printed line (day 1's common.cuh, a source listing, a SASS map, an array): comments,
+#: string literals and NaNs, in English in both languages as all of the course's code is; not checked.
+CODE_TEXT = re.compile(r"//.*|\"[^\"]*\"|\bnan\b")
+#: A printed line of code: a declaration, a statement, a preprocessor line.
+CODE_LINE = re.compile(r"^\s*#|[{};\\]\s*$")
 
 
 def _label(path) -> str:
     return f"zh-{path.stem}" if path.parent.name == "zh" else path.stem
+
+
+def english_lines(nb) -> list[str]:
+    """Lines of an executed notebook's text outputs (printed, displayed, errors) holding an English
+    sentence outside code's comments and strings (CODE_TEXT), as "cell N: line"."""
+    found = []
+    for i, cell in enumerate(nb.cells):
+        for out in cell.get("outputs", []):
+            text = out.get("text") or out.get("data", {}).get("text/plain") or out.get("evalue") or ""
+            found += [f"cell {i}: {line.strip()}" for line in "".join(text).splitlines()
+                      if SENTENCE.search(CODE_TEXT.sub(" ", line)) and not CODE_LINE.search(line)
+                      and not line.startswith("<Figure size")]
+    return found
 
 
 def images(nb) -> int:
@@ -48,6 +70,9 @@ def test_notebook_runs_with_solutions(notebook, monkeypatch):
         nbformat.write(nb, os.path.join(out, f"{_label(notebook)}.executed.ipynb"))
     if notebook.stem in PICTURES:
         assert images(nb) >= 1, f"{_label(notebook)} drew no plot (no image/png output)"
+    if notebook.parent.name == "zh":
+        english = english_lines(nb)
+        assert not english, f"{_label(notebook)} printed English:\n" + "\n".join(english[:20])
 
 
 def test_images_counts_plots_only():
@@ -59,6 +84,24 @@ def test_images_counts_plots_only():
     nb.cells[1].outputs = [nbformat.v4.new_output("display_data", {"image/png": "iVBORw0KGgo=",
                                                                    "text/plain": "<Figure>"})]
     assert images(nb) == 1
+
+
+def test_english_lines_finds_a_sentence_and_passes_code_and_names():
+    nbformat = pytest.importorskip("nbformat")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(1)"),
+                                         nbformat.v4.new_code_cell("print(source)")])
+    nb.cells[0].outputs = [nbformat.v4.new_output("stream", text="day02/silu_and_mul：通过（3/3 个用例）\n"
+                                                                 "<Figure size 700x300 with 1 Axes>\n"),
+                           nbformat.v4.new_output("error", ename="ValueError", evalue="模板 scale.cu.jinja：缺少 scale",
+                                                  traceback=[])]
+    nb.cells[1].outputs = [nbformat.v4.new_output("stream", text="// the macros every course kernel uses\n"
+                                                                 'static_assert(N > 0, "this file needs sm_90");\n'
+                                                                 "#define LOCKED(T, what, day, exercise) \\\n"
+                                                                 "  __device__ static constexpr bool ACTIVE = true;\n"
+                                                                 "[nan nan nan nan]\n")]
+    assert english_lines(nb) == []
+    nb.cells[0].outputs.append(nbformat.v4.new_output("stream", text="通过；not graded without a GPU\n"))
+    assert english_lines(nb) == ["cell 0: 通过；not graded without a GPU"]
 
 
 @pytest.mark.parametrize("stride", [1, 2, 32])
