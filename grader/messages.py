@@ -625,6 +625,16 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "mix.other": {"en": "other", "zh": "其他"},
     "mix.control flow (branches, exits)": {"en": "control flow (branches, exits)", "zh": "控制流（分支、退出）"},
     # ---- the plots (grader.plots) ----
+    # ---- a lesson's helpers (grader.notebook) ----
+    "nb.graded_outside": {"en": "{exercise}: graded by the course outside this notebook; the result replaces this "
+                                "cell's output",
+                          "zh": "{exercise}：由课程在本笔记本之外评分；评分结果会替换这个单元格的输出"},
+    "nb.bench_skipped": {"en": "benchmark skipped while autograding", "zh": "自动评分时跳过基准测试"},
+    "nb.profile_skipped": {"en": "profile skipped while autograding", "zh": "自动评分时跳过性能分析"},
+    "nb.not_submitted": {"en": "{source} is missing from the submission ({folder})",
+                         "zh": "提交的作业中缺少 {source}（{folder}）"},
+    "nb.size": {"en": "size: {what} must be a positive integer, got {value}",
+                "zh": "size：{what} 必须是正整数，得到的是 {value}"},
     "plots.legend": {"en": "{label} ({ratio})", "zh": "{label}：上限的 {ratio}"},
     "plots.no_cjk_font": {"en": "Chinese plot labels need the zh extra (pip install -e '.[zh]'): labels stay in English",
                           "zh": "图中的中文标签需要 zh extra（附加依赖：pip install -e '.[zh]'）：标签保持英文"},

@@ -44,7 +44,7 @@ def _local_source_dir(ex) -> str | None:
     if (Path.cwd() / ex.source).is_file():
         return str(Path.cwd())
     if autograding():  # grade what was submitted, never the course checkout's copy
-        raise FileNotFoundError(f"{ex.source} is missing from the submission ({Path.cwd()})")
+        raise FileNotFoundError(say("nb.not_submitted", source=ex.source, folder=Path.cwd()))
     return None
 
 
@@ -73,7 +73,7 @@ def size(full: int, emulator: int) -> int:
     the backend's `full_sizes` decides."""
     for what, value in (("full", full), ("emulator", emulator)):
         if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
-            raise ValueError(f"size: {what} must be a positive integer, got {value!r}")
+            raise ValueError(say("nb.size", what=what, value=repr(value)))
     return int(full if device.current().full_sizes else emulator)
 
 
@@ -96,8 +96,7 @@ def grade(day, name: str, cases: list[dict] | None = None, seed: int | None = No
     validate counts); under autograde the course has graded the submitted files already, outside the
     notebook (grader.autograde): nothing runs here."""
     if autograding():
-        print(f"{paths.day_name(day)}/{name}: graded by the course outside this notebook; the result "
-              f"replaces this cell's output")
+        print(say("nb.graded_outside", exercise=f"{paths.day_name(day)}/{name}"))
         return
     ex = exercises.get(day, name)
     outcome = isolation.run_exercise(day, name, cases, source_dir=_local_source_dir(ex),
@@ -115,7 +114,7 @@ def bench(day, name: str, quick: bool = True):
     ceiling; on the emulator, nothing timed, draw its memory statistics and instruction mix instead.
     Skipped while autograding: timings are not graded."""
     if autograding():
-        print("benchmark skipped while autograding")
+        print(say("nb.bench_skipped"))
         return None
     from grader import plots
 
@@ -133,7 +132,7 @@ def profile(day, name: str, compare: bool = True, all_sizes: bool = False) -> No
     benchmark case on a GPU, beside the solution's with `compare`; the emulator's estimates without a
     GPU. Skipped while autograding."""
     if autograding():
-        print("profile skipped while autograding")
+        print(say("nb.profile_skipped"))
         return
     from grader import profile as profiler
 
