@@ -36,7 +36,8 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from grader import child, device, exercises, isolation, paths
+from grader import child, device, exercises, isolation, paths, tables
+from grader.messages import say
 
 COMMAND = "leaderboard"
 HELP = "time every student's passing kernel of a day under cheat-proof rules; table, CSV and plot"
@@ -46,7 +47,7 @@ OUTLIER_MADS = 5.0                   # a run this many (scaled) median absolute 
 #: Tensor-core FLOP per SM per clock of the densest format of any GPU the course runs on (sm_90 FP8):
 #: a time below flops / (SMs x clock x this) is not physical.
 PEAK_FLOP_PER_SM_CLOCK = 8192
-SOLUTION = "(course solution)"
+SOLUTION = say("leaderboard.solution", "en")  # the course's row (the CSV's id; shown in the lessons' language)
 
 
 class Rejected(AssertionError):
@@ -95,19 +96,30 @@ class _Launches:
         try:
             kernel(tuple(grid), tuple(block), tuple(args), shared_mem=shared_mem)
         except (cp.cuda.runtime.CUDARuntimeError, cp.cuda.driver.CUDADriverError) as e:
-            raise device.KernelFault(f"launching {what} failed: {e}") from None
+            raise device.KernelFault(say("leaderboard.launch_failed", what=what, error=e)) from None
         stop.record()
         device.synchronize(what)
         return cp.cuda.get_elapsed_time(start, stop)
 
 
 def schedule(warmup: int, runs: int) -> list[str]:
-    """What each run is, in order (the rules of the module's docstring)."""
-    return (["the first run"]
-            + [f"warm-up run {k} of {warmup} (fresh inputs: a kernel must not reuse an earlier launch's result)"
-               for k in range(1, warmup + 1)]
-            + ["a repeat of the last inputs (a kernel must not skip inputs it has seen)"]
-            + [f"timed run {k} of {runs} (fresh inputs, output checked after timing)" for k in range(1, runs + 1)])
+    """What each run is, in order (the rules of the module's docstring), in English: the child keys on it."""
+    return ([say("leaderboard.run.first", "en")]
+            + [say("leaderboard.run.warmup", "en", k=k, n=warmup) for k in range(1, warmup + 1)]
+            + [say("leaderboard.run.repeat", "en")]
+            + [say("leaderboard.run.timed", "en", k=k, n=runs) for k in range(1, runs + 1)])
+
+
+def _run_said(plan: list[str], i: int) -> str:
+    """Run `i` of a `schedule` as the lessons' language names it."""
+    warmup = sum(what.startswith("warm-up") for what in plan)
+    if i == 0:
+        return say("leaderboard.run.first")
+    if i <= warmup:
+        return say("leaderboard.run.warmup", k=i, n=warmup)
+    if i == warmup + 1:
+        return say("leaderboard.run.repeat")
+    return say("leaderboard.run.timed", k=i - warmup - 1, n=len(plan) - warmup - 2)
 
 
 def _fresh_seeds():
@@ -136,7 +148,8 @@ def runs(ex, module, case: dict, plan: list[str]):
             try:
                 runner.check(ex, case, module, seed=seed)
             except AssertionError as e:
-                raise Rejected(f"wrong output in {what}: {(str(e).splitlines() or [''])[0]}") from None
+                raise Rejected(say("leaderboard.wrong", run=_run_said(plan, i),
+                                   error=(str(e).splitlines() or [""])[0])) from None
             if i == 0:
                 yield {"bytes": launches.nbytes, "written": launches.written, "launches": launches.count,
                        "flops": flops(case)}
@@ -253,19 +266,19 @@ def verdict(student: str, exercise: str, data: dict) -> Entry:
     median as a share of the ceiling."""
     times = data["ms"]
     if not times:
-        return Entry(student, exercise, "not timed (emulator)", reason="fresh inputs and output checks passed")
+        return Entry(student, exercise, "not timed (emulator)", reason=say("leaderboard.checks_passed"))
     median = statistics.median(times)
     bound = max(data["written"] / (data["peak_gbps"] * 1e9), data["flops"] / (data["peak_tflops"] * 1e12)) * 1e3
     fastest = min(times)
     if fastest < bound:
         return Entry(student, exercise, "rejected", median, runs=len(times), bound_ms=bound,
-                     reason=f"a run took {fastest:.4g} ms, below the physical bound {bound:.4g} ms "
-                            f"({data['written']} bytes written at {data['peak_gbps']:.0f} GB/s, "
-                            f"{data['flops']:.3g} flops at {data['peak_tflops']:.0f} TFLOP/s)")
+                     reason=say("leaderboard.below_bound", fastest=f"{fastest:.4g}", bound=f"{bound:.4g}",
+                                written=data["written"], gbps=f"{data['peak_gbps']:.0f}",
+                                flops=f"{data['flops']:.3g}", tflops=f"{data['peak_tflops']:.0f}"))
     mad = statistics.median(abs(t - median) for t in times) * 1.4826
     outliers = [t for t in times if abs(t - median) > max(OUTLIER_MADS * mad, 0.05 * median)]
     ceiling = max(data["bytes"] / (data["copy_gbps"] * 1e9), data["flops"] / (data["matmul_tflops"] * 1e12)) * 1e3
-    note = f"{len(outliers)} outliers, slowest {max(times) / median:.2f}x the median" if outliers else ""
+    note = say("leaderboard.outliers", count=len(outliers), slowest=f"{max(times) / median:.2f}") if outliers else ""
     return Entry(student, exercise, "timed", median, ceiling / median if ceiling else None, len(times),
                  len(outliers), bound, note)
 
@@ -282,10 +295,11 @@ def _submissions(course_dir: Path, day: str, students) -> dict[str, Path]:
     if students:
         missing = sorted(set(students) - set(found))
         if missing:
-            raise ValueError(f"no {day} submission from {', '.join(missing)} in {course_dir / 'submitted'}")
+            raise ValueError(say("leaderboard.no_submission", day=day, students=", ".join(missing),
+                                 folder=course_dir / "submitted"))
         found = {s: found[s] for s in students}
     if not found:
-        raise ValueError(f"nothing submitted for {day} in {course_dir / 'submitted'}")
+        raise ValueError(say("leaderboard.nothing", day=day, folder=course_dir / "submitted"))
     return found
 
 
@@ -312,7 +326,7 @@ def leaderboard(course_dir, day, exercise: str | None = None, students=None, **t
     course_dir, day = course_folder(course_dir), paths.day_name(day)
     exs = [exercises.get(day, exercise)] if exercise else exercises.day_exercises(day)
     if not exs:
-        raise ValueError(f"{day} has no exercises")
+        raise ValueError(say("leaderboard.no_exercises", day=day))
     folders = _submissions(course_dir, day, students)
     entries = []
     for ex in exs:
@@ -321,7 +335,7 @@ def leaderboard(course_dir, day, exercise: str | None = None, students=None, **t
         for student, folder in folders.items():
             if _passing(course_dir, folder, ex) is False:
                 entries.append(Entry(student, ex.key, "not passing",
-                                     reason="the gradebook gives it less than full points"))
+                                     reason=say("leaderboard.not_full")))
             else:
                 entries.append(time_submission(ex, folder, student, **timing))
     return entries
@@ -353,14 +367,16 @@ def plot(entries: list[Entry], path: Path) -> Path | None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from grader import plots
+
     keys = list(dict.fromkeys(e.exercise for e in timed))
     fig, axes = plt.subplots(len(keys), 1, figsize=(8, 1.2 + 0.35 * len(timed)), squeeze=False)
     for ax, key in zip(axes[:, 0], keys):
         rows = sorted((e for e in timed if e.exercise == key), key=lambda e: e.of_ceiling)
-        ax.barh([e.student for e in rows], [100 * e.of_ceiling for e in rows],
+        ax.barh([_who(e.student) for e in rows], [100 * e.of_ceiling for e in rows],
                 color=["tab:gray" if e.student == SOLUTION else "tab:blue" for e in rows])
         ax.set_title(key)
-        ax.set_xlabel("% of ceiling (copy bandwidth or cuBLAS, measured in the same process)")
+        ax.set_xlabel(say("leaderboard.xlabel", plots.label_language()))
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
@@ -368,16 +384,22 @@ def plot(entries: list[Entry], path: Path) -> Path | None:
     return path
 
 
-def table(entries: list[Entry]):
-    from rich.table import Table
+def _who(student: str) -> str:
+    return say("leaderboard.solution") if student == SOLUTION else student
 
-    t = Table(title="leaderboard (median of the timed runs; % of ceiling)")
-    for col in ("exercise", "student", "status", "median ms", "% of ceiling", "notes"):
-        t.add_column(col)
-    for e in _ranked(entries):
-        t.add_row(e.exercise, e.student, e.status, f"{e.median_ms:.4g}" if e.median_ms else "",
-                  f"{e.of_ceiling:.0%}" if e.of_ceiling else "", e.reason)
-    return t
+
+_STATUS = {"timed": "leaderboard.status.timed", "rejected": "leaderboard.status.rejected",
+           "not timed (emulator)": "leaderboard.status.emulator",
+           "not passing": "leaderboard.status.not_passing"}
+
+
+def table(entries: list[Entry]) -> str:
+    """The ranked entries under a title, in the lessons' language (grader.tables: by display width)."""
+    headers = [say(k) for k in ("leaderboard.head.exercise", "leaderboard.head.student", "leaderboard.head.status",
+                                "leaderboard.head.median", "leaderboard.head.share", "leaderboard.head.notes")]
+    rows = [(e.exercise, _who(e.student), say(_STATUS[e.status]), f"{e.median_ms:.4g}" if e.median_ms else "",
+             f"{e.of_ceiling:.0%}" if e.of_ceiling else "", e.reason) for e in _ranked(entries)]
+    return say("leaderboard.title") + "\n" + tables.render(headers, rows, right=tuple(headers[3:5]))
 
 
 def add_arguments(parser) -> None:
@@ -392,16 +414,13 @@ def add_arguments(parser) -> None:
 
 
 def main(args) -> int:
-    from rich.console import Console
-
     entries = leaderboard(args.course_dir, args.day, args.exercise, args.students, warmup=args.warmup, runs=args.runs)
     name = paths.day_name(args.day) + (f"-{args.exercise}" if args.exercise else "")
     out = Path(args.course_dir).resolve() / "leaderboard"
-    console = Console()
-    console.print(table(entries))
-    console.print(f"CSV: {write_csv(entries, out / f'{name}.csv')}")
+    print(table(entries))
+    print(say("leaderboard.csv", path=write_csv(entries, out / f"{name}.csv")))
     png = plot(entries, out / f"{name}.png")
-    console.print(f"plot: {png}" if png else "plot: none (nothing timed: timings need a CUDA GPU)")
+    print(say("leaderboard.plot", path=png) if png else say("leaderboard.no_plot"))
     return 0
 
 

@@ -161,3 +161,32 @@ def test_on_a_gpu_the_solution_is_timed_near_its_ceiling_and_cheats_rejected(tmp
     for name, (kernel, rule) in CHEATS.items():
         cheat = leaderboard.time_submission(EX, _folder(tmp_path, name, kernel), name)
         assert cheat.status == "rejected" and rule in cheat.reason, cheat
+
+
+def test_the_table_and_its_reasons_in_chinese(monkeypatch):
+    """Under COURSE_LANG=zh the leaderboard's table (title, headers, statuses, the course's row, the
+    reasons) is Chinese, lined up by display width; the plan the child keys on stays English."""
+    from rich.cells import cell_len
+
+    from test_module_texts_zh import chinese
+
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    data = {"ms": [0.0005] * 3, "written": 1 << 26, "peak_gbps": 3350, "flops": 0, "peak_tflops": 990,
+            "bytes": 3 << 26, "copy_gbps": 3000, "matmul_tflops": 600}
+    entries = [leaderboard.verdict("fast", "day01/vector_add", data),
+               leaderboard.verdict(leaderboard.SOLUTION, "day01/vector_add", {**data, "ms": [0.07, 0.07, 0.5]}),
+               leaderboard.Entry("lazy", "day01/vector_add", "not passing",
+                                 reason=leaderboard.say("leaderboard.not_full"))]
+    text = leaderboard.table(entries)
+    lines = text.splitlines()
+    assert all(chinese(line) for line in [lines[0], lines[1], *lines[3:]]), text
+    assert "（课程参考解答）" in text and "已计时" in text and "被拒绝" in text, text
+    assert len({cell_len(line[:line.index("day01/")]) for line in lines[3:]}) == 1, text
+    plan = leaderboard.schedule(2, 3)
+    assert plan[1].startswith("warm-up run 1 of 2") and plan[3].startswith("a repeat"), plan
+    said = [leaderboard._run_said(plan, i) for i in range(len(plan))]
+    assert said[0] == "第一次运行" and said[2].startswith("第 2 次预热运行（共 2 次"), said
+    assert said[-1].startswith("第 3 次计时运行"), said
+    assert all(chinese(s) for s in said), said
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert [leaderboard._run_said(plan, i) for i in range(len(plan))] == plan
