@@ -59,6 +59,10 @@ class Backend(abc.ABC):
     def random(self, shape, dt="float32", seed: int = 0): ...
 
     @abc.abstractmethod
+    def compile(self, path, options: tuple[str, ...] = ()):
+        """The `compiler.Compiled` of a .cu file as `load` compiles it here (NVRTC; the compile cache)."""
+
+    @abc.abstractmethod
     def load(self, path, options: tuple[str, ...] = ()): ...
 
     @abc.abstractmethod

@@ -106,12 +106,15 @@ class CupyBackend(Backend):
 
     # ---- kernels --------------------------------------------------------------------------------
 
-    def load(self, path: str | os.PathLike, options: tuple[str, ...] = ()):
+    def compile(self, path: str | os.PathLike, options: tuple[str, ...] = ()):
         """The file compiled by the course's NVRTC for this GPU (sm_90a for wgmma and setmaxnreg on
-        Hopper) and its cubin loaded: the compile the technique check's SASS reads too
-        (`compiler.SASS_OPTIONS`, `grader.compile_cache`), so a checking child compiles a file once."""
+        Hopper): the compile the technique check's SASS reads too (`compiler.SASS_OPTIONS`,
+        `grader.compile_cache`), so a checking child compiles a file once."""
+        return compiler.compile_file(path, self.arch(), extra=(*compiler.SASS_OPTIONS, *options))
+
+    def load(self, path: str | os.PathLike, options: tuple[str, ...] = ()):
         cp = self.require_gpu()
-        compiled = compiler.compile_file(path, self.arch(), extra=(*compiler.SASS_OPTIONS, *options))
+        compiled = self.compile(path, options)
         return _load_cubin(cp, compiled.cubin, compiled.source)
 
     def load_source(self, code: str, name: str = "inline.cu", options: tuple[str, ...] = ()):

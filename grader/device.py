@@ -134,6 +134,12 @@ def random(shape, dt="float32", seed: int = 0):
 
 # ---- kernels ------------------------------------------------------------------------------------
 
+def compile(path: str | os.PathLike, options: tuple[str, ...] = ()):  # noqa: A001 - the backend's operation
+    """The `compiler.Compiled` of a .cu file as `load` compiles it here (through the compile cache): what
+    `runner.precompile` compiles ahead of the loads."""
+    return current().compile(path, options)
+
+
 def load(path: str | os.PathLike, options: tuple[str, ...] = ()):
     """Compile a .cu file into a `cupy.RawModule` with the course's options, eagerly, so that compile
     errors surface here as `CompileError` naming the file and line."""

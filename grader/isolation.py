@@ -703,7 +703,11 @@ def _child(request: dict, send) -> None:
     """In the child: for each part (one exercise's cases; a request without "parts" is one), compile
     (and check the technique), then run each case, reporting with `send` (the cases numbered across the
     parts); stop at the first crash (the CUDA context is gone)."""
+    from grader import exercises, runner
+
     parts = request.get("parts") or [{"name": request["name"], "cases": request["cases"], "seed": request["seed"]}]
+    if len(parts) > 1:  # a notebook's files: compiled together first
+        runner.precompile([exercises.get(request["day"], p["name"]) for p in parts])
     first = 0
     for k, part in enumerate(parts):
         if not _child_part(request["day"], part, k, first, request.get("seeds"), send):

@@ -67,6 +67,28 @@ def load(ex: Exercise, solutions: bool | None = None):
     return _modules[key]
 
 
+def precompile(exs) -> None:
+    """Compile the .cu files of `exs` and what their technique checks read, all at once in threads (NVRTC
+    and nvdisasm run outside the GIL), so that their `load`s, one after another, find them in the compile
+    cache: a grading child's files on cores it would leave idle. A file that does not compile, or is
+    missing, says so in its own `load`."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    jobs = {}
+    for ex in exs:
+        try:
+            path = source_of(ex)
+        except OSError:
+            continue
+        if path.suffix == ".cu" and path.is_file():
+            jobs.setdefault(("compile", str(path)), (device.compile, path))
+            jobs.setdefault(("technique", str(path), bool(ex.technique)), (technique.prepare, ex, path))
+    if len(jobs) > 2:
+        with ThreadPoolExecutor(min(len(jobs), os.cpu_count() or 1, 8)) as pool:
+            for done in [pool.submit(*job) for job in jobs.values()]:
+                done.exception()
+
+
 def _import(path: Path, name: str):
     """Import a Python exercise file as its own module (not on sys.path: days/ and solutions/ hold the
     same names)."""

@@ -196,6 +196,14 @@ def _ptx(path: Path, techniques) -> str:
     return compiler.nvrtc_compile(source, str(path), compiler.options(None, ("-arch=compute_90",)))[0]
 
 
+def prepare(ex, path: str | Path) -> None:
+    """Compile (and disassemble) what `check(ex, path)` reads, ahead of it (`runner.precompile`)."""
+    if getattr(ex, "technique", ()):
+        sass.load(path, ARCH)
+    else:
+        _ptx(Path(path), ())
+
+
 def check(ex, path: str | Path) -> None:
     """AssertionError naming what is missing when `path` does not use the exercise's technique, or
     when one of its kernels computes its index through a float (`grader.float_index`)."""

@@ -2,6 +2,7 @@
 `isolation.remembering()`. The verdict is keyed by the bytes the child got, kept only in the grading
 process's memory, and given only where it is a function of those bytes (the emulator, a kernel, a seed)."""
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -263,3 +264,31 @@ def test_one_racecheck_child_names_the_race_in_the_exercise_whose_kernel_raced(t
     assert block == (False, "")
     assert rms[0] and "rmsnorm_f16" in rms[1] and "rmsnorm.cu:120" in rms[1], rms
     assert fused == (False, "(racecheck did not finish: timed out: case 1 timed out)"), fused
+
+
+def test_a_shared_child_compiles_its_files_together_first(tmp_path, monkeypatch):
+    """runner.precompile: each .cu file once and each technique's SASS once per file, in pool threads (NVRTC
+    runs outside the GIL); a file that does not compile or is missing is left to its own load to report."""
+    import threading
+
+    from grader import compiler, runner, technique
+
+    for name in ("attention_mma.cu", "attention_prefill.cu"):
+        shutil.copyfile(paths.SOLUTIONS / "day12" / name, tmp_path / name)
+    monkeypatch.setenv(paths.SOURCE_DIR_ENV, str(tmp_path))
+    calls, lock = [], threading.Lock()
+
+    def record(kind):
+        def fake(*args):
+            with lock:
+                calls.append((kind, Path(args[-1]).name, threading.current_thread() is threading.main_thread()))
+            if Path(args[-1]).name == "attention_prefill.cu" and kind == "compile":
+                raise compiler.CompileError("attention_prefill.cu", "error: planted")
+        return fake
+
+    monkeypatch.setattr(device, "compile", record("compile"))
+    monkeypatch.setattr(technique, "prepare", record("technique"))
+    names = ("attention_mma", "attention_mma_causal", "prefill", "prefill_causal", "qk_tile")  # qk_tile.cu: missing
+    runner.precompile([exercises.get("day12", n) for n in names])
+    assert sorted(calls) == [("compile", "attention_mma.cu", False), ("compile", "attention_prefill.cu", False),
+                             ("technique", "attention_mma.cu", False), ("technique", "attention_prefill.cu", False)]

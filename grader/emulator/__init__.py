@@ -43,12 +43,18 @@ def target(path) -> str:
     return found
 
 
+def compiled(path, options: tuple[str, ...] = ()):
+    """The `compiler.Compiled` of a .cu file with the course's options, for `target(path)`."""
+    from grader import compiler
+
+    return compiler.compile_file(path, target(path), tuple(options))
+
+
 def load(path, options: tuple[str, ...] = ()) -> Module:
     """Compile a .cu file with the course's options to PTX and load it."""
     from grader import compiler
 
-    compiled = compiler.compile_file(path, target(path), tuple(options))
-    module = Module(compiled.ptx, str(path))
+    module = Module(compiled(path, options).ptx, str(path))
     module.code = compiler.read_source(path)  # own headers inlined, as the GPU's module holds it
     return module
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from grader.backend import Backend, KernelFault, NoGPU, NoTiming
 from grader.dtypes import bfloat16, dtype, poison, storage
-from grader.emulator import EmulatorFault, arch, cupy_shim, load_source as _load_source, load as _load
+from grader.emulator import EmulatorFault, arch, cupy_shim, compiled as _compile, load_source as _load_source, load as _load
 from grader.emulator.memory import DeviceArray
 from grader.messages import say
 
@@ -70,6 +70,9 @@ class EmulatorBackend(Backend):
         return DeviceArray.from_host(x.astype(dt))
 
     # ---- kernels --------------------------------------------------------------------------------
+
+    def compile(self, path, options=()):
+        return _compile(path, tuple(options))
 
     def load(self, path, options=()):
         return _load(path, tuple(options))
