@@ -70,8 +70,8 @@ def load(ex: Exercise, solutions: bool | None = None):
 def precompile(exs) -> None:
     """Compile the .cu files of `exs` and what their technique checks read, all at once in threads (NVRTC
     and nvdisasm run outside the GIL), so that their `load`s, one after another, find them in the compile
-    cache: a grading child's files on cores it would leave idle. A file that does not compile, or is
-    missing, says so in its own `load`."""
+    cache: a grading child's files on cores it would leave idle (its share of them under grade-class,
+    OMP_NUM_THREADS). A file that does not compile, or is missing, says so in its own `load`."""
     from concurrent.futures import ThreadPoolExecutor
 
     jobs = {}
@@ -83,8 +83,9 @@ def precompile(exs) -> None:
         if path.suffix == ".cu" and path.is_file():
             jobs.setdefault(("compile", str(path)), (device.compile, path))
             jobs.setdefault(("technique", str(path), bool(ex.technique)), (technique.prepare, ex, path))
-    if len(jobs) > 2:
-        with ThreadPoolExecutor(min(len(jobs), os.cpu_count() or 1, 8)) as pool:
+    share = int(os.environ.get("OMP_NUM_THREADS") or os.cpu_count() or 1)  # grade-class: a worker's cores
+    if len(jobs) > 2 and share > 1:
+        with ThreadPoolExecutor(min(len(jobs), share, 8)) as pool:
             for done in [pool.submit(*job) for job in jobs.values()]:
                 done.exception()
 
