@@ -668,6 +668,11 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "leaderboard.plot": {"en": "plot: {path}", "zh": "图：{path}"},
     "leaderboard.no_plot": {"en": "plot: none (nothing timed: timings need a CUDA GPU)",
                             "zh": "图：无（没有计时：计时需要 CUDA GPU）"},
+    # ---- day 16's benchmark notes (grader.exercises.day16) ----
+    "day16.not_timed": {"en": "{name}: not timed, its output is wrong ({error})",
+                        "zh": "{name}：没有计时，它的输出是错的（{error}）"},
+    "day16.sdpa": {"en": "seq {seq}: {rates} TFLOP/s; the ceiling is {best}",
+                   "zh": "seq {seq}：{rates} TFLOP/s；上限取 {best}"},
     # ---- a lesson's helpers (grader.notebook) ----
     "nb.graded_outside": {"en": "{exercise}: graded by the course outside this notebook; the result replaces this "
                                 "cell's output",
@@ -713,6 +718,12 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "plot.serial": {"en": "serial", "zh": "串行"},
     "plot.overlap in a warpgroup": {"en": "overlap in a warpgroup", "zh": "warpgroup 内重叠"},
     "plot.ping-pong": {"en": "ping-pong", "zh": "乒乓"},
+    "plot.FP8 e4m3 in": {"en": "FP8 e4m3 in", "zh": "FP8 e4m3 输入"},
+    "plot.bf16 out": {"en": "bf16 out", "zh": "bf16 输出"},
+    "plot.one block per 128 x 128 tile": {"en": "one block per 128 x 128 tile", "zh": "每个 128 x 128 分块一个线程块"},
+    "plot.Persistent Hopper GEMM": {"en": "Persistent Hopper GEMM", "zh": "持久化 Hopper GEMM"},
+    "plot.grouped tiles": {"en": "grouped tiles", "zh": "分块按组排序"},
+    "plot.TMA-store epilogue": {"en": "TMA-store epilogue", "zh": "用 TMA 存储的收尾阶段"},
     # a series: whose kernel and which version ("yours tiled", day 11's "solution, split-KV"), read as one phrase
     "plot.yours naive": {"en": "yours naive", "zh": "你的（朴素）"},
     "plot.yours tiled": {"en": "yours tiled", "zh": "你的（分块）"},

@@ -14,7 +14,7 @@ import numpy as np
 
 from grader import bench, checks, device, tensor_map
 from grader.exercises import Exercise
-from grader.messages import say
+from grader.messages import phrased, say
 from grader.launchers.prepared import prepared_launch
 from grader.references.prefill_attention import (BENCH_DIM, DTYPE, HEADS, attention_flops, attention_reference,
                                                 bench_shapes, sdpa_ceiling)
@@ -107,7 +107,7 @@ def _earlier(modules: dict, rung: int, causal: bool) -> tuple[dict, list[str]]:
         try:
             check_rung(prefix, module, 16, heads=2, seq=300, head_dim=BENCH_DIM, causal=causal)
         except (AssertionError, device.KernelFault) as e:
-            notes.append(f"{name}: not timed, its output is wrong ({str(e).splitlines()[0]})")
+            notes.append(say("day16.not_timed", name=phrased(name), error=str(e).splitlines()[0]))
             continue
         found[name] = module
     return found, notes
@@ -142,8 +142,8 @@ def _bench(modules: dict, rung: int, causal: bool, quick: bool) -> bench.Report:
             best = max(torch_runs, key=lambda label: found[label].tflops)
             report.ceiling.append(found[best])
             if found[best].timed:  # untimed under the profiler: no figures to name
-                report.notes.append(f"seq {seq}: " + ", ".join(f"{label} {found[label].tflops:.0f}" for label in torch_runs)
-                                    + f" TFLOP/s; the ceiling is {best}")
+                report.notes.append(say("day16.sdpa", seq=seq, best=best, rates=", ".join(
+                    f"{label} {found[label].tflops:.0f}" for label in torch_runs)))
         else:
             report.ceiling.append(sdpa_ceiling(q, k, v, batch, HEADS, seq, BENCH_DIM, causal, flops))
         del q, k, v, out
