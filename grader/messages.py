@@ -673,6 +673,22 @@ CATALOGUE: dict[str, dict[str, str]] = {
                         "zh": "{name}：没有计时，它的输出是错的（{error}）"},
     "day16.sdpa": {"en": "seq {seq}: {rates} TFLOP/s; the ceiling is {best}",
                    "zh": "seq {seq}：{rates} TFLOP/s；上限取 {best}"},
+    # ---- python -m grader unlock (grader.unlock) ----
+    "unlock.nothing": {"en": "{day} has no course headers that later days build on: nothing to unlock",
+                       "zh": "{day} 没有供后面几天使用的课程头文件：无需解锁"},
+    "unlock.recorded": {"en": "{day} unlocked (recorded): this full course already compiles later days with its "
+                              "headers ({folder})",
+                        "zh": "{day} 已解锁（已记录）：这份完整课程已经用它的头文件（{folder}）编译后面几天的代码"},
+    "unlock.need_from": {"en": "this student edition has no course headers of {day}: pass the folder your instructor "
+                               "handed out, python -m grader unlock {day} --from DIR",
+                         "zh": "这份学生版没有 {day} 的课程头文件：请传入老师发给你的文件夹，"
+                               "python -m grader unlock {day} --from DIR"},
+    "unlock.no_headers": {"en": "{given} holds no headers of {day} (expected {given}/*.cuh)",
+                          "zh": "{given} 中没有 {day} 的头文件（应为 {given}/*.cuh）"},
+    "unlock.overwrite": {"en": "{target} has other versions of {names}: overwrite? [y/N] ",
+                         "zh": "{target} 中已有不同版本的 {names}：覆盖吗？[y/N] "},
+    "unlock.kept": {"en": "{day}: nothing changed ({target} kept as it is)", "zh": "{day}：没有改动（{target} 保持原样）"},
+    "unlock.done": {"en": "{day} unlocked: {count} headers in {target}", "zh": "{day} 已解锁：{target} 中有 {count} 个头文件"},
     # ---- a lesson's helpers (grader.notebook) ----
     "nb.graded_outside": {"en": "{exercise}: graded by the course outside this notebook; the result replaces this "
                                 "cell's output",

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from grader import paths
+from grader.messages import say
 
 COMMAND = "unlock"
 HELP = "the course's version of a day's device functions, for the later days that build on them"
@@ -53,32 +54,30 @@ def unlock(day, source: str | Path | None = None, ask=input) -> str:
     day = paths.day_name(day)
     if paths.SOLUTION_INCLUDE.is_dir():
         if not (paths.SOLUTION_INCLUDE / day).is_dir():
-            raise ValueError(f"{day} has no course headers that later days build on: nothing to unlock")
+            raise ValueError(say("unlock.nothing", day=day))
         record(day)
-        return (f"{day} unlocked (recorded): this full course already compiles later days with its headers "
-                f"({(paths.SOLUTION_INCLUDE / day).relative_to(paths.ROOT)})")
+        return say("unlock.recorded", day=day, folder=(paths.SOLUTION_INCLUDE / day).relative_to(paths.ROOT))
     if source is None:
-        raise ValueError(f"this student edition has no course headers of {day}: pass the folder your "
-                         f"instructor handed out, python -m grader unlock {day} --from DIR")
+        raise ValueError(say("unlock.need_from", day=day))
     given = Path(source) / day
     if not given.is_dir() or not _headers(given):
-        raise ValueError(f"{given} holds no headers of {day} (expected {given}/*.cuh)")
+        raise ValueError(say("unlock.no_headers", given=given, day=day))
     target = paths.UNLOCKED / day
     changed = [f for f in _headers(given) if (target / f.relative_to(given)).is_file()
                and not filecmp.cmp(f, target / f.relative_to(given), shallow=False)]
     if changed:
         names = ", ".join(str(f.relative_to(given)) for f in changed)
         try:
-            answer = ask(f"{target.relative_to(paths.ROOT)} has other versions of {names}: overwrite? [y/N] ")
+            answer = ask(say("unlock.overwrite", target=target.relative_to(paths.ROOT), names=names))
         except EOFError:
             answer = ""
         if answer.strip().lower() not in ("y", "yes"):
-            return f"{day}: nothing changed ({target.relative_to(paths.ROOT)} kept as it is)"
+            return say("unlock.kept", day=day, target=target.relative_to(paths.ROOT))
     for f in _headers(given):
         (target / f.relative_to(given)).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(f, target / f.relative_to(given))
     record(day)
-    return f"{day} unlocked: {len(_headers(given))} headers in {target.relative_to(paths.ROOT)}"
+    return say("unlock.done", day=day, count=len(_headers(given)), target=target.relative_to(paths.ROOT))
 
 
 def add_arguments(parser) -> None:
