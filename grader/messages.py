@@ -1364,6 +1364,7 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "stagefrom.day 2": {"en": "day 2", "zh": "第 2 天"},
     "capstone.needs_torch": {"en": "the torch eager reference needs torch and a CUDA GPU",
                              "zh": "torch eager 参考实现需要 torch 和 CUDA GPU"},
+    "day14.no_gpu": {"en": "not graded without a CUDA GPU", "zh": "没有 CUDA GPU 时不评分"},
     "day14.not_graded": {"en": "rmsnorm_ffi {where}: its refusals pass; {marker} ({why}): its values, torch's stream and "
                                "torch.compile need a launch, so these points wait for a GPU (python -m grader check day14 "
                                "there)",

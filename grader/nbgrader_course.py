@@ -366,14 +366,14 @@ def withheld(course_dir, assignment, student: str) -> float:
     they are not graded without one, and the share the emulator withheld for sizes it did not run.
     Grading again on a GPU (autograde --force) gives them."""
     from grader.autograde import WITHHELD
-    from grader.exercises.day14 import NOT_GRADED_WITHOUT_GPU
+    from grader.exercises.day14 import not_graded_here
 
     course_dir, assignment = Path(course_dir).resolve(), _assignment(assignment)
     path = course_dir / "autograded" / student / assignment / f"{split_assignment(assignment)[0]}.ipynb"
     points = 0.0
     for cell in nbformat.read(path, as_version=4).cells:
         outs = cell.get("outputs", [])
-        if any(NOT_GRADED_WITHOUT_GPU in line for out in outs for line in out.get("traceback", [])):
+        if any(not_graded_here(line) for out in outs for line in out.get("traceback", [])):
             points += float(cell.get("metadata", {}).get("nbgrader", {}).get("points", 0))
         points += sum(float(m[1]) for out in outs for m in WITHHELD.finditer(out.get("text", "")))
     return points

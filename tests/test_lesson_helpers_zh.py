@@ -40,3 +40,16 @@ def test_a_bad_size_is_refused_in_the_lessons_language(lang, monkeypatch):
     with pytest.raises(ValueError) as e:
         notebook.size(0, 16)
     assert chinese(str(e.value)) if lang == "zh" else str(e.value) == "size: full must be a positive integer, got 0"
+
+
+def test_day14_s_points_waiting_for_a_gpu_are_said_and_found_in_both_languages(monkeypatch):
+    """rmsnorm_ffi graded without a GPU: a Chinese lesson says so in Chinese, and the gradebook's
+    withheld points (nbgrader_course.withheld) and day 14's test still find the line in either language."""
+    from grader.exercises import day14
+    from grader.messages import say
+
+    for lang in ("zh", "en"):
+        monkeypatch.setenv("COURSE_LANG", lang)
+        text = say("day14.not_graded", where="(float16, rows=1, d=1000)", marker=say("day14.no_gpu"), why="no GPU")
+        assert day14.not_graded_here(text) and chinese(text) == (lang == "zh"), text
+    assert not day14.not_graded_here("rmsnorm_ffi (float16, rows=1, d=1000): 1 of 8 elements differ")

@@ -226,9 +226,14 @@ BINDING_ERRORS = tuple({"wrong": w, "rows": 5, "d": 64} for w in ("framework", "
 
 # ---- exercise 2: a TVM-FFI function and a PyTorch custom op (rmsnorm_ffi.py) ---------------------------
 
-#: What a grade without a GPU says of rmsnorm_ffi: its refusals pass, the rest is not graded here (in
-#: English in either language: nbgrader_course and days/day14's test look for it).
-NOT_GRADED_WITHOUT_GPU = "not graded without a CUDA GPU"
+#: What a grade without a GPU says of rmsnorm_ffi: its refusals pass, the rest is not graded here (in the
+#: lessons' language; nbgrader_course and days/day14's test look for it with `not_graded_here`).
+NOT_GRADED_WITHOUT_GPU = say("day14.no_gpu", "en")
+
+
+def not_graded_here(text: str) -> bool:
+    """Whether `text` says, in either language, that rmsnorm_ffi's points wait for a GPU."""
+    return any(say("day14.no_gpu", lang) in text for lang in ("en", "zh"))
 
 
 def why_no_ffi() -> str | None:
@@ -394,7 +399,7 @@ def check_rmsnorm_ffi(found: dict, seed: int, rows: int, d: int, dtype: str) -> 
         _refused(raised, label, pattern)
     where = f"({dtype}, rows={rows}, d={d})"
     if "no_gpu" in found:
-        raise AssertionError(say("day14.not_graded", where=where, marker=NOT_GRADED_WITHOUT_GPU, why=found["no_gpu"]))
+        raise AssertionError(say("day14.not_graded", where=where, marker=say("day14.no_gpu"), why=found["no_gpu"]))
     if "torch" in found:
         _check_ffi_torch(found["torch"], seed, rows, d, dtype, where)
     elif dtype == "float16":
