@@ -1595,6 +1595,7 @@ CATALOGUE: dict[str, dict[str, str]] = {
                              "line of {file}",
                        "zh": "{path}（{arch}）：以 {wanted} 开头的 PTX 指令和它们变成的 SASS，按 {file} 的行列出"},
     "sass.map_none": {"en": " no PTX instruction starts with {wanted}", "zh": " 没有以 {wanted} 开头的 PTX 指令"},
+    "emu.inlined": {"en": "{at} (in {header})", "zh": "{at}（在 {header} 中）"},
     "sass.map_through": {"en": "   [through {calls}]", "zh": "   [经由 {calls}]"},
     "sass.map_no_sass": {"en": "    SASS (none: optimised away, or merged)", "zh": "    SASS（无：被优化掉了，或与别的指令合并）"},
     "sass.map_rest": {"en": "    and {total} integer/address instructions of the same call: ",

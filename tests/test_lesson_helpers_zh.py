@@ -53,3 +53,15 @@ def test_day14_s_points_waiting_for_a_gpu_are_said_and_found_in_both_languages(m
         text = say("day14.not_graded", where="(float16, rows=1, d=1000)", marker=say("day14.no_gpu"), why="no GPU")
         assert day14.not_graded_here(text) and chinese(text) == (lang == "zh"), text
     assert not day14.not_graded_here("rmsnorm_ffi (float16, rows=1, d=1000): 1 of 8 elements differ")
+
+
+def test_the_emulator_names_an_inlined_line_in_the_lessons_language(monkeypatch):
+    """The emulator's memory tables and plots name an instruction inlined from a course header by the
+    student's line and the header's (grader.emulator.ptx.Loc)."""
+    from grader.emulator.ptx import Loc
+
+    inlined = Loc("/course/include/cp_async.cuh", 37, ("/days/day07/pipeline.cu", 36))
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    assert str(inlined) == "pipeline.cu:36（在 cp_async.cuh:37 中）"
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert str(inlined) == "pipeline.cu:36 (in cp_async.cuh:37)" and str(Loc("/d/k.cu", 3)) == "k.cu:3"

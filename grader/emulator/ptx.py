@@ -31,7 +31,8 @@ class Loc:
     def __str__(self) -> str:
         short = self.file.rsplit("/", 1)[-1]
         if self.inlined_at:
-            return f"{self.inlined_at[0].rsplit('/', 1)[-1]}:{self.inlined_at[1]} (in {short}:{self.line})"
+            return say("emu.inlined", at=f"{self.inlined_at[0].rsplit('/', 1)[-1]}:{self.inlined_at[1]}",
+                       header=f"{short}:{self.line}")
         return f"{short}:{self.line}"
 
 
