@@ -323,6 +323,7 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "design.launched": {"en": "{what}, launched with {plan}", "zh": "{what}，启动配置为 {plan}"},
     "design.short": {"en": "{what}: the design falls short:\n  - {wrong}", "zh": "{what}：设计没有达标：\n  - {wrong}"},
     # ---- `python -m grader profile`: the table's rows (what each is, how to read it) ----
+    "profile.legend_row": {"en": "  {title}: {meaning}", "zh": "  {title}：{meaning}"},
     "profile.duration": {"en": "duration", "zh": "耗时"},
     "profile.duration.how": {"en": "the kernel's GPU time (caches flushed, boost clock, as `grader bench` times)",
                              "zh": "核函数在 GPU 上的时间（缓存已清空，加速频率，与 `grader bench` 的计时方式相同）"},

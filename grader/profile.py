@@ -117,7 +117,7 @@ def render(found: list[dict], estimates: bool) -> str:
         out += ["", f"{t['kernel']} ({where})", tables.render([say("profile.metric"), *columns], cells_by_row)]
         reasons = sorted({r for cells in t["columns"].values() for r in re.findall(r"(\w+) [\d.]+", cells.get("stalls", ""))
                           if r in meanings})
-        out += [f"  {r}: {meanings[r]}" for r in reasons]
+        out += [say("profile.legend_row", title=r, meaning=meanings[r]) for r in reasons]
         for column, lines in t.get("lines", {}).items():
             if lines:
                 out += ["", say("profile.furthest", kernel=t["kernel"], column=phrased(column)),
@@ -130,7 +130,8 @@ def render(found: list[dict], estimates: bool) -> str:
 
 def legend() -> str:
     """How to read each row of the table."""
-    return "\n".join([say("profile.legend")] + [f"  {title}: {meaning}" for _, title, meaning in rows()])
+    return "\n".join([say("profile.legend")] + [say("profile.legend_row", title=title, meaning=meaning)
+                                               for _, title, meaning in rows()])
 
 
 def gpu_tables(launches: list[dict], calls: list[dict], xlabel: str = "size", all_sizes: bool = False) -> list[dict]:

@@ -276,10 +276,10 @@ def test_the_profile_speaks_the_lessons_language(monkeypatch):
                                    "ideal": 4.0, "instruction": "ld.global.f32"}]}}]
     text = profile.render(found, estimates=True)
     assert "k (PTX 模拟器给出的估计值，没有在 GPU 上测量)" in text and "耗时" in text and "模拟器上无" in text, text
-    assert "long_scoreboard: 在等全局/本地内存的读取（L1TEX）" in text, text
+    assert "long_scoreboard：在等全局/本地内存的读取（L1TEX）" in text, text
     assert "k，你的：离理想值最远的访存指令（估计值）" in text and "源代码行" in text, text
     assert "你的（估计）" in text and "yours" not in text, text  # the column: a plot phrase
-    assert profile.legend().startswith("怎么读这张表：\n  耗时: 核函数在 GPU 上的时间"), profile.legend()
+    assert profile.legend().startswith("怎么读这张表：\n  耗时：核函数在 GPU 上的时间"), profile.legend()
     assert ncu.STALLS == tuple(ncu.stall_meanings("en")) and "long_scoreboard" in ncu.STALLS
 
 
