@@ -742,6 +742,12 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "plot.grouped tiles": {"en": "grouped tiles", "zh": "分块按组排序"},
     "plot.TMA-store epilogue": {"en": "TMA-store epilogue", "zh": "用 TMA 存储的收尾阶段"},
     # a series: whose kernel and which version ("yours tiled", day 11's "solution, split-KV"), read as one phrase
+    "plot.yours float32": {"en": "yours float32", "zh": "你的（float32）"},
+    "plot.yours float16": {"en": "yours float16", "zh": "你的（float16）"},
+    "plot.yours bfloat16": {"en": "yours bfloat16", "zh": "你的（bfloat16）"},
+    "plot.solution float32": {"en": "solution float32", "zh": "参考解答（float32）"},
+    "plot.solution float16": {"en": "solution float16", "zh": "参考解答（float16）"},
+    "plot.solution bfloat16": {"en": "solution bfloat16", "zh": "参考解答（bfloat16）"},
     "plot.yours naive": {"en": "yours naive", "zh": "你的（朴素）"},
     "plot.yours tiled": {"en": "yours tiled", "zh": "你的（分块）"},
     "plot.yours padded": {"en": "yours padded", "zh": "你的（填充）"},

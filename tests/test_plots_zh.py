@@ -112,10 +112,11 @@ def test_without_the_zh_extra_the_labels_stay_english(monkeypatch, tmp_path, rc)
 
 
 @pytest.mark.parametrize("label", ["yours naive", "solution tiled", "yours padded", "solution swizzled",
-                                   "yours, one chunk", "solution, split-KV", "yours (failed)"])
+                                   "yours, one chunk", "solution, split-KV", "yours (failed)", "yours float16",
+                                   "solution bfloat16"])
 def test_a_series_reads_as_one_phrase(label):
-    """A benchmark's series ("yours tiled": day 4's transposes, day 11's split-KV, a failed version on the
-    emulator) reads as Chinese, whose and which together ("你的（分块）"), not word by word ("你的 分块")."""
+    """A benchmark's series ("yours tiled": day 4's transposes, days 2, 5 and 6's dtypes, day 11's split-KV, a
+    failed version on the emulator) reads as Chinese, whose and which together ("你的（分块）"), not word by word ("你的 分块")."""
     import re
 
     from grader.messages import phrased
