@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import compile_cache, includes, paths
+from grader.messages import say
 
 ARCHS = ("sm_80", "sm_90")
 #: The extra options of the compile whose SASS the technique check reads (-v: spill counts in the log);
@@ -35,7 +36,7 @@ class CompileError(RuntimeError):
         roots = [Path(path).resolve().parent, *include_dirs(), *line_folders(source)]
         self.path, self.log = path, includes.sanitize_log(log.strip(), roots)
         first = next((ln for ln in self.log.splitlines() if "error" in ln), self.log[:200])
-        super().__init__(f"{path} does not compile: {first}\n\n{self.log}")
+        super().__init__(say("compile.failed", path=path, first=first) + f"\n\n{self.log}")
 
 
 _LINE = re.compile(r'^#line \d+ "([^"\n]+)"', re.M)
@@ -128,11 +129,11 @@ def read_source(path: str | os.PathLike) -> str:
     includes are checked first (`check_includes`)."""
     path = Path(path).resolve()
     if not path.is_file():
-        raise FileNotFoundError(f"no kernel source {path}")
+        raise FileNotFoundError(say("compile.no_source", path=path))
     try:
         text = path.read_text()
     except UnicodeDecodeError:
-        raise CompileError(str(path), f"{path.name}: error: not a text file (CUDA C source is text)") from None
+        raise CompileError(str(path), say("compile.not_text", name=path.name)) from None
     check_includes(path)
     # cupy keys its kernel cache on the source text: name the stand-ins' contents, so an edit recompiles
     stand_ins = "".join(f"// built on {h.relative_to(paths.OWN_INCLUDE).as_posix()} "

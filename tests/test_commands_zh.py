@@ -28,3 +28,22 @@ def test_unlock_in_chinese(tmp_path, monkeypatch):
     asked = []
     kept = unlock.unlock("day03", handed, ask=lambda q: asked.append(q) or "n")
     assert chinese(kept) and chinese(asked[0]), (kept, asked)
+
+
+def test_a_compile_error_is_headed_in_chinese(tmp_path, monkeypatch):
+    """The first line of every compile error a student meets (CompileError) in the lessons' language;
+    NVRTC's own log below it stays as the compiler wrote it."""
+    from grader import compiler
+
+    broken = tmp_path / "broken.cu"
+    broken.write_text('extern "C" __global__ void k(float* x) { x[0] = y; }\n')
+    for lang, head in (("zh", "编译失败："), ("en", "does not compile: ")):
+        monkeypatch.setenv("COURSE_LANG", lang)
+        with pytest.raises(compiler.CompileError) as e:
+            compiler.compile_file(broken)
+        first = str(e.value).splitlines()[0]
+        assert head in first and "broken.cu" in first and "error" in first, first
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    with pytest.raises(FileNotFoundError) as e:
+        compiler.compile_file(tmp_path / "missing.cu")
+    assert chinese(str(e.value)), e.value
