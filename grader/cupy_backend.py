@@ -26,12 +26,12 @@ def probe() -> str | None:
     try:
         import cupy
     except ImportError as e:
-        return f"cupy is not installed ({e})"
+        return say("backend.no_cupy", error=e)
     try:
         n = cupy.cuda.runtime.getDeviceCount()
     except Exception as e:  # noqa: BLE001 - any driver error means "no GPU"
-        return driver_problem(cupy) or f"no CUDA GPU usable here ({e.__class__.__name__}: {e})"
-    return None if n > 0 else "no CUDA GPU found (device count is 0)"
+        return driver_problem(cupy) or say("backend.unusable", error=f"{e.__class__.__name__}: {e}")
+    return None if n > 0 else say("backend.none_found")
 
 
 def driver_problem(cupy) -> str | None:
@@ -44,9 +44,8 @@ def driver_problem(cupy) -> str | None:
         return say("backend.no_driver")
     driver, runtime = cupy.cuda.runtime.driverGetVersion(), cupy.cuda.runtime.runtimeGetVersion()
     if 0 < driver < runtime:
-        return (f"the NVIDIA driver supports CUDA {driver // 1000}.{driver % 1000 // 10}, older than the "
-                f"CUDA {runtime // 1000}.{runtime % 1000 // 10} of this cupy: update the driver, or use the "
-                f"CUDA 12 wheels (COURSE_CUDA=12 ./course.sh ...)")
+        return say("backend.old_driver", driver=f"{driver // 1000}.{driver % 1000 // 10}",
+                   runtime=f"{runtime // 1000}.{runtime % 1000 // 10}")
     return None
 
 
@@ -65,8 +64,7 @@ class CupyBackend(Backend):
     def require_gpu(self):
         reason = probe()
         if reason:
-            raise NoGPU(f"{reason}. Without a GPU you can still edit, compile (`python -m grader compile`) "
-                        f"and read SASS (`python -m grader sass`); running kernels needs a CUDA GPU.")
+            raise NoGPU(say("backend.needs_gpu", reason=reason))
         import cupy
 
         return cupy
@@ -135,9 +133,9 @@ class CupyBackend(Backend):
         try:
             cp.cuda.get_current_stream().synchronize()
         except cp.cuda.runtime.CUDARuntimeError as e:
-            raise KernelFault(f"{what} failed on the GPU: {e}") from None
+            raise KernelFault(say("backend.failed", what=what, error=e)) from None
         except cp.cuda.driver.CUDADriverError as e:
-            raise KernelFault(f"{what} failed on the GPU: {e}") from None
+            raise KernelFault(say("backend.failed", what=what, error=e)) from None
 
     def launch(self, kernel, grid, block, args, shared_mem: int = 0, what: str | None = None) -> None:
         cp = self.require_gpu()
@@ -145,8 +143,8 @@ class CupyBackend(Backend):
         try:
             kernel(tuple(grid), tuple(block), tuple(args), shared_mem=shared_mem)
         except (cp.cuda.runtime.CUDARuntimeError, cp.cuda.driver.CUDADriverError) as e:
-            raise KernelFault(f"launching {what} with grid={tuple(grid)} block={tuple(block)} "
-                              f"failed: {e}") from None
+            raise KernelFault(say("backend.launch_failed", what=what, grid=tuple(grid), block=tuple(block),
+                                  error=e)) from None
         self.synchronize(what)
 
     def properties(self) -> dict:

@@ -194,6 +194,20 @@ CATALOGUE: dict[str, dict[str, str]] = {
                              "zh": "这里的核函数 (kernel) 在 PTX 模拟器上运行，而不是在 CUDA GPU 上（{why}）"},
     "backend.no_driver": {"en": "no GPU: this machine has no NVIDIA driver",
                           "zh": "没有 GPU：这台机器没有 NVIDIA 驱动"},
+    "backend.no_cupy": {"en": "cupy is not installed ({error})", "zh": "没有安装 cupy（{error}）"},
+    "backend.unusable": {"en": "no CUDA GPU usable here ({error})", "zh": "这里没有可用的 CUDA GPU（{error}）"},
+    "backend.none_found": {"en": "no CUDA GPU found (device count is 0)", "zh": "没有找到 CUDA GPU（设备数为 0）"},
+    "backend.old_driver": {"en": "the NVIDIA driver supports CUDA {driver}, older than the CUDA {runtime} of this cupy: "
+                                 "update the driver, or use the CUDA 12 wheels (COURSE_CUDA=12 ./course.sh ...)",
+                           "zh": "NVIDIA 驱动支持的是 CUDA {driver}，比这个 cupy 的 CUDA {runtime} 旧：请更新驱动，"
+                                 "或改用 CUDA 12 的 wheel 包（COURSE_CUDA=12 ./course.sh ...）"},
+    "backend.needs_gpu": {"en": "{reason}. Without a GPU you can still edit, compile (`python -m grader compile`) and "
+                                "read SASS (`python -m grader sass`); running kernels needs a CUDA GPU.",
+                          "zh": "{reason}。没有 GPU 时仍然可以编辑、编译（`python -m grader compile`）和阅读 SASS"
+                                "（`python -m grader sass`）；运行核函数需要 CUDA GPU。"},
+    "backend.launch_failed": {"en": "launching {what} with grid={grid} block={block} failed: {error}",
+                               "zh": "以网格 grid={grid}、线程块 block={block} 启动 {what} 失败：{error}"},
+    "backend.failed": {"en": "{what} failed on the GPU: {error}", "zh": "{what} 在 GPU 上失败：{error}"},
     # ---- `python -m grader progress` ----
     "progress.day": {"en": "{count} exercises, {edited} edited; {result}",
                      "zh": "{count} 个练习，已编辑 {edited} 个；{result}"},

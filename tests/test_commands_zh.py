@@ -47,3 +47,15 @@ def test_a_compile_error_is_headed_in_chinese(tmp_path, monkeypatch):
     with pytest.raises(FileNotFoundError) as e:
         compiler.compile_file(tmp_path / "missing.cu")
     assert chinese(str(e.value)), e.value
+
+
+def test_no_gpu_is_said_in_chinese(monkeypatch):
+    """On a machine whose GPU cannot be used, what running a kernel says (NoGPU) is Chinese."""
+    from grader import cupy_backend, messages
+    from grader.backend import NoGPU
+
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    monkeypatch.setattr(cupy_backend, "probe", lambda: messages.say("backend.none_found"))
+    with pytest.raises(NoGPU) as e:
+        cupy_backend.CupyBackend().require_gpu()
+    assert chinese(str(e.value)) and "python -m grader compile" in str(e.value), e.value
