@@ -158,7 +158,7 @@ def _shown(path) -> str:
 
 def _resource_line(res: dict[str, int]) -> str:
     keys = ("registers", "stack", "spill_stores", "spill_loads", "shared", "local")
-    return ", ".join(f"{word('sass.res', key)} {res[key]}" + ("" if key == "registers" else " B")
+    return say("list_sep").join(f"{word('sass.res', key)} {res[key]}" + ("" if key == "registers" else " B")
                      for key in keys if key in res)
 
 

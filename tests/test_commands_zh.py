@@ -59,3 +59,14 @@ def test_no_gpu_is_said_in_chinese(monkeypatch):
     with pytest.raises(NoGPU) as e:
         cupy_backend.CupyBackend().require_gpu()
     assert chinese(str(e.value)) and "python -m grader compile" in str(e.value), e.value
+
+
+def test_sass_resource_line_in_chinese(monkeypatch, capsys):
+    """`python -m grader sass`'s resource line: Chinese words joined the Chinese way (、), English unchanged."""
+    from grader import sass
+
+    res = {"registers": 4, "stack": 0, "spill_stores": 0}
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    assert sass._resource_line(res) == "寄存器 4、栈 0 B、溢出写 0 B"
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert sass._resource_line(res) == "registers 4, stack 0 B, spill stores 0 B"
