@@ -24,6 +24,8 @@ import os
 import re
 from pathlib import Path
 
+from grader.messages import say
+
 DIRECTIVES = ("include", "include_next", "import", "embed")
 MACRO_DIRECTIVES = ("define", "undef")
 
@@ -141,30 +143,24 @@ def _check(path: Path, folder: Path, roots: list[Path], steering, seen: set, ans
     try:
         text = path.read_text(errors="replace")
     except OSError as e:
-        raise IncludeRefused(f"{path.name}: error: cannot read it ({e.strerror})") from None
+        raise IncludeRefused(say("include.unreadable", name=path.name, why=e.strerror)) from None
     for line, kind, header in directives(text):
         where = f"{path.name}:{line}"
         if kind in MACRO_DIRECTIVES:
             if header in steering():  # scanned on the first #define only
-                raise IncludeRefused(f"{where}: error: #{kind} {header} is not allowed: the name {header} "
-                                     f"decides which file a CUDA header includes; pick another name")
+                raise IncludeRefused(say("include.steering", where=where, kind=kind, header=header))
             continue
         if kind != "include" or header is None:
-            raise IncludeRefused(f"{where}: error: this #{kind} is not allowed: include headers by name, as "
-                                 f"#include <course/...> or #include \"file.cuh\"")
+            raise IncludeRefused(say("include.directive", where=where, kind=kind))
         name = header[1:-1]
         if name.startswith("/") or "\\" in name or ".." in Path(name).parts:
-            raise IncludeRefused(f"{where}: error: #include {header} is not allowed: an include may not "
-                                 f"name an absolute path or go up a folder (..); the course headers are "
-                                 f"included as <course/...>")
+            raise IncludeRefused(say("include.path", where=where, header=header))
         # every file the name could resolve to (NVRTC searches the source's folder for <...> too)
         for found in sorted({(d / name).resolve() for d in (path.parent, *roots) if (d / name).is_file()}):
             if not _inside(found, roots):
-                raise IncludeRefused(f"{where}: error: #include {header} is not allowed: it is not one of "
-                                     f"the course's headers or a file of your own beside {path.name}")
+                raise IncludeRefused(say("include.outside", where=where, header=header, name=path.name))
             if _inside(found, answers):
-                raise IncludeRefused(f"{where}: error: #include {header} is not allowed: the course's own "
-                                     f"versions of a day's exercises come through its headers (<course/...>)")
+                raise IncludeRefused(say("include.answer", where=where, header=header))
             if _inside(found, [folder]):
                 _check(found, folder, roots, steering, seen, answers)
 
@@ -189,6 +185,5 @@ def sanitize_log(log: str, roots: list[Path]) -> str:
         if keep:
             kept.append(line)
     if removed:
-        kept.append(f"({removed} diagnostic{'s' * (removed > 1)} located outside your files and the "
-                    f"course's headers removed)")
+        kept.append(say("include.removed", count=removed) if removed > 1 else say("include.removed_one"))
     return "\n".join(kept)

@@ -162,6 +162,30 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "compile.no_source": {"en": "no kernel source {path}", "zh": "没有核函数源文件 {path}"},
     "compile.not_text": {"en": "{name}: error: not a text file (CUDA C source is text)",
                          "zh": "{name}: error: 不是文本文件（CUDA C 源代码是文本）"},
+    "include.unreadable": {"en": "{name}: error: cannot read it ({why})", "zh": "{name}: error: 无法读取（{why}）"},
+    "include.steering": {"en": "{where}: error: #{kind} {header} is not allowed: the name {header} decides which file "
+                               "a CUDA header includes; pick another name",
+                         "zh": "{where}: error: 不允许 #{kind} {header}：{header} 这个名字决定了 CUDA 头文件包含哪个文件；"
+                               "请换一个名字"},
+    "include.directive": {"en": "{where}: error: this #{kind} is not allowed: include headers by name, as "
+                                "#include <course/...> or #include \"file.cuh\"",
+                          "zh": "{where}: error: 不允许这个 #{kind}：请按名字包含头文件，如 #include <course/...> "
+                                "或 #include \"file.cuh\""},
+    "include.path": {"en": "{where}: error: #include {header} is not allowed: an include may not name an absolute "
+                           "path or go up a folder (..); the course headers are included as <course/...>",
+                     "zh": "{where}: error: 不允许 #include {header}：include 不能写绝对路径，也不能进入上一级文件夹（..）；"
+                           "课程头文件以 <course/...> 的形式包含"},
+    "include.outside": {"en": "{where}: error: #include {header} is not allowed: it is not one of the course's "
+                              "headers or a file of your own beside {name}",
+                        "zh": "{where}: error: 不允许 #include {header}：它既不是课程的头文件，也不是 {name} 旁边你自己的文件"},
+    "include.answer": {"en": "{where}: error: #include {header} is not allowed: the course's own versions of a "
+                             "day's exercises come through its headers (<course/...>)",
+                       "zh": "{where}: error: 不允许 #include {header}：课程自己版本的各天练习只能通过课程头文件"
+                             "（<course/...>）使用"},
+    "include.removed": {"en": "({count} diagnostics located outside your files and the course's headers removed)",
+                        "zh": "（已删去 {count} 条位于你的文件和课程头文件之外的诊断信息）"},
+    "include.removed_one": {"en": "(1 diagnostic located outside your files and the course's headers removed)",
+                            "zh": "（已删去 1 条位于你的文件和课程头文件之外的诊断信息）"},
     "cli.compile": {"en": "error: {path} does not compile:{sep}{log}", "zh": "错误：{path} 编译失败：{sep}{log}"},
     "cli.interrupted": {"en": "interrupted", "zh": "已中断"},
     "cli.usage": {"en": "{prog}: error: {message} (see {prog} --help)",

@@ -70,3 +70,17 @@ def test_sass_resource_line_in_chinese(monkeypatch, capsys):
     assert sass._resource_line(res) == "寄存器 4、栈 0 B、溢出写 0 B"
     monkeypatch.setenv("COURSE_LANG", "en")
     assert sass._resource_line(res) == "registers 4, stack 0 B, spill stores 0 B"
+
+
+def test_a_refused_include_is_said_in_chinese(tmp_path, monkeypatch):
+    """An #include the course refuses (a path going up a folder) fails to compile with its reason in the
+    lessons' language, after the file:line and 'error:' a compiler's diagnostic has."""
+    from grader import compiler
+
+    sneaky = tmp_path / "sneaky.cu"
+    sneaky.write_text('#include "../secret.cuh"\nextern "C" __global__ void k() {}\n')
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    with pytest.raises(compiler.CompileError) as e:
+        compiler.compile_file(sneaky)
+    refusal = next(line for line in str(e.value).splitlines() if line.startswith("sneaky.cu:1: error:"))
+    assert chinese(refusal), refusal
