@@ -28,7 +28,7 @@ _WAITS = {"commit_group", "wait_group", "wait_all", "mbarrier"}
 def _launch(launch):
     launch = launch or program.last_launch
     if launch is None:
-        raise ValueError("no kernel has run on the emulator yet")
+        raise ValueError(say("emu.no_launch"))
     return launch
 
 
@@ -102,7 +102,7 @@ def totals(launch=None, loads_only: bool = False) -> dict[str, dict]:
 def memory_rows(launch=None) -> list[dict]:
     launch = _launch(launch)
     if launch.stats is None:
-        raise ValueError("statistics were off for that launch (COURSE_EMULATOR_STATS=0)")
+        raise ValueError(say("emu.stats_off"))
     rows = []
     for (pc, kind), rec in sorted(launch.stats.items()):
         op = launch.program.code[pc]
