@@ -2,7 +2,8 @@
 # The course's commands (see README.md):
 #   ./course.sh lab [--lang en|zh]   set everything up, then open JupyterLab at the course's root, on the
 #                                    notebooks (notebooks/zh/ and a Chinese JupyterLab with --lang zh)
-#   ./course.sh check dayNN [...]    run a day's self-check (pytest days/dayNN) on your kernels
+#   ./course.sh check dayNN [--lang en|zh] [...]   run a day's self-check (pytest days/dayNN) on your
+#                                    kernels, its messages in the lessons' language
 #   ./course.sh test [...]           set everything up, then run the course's tests, and every exercise
 #                                    test on the solutions (must pass) and the stubs (must fail); what CI
 #                                    runs. Arguments go to each pytest run (-k, -x, -q ...).
@@ -92,8 +93,22 @@ case "${1:-}" in
       --LabApp.workspaces_dir="${COURSE_LAB_STATE:-$PWD/.course/lab}/workspaces-$lang" ${root[@]+"${root[@]}"} "$@" ;;
   check)
     shift
-    [ -n "${1:-}" ] || { say "usage: ./course.sh check dayNN [pytest arguments]" \
-      "用法：./course.sh check dayNN [pytest 参数]" >&2; exit 2; }
+    args=()  # --lang anywhere (as the lab takes it), the rest for pytest
+    while [ $# -gt 0 ]; do
+      if [ "$1" = "--lang" ]; then
+        case "${2:-}" in
+          en|zh) export COURSE_LANG=$2 ;;
+          *) say "--lang ${2:-(none)}: expected en or zh" "--lang ${2:-（无）}：应为 en 或 zh" >&2; exit 2 ;;
+        esac
+        shift 2
+      else
+        args+=("$1")
+        shift
+      fi
+    done
+    set -- ${args[@]+"${args[@]}"}
+    [ -n "${1:-}" ] || { say "usage: ./course.sh check dayNN [--lang en|zh] [pytest arguments]" \
+      "用法：./course.sh check dayNN [--lang en|zh] [pytest 参数]" >&2; exit 2; }
     day=$1
     shift
     setup
@@ -142,7 +157,7 @@ except ValueError as e:
       exit 5
     fi ;;
   *)
-    say "usage: ./course.sh lab [--lang en|zh] | check dayNN | test [pytest arguments] | student-edition DIR [...]" \
-      "用法：./course.sh lab [--lang en|zh] | check dayNN | test [pytest 参数] | student-edition DIR [...]" >&2
+    say "usage: ./course.sh lab [--lang en|zh] | check dayNN [--lang en|zh] | test [pytest arguments] | student-edition DIR [...]" \
+      "用法：./course.sh lab [--lang en|zh] | check dayNN [--lang en|zh] | test [pytest 参数] | student-edition DIR [...]" >&2
     exit 2 ;;
 esac

@@ -233,6 +233,7 @@ def test_course_sh_check_names_an_unknown_day_in_the_lessons_language(tmp_path, 
     ([], "usage: ./course.sh lab", "用法：./course.sh lab"),
     (["check"], "usage: ./course.sh check dayNN", "用法：./course.sh check dayNN"),
     (["lab", "--lang", "xx"], "--lang xx: expected en or zh", "--lang xx：应为 en 或 zh"),
+    (["check", "day02", "--lang", "xx"], "--lang xx: expected en or zh", "--lang xx：应为 en 或 zh"),
 ])
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_course_sh_says_what_is_wrong_in_the_lessons_language(lang, args, en, zh):
@@ -241,3 +242,17 @@ def test_course_sh_says_what_is_wrong_in_the_lessons_language(lang, args, en, zh
     done = subprocess.run(["bash", str(paths.ROOT / "course.sh"), *args], capture_output=True, text=True, timeout=30,
                           env={**os.environ, "COURSE_LANG": lang})
     assert done.returncode == 2 and done.stderr.startswith({"en": en, "zh": zh}[lang]), done.stderr
+
+
+@pytest.mark.parametrize("where", ["after", "before"])
+def test_course_sh_check_takes_the_lessons_language(tmp_path, where):
+    """`./course.sh check day02 --lang zh` (as `lab --lang zh`): pytest runs under COURSE_LANG=zh and never
+    sees --lang (it stopped at 'unrecognized arguments: --lang zh'); other arguments still reach it."""
+    _set_up_course(tmp_path, ("cuda13",), f'#!/bin/sh\nexec {sys.executable} "$@"\n')
+    args = ["day02", "--lang", "zh", "-k", "silu"] if where == "after" else ["--lang", "zh", "day02", "-k", "silu"]
+    (tmp_path / "pytest.py").write_text("import os, sys\nprint(os.environ.get('COURSE_LANG'), sys.argv[1:])\n")
+    done = subprocess.run(["bash", "course.sh", "check", *args], cwd=tmp_path, capture_output=True, text=True,
+                          env={**os.environ, "COURSE_CUDA": "13", "COURSE_LANG": "en",
+                               "PYTHONPATH": f"{tmp_path}:{paths.ROOT}"}, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "zh ['days/day02', '-k', 'silu']", done.stdout
