@@ -4,7 +4,7 @@ machine all of them, English and Chinese. Without one they run on the PTX emulat
 sizes from nb.size, nothing timed, memory statistics instead): every English notebook, and of the
 Chinese ones, whose code cells are the English ones (tests/test_notebooks_zh.py), day01; COURSE_FULL=1
 runs them all. Days 2, 7 and 10 must draw at least one plot on either. What a Chinese notebook prints
-is Chinese: no English sentence in its outputs (english_lines)."""
+is Chinese: no English sentence in its outputs (english_lines) nor in the text its plots draw (DRAWN)."""
 import os
 import re
 
@@ -24,6 +24,16 @@ SENTENCE = re.compile(r"\b[A-Za-z]{2,}(?: [a-z]{2,}){2,}\b")
 CODE_TEXT = re.compile(r"//.*|\"[^\"]*\"|\bnan\b")
 #: A printed line of code: a declaration, a statement, a preprocessor line.
 CODE_LINE = re.compile(r"^\s*#|[{};\\]\s*$")
+#: A first cell, run before a Chinese notebook's own and taken out after: every text matplotlib draws
+#: (titles, labels, legends, ticks) is appended to a file, one line each.
+DRAWN = """import matplotlib.text
+_draw = matplotlib.text.Text.draw
+def _drawn(self, renderer, *args, **kwargs):
+    with open({path!r}, "a") as f:
+        f.write(self.get_text().replace("\\n", " ") + "\\n")
+    return _draw(self, renderer, *args, **kwargs)
+matplotlib.text.Text.draw = _drawn
+"""
 
 
 def _label(path) -> str:
@@ -50,7 +60,7 @@ def images(nb) -> int:
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("notebook", ENGLISH + CHINESE, ids=_label)
-def test_notebook_runs_with_solutions(notebook, monkeypatch):
+def test_notebook_runs_with_solutions(notebook, monkeypatch, tmp_path):
     if device.why_not_hardware():
         if (notebook.parent.name == "zh" and notebook.stem not in ZH_ON_EMULATOR
                 and os.environ.get(FULL_ENV) != "1"):
@@ -62,17 +72,26 @@ def test_notebook_runs_with_solutions(notebook, monkeypatch):
     monkeypatch.setenv(paths.KERNELS_ENV, "solutions")
     monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")  # plots as in JupyterLab
     nb = nbformat.read(notebook, as_version=4)
+    chinese, drawn = notebook.parent.name == "zh", tmp_path / "drawn.txt"
+    if chinese:
+        nb.cells.insert(0, nbformat.v4.new_code_cell(DRAWN.format(path=str(drawn))))
     client = nbclient.NotebookClient(nb, timeout=900, kernel_name="python3",
                                      resources={"metadata": {"path": str(notebook.parent)}})  # as JupyterLab
     client.execute()
+    if chinese:
+        del nb.cells[0]
     out = os.environ.get("OUT")
     if out:  # keep the executed notebook (plots included) for a look
         nbformat.write(nb, os.path.join(out, f"{_label(notebook)}.executed.ipynb"))
     if notebook.stem in PICTURES:
         assert images(nb) >= 1, f"{_label(notebook)} drew no plot (no image/png output)"
-    if notebook.parent.name == "zh":
+    if chinese:
         english = english_lines(nb)
         assert not english, f"{_label(notebook)} printed English:\n" + "\n".join(english[:20])
+        assert drawn.is_file() or not images(nb), "the plots' texts were not recorded (DRAWN)"
+        texts = set(drawn.read_text().splitlines()) if drawn.is_file() else set()
+        english = sorted(t for t in texts if SENTENCE.search(t))
+        assert not english, f"{_label(notebook)} drew English:\n" + "\n".join(english[:20])
 
 
 def test_images_counts_plots_only():
