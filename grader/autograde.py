@@ -44,7 +44,7 @@ from traitlets import Integer
 
 from grader import paths
 from grader.assignments import HIDDEN_BEGIN, HIDDEN_END, hidden_lines, solution_lines, split_assignment
-from grader.messages import say
+from grader.messages import say, status as status_word
 
 CELL_TIMEOUT_S = 300          # a notebook cell (the kernels were graded already)
 HUNG_CELL_TIMEOUT_S = 30      # a cell, where grading found a kernel that never finishes (its demos would hang too)
@@ -338,13 +338,13 @@ class GradeKernels(Preprocessor):
             lines, unchecked = [], {}
             ok = True
             if not calls:
-                ok, lines = False, ["this autograder cell grades nothing the course knows"]
+                ok, lines = False, [say("autograde.nothing")]
             visible_n = sum(not c.hidden for c in calls)
             outcomes = [next(results) for _ in calls]
             for k, (call, (outcome, seconds)) in enumerate(zip(calls, outcomes)):
                 if isinstance(outcome, str):
                     ok = False
-                    lines.append(f"cannot grade {call.name}: {outcome}")
+                    lines.append(say("autograde.cannot", name=call.name, why=outcome))
                     continue
                 ok &= outcome.status == "passed"
                 lines.append(_describe(outcome, call, k - visible_n + 1, seconds))
@@ -352,13 +352,13 @@ class GradeKernels(Preprocessor):
                     unchecked[call.name] = (outcome.unchecked, len(exercises.get(day, call.name).cases))
                 for name, digest in outcome.files.items():
                     changed |= {name} if graded.setdefault(name, digest) != digest else set()
-            lines += [f"graded: {n} sha256 {graded[n]}" for n in _files_of(day, calls, graded)]
+            lines += [say("autograde.graded_file", name=n, digest=graded[n]) for n in _files_of(day, calls, graded)]
             score, note = _withheld(float(cell.metadata.nbgrader.get("points", 0)), unchecked) if ok else (None, "")
             cells[grade_id] = CellResult(ok, "\n".join(lines + ([note] if note else [])), score)
             hung |= any(not isinstance(o, str) and o.status == "timed out" for o, _ in outcomes)
         if changed:  # something rewrote the submission between two exercises' copies
-            cells = {gid: CellResult(False, f"scored zero: the submitted {', '.join(sorted(changed))} changed "
-                                            f"while it was graded") for gid in cells}
+            why = say("autograde.changed_while_graded", files=say("list_sep").join(sorted(changed)))
+            cells = {gid: CellResult(False, say("autograde.scored_zero", why=why)) for gid in cells}
         gradebook = gradebook_path(self.config, course_dir)
         sandboxed = sandbox.unavailable() is None  # RunNotebook's choice (cached): nothing outside to watch
         resources.setdefault(RESOURCES_KEY, {})["kernel_grades"] = {
@@ -409,8 +409,9 @@ def _graded_calls(day: str, calls: list[Call], folder: Path) -> list[tuple]:
     return found
 
 
-#: How a grade cell's output says the emulator withheld some of its points (`_withheld`).
-WITHHELD = re.compile(r"([\d.]+) of [\d.]+ points withheld until a GPU grades them")
+#: How a grade cell's output says the emulator withheld some of its points (`_withheld`), in either
+#: language: the points withheld are the group that matched.
+WITHHELD = re.compile(r"([\d.]+) of [\d.]+ points withheld until a GPU grades them|暂扣 ([\d.]+) 分（共 [\d.]+ 分）")
 
 
 def _withheld(points: float, unchecked: dict[str, tuple[list[str], int]]) -> tuple[float | None, str]:
@@ -421,9 +422,8 @@ def _withheld(points: float, unchecked: dict[str, tuple[list[str], int]]) -> tup
         return None, ""
     share = max(len(cases) / total for cases, total in unchecked.values())
     score = round(points * (1 - share), 2)
-    cases = "; ".join(f"{name}: {', '.join(ids)}" for name, (ids, _) in unchecked.items())
-    return score, (f"{points - score:g} of {points:g} points withheld until a GPU grades them: the emulator "
-                   f"did not run the sizes past a boundary its cases never reached ({cases})")
+    cases = say("sep").join(f"{name}: {', '.join(ids)}" for name, (ids, _) in unchecked.items())
+    return score, say("autograde.withheld", withheld=points - score, points=points, cases=cases)
 
 
 def _files_of(day: str, calls: list[Call], graded: dict[str, str]) -> list[str]:
@@ -474,12 +474,14 @@ def _keep_graded(course_dir: Path, student: str, assignment: str, graded: dict[s
 def _describe(outcome, call: Call, hidden_number: int, seconds: float) -> str:
     """What the student sees: every case of a visible call; pass/fail only for a hidden one."""
     if not call.hidden:
-        return f"{outcome}  [graded by the course in {seconds:.0f} s]"
-    head = f"hidden tests {hidden_number} of {call.name}: {outcome.status} ({outcome.passed}/{outcome.total} cases)"
+        return f"{outcome}  {say('autograde.graded_in', seconds=seconds)}"
+    head = say("autograde.hidden", number=hidden_number, name=call.name, status=status_word(outcome.status),
+               passed=outcome.passed, total=outcome.total)
     if not outcome.cases or all(r.status == "not run" for r in outcome.cases):
         first = (outcome.message or "").splitlines()[0] if outcome.message else ""
         return head + (f"\n  {first}" if first and "compile" in first.lower() else "")
-    rows = [f"  hidden case {i}: {r.status}" + (f" ({_kind(r.message)})" if r.status == "failed" else "")
+    rows = [say("autograde.hidden_case", number=i, status=status_word(r.status))
+            + (say("autograde.kind", kind=_kind(r.message)) if r.status == "failed" else "")
             for i, r in enumerate(outcome.cases, 1)]
     return "\n".join([head, *rows])
 
@@ -487,13 +489,13 @@ def _describe(outcome, call: Call, hidden_number: int, seconds: float) -> str:
 def _kind(message: str) -> str:
     """The kind of a failure, without the inputs, indices or seed a message names."""
     m = message.lower()
-    if "technique" in m:
-        return message.split(":", 1)[-1].strip().split(";")[0]
+    if "technique" in m or "技术要点" in m:
+        return re.split(r"[:：]", message, 1)[-1].strip().split(";")[0].split("；")[0]
     if "nan" in m or "inf" in m:
-        return "NaN or Inf in the output, or elements never written"
+        return say("autograde.kind.nan")
     if "untouched" in m or "left alone" in m or "保持不动" in m or "outside" in m and "wrote" in m:
-        return "wrote where it must not"
-    return "wrong values"
+        return say("autograde.kind.wrote")
+    return say("autograde.kind.wrong")
 
 
 class RunNotebook(Preprocessor):
@@ -565,7 +567,8 @@ class ApplyKernelGrades(Preprocessor):
         state = resources.get(RESOURCES_KEY, {})
         found = state.pop("kernel_grades", None)
         sandboxed = state.get("sandbox") == "yes"
-        cheat = self._cheats(found, nb, assignment, day, student, course_dir, sandboxed)
+        lang = split_assignment(assignment)[1]
+        cheat = self._cheats(found, nb, assignment, day, student, course_dir, sandboxed, lang)
         note = state.get("notebook_error")
         restored = _keep_graded(course_dir, student, assignment, (found or {}).get("graded", {}))
         if restored:
@@ -577,11 +580,10 @@ class ApplyKernelGrades(Preprocessor):
             grade_id = cell.metadata.nbgrader["grade_id"]
             result = (found or {}).get("cells", {}).get(grade_id)
             if cheat:
-                result = CellResult(False, f"scored zero: {cheat}")
+                result = CellResult(False, say("autograde.scored_zero", lang, why=cheat))
             elif result is None:
-                result = CellResult(False, "the course did not grade this cell (grader.autograde.GradeKernels "
-                                           "is not before RunNotebook in nbgrader's autograde preprocessors)")
-            text = result.text + (f"\n(the notebook itself: {note})" if note else "")
+                result = CellResult(False, say("autograde.not_graded", lang))
+            text = result.text + ("\n" + say("autograde.notebook_note", lang, note=note) if note else "")
             if result.passed:
                 cell.outputs = [NotebookNode(output_type="stream", name="stdout", text=text + "\n")]
                 if result.score is not None:  # nbgrader's partial credit: a number as the cell's result
@@ -593,7 +595,7 @@ class ApplyKernelGrades(Preprocessor):
                                              traceback=text.splitlines())]
         return nb, resources
 
-    def _cheats(self, found, nb, assignment, day, student, course_dir, sandboxed: bool) -> str:
+    def _cheats(self, found, nb, assignment, day, student, course_dir, sandboxed: bool, lang: str = "en") -> str:
         """Why this notebook scores zero ('' when nothing is wrong). In the sandbox the notebook could
         not write the course's files, so only the gradebook and what it printed are checked (other
         graders may be writing beside it)."""
@@ -603,22 +605,22 @@ class ApplyKernelGrades(Preprocessor):
         gradebook = found["gradebook_path"]
         if found["gradebook"] is not None and gradebook.is_file() and gradebook.read_bytes() != found["gradebook"]:
             _restore_gradebook(gradebook, found["gradebook"])
-            problems.append("the notebook changed the gradebook (restored)")
+            problems.append(say("autograde.cheat.gradebook", lang))
             self.log.error("%s/%s: the notebook changed gradebook.db; it was restored", student, assignment)
         if not sandboxed and found["files"] is None:  # planned for the sandbox, ran without: nothing to compare
-            problems.append("the notebook ran without the sandbox it was graded for")
+            problems.append(say("autograde.cheat.no_sandbox", lang))
         skip = _skipped(course_dir, student, assignment, gradebook)
         changed = [] if sandboxed or found["files"] is None else \
             _changes(found["files"], _tree_state(_watched(course_dir), skip=skip))
         if changed:
-            problems.append(f"the notebook changed files outside its folder: {', '.join(changed[:5])}"
-                            + (f" and {len(changed) - 5} more" if len(changed) > 5 else ""))
+            problems.append(say("autograde.cheat.files", lang, files=", ".join(changed[:5]))
+                            + (say("autograde.cheat.more", lang, n=len(changed) - 5) if len(changed) > 5 else ""))
             self.log.error("%s/%s: the notebook changed course files, check them: %s", student, assignment, changed)
         printed = _printed(nb)
         leaked = _leaked(_leaks(course_dir, assignment, day, found["own"]), printed)
         if leaked:
-            problems.append("the notebook printed hidden tests or solution code")
-        return "; ".join(problems)
+            problems.append(say("autograde.cheat.printed", lang))
+        return say("sep", lang).join(problems)
 
 
 class HideHiddenTests(Preprocessor):
@@ -633,7 +635,7 @@ class HideHiddenTests(Preprocessor):
                 start = cell.source.index(HIDDEN_BEGIN)
                 end = cell.source.find(HIDDEN_END)
                 tail = cell.source[end + len(HIDDEN_END):] if end >= 0 else ""
-                cell.source = cell.source[:start] + "# (hidden tests: their results are below)" + tail
+                cell.source = cell.source[:start] + say("autograde.hidden_source", split_assignment(assignment)[1]) + tail
             kept = []
             for o in cell.get("outputs", []):
                 text = _output_text(o)

@@ -38,13 +38,15 @@ class Finished:
     @property
     def how(self) -> str:
         """How the process ended: "was killed by SIGSEGV (signal 11)", "exited with status 1"."""
+        from grader.messages import say
+
         code = self.returncode
         if code >= 0:
-            return f"exited with status {code}"
+            return say("child.exited", code=code)
         try:
-            return f"was killed by {signal.Signals(-code).name} (signal {-code})"
+            return say("child.killed", name=signal.Signals(-code).name, number=-code)
         except ValueError:
-            return f"was killed by signal {-code}"
+            return say("child.killed_by", number=-code)
 
     def tail(self, lines: int) -> str:
         return "\n".join(self.output.strip().splitlines()[-lines:])

@@ -42,7 +42,8 @@ HELP = "autograde every (student, day) of an nbgrader course on Ray, into one gr
 TASK_DBS = Path("autograded") / ".grade-class"   # per-task gradebooks: hidden from notebooks (sandbox)
 LOCK = ".grade-class.lock"
 TASK_TIMEOUT_S = 3600.0
-TROUBLE = ("timed out", "crashed", "scored zero", "died", "ran past")
+TROUBLE = ("timed out", "crashed", "scored zero", "died", "ran past",  # a grade cell's words, in either language
+           "超时", "崩溃", "得零分", "超过了")
 
 
 @dataclass

@@ -99,15 +99,14 @@ def _copy_submission(source_dir: Path, wanted: str, dest: Path) -> None:
     """Copy the .cu/.cuh files of `source_dir` and the exercise's own file (`wanted`: a .py exercise's)
     into `dest`, refusing links and oversized files."""
     if not (source_dir / wanted).exists() and not (source_dir / wanted).is_symlink():
-        raise SubmissionError(f"{wanted} is missing from {source_dir}")
+        raise SubmissionError(say("isolation.missing", name=wanted, folder=source_dir))
     for path in sorted(source_dir.iterdir()):
         if path.suffix not in SOURCE_SUFFIXES and path.name != wanted:
             continue
         if path.is_symlink() or not path.is_file():
-            raise SubmissionError(f"{path.name} in {source_dir} is a link or not a regular file: hand in "
-                                  f"the file itself")
+            raise SubmissionError(say("isolation.not_a_file", name=path.name, folder=source_dir))
         if path.stat().st_size > MAX_FILE_BYTES:
-            raise SubmissionError(f"{path.name} is larger than {MAX_FILE_BYTES >> 20} MiB")
+            raise SubmissionError(say("isolation.too_large", name=path.name, mib=MAX_FILE_BYTES >> 20))
         shutil.copyfile(path, dest / path.name, follow_symlinks=False)
 
 
@@ -195,8 +194,7 @@ def run_child(args: list[str], *, exercise: str, timeout: float, cwd: Path | Non
         done = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=timeout,
                               cwd=cwd, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     except subprocess.TimeoutExpired:
-        return Outcome(exercise, "timed out", f"still running after {timeout:.0f} s; the process was "
-                       f"stopped"), None
+        return Outcome(exercise, "timed out", say("isolation.still_running", seconds=timeout)), None
     return None, done
 
 
@@ -231,7 +229,7 @@ def run_calls(day, calls: list[tuple[str, list[dict] | None, int | None]], *, so
             return [Outcome(ex.key, "failed", str(e), total=len(cases)) for ex, cases, _ in resolved]
     reason = device.why_no_gpu()
     if reason:
-        return [Outcome(ex.key, "failed", f"needs a CUDA GPU or the emulator: {reason}", total=len(cases))
+        return [Outcome(ex.key, "failed", say("isolation.needs_gpu", reason=reason), total=len(cases))
                 for ex, cases, _ in resolved]
     backend = device.backend()
     parts = []
@@ -315,7 +313,7 @@ def _racecheck(checks: list[tuple], folder: Path) -> dict[str, tuple[bool, str]]
     try:
         exe = sanitize.find_sanitizer()
     except FileNotFoundError as e:
-        return {ex.key: (False, f"(racecheck not run: {e})") for ex, _, _ in checks}
+        return {ex.key: (False, say("isolation.race_not_run", why=e)) for ex, _, _ in checks}
     parts = []
     for ex, cases, budgets in checks:
         i = min(range(len(cases)), key=lambda k: case_size(cases[k]))
@@ -327,13 +325,10 @@ def _racecheck(checks: list[tuple], folder: Path) -> dict[str, tuple[bool, str]]
                  if _defines(folder / ex.source, r.kernel)]
         if races:
             r = races[0]
-            verdicts[ex.key] = (True, f"racecheck: {r.what} in {r.kernel} at {r.where}" +
-                                (f" ({r.detail})" if r.detail else "") +
-                                ": threads of a block access the same shared memory without a __syncthreads() "
-                                "between them; the result was right by luck")
+            verdicts[ex.key] = (True, say("isolation.race", what=r.shown, kernel=r.kernel, where=r.where))
         elif outcome.status != "passed":  # say so: a racecheck that did not finish proves nothing
             first = (outcome.message.splitlines() or [""])[0]
-            verdicts[ex.key] = (False, f"(racecheck did not finish: {outcome.status}: {first})")
+            verdicts[ex.key] = (False, say("isolation.race_unfinished", status=status_word(outcome.status), first=first))
         else:
             verdicts[ex.key] = (False, "")
     return verdicts
@@ -391,7 +386,8 @@ def _run_parts(parts, *, source_dir: Path, backend: str, record: bool = False, w
         (workdir / "home").mkdir()
         for k, (ex, cases, _, _) in enumerate(parts):
             if not (Path(source_dir) / ex.source).exists() and not (Path(source_dir) / ex.source).is_symlink():
-                outcomes[k] = Outcome(ex.key, "failed", f"{ex.source} is missing from {source_dir}", total=len(cases))
+                outcomes[k] = Outcome(ex.key, "failed", say("isolation.missing", name=ex.source, folder=source_dir),
+                                      total=len(cases))
         present = [k for k in range(len(parts)) if outcomes[k] is None]
         try:
             _copy_submission(Path(source_dir), parts[present[0]][0].source if present else parts[0][0].source,
@@ -588,7 +584,7 @@ def _sandboxed(argv: list[str], workdir: Path, cpu: int, backend: str, day: str)
 
     why_not = sandbox.unavailable()
     if why_not:
-        return argv, f"(the student's Python ran without a sandbox: {why_not})"
+        return argv, say("isolation.no_sandbox", why=why_not)
     memory = EMULATOR_ADDRESS_SPACE if backend == "emulator" else None
     return sandbox.wrapper(workdir, cpu=cpu, memory=memory, solutions_before=day) + argv[1:], ""
 
@@ -650,13 +646,13 @@ def _results(ex, cases: list[dict], budgets: list[float], finished: child.Finish
             r.status, r.seconds = "timed out", budgets[current]
             r.message = say("timed_out", seconds=f"{budgets[current]:.0f}", case=exercises.case_id(r.case))
             return results, "timed out", r.message
-        r.status, r.message = "crashed", f"the checking process {finished.how} while running this case"
+        r.status, r.message = "crashed", say("isolation.process_died", how=finished.how)
         return results, "crashed", f"{exercises.case_id(r.case)}: {r.message}"
     if finished.ended == "timed out":
-        when = "between cases" if reported else "before any case ran (compiling?)"
-        return results, "timed out", f"timed out after {COMPILE_BUDGET_S:.0f} s {when}; the process was stopped"
-    when = "between cases" if reported else "before reporting"
-    return results, "crashed", f"the checking process {finished.how} {when}:\n{finished.tail(15)}"
+        when = say("isolation.between_cases" if reported else "isolation.before_cases")
+        return results, "timed out", say("isolation.compile_timeout", seconds=COMPILE_BUDGET_S, when=when)
+    when = say("isolation.between_cases" if reported else "isolation.before_report")
+    return results, "crashed", say("isolation.ended", how=finished.how, when=when) + f"\n{finished.tail(15)}"
 
 
 _EVENT_FIELDS = {"compiled": {"ok": bool, "message": str}, "start": {"index": int},

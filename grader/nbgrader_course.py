@@ -375,7 +375,7 @@ def withheld(course_dir, assignment, student: str) -> float:
         outs = cell.get("outputs", [])
         if any(not_graded_here(line) for out in outs for line in out.get("traceback", [])):
             points += float(cell.get("metadata", {}).get("nbgrader", {}).get("points", 0))
-        points += sum(float(m[1]) for out in outs for m in WITHHELD.finditer(out.get("text", "")))
+        points += sum(float(m[1] or m[2]) for out in outs for m in WITHHELD.finditer(out.get("text", "")))
     return points
 
 
