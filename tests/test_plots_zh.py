@@ -124,3 +124,14 @@ def test_a_series_reads_as_one_phrase(label):
     shown = phrased(label, "zh")
     assert re.fullmatch(r"(你的|参考解答)（[^（）]+）", shown), shown
     assert phrased(label, "en") == label
+
+
+@pytest.mark.parametrize("label", ["yours, GQA 32/8", "solution, MHA 32/32"])
+def test_day12s_head_layouts_read_as_one_phrase(label):
+    """Day 12's batch-prefill series (whose, then the head layout) read 你的：GQA 32/8, not 你的, GQA 32/8."""
+    import re
+
+    from grader.messages import phrased
+
+    assert re.fullmatch(r"(你的|参考解答)：(GQA|MHA) \d+/\d+", phrased(label, "zh")), phrased(label, "zh")
+    assert phrased(label, "en") == label
