@@ -1647,7 +1647,7 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "variant.source": {"en": "variant {name}: source must be CUDA text, got {got}",
                        "zh": "变体 {name}：source 必须是 CUDA 源代码文本，得到的是 {got}"},
     "variant.params": {"en": "variant {name} takes {takes}; got {got}", "zh": "变体 {name} 的参数是 {takes}；得到 {got}"},
-    "variant.none": {"en": "no parameters", "zh": "无参数"},
+    "variant.none": {"en": "none", "zh": "无"},
     # ---- the command line's own lines (grader/cli.py) ----
     "cli.folder": {"en": "{arg} is a folder: name a .cu file (or a day, as dayNN)",
                    "zh": "{arg} 是一个文件夹：请给出一个 .cu 文件（或某一天，写成 dayNN）"},
