@@ -84,7 +84,7 @@ def precompile(exs) -> None:
             jobs.setdefault(("compile", str(path)), (device.compile, path))
             jobs.setdefault(("technique", str(path), bool(ex.technique)), (technique.prepare, ex, path))
     share = int(os.environ.get("OMP_NUM_THREADS") or os.cpu_count() or 1)  # grade-class: a worker's cores
-    if len(jobs) > 2 and share > 1:
+    if len(jobs) > 2 and share > 1 and device.backend() == "cupy":  # a GPU machine's spare cores only
         with ThreadPoolExecutor(min(len(jobs), share, 8)) as pool:
             for done in [pool.submit(*job) for job in jobs.values()]:
                 done.exception()
