@@ -47,6 +47,8 @@ from grader.assignments import HIDDEN_BEGIN, HIDDEN_END, hidden_lines, solution_
 from grader.messages import say, status as status_word
 
 CELL_TIMEOUT_S = 300          # a notebook cell (the kernels were graded already)
+GPU_CELL_TIMEOUT_S = 60       # a cell on a GPU: demos take under 4 s there (days 1, 6, 12 on an H200); a kernel
+                              # that fails its technique check is never launched by grading and can hang a demo
 HUNG_CELL_TIMEOUT_S = 30      # a cell, where grading found a kernel that never finishes (its demos would hang too)
 NOTEBOOK_BUDGET_S = 1200      # all the cells of one notebook together
 SKIP_TAG = "skip-autograde"   # a lesson cell's tag: a demo not run under autograde (its time, not its points)
@@ -502,6 +504,7 @@ class RunNotebook(Preprocessor):
     """nbgrader's Execute, for feedback only: sandboxed kernel, time limits, survives a dead kernel."""
 
     cell_timeout = Integer(CELL_TIMEOUT_S, help="seconds per cell").tag(config=True)
+    gpu_cell_timeout = Integer(GPU_CELL_TIMEOUT_S, help="seconds per cell on a GPU").tag(config=True)
     hung_cell_timeout = Integer(HUNG_CELL_TIMEOUT_S, help="seconds per cell where grading found a kernel that "
                                                           "never finishes").tag(config=True)
     budget = Integer(NOTEBOOK_BUDGET_S, help="seconds for all the cells of a notebook").tag(config=True)
@@ -513,9 +516,13 @@ class RunNotebook(Preprocessor):
 
         from nbclient.exceptions import CellTimeoutError
 
+        from grader import device
+
         start = time.monotonic()
+        emulated = device.emulated()
         hung = resources.get(RESOURCES_KEY, {}).get("kernel_grades", {}).get("hung", False)
-        per_cell = min(self.cell_timeout, self.hung_cell_timeout) if hung else self.cell_timeout
+        per_cell = min([self.cell_timeout] + [self.hung_cell_timeout] * hung
+                       + [self.gpu_cell_timeout] * (not emulated))
 
         def timeout(cell) -> int:
             left = self.budget - (time.monotonic() - start)
@@ -529,9 +536,7 @@ class RunNotebook(Preprocessor):
                   "skip_cells_with_tag": SKIP_TAG}
         why_not = sandbox.unavailable()
         if why_not is None:
-            from grader import device
-
-            spec = sandbox.kernelspec(course_dir, emulated=device.emulated(), cpu=self.budget + 60)
+            spec = sandbox.kernelspec(course_dir, emulated=emulated, cpu=self.budget + 60)
             os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(spec), os.environ.get("JUPYTER_PATH")]))
             kwargs["kernel_name"] = sandbox.KERNEL_NAME
             kwargs["kernel_manager_class"] = sandbox.kernel_manager_class()
