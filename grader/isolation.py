@@ -150,24 +150,35 @@ def _read_times(backend: str) -> dict[str, float]:
 def _record_times(backend: str, new: dict[str, float]) -> None:
     if not new:
         return
+    from filelock import FileLock
+
     path = _times_file(backend)
     path.parent.mkdir(parents=True, exist_ok=True)
-    times = {**_read_times(backend), **new}
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(times, indent=0, sort_keys=True))
-    os.replace(tmp, path)
+    with FileLock(path.with_suffix(".lock")):  # grading processes of a class record side by side
+        times = {**_read_times(backend), **new}
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(times, indent=0, sort_keys=True))
+        os.replace(tmp, path)
 
 
 def case_budgets(ex, cases: list[dict], backend: str) -> list[float]:
     """Seconds each case may take: BUDGET_FACTOR x the solution's time on this backend (measured
-    once, in a child, and kept in .course/case-times/), at least BUDGET_FLOOR_S."""
+    once, in a child, and kept in .course/case-times/; one process measures an exercise while any
+    other that needs it waits), at least BUDGET_FLOOR_S."""
     times = _read_times(backend)
-    missing = [c for c in cases if _case_key(ex, c) not in times]
     solution = paths.SOLUTIONS / ex.day / ex.source
-    if missing and solution.is_file():
-        _run(ex, missing, source_dir=solution.parent, seed=None, budgets=[MEASURING_BUDGET_S] * len(missing),
-             backend=backend, record=True)
-        times = _read_times(backend)
+    if any(_case_key(ex, c) not in times for c in cases) and solution.is_file():
+        from filelock import FileLock
+
+        lock = _times_file(backend).with_name(f"{backend}.{ex.key.replace('/', '.')}.lock")
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        with FileLock(lock):  # a class's tasks of one day start together: one measures, the rest wait for it
+            times = _read_times(backend)
+            missing = [c for c in cases if _case_key(ex, c) not in times]
+            if missing:
+                _run(ex, missing, source_dir=solution.parent, seed=None,
+                     budgets=[MEASURING_BUDGET_S] * len(missing), backend=backend, record=True)
+                times = _read_times(backend)
     floor = BUDGET_FLOOR_S.get(backend, 20.0)
     return [max(floor, BUDGET_FACTOR * times[_case_key(ex, c)]) if _case_key(ex, c) in times
             else UNMEASURED_BUDGET_S for c in cases]

@@ -36,6 +36,41 @@ def test_budgets_follow_the_solutions_time():
     assert isolation._read_times(backend)[isolation._case_key(ex, {"n": 33})] > 0
 
 
+def test_a_classs_tasks_measure_a_budget_once(tmp_path, monkeypatch):
+    """A class's tasks of one day start together: one measures the solution's times, the others wait for
+    it and read them (they measured one each before: 14 day-12 tasks on an H200 took 119 s each); tasks
+    recording other exercises' times side by side keep them all."""
+    import threading
+    import time
+
+    monkeypatch.setattr(paths, "STATE", tmp_path)
+    measured = []
+
+    def measure(ex, cases, *, backend, **_):
+        measured.append(ex.key)
+        time.sleep(0.3)
+        isolation._record_times(backend, {isolation._case_key(ex, c): 0.01 for c in cases})
+
+    monkeypatch.setattr(isolation, "_run", measure)
+    day1 = exercises.day_exercises("day01")[0]
+    others = [ex for ex in exercises.day_exercises("day06")[:3]]
+    got = {}
+
+    def task(k, ex):
+        got[k] = isolation.case_budgets(ex, [{"n": 33}], "cupy")
+
+    threads = [threading.Thread(target=task, args=(k, day1)) for k in range(6)]
+    threads += [threading.Thread(target=task, args=(10 + k, ex)) for k, ex in enumerate(others)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert measured.count(day1.key) == 1, measured
+    assert len(set(measured)) == 1 + len(others), measured
+    assert all(b == [isolation.BUDGET_FLOOR_S["cupy"]] for b in got.values()), got
+    assert len(isolation._read_times("cupy")) == 1 + len(others)
+
+
 def test_a_kernel_fault_is_reported_as_such(tmp_path):
     """A kernel that traps: the case says so (on the emulator the child goes on and reports "done"; it
     did not die, and the message must not say it did)."""
