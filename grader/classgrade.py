@@ -471,6 +471,31 @@ def _pool(address: str | None, workers: int | None, gpus_per_task: float):
     return _LocalPool(workers or len(gpus) * max(1, round(1 / min(gpus_per_task, 1.0))), gpus)
 
 
+def measure_budgets(course_dir: Path, assignments, threads: int) -> int:
+    """Measure the solutions' case times that the assignments' grading needs (each exercise's own cases
+    and the hidden calls of its notebook), side by side in `threads` threads, before any task starts: a
+    day's tasks start together and would otherwise wait on one task measuring them one exercise after
+    another. Returns how many cases' budgets are known."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import nbformat
+
+    from grader import autograde, exercises, isolation
+    from grader.assignments import split_assignment
+
+    todo = []
+    for assignment in dict.fromkeys(assignments):
+        day = split_assignment(assignment)[0]
+        todo += [(ex, isolation.runnable_cases(ex)) for ex in exercises.day_exercises(day)]
+        source = course_dir / "source" / assignment / f"{assignment}.ipynb"
+        cells = nbformat.read(source, as_version=4).cells if source.is_file() else []
+        todo += [(exercises.get(day, call.name), list(call.cases)) for cell in cells if autograde.is_autograded(cell)
+                 for call in autograde.grade_calls(cell.source) if call.cases]
+    backend = device.backend()
+    with ThreadPoolExecutor(max(1, threads)) as pool:
+        return sum(map(len, pool.map(lambda t: isolation.case_budgets(t[0], t[1], backend), todo)))
+
+
 def _heaviest_first(course_dir: Path, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """`pairs` with the submissions that changed the most bytes of their released files first (more of
     their kernels compile and run every case), so that the light ones (stubs left as they were) fill the
@@ -632,6 +657,9 @@ def main(args) -> int:
             failed[r.assignment] += r.record is None
             progress.update(days[r.assignment], advance=1, failed=failed[r.assignment])
 
+        if todo and not args.address and not device.why_no_gpu():  # a cluster's nodes measure on their own GPUs
+            with console.status("measuring the solutions' case times (once for the course)"):
+                measure_budgets(course_dir, [a for _, a in todo], min(16, os.cpu_count() or 1))
         with progress:
             results = grade(course_dir, todo, address=args.address, gpus_per_task=args.gpus_per_task,
                             workers=args.workers, timeout=args.timeout, on_result=advance) if todo else []

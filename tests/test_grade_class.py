@@ -272,3 +272,24 @@ def test_bad_input_gets_one_line(class_dir, capsys, args, message):
         status = e.code
     err = capsys.readouterr().err
     assert status == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_the_budgets_are_measured_once_before_the_tasks(tmp_path, monkeypatch):
+    """grade-class measures the case times its tasks need (each exercise's own cases, the notebook's hidden
+    calls) side by side before the first task starts, a Chinese class's hidden calls included."""
+    from grader import autograde, exercises, isolation
+
+    for assignment in ("day06", "day06-zh"):
+        folder = tmp_path / "source" / assignment
+        folder.mkdir(parents=True)
+        shutil.copy(paths.ROOT / "instructor" / "notebooks" / f"{assignment.replace('-zh', '')}.ipynb",
+                    folder / f"{assignment}.ipynb")
+    asked = []
+    monkeypatch.setattr(isolation, "case_budgets", lambda ex, cases, backend: asked.append((ex.key, cases)) or cases)
+    count = classgrade.measure_budgets(tmp_path, ["day06", "day06", "day06-zh"], threads=3)
+    own = [(ex.key, isolation.runnable_cases(ex)) for ex in exercises.day_exercises("day06")]
+    nb = nbformat.read(paths.ROOT / "instructor" / "notebooks" / "day06.ipynb", as_version=4)
+    hidden = [(f"day06/{c.name}", list(c.cases)) for cell in nb.cells if autograde.is_autograded(cell)
+              for c in autograde.grade_calls(cell.source) if c.cases]
+    assert hidden and sorted(map(repr, asked)) == sorted(map(repr, (own + hidden) * 2)), asked
+    assert count == 2 * sum(len(c) for _, c in own + hidden)
