@@ -2023,6 +2023,10 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "name.day01.saxpy": {"en": "saxpy out (n={n}, grid {blocks}x{threads})", "zh": "saxpy out（n={n}，网格 {blocks}x{threads}）"},
     "name.day01.read_sum": {"en": "read_sum partial, index = thread (n4={n4}, reps={reps}, grid {blocks}x{threads}; allowed: float32 rounding of each addition)", "zh": "read_sum partial，下标 = 线程（n4={n4}，reps={reps}，网格 {blocks}x{threads}；允许：每次加法的 float32 舍入误差）"},
     "name.day02.past": {"en": "strided_gather out past n_out", "zh": "strided_gather out 在 n_out 之后的部分"},
+    "name.day02.scales": {"en": "quantize_int8 scales (rows={rows}, d={d}; scale = max|x| / 127; row 0 is all zeros: "
+                                "scale 0)",
+                          "zh": "quantize_int8 的 scales（rows={rows}，d={d}；scale = max|x| / 127；第 0 行全为零："
+                                "scale 为 0）"},
     "name.day02.dequant": {"en": "dequantize_int8 out (rows={rows}, d={d}; q * scale rounded to fp16)", "zh": "dequantize_int8 out（rows={rows}，d={d}；q * scale 舍入到 fp16）"},
     "name.day03.ptx_math": {"en": "ptx_math {op} ({ptx}, n={n}; allowed: {stated}; ulp = the spacing of float32 "
                                   "numbers at the exact value (np.spacing))",
@@ -2050,12 +2054,24 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "name.day10.exact": {"en": "gemv of +-(1..4) integers, exact in any order {what}", "zh": "+-(1..4) 整数的 gemv，任何顺序都精确 {what}"},
     "name.day10.gemv": {"en": "gemv (N={n}, K={k}), allowed error {bound:.2g}", "zh": "gemv（N={n}，K={k}），允许误差 {bound:.2g}"},
     "name.day13.rotated": {"en": "rope rotated heads, {layout} {where}", "zh": "rope 旋转后的头，{layout} {where}"},
+    "name.day13.chunked": {"en": "chunk={chunk}, causal", "zh": "chunk={chunk}，因果掩码"},
+    "name.day13.prefix_lm": {"en": "prefix={prefix}, no causal", "zh": "prefix={prefix}，无因果掩码"},
+    "name.day13.variant": {"en": "({what}, batch={batch}, qo_len<={qo_len}, kv_len<={kv_len}, heads {hq}/{hkv}, d={d}; "
+                                 "q_pos = query's position in its request's KV{edition})",
+                           "zh": "（{what}，batch={batch}，qo_len<={qo_len}，kv_len<={kv_len}，头 {hq}/{hkv}，d={d}；"
+                                 "q_pos = 查询在其请求的 KV 中的位置{edition}）"},
+    "name.day13.edition": {"en": "; rendered into your own days/day12/batch_prefill.cu, which must pass day 12 first: a "
+                                 "student edition has no course version",
+                           "zh": "；渲染进你自己的 days/day12/batch_prefill.cu，它要先通过第 12 天：学生版没有课程的版本"},
+    "name.day13.o": {"en": "{variant} o {where}", "zh": "{variant} 的 o{where}"},
+    "name.day13.lse2": {"en": "{variant} lse2 {where}", "zh": "{variant} 的 lse2{where}"},
     "name.day13.past": {"en": "rope heads past `heads` (the packed v) {where}", "zh": "rope 在 `heads` 之后的头（打包在一起的 v）{where}"},
     "name.capstone.block": {"en": "capstone layer output, end to end against float64 numpy ({cfg})",
                             "zh": "capstone 层的输出，端到端与 float64 numpy 比较（{cfg}）"},
     "name.capstone.stage": {"en": "capstone stage '{stage}' ({source}) output {output}",
                             "zh": "综合项目的级“{stage}”（{source}）的输出 {output}"},
     "name.capstone.torch": {"en": "torch eager layer against the course's ({cfg})", "zh": "torch eager 的层对比课程的层（{cfg}）"},
+    "name.capstone.torch_block": {"en": "the torch eager block", "zh": "torch eager 的层（Transformer 块，不是线程块）"},
     "name.capstone.torch_out": {"en": "{name}: the output out", "zh": "{name}：输出 out"},
     "name.capstone.new_row": {"en": "{name}: {cache} row kv_len (the new token)", "zh": "{name}：{cache} 的第 kv_len 行（新的词元）"},
     "name.capstone.actual": {"en": "{what} (from its actual inputs; {cfg})", "zh": "{what}（按它实际的输入；{cfg}）"},

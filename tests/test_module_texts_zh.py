@@ -351,3 +351,64 @@ def test_a_table_lines_up_by_display_width():
                          right=("us",))
     head, rule, *rows = text.splitlines()
     assert {cell_len(line) for line in [head, *rows]} == {cell_len(rule)}, text
+
+
+def test_day02_s_scales_check_names_its_output_in_chinese(lang, monkeypatch):
+    """quantize_int8's scales (never written: the poison) are named in the lessons' language."""
+    from types import SimpleNamespace
+
+    from grader.exercises import day02
+
+    monkeypatch.setattr(day02.device, "launch", lambda *a, **k: None)
+    module = SimpleNamespace(get_function=lambda name: None)
+    for code, says in (("zh", "quantize_int8 的 scales（rows=3，d=5；scale = max|x| / 127；第 0 行全为零"),
+                       ("en", "quantize_int8 scales (rows=3, d=5; scale = max|x| / 127; row 0 is all zeros: scale 0)")):
+        lang(code)
+        with pytest.raises(AssertionError, match=re.escape(says)) as e:
+            day02.check_quant_int8(module, 0, rows=3, d=5)
+        assert code == "en" or chinese(str(e.value)), str(e.value)
+
+
+@pytest.mark.parametrize("check, param", [("check_chunked", {"chunk": 4}), ("check_prefix_lm", {"prefix": 8})])
+def test_day13_s_variant_check_names_its_case_in_chinese(lang, monkeypatch, check, param):
+    """An attention variant's wrong output names its case (mask, ragged shape, q_pos) in the lessons' language."""
+    from types import SimpleNamespace
+
+    from grader.exercises import day13
+
+    monkeypatch.setattr(day13, "check_mask_table", lambda *a: None)
+    monkeypatch.setattr(day13, "chunked", lambda m: SimpleNamespace(name="chunked"))
+    monkeypatch.setattr(day13, "prefix_lm", lambda m: SimpleNamespace(name="prefix_lm"))
+    monkeypatch.setattr(day13, "variant_attention", lambda v, q, *a, **k: (np.zeros(q.shape), np.zeros(q.shape[:2])))
+    case = {"batch": 2, "qo_len": 5, "kv_len": 9, "num_qo_heads": 2, "num_kv_heads": 1, "head_dim": 64, **param}
+    for code in ("zh", "en"):
+        lang(code)
+        with pytest.raises(AssertionError) as e:
+            getattr(day13, check)(None, 0, **case)
+        first = str(e.value).splitlines()[0]
+        if code == "zh":
+            assert chinese(first) and " 的 o（" in first and "q_pos = 查询在其请求的 KV 中的位置" in first, first
+        else:
+            assert " o (" in first and "heads 2/1, d=64; q_pos = query's position in its request's KV" in first, first
+            assert ("chunk=4, causal, batch=2" if "chunk" in param else "prefix=8, no causal, batch=2") in first
+
+
+def test_what_a_check_waits_on_is_named_from_the_catalogue():
+    """What device.synchronize / launch(what=) name in a kernel fault (the capstone's torch eager block) is a
+    name or the catalogue's, never an English phrase."""
+    import ast
+
+    from test_messages import english
+
+    found = []
+    for path in sorted((paths.ROOT / "grader" / "exercises").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "synchronize":
+                named = node.args[:1] + [k.value for k in node.keywords if k.arg == "what"]
+            elif isinstance(node, ast.Call):
+                named = [k.value for k in node.keywords if k.arg == "what"]
+            else:
+                continue
+            found += [f"{path.name}:{n.lineno}: {n.value}" for n in named
+                      if isinstance(n, ast.Constant) and isinstance(n.value, str) and english(n.value)]
+    assert not found, found

@@ -298,7 +298,7 @@ def check_torch_block(seed: int, batch: int, qo_heads: int, kv_heads: int, inter
     ours = run_block({k: device.asarray(v) for k, v in host.items()}, cfg)
     theirs = {k: device.asarray(v) for k, v in host.items()}
     out = torch_block(torch, _torch_views(theirs, torch), cfg)["out"]
-    device.synchronize("the torch eager block")
+    device.synchronize(say("name.capstone.torch_block"))
     got, expected = out.double().cpu().numpy(), device.to_host(ours["out"]).astype(np.float64)
     name = say("name.capstone.torch", cfg=cfg)
     checks.assert_close(got, expected, dt="float16", tol=END_TO_END_TOL, seed=seed,

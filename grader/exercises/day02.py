@@ -152,8 +152,7 @@ def check_quant_int8(module, seed: int, rows: int, d: int) -> None:
     got_scales = device.to_host(scales)
     # 127 / max|x| then a product may differ from max|x| / 127 by an ulp or two.
     checks.assert_close(got_scales, scales_ref, tol=checks.Tolerance(2.0**-22, 0.0, False), seed=seed,
-                        name=f"quantize_int8 scales (rows={rows}, d={d}; scale = max|x| / 127; row 0 is "
-                             f"all zeros: scale 0)")
+                        name=say("name.day02.scales", rows=rows, d=d))
     got = device.to_host(q).view(np.int8).astype(np.float64)
     v = x.astype(np.float64) / np.where(scales_ref > 0, scales_ref, 1)[:, None]
     ok = (got == q_ref) | (ambiguous & (np.abs(got - v) <= 0.5 + 2.0**-18 * np.maximum(np.abs(v), 1)))

@@ -156,12 +156,10 @@ def _check_variant(variant, visible, causal, seed, batch, qo_len, kv_len, num_qo
     k, v = (rng.standard_normal((int(kv_indptr[-1]), num_kv_heads, head_dim)).astype(np.float16) for _ in range(2))
     o, lse2 = variant_attention(variant, q, k, v, qo_indptr, kv_indptr, causal, **params)
     o_ref, lse_ref = batch_reference(q, k, v, qo_indptr, kv_indptr, causal, visible=visible)
-    where = (f"({what}, batch={batch}, qo_len<={qo_len}, kv_len<={kv_len}, heads {num_qo_heads}/{num_kv_heads}, "
-             f"d={head_dim}; q_pos = query's position in its request's KV"
-             + ("" if paths.SOLUTIONS.is_dir() else "; rendered into your own days/day12/batch_prefill.cu, which "
-                "must pass day 12 first: a student edition has no course version") + ")")
-    checks.assert_close(o, o_ref, dt="float16", seed=seed, name=f"{variant.name} o {where}")
-    assert_lse(lse2.ravel(), lse_ref.ravel(), name=f"{variant.name} lse2 {where}", seed=seed)
+    where = say("name.day13.variant", what=what, batch=batch, qo_len=qo_len, kv_len=kv_len, hq=num_qo_heads,
+                hkv=num_kv_heads, d=head_dim, edition="" if paths.SOLUTIONS.is_dir() else say("name.day13.edition"))
+    checks.assert_close(o, o_ref, dt="float16", seed=seed, name=say("name.day13.o", variant=variant.name, where=where))
+    assert_lse(lse2.ravel(), lse_ref.ravel(), name=say("name.day13.lse2", variant=variant.name, where=where), seed=seed)
 
 
 MASK_TABLE_MAX = 130  # positions of the mask table checked first (past a chunk or prefix of 64)
@@ -196,7 +194,8 @@ def check_chunked(module, seed: int, batch: int, qo_len: int, kv_len: int, num_q
     same mask in numpy."""
     check_mask_table(module, "chunked", chunk, min(kv_len, MASK_TABLE_MAX))
     _check_variant(chunked(module), lambda q_pos, key, head: key // chunk == q_pos // chunk, True, seed, batch,
-                   qo_len, kv_len, num_qo_heads, num_kv_heads, head_dim, f"chunk={chunk}, causal", chunk=chunk)
+                   qo_len, kv_len, num_qo_heads, num_kv_heads, head_dim, say("name.day13.chunked", chunk=chunk),
+                   chunk=chunk)
 
 
 def check_prefix_lm(module, seed: int, batch: int, qo_len: int, kv_len: int, num_qo_heads: int,
@@ -205,8 +204,8 @@ def check_prefix_lm(module, seed: int, batch: int, qo_len: int, kv_len: int, num
     float64."""
     check_mask_table(module, "prefix_lm", prefix, min(kv_len, MASK_TABLE_MAX))
     _check_variant(prefix_lm(module), lambda q_pos, key, head: (key < prefix) | (key <= q_pos), False, seed,
-                   batch, qo_len, kv_len, num_qo_heads, num_kv_heads, head_dim, f"prefix={prefix}, no causal",
-                   prefix=prefix)
+                   batch, qo_len, kv_len, num_qo_heads, num_kv_heads, head_dim,
+                   say("name.day13.prefix_lm", prefix=prefix), prefix=prefix)
 
 
 def _variant_cases(param: str, values) -> tuple[dict, ...]:
