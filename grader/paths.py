@@ -35,8 +35,9 @@ class InstructorOnly(FileNotFoundError):
 def solutions_dir(what: str) -> Path:
     """solutions/, or InstructorOnly naming `what` where this is a student edition (no solutions/)."""
     if not SOLUTIONS.is_dir():
-        raise InstructorOnly(f"{what} is an instructor feature: this student edition of the course has no "
-                             f"solutions/")
+        from grader.messages import say
+
+        raise InstructorOnly(say("paths.instructor_only", what=what))
     return SOLUTIONS
 
 

@@ -25,7 +25,7 @@ _modules: dict[tuple, object] = {}
 def source_of(ex: Exercise, solutions: bool | None = None) -> Path:
     """The file this exercise loads: the student's (days/, or $COURSE_SOURCE_DIR) or the solution."""
     if solutions:
-        return paths.solutions_dir("the course's solution") / ex.day / ex.source
+        return paths.solutions_dir(say("runner.solution")) / ex.day / ex.source
     return paths.source_path(ex.day, ex.source)
 
 
@@ -166,18 +166,18 @@ def decode(value):
         if set(value) == {"__array__"}:
             name, shape, data = value["__array__"]
             if name not in ARRAY_DTYPES or not all(isinstance(n, int) and n >= 0 for n in shape):
-                raise ValueError(f"an array of dtype {name!r}, shape {shape!r}")
+                raise ValueError(say("runner.bad_array", dtype=repr(name), shape=repr(shape)))
             dt = named(name) if name == "bfloat16" else np.dtype(name)
             raw = base64.b64decode(data, validate=True)
             if len(raw) != dt.itemsize * int(np.prod(shape, dtype=np.int64)):
-                raise ValueError(f"an array of shape {shape} with {len(raw)} bytes")
+                raise ValueError(say("runner.array_bytes", shape=shape, count=len(raw)))
             return np.frombuffer(raw, dt).reshape(shape).copy()
         return {k: decode(v) for k, v in value.items()}
     if isinstance(value, list):
         return [decode(v) for v in value]
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
-    raise TypeError(f"a value of type {type(value).__name__}")
+    raise TypeError(say("runner.bad_value", type=type(value).__name__))
 
 
 def check(ex: Exercise, case: dict, module=None, seed: int | None = None) -> int:
@@ -191,7 +191,7 @@ def bench(ex: Exercise, module=None, quick: bool = False, with_solution: bool = 
     """The exercise's benchmark for the loaded kernel (and the solution's, if asked and present).
     Only kernels that pass the largest self-check case are timed: a wrong kernel's speed means nothing."""
     if ex.bench is None:
-        raise ValueError(f"{ex.key} has no benchmark")
+        raise ValueError(say("runner.no_benchmark", exercise=ex.key))
     modules = {"yours" if not paths.use_solutions() else "solution": module or load(ex)}
     solution = paths.SOLUTIONS / ex.day / ex.source
     if with_solution and "solution" not in modules and solution.is_file():

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from grader import device
+from grader.messages import say
 
 SWIZZLES = (0, 32, 64, 128)
 _DTYPES = {np.dtype(np.uint8): 1, np.dtype(np.float16): 2, np.dtype(np.float32): 4}  # uint8: FP8 bits
@@ -23,23 +24,23 @@ def _elem_size(dtype) -> int:
         return _DTYPES[dt]
     if "bfloat16" in str(dt):
         return 2
-    raise ValueError(f"tensor_map: dtype {dt} (use uint8 (FP8 bits), float16, bfloat16 or float32)")
+    raise ValueError(say("tensor_map.dtype", dtype=dt))
 
 
 def _check(shape, strides, elem, box, swizzle):
     rank = len(shape)
     if rank not in (2, 3):
-        raise ValueError(f"tensor_map: a {rank}-D array (use 2-D or 3-D)")
+        raise ValueError(say("tensor_map.rank", rank=rank))
     if len(box) != rank or any(not 1 <= int(b) <= 256 for b in box):
-        raise ValueError(f"tensor_map: box {tuple(box)} must have {rank} sizes in 1..256")
+        raise ValueError(say("tensor_map.box", box=tuple(box), rank=rank))
     if strides[-1] != elem or any(s % 16 for s in strides[:-1]):
-        raise ValueError("tensor_map: the array must be row-major with rows a multiple of 16 bytes")
+        raise ValueError(say("tensor_map.layout"))
     if swizzle not in SWIZZLES:
-        raise ValueError(f"tensor_map: swizzle {swizzle} (use one of {SWIZZLES})")
+        raise ValueError(say("tensor_map.swizzle", swizzle=swizzle, swizzles=SWIZZLES))
     inner = int(box[-1]) * elem
     if inner % 16 or (swizzle and inner > swizzle):
-        raise ValueError(f"tensor_map: the box's inner dimension is {inner} bytes: it must be a multiple of "
-                         f"16{f' and at most the swizzle span, {swizzle}' if swizzle else ''}")
+        raise ValueError(say("tensor_map.inner_swizzled", inner=inner, swizzle=swizzle) if swizzle
+                         else say("tensor_map.inner", inner=inner))
 
 
 def tensor_map(array, box, swizzle: int = 0):

@@ -412,3 +412,63 @@ def test_what_a_check_waits_on_is_named_from_the_catalogue():
             found += [f"{path.name}:{n.lineno}: {n.value}" for n in named
                       if isinstance(n, ast.Constant) and isinstance(n.value, str) and english(n.value)]
     assert not found, found
+
+
+@pytest.mark.parametrize("module", ["runner", "tensor_map"])
+def test_what_the_runner_and_tensor_maps_raise_comes_from_the_catalogue(module):
+    from test_messages import _raised_english
+
+    found = _raised_english(paths.ROOT / "grader" / f"{module}.py")
+    assert not found, found
+
+
+def test_the_runner_s_errors_in_chinese(lang, monkeypatch, tmp_path):
+    """What reaches a student from the runner: malformed data from their process, a benchmark asked of an
+    exercise without one, the course's solution asked for in a student edition; one line each."""
+    from grader import exercises, runner
+
+    ex = next(e for d in ("day01", "day02", "day03") for e in exercises.day_exercises(d) if e.bench is None)
+    python = next(e for d in ("day13", "day14") for e in exercises.day_exercises(d) if runner.is_python(e))
+    malformed = ({"__array__": ["complex64", [1], ""]}, {"__array__": ["float32", [2], "AAAA"]}, {"x": {1, 2}})
+    calls = [*(lambda data=data: runner.verify(python, python.cases[0], data, 0) for data in malformed),
+             lambda: runner.bench(ex)]
+    for code in ("zh", "en"):
+        lang(code)
+        for call in calls:
+            with pytest.raises((AssertionError, ValueError)) as e:
+                call()
+            text = str(e.value)
+            assert "\n" not in text and (chinese(text) if code == "zh" else not CJK.search(text)), text
+    assert "malformed data (an array of dtype 'complex64', shape [1])" in str(pytest.raises(AssertionError, calls[0]).value)
+    monkeypatch.setattr(paths, "SOLUTIONS", tmp_path / "no-solutions")
+    for code, says in (("zh", "课程的参考解答是教师功能：这份学生版课程没有 solutions/"),
+                       ("en", "the course's solution is an instructor feature: this student edition of the course has "
+                              "no solutions/")):
+        lang(code)
+        with pytest.raises(paths.InstructorOnly, match=f"^{re.escape(says)}$"):
+            runner.source_of(ex, solutions=True)
+
+
+def test_tensor_map_s_argument_errors_in_chinese(lang):
+    """A bad tensor-map request (dtype, rank, box, layout, swizzle, the box's inner bytes): one line, in the
+    lessons' language; checked before the backend is asked."""
+    from grader import tensor_map
+
+    a = np.zeros((64, 64), np.float16)
+    calls = [lambda: tensor_map.tensor_map(np.zeros((8, 8), np.int32), (8, 8)),
+             lambda: tensor_map.tensor_map(np.zeros(64, np.float16), (8,)),
+             lambda: tensor_map.tensor_map(a, (8, 300)),
+             lambda: tensor_map.tensor_map(a[:, :4], (8, 4)),
+             lambda: tensor_map.tensor_map(a, (8, 8), swizzle=16),
+             lambda: tensor_map.tensor_map(a, (8, 4)),
+             lambda: tensor_map.tensor_map(a, (8, 64), swizzle=64)]
+    for code in ("zh", "en"):
+        lang(code)
+        for call in calls:
+            with pytest.raises(ValueError) as e:
+                call()
+            text = str(e.value)
+            assert "\n" not in text and (chinese(text) if code == "zh" else not CJK.search(text)), text
+    with pytest.raises(ValueError, match=r"^tensor_map: the box's inner dimension is 128 bytes: it must be a multiple "
+                                         r"of 16 and at most the swizzle span, 64$"):
+        calls[-1]()
