@@ -31,7 +31,7 @@ def test_the_rung_below_is_drawn_dotted_and_named_in_chinese():
     fig = plots.plot(r)
     styles = {line.get_label().split(" (")[0]: line.get_linestyle() for line in fig.axes[0].get_lines()}
     assert styles["yours"] == "-" and styles["previous rung, serial"] == ":", styles
-    assert plots.translate("previous rung, serial (yours)", "zh") == "上一级, 串行 (你的)"
+    assert plots.translate("previous rung, serial (yours)", "zh") == "上一级、串行（你的）"
 
 
 def test_a_rung_shows_the_hints_of_the_softmax_and_of_its_own_schedule():

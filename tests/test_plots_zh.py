@@ -126,6 +126,20 @@ def test_a_series_reads_as_one_phrase(label):
     assert phrased(label, "en") == label
 
 
+def test_day16s_earlier_rungs_read_as_one_phrase():
+    """Day 16's dotted series, the rung below each benchmarked rung (day16._earlier names them), read
+    上一级、串行（你的）, not word by word (上一级, 串行 (你的))."""
+    import re
+
+    from grader.exercises import day16
+    from grader.messages import phrased
+
+    labels = [f"previous rung, {what} ({whose})" for _, what in day16.RUNGS[:-1] for whose in ("yours", "solution")]
+    for label in labels:
+        assert re.fullmatch(r"上一级、[^,()（）]+（(你的|参考解答)）", phrased(label, "zh")), phrased(label, "zh")
+        assert phrased(label, "en") == label
+
+
 @pytest.mark.parametrize("label", ["yours, GQA 32/8", "solution, MHA 32/32"])
 def test_day12s_head_layouts_read_as_one_phrase(label):
     """Day 12's batch-prefill series (whose, then the head layout) read 你的：GQA 32/8, not 你的, GQA 32/8."""
