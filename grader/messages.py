@@ -2369,6 +2369,8 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "emu.to_host": {"en": "to_host expects a device array, got {kind}", "zh": "to_host 需要一个设备数组，得到的是 {kind}"},
     "name.day07.tail": {"en": "async_copy_{copy_bytes}b out[n:], the zero-filled tail of the last tile (n={n})",
                         "zh": "async_copy_{copy_bytes}b out[n:]，最后一个分块用零填充的尾部（n={n}）"},
+    "name.day07.qk_where": {"en": "(n={n} rows of K, blocks={blocks})", "zh": "（K 有 n={n} 行，线程块数 blocks={blocks}）"},
+    "name.day07.qk": {"en": "qk_scores {where}", "zh": "qk_scores 的 scores{where}"},
     "name.day07.past": {"en": "{what} past n {where}", "zh": "{what} 在 n 之后的部分 {where}"},
     "name.day07.allowed": {"en": "{what}, allowed error {bound:.2g}", "zh": "{what}，允许误差 {bound:.2g}"},
     "name.day07.exact": {"en": "colsum of +-(1..8) integers, exact in any order {what}",

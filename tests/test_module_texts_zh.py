@@ -472,3 +472,18 @@ def test_tensor_map_s_argument_errors_in_chinese(lang):
     with pytest.raises(ValueError, match=r"^tensor_map: the box's inner dimension is 128 bytes: it must be a multiple "
                                          r"of 16 and at most the swizzle span, 64$"):
         calls[-1]()
+
+
+def test_day07_s_qk_scores_check_names_its_case_in_chinese(lang, monkeypatch):
+    """qk_scores's case (K's rows, the blocks) in the lessons' language."""
+    from types import SimpleNamespace
+
+    from grader.exercises import day07
+
+    monkeypatch.setattr(day07.device, "launch", lambda *a, **k: None)  # scores keep their NaN poison
+    module = SimpleNamespace(get_function=lambda name: None)
+    for code, says in (("zh", "qk_scores 的 scores（K 有 n=5 行，线程块数 blocks=2），允许误差"), ("en", "qk_scores (n=5 rows of K, blocks=2), allowed")):
+        lang(code)
+        with pytest.raises(AssertionError, match=re.escape(says)) as e:
+            day07.check_qk_scores(module, 0, n=5, blocks=2)
+        assert code == "en" or chinese(str(e.value)), str(e.value)

@@ -141,9 +141,9 @@ def check_qk_scores(module, seed: int, n: int, blocks: int) -> None:
     got = device.to_host(scores)
     k64, q64 = k.astype(np.float64), q.astype(np.float64)
     bound = 2 * QK_D * U32 * float((np.abs(k64) @ np.abs(q64)).max())
-    where = f"(n={n} rows of K, blocks={blocks})"
+    where = say("name.day07.qk_where", n=n, blocks=blocks)
     checks.assert_close(got[:n], k64 @ q64, tol=checks.Tolerance(0.0, bound, False), seed=seed,
-                        name=say("name.day07.allowed", what=f"qk_scores {where}", bound=bound))
+                        name=say("name.day07.allowed", what=say("name.day07.qk", where=where), bound=bound))
     checks.assert_untouched(got[n:], np.ones(1, bool), seed=seed,
                             name=say("name.day07.past", what="qk_scores", where=where))
 
