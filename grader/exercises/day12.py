@@ -272,6 +272,47 @@ def bench_batch_prefill(modules: dict, quick: bool = False, repeat: int = 20) ->
     return report
 
 
+PAGE_SIZE = 16  # the paged benchmark's tokens per page (FlashInfer's and vLLM's usual page)
+
+
+def bench_batch_prefill_paged(modules: dict, quick: bool = False, repeat: int = 20) -> bench.Report:
+    """TFLOP/s of the paged batch prefill (GQA 32/8 heads, causal, d 128, batch x seq = 16384, pages of
+    PAGE_SIZE tokens placed in a shuffled pool) against the same file's ragged batch prefill on the same
+    requests: what the page table costs. The ceiling is the first module's ragged kernel."""
+    device.require_gpu()
+    hq, hkv = GQA_HEADS
+    report = bench.Report(f"paged batch prefill, fp16 causal, {hq}/{hkv} heads, d {BENCH_DIM}, "
+                          f"page size {PAGE_SIZE}, batch x seq = 16384",
+                          "sequence length (qo_len = kv_len)", "TFLOP/s")
+    report.series.update({label: [] for label in modules})
+    first = next(iter(modules.values()))
+    for batch, seq in bench_shapes(quick):
+        indptr = np.arange(0, batch * seq + 1, seq, dtype=np.int32)
+        pages = -(-seq // PAGE_SIZE)
+        order = np.random.default_rng(0).permutation(batch * pages).astype(np.int32)
+        page_indptr = device.asarray(np.arange(0, batch * pages + 1, pages, dtype=np.int32))
+        indices, ptr = device.asarray(order), device.asarray(indptr)
+        last = device.asarray(np.full(batch, seq - (pages - 1) * PAGE_SIZE, dtype=np.int32))
+        q = device.random((batch * seq, hq, BENCH_DIM), DTYPE, seed=0)
+        k, v = (device.random((batch * seq, hkv, BENCH_DIM), DTYPE, seed=i) for i in (1, 2))
+        k_pages, v_pages = (device.random((batch * pages, PAGE_SIZE, hkv, BENCH_DIM), DTYPE, seed=i) for i in (3, 4))
+        o, lse2 = device.empty(q.shape, DTYPE), device.empty((batch * seq, hq), "float32")
+        flops = attention_flops(batch * hq, seq, seq, BENCH_DIM, True)
+        for label, module in modules.items():
+            tiles = batch_prefill_tiles(module, indptr, hq, hkv, BENCH_DIM)
+            report.series[label].append(bench.measure(
+                label, lambda m=module, t=tiles: launch_batch_prefill_paged(
+                    m, q, k_pages, v_pages, o, lse2, ptr, page_indptr, indices, last, t, True, sync=False),
+                size=seq, flops=flops, repeat=repeat))
+        tiles = batch_prefill_tiles(first, indptr, hq, hkv, BENCH_DIM)
+        report.ceiling.append(bench.measure(
+            "ragged batch prefill", lambda: launch_batch_prefill(first, q, k, v, o, lse2, ptr, ptr, tiles, True,
+                                                                 sync=False), size=seq, flops=flops, repeat=repeat))
+        del q, k, v, k_pages, v_pages, o, lse2
+    report.ceiling_name = report.ceiling[-1].label
+    return report
+
+
 # ---- the progression, and what each knob of the pipelined kernel is worth ------------------------
 
 # (warps, stages, BLOCK_N): other settings of attention_prefill.cu's compile-time knobs (-D options)
@@ -399,5 +440,6 @@ EXERCISES = (
              technique=(BATCH_TECHNIQUE,)),
     Exercise("day12", "batch_prefill_paged", "batch_prefill.cu",
              "the same batch prefill over a paged KV cache (day 11's page table, a fast division by the page size)",
-             check_batch_prefill_paged, PAGED_CASES, cost=batch_prefill_cost, technique=(PAGED_TECHNIQUE,)),
+             check_batch_prefill_paged, PAGED_CASES, bench=bench_batch_prefill_paged, target=0.90,
+             cost=batch_prefill_cost, technique=(PAGED_TECHNIQUE,)),
 )
