@@ -80,6 +80,19 @@ def test_online_softmax_without_rescaling_o_fails(graded, file, name):
     assert msg and "relative error norm" in msg and "kv_len=150" in msg, msg
 
 
+LARGE_LOGITS = [{**_case(1, 40, 200, 128, False), "logits": "rising"}]
+
+
+def test_online_softmax_without_a_running_max_fails_only_on_large_logits(graded):
+    """exp(s) without subtracting the row's maximum: exact enough for scores of N(0, 1), which never
+    overflow, so only the cases of large, growing logits catch it (inf, then NaN)."""
+    text = _derive("attention_scalar.cu", "const float m_new = fmaxf(m, tile_max);", "const float m_new = 0.f;")
+    text = text.replace("if (m_new == -math::inf) continue;", "if (tile_max == -math::inf) continue;")
+    assert graded("attention_scalar", text, cases=SEVERAL_TILES) is None  # the hole the large logits close
+    msg = graded("attention_scalar", text, cases=LARGE_LOGITS)
+    assert msg and "attention_scalar" in msg and "NaN" in msg, msg
+
+
 def test_online_softmax_rescaling_o_the_wrong_way_fails(graded):
     """o multiplied by 2^(m_new - m_old) instead of 2^(m_old - m_new)."""
     steps = _derive(STEPS, "++i) st.o[i] *= alpha;", "++i) st.o[i] /= alpha;")

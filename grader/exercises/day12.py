@@ -77,13 +77,29 @@ def _mask(causal: bool) -> str:
     return say("name.day12.causal") if causal else say("name.day12.no_mask")
 
 
+#: q's scale in a case of large logits: scores of about +-100 (exp overflows float past 88), so a kernel
+#: that does not subtract a running maximum gets inf, then NaN.
+LOGIT_SCALE = 30.0
+
+
+def _keys(rng, heads: int, kv_len: int, head_dim: int, logits: str) -> np.ndarray:
+    """Normal keys; "rising" / "falling": scaled from 1 to 4 along the KV (or back), so that the row
+    maximum keeps growing in one order of the tiles or the other and a kernel that does not rescale
+    its sums when the maximum grows (or keeps a stale one) overflows."""
+    k = rng.standard_normal((heads, kv_len, head_dim))
+    if logits in ("rising", "falling"):
+        ramp = 1.0 + 3.0 * np.arange(kv_len) / max(kv_len - 1, 1)
+        k *= (ramp if logits == "rising" else ramp[::-1])[None, :, None]
+    return k
+
+
 def _check(family: str, module, seed: int, heads: int, q_len: int, kv_len: int, head_dim: int,
-           causal: bool) -> None:
+           causal: bool, logits: str = "normal") -> None:
     validate(q_len, kv_len, head_dim, causal)
     rng = np.random.default_rng(seed)
     dt = device.dtype(DTYPE)
-    q = rng.standard_normal((heads, q_len, head_dim)).astype(dt)
-    k = rng.standard_normal((heads, kv_len, head_dim)).astype(dt)
+    q = (rng.standard_normal((heads, q_len, head_dim)) * (1.0 if logits == "normal" else LOGIT_SCALE)).astype(dt)
+    k = _keys(rng, heads, kv_len, head_dim, logits).astype(dt)
     v = rng.standard_normal((heads, kv_len, head_dim)).astype(dt)
     out = device.empty((heads, q_len, head_dim), DTYPE)
     attention_launch(family, module, device.asarray(q), device.asarray(k), device.asarray(v), out,
@@ -114,18 +130,18 @@ def check_qk_tile(module, seed: int, heads: int, head_dim: int) -> None:
 
 
 def check_attention_scalar(module, seed: int, heads: int, q_len: int, kv_len: int, head_dim: int,
-                           causal: bool) -> None:
-    _check("attention_scalar", module, seed, heads, q_len, kv_len, head_dim, causal)
+                           causal: bool, logits: str = "normal") -> None:
+    _check("attention_scalar", module, seed, heads, q_len, kv_len, head_dim, causal, logits)
 
 
 def check_attention_mma(module, seed: int, heads: int, q_len: int, kv_len: int, head_dim: int,
-                        causal: bool) -> None:
-    _check("attention_mma", module, seed, heads, q_len, kv_len, head_dim, causal)
+                        causal: bool, logits: str = "normal") -> None:
+    _check("attention_mma", module, seed, heads, q_len, kv_len, head_dim, causal, logits)
 
 
 def check_prefill(module, seed: int, heads: int, q_len: int, kv_len: int, head_dim: int,
-                  causal: bool) -> None:
-    _check("prefill", module, seed, heads, q_len, kv_len, head_dim, causal)
+                  causal: bool, logits: str = "normal") -> None:
+    _check("prefill", module, seed, heads, q_len, kv_len, head_dim, causal, logits)
 
 
 # ---- the ceiling: torch's flash SDPA on the same data -------------------------------------------
@@ -176,10 +192,11 @@ def bench_prefill_causal(modules: dict, quick: bool = False) -> bench.Report:
 # ---- exercise 5: batch prefill, GQA, LSE ---------------------------------------------------------
 
 def check_batch_prefill(module, seed: int, batch: int, qo_len: int, kv_len: int, num_qo_heads: int,
-                        num_kv_heads: int, head_dim: int, causal: bool) -> None:
+                        num_kv_heads: int, head_dim: int, causal: bool, logits: str = "normal") -> None:
     """Ragged requests (an empty one, a one-token one, the rest random), GQA, o and lse2 against float64."""
     rng = np.random.default_rng(seed)
-    q, k, v, qo_indptr, kv_indptr = _ragged_inputs(rng, batch, qo_len, kv_len, num_qo_heads, num_kv_heads, head_dim)
+    q, k, v, qo_indptr, kv_indptr = _ragged_inputs(rng, batch, qo_len, kv_len, num_qo_heads, num_kv_heads, head_dim,
+                                                   logits)
     o, lse2 = batch_prefill(module, device.asarray(q), device.asarray(k), device.asarray(v), qo_indptr, kv_indptr,
                             causal)
     o_ref, lse_ref = batch_reference(q, k, v, qo_indptr, kv_indptr, causal)
@@ -189,12 +206,15 @@ def check_batch_prefill(module, seed: int, batch: int, qo_len: int, kv_len: int,
     assert_lse(device.to_host(lse2).ravel(), lse_ref.ravel(), name=f"batch_prefill lse2 {where}", seed=seed)
 
 
-def _ragged_inputs(rng, batch, qo_len, kv_len, num_qo_heads, num_kv_heads, head_dim):
+def _ragged_inputs(rng, batch, qo_len, kv_len, num_qo_heads, num_kv_heads, head_dim, logits="normal"):
+    """Ragged requests' q, k, v (normal; "rising": large logits growing along each request's keys, as
+    _keys) and their indptrs."""
     qo_indptr, kv_indptr = ragged_requests(rng, batch, qo_len, kv_len)
     dt = device.dtype(DTYPE)
-    q = rng.standard_normal((int(qo_indptr[-1]), num_qo_heads, head_dim)).astype(dt)
-    k, v = (rng.standard_normal((int(kv_indptr[-1]), num_kv_heads, head_dim)).astype(dt) for _ in range(2))
-    return q, k, v, qo_indptr, kv_indptr
+    q = rng.standard_normal((int(qo_indptr[-1]), num_qo_heads, head_dim)) * (1.0 if logits == "normal" else LOGIT_SCALE)
+    k = _keys(rng, 1, int(kv_indptr[-1]), num_kv_heads * head_dim, logits).reshape(-1, num_kv_heads, head_dim)
+    v = rng.standard_normal((int(kv_indptr[-1]), num_kv_heads, head_dim))
+    return q.astype(dt), k.astype(dt), v.astype(dt), qo_indptr, kv_indptr
 
 
 def batch_prefill_paged(module, q, k_pages, v_pages, qo_indptr, kv_indptr, kv_indices, kv_last_page_len,
@@ -219,11 +239,13 @@ def batch_prefill_paged(module, q, k_pages, v_pages, qo_indptr, kv_indptr, kv_in
 
 
 def check_batch_prefill_paged(module, seed: int, batch: int, qo_len: int, kv_len: int, num_qo_heads: int,
-                              num_kv_heads: int, head_dim: int, causal: bool, page_size: int) -> None:
+                              num_kv_heads: int, head_dim: int, causal: bool, page_size: int,
+                              logits: str = "normal") -> None:
     """The ragged requests of check_batch_prefill, their keys in randomly placed pages (day 11's page table;
     every slot no request owns is NaN), o and lse2 against float64."""
     rng = np.random.default_rng(seed)
-    q, k, v, qo_indptr, kv_indptr = _ragged_inputs(rng, batch, qo_len, kv_len, num_qo_heads, num_kv_heads, head_dim)
+    q, k, v, qo_indptr, kv_indptr = _ragged_inputs(rng, batch, qo_len, kv_len, num_qo_heads, num_kv_heads, head_dim,
+                                                   logits)
     lengths = [int(n) for n in np.diff(kv_indptr)]
     page_indptr, indices, last, pool = page_table(rng, lengths, page_size)
     padded = [np.zeros((batch, max(lengths), num_kv_heads, head_dim), k.dtype) for _ in range(2)]
@@ -364,37 +386,46 @@ def check_prefill_family(family: str, module, seed: int = 12) -> None:
 # ---- exercises ----------------------------------------------------------------------------------
 
 def _cases(*rows) -> tuple[dict, ...]:
-    return tuple({"heads": h, "q_len": q, "kv_len": kv, "head_dim": d, "causal": c} for h, q, kv, d, c in rows)
+    """Cases from (heads, q_len, kv_len, head_dim, causal[, logits]) rows."""
+    return tuple({"heads": h, "q_len": q, "kv_len": kv, "head_dim": d, "causal": c, **({"logits": r[0]} if r else {})}
+                 for h, q, kv, d, c, *r in rows)
 
 
 # Awkward lengths (1, 31, 33, not multiples of any tile), queries shorter than the KV (a cache being
-# extended: the causal diagonal moves right), queries longer than the KV (no mask), and one large
-# case last (the runner checks it before timing).
+# extended: the causal diagonal moves right), queries longer than the KV (no mask), large logits whose
+# maximum grows along the KV one way or the other (a kernel without the running maximum's rescale
+# overflows), and one large case last (the runner checks it before timing).
 ALL_CASES = _cases((1, 1, 1, 64, False), (1, 1, 1, 128, True), (3, 31, 33, 128, False),
                    (2, 33, 33, 64, True), (2, 1, 513, 128, True), (2, 100, 1000, 128, True),
                    (2, 17, 300, 64, True), (2, 200, 65, 64, False), (2, 64, 64, 128, True),
                    (4, 257, 257, 128, True), (2, 1000, 1000, 64, False), (2, 1000, 1000, 128, True),
+                   (1, 40, 200, 128, False, "rising"), (2, 40, 200, 64, True, "falling"),
                    (4, 2048, 2048, 128, True))
 NON_CAUSAL = _cases((1, 1, 1, 64, False), (3, 31, 33, 128, False), (2, 200, 65, 64, False),
                     (2, 129, 1000, 128, False), (2, 1000, 1000, 64, False), (2, 127, 4097, 64, False),
+                    (1, 40, 200, 128, False, "rising"), (2, 40, 200, 64, False, "falling"),
                     (4, 2048, 2048, 128, False))
 CAUSAL = _cases((1, 1, 1, 128, True), (2, 33, 33, 64, True), (2, 1, 513, 128, True),
                 (2, 100, 1000, 128, True), (2, 17, 300, 64, True), (2, 64, 64, 128, True),
                 (4, 257, 257, 128, True), (2, 1000, 1000, 64, True), (2, 1000, 1000, 128, True),
+                (1, 40, 200, 128, True, "rising"), (2, 40, 200, 64, True, "falling"),
                 (4, 2048, 2048, 128, True))
 
 # (batch, qo_len, kv_len, num_qo_heads, num_kv_heads, head_dim, causal): the maxima of ragged requests
 # (an empty request and a one-token one from batch 3 on); groups of 1, 4, 6 (no power of two) and 8;
-# packed rows past one tile (17 x 4 > 64); queries longer than their keys; one large case last.
+# packed rows past one tile (17 x 4 > 64); queries longer than their keys; large logits growing along the
+# keys (a kernel without the running maximum overflows); one large case last.
 BATCH_CASES = tuple({"batch": b, "qo_len": q, "kv_len": kv, "num_qo_heads": hq, "num_kv_heads": hkv,
-                     "head_dim": d, "causal": c}
-                    for b, q, kv, hq, hkv, d, c in ((1, 1, 1, 1, 1, 64, False), (1, 1, 1, 4, 1, 128, True),
+                     "head_dim": d, "causal": c, **({"logits": r[0]} if r else {})}
+                    for b, q, kv, hq, hkv, d, c, *r in ((1, 1, 1, 1, 1, 64, False), (1, 1, 1, 4, 1, 128, True),
                                                      (3, 31, 33, 8, 2, 64, True), (4, 33, 100, 4, 4, 128, False),
                                                      (3, 17, 300, 32, 8, 64, True), (5, 100, 150, 6, 1, 128, True),
                                                      (2, 200, 65, 8, 8, 64, False), (4, 257, 513, 8, 1, 128, True),
+                                                     (3, 20, 150, 4, 2, 128, True, "rising"),
                                                      (4, 1000, 1000, 32, 8, 128, True)))
 # The same shapes in pages of 1, 16 and 5 tokens (a page size that divides nothing).
-PAGED_CASES = tuple({**c, "page_size": p} for c, p in zip(BATCH_CASES, (1, 16, 5, 16, 1, 16, 5, 16, 16)))
+PAGED_CASES = tuple({**c, "page_size": p} for c, p in zip(BATCH_CASES, (1, 16, 5, 16, 1, 16, 5, 16, 5, 16),
+                                                            strict=True))
 
 
 def _tensor_cores(kernels: tuple[str, ...], *extra: str, why: str) -> Technique:
