@@ -1,9 +1,10 @@
 """Day 16: planted wrong kernels, each derived from the solution by one targeted change, must fail with a
 message a student understands; the solution passes. The mistakes of a FlashAttention-3 kernel: a running
-output not rescaled when the max grows, P packed into the wrong fragment registers, a ping-pong whose
-first turn is never given (a deadlock, named), the softmax read before its wgmma completed, and the
-overlap left out (correct, but the technique check fails). The ladder's rungs: each rung's technique check
-refuses the rung below it (the serial schedule as rung 2, rung 2's schedule as rung 3)."""
+output not rescaled when the max grows, no running max at all (caught only by large logits), P packed into
+the wrong fragment registers, a ping-pong whose first turn is never given (a deadlock, named), the softmax
+read before its wgmma completed, and the overlap left out (correct, but the technique check fails). The
+ladder's rungs: each rung's technique check refuses the rung below it (the serial schedule as rung 2, rung
+2's schedule as rung 3)."""
 import pytest
 
 from grader import stubs
@@ -58,6 +59,17 @@ def test_a_serial_output_not_rescaled_is_caught(planted):
                  "      issue_pv(j, p);", "attention_wgmma_serial")
     msg = planted("day16", "attention_wgmma_serial", text, cases=SMALL)
     assert msg and "attention_wgmma_serial_d64 out" in msg, msg
+
+
+def test_a_softmax_without_its_running_maximum_fails_only_on_large_logits(planted):
+    """exp(s) with nothing subtracted (and so nothing to rescale): exact for scores of N(0, 1), which never
+    overflow; the cases of large logits growing along the keys make it inf, then NaN."""
+    text = plant("      base[h] = m_new == -inf ? 0.f : m_new;\n      corr[h] = ptx_exp2(m_run[h] - base[h]);",
+                 "      base[h] = 0.f;\n      corr[h] = 1.f;")
+    assert planted("day16", "attention_wgmma", text, cases=SMALL) is None  # the hole the large logits close
+    large = [{"heads": 1, "seq": 150, "head_dim": 64, "causal": False, "logits": "falling"}]
+    msg = planted("day16", "attention_wgmma", text, cases=large)
+    assert msg and "attention_wgmma_d64 out" in msg and "NaN" in msg, msg
 
 
 def test_p_in_the_wrong_fragment_registers_is_caught(planted):

@@ -29,8 +29,9 @@ from grader.launchers.prefill import (HEAD_DIMS, batch_prefill, batch_prefill_ti
 from grader.references.decode_attention import assert_lse
 from grader.references.paged_kv import page_table, paged_pool
 from grader.references.prefill_attention import (ANCHOR_LABEL, BENCH_DIM, DTYPE, HEADS, attention_flops,
-                                                attention_reference, batch_prefill_cost, batch_reference,
-                                                bench_shapes, ragged_requests, sdpa_ceiling)
+                                                attention_keys, attention_queries, attention_reference,
+                                                batch_prefill_cost, batch_reference, bench_shapes, ragged_requests,
+                                                sdpa_ceiling)
 from grader.technique import Technique
 
 
@@ -77,29 +78,13 @@ def _mask(causal: bool) -> str:
     return say("name.day12.causal") if causal else say("name.day12.no_mask")
 
 
-#: q's scale in a case of large logits: scores of about +-100 (exp overflows float past 88), so a kernel
-#: that does not subtract a running maximum gets inf, then NaN.
-LOGIT_SCALE = 30.0
-
-
-def _keys(rng, heads: int, kv_len: int, head_dim: int, logits: str) -> np.ndarray:
-    """Normal keys; "rising" / "falling": scaled from 1 to 4 along the KV (or back), so that the row
-    maximum keeps growing in one order of the tiles or the other and a kernel that does not rescale
-    its sums when the maximum grows (or keeps a stale one) overflows."""
-    k = rng.standard_normal((heads, kv_len, head_dim))
-    if logits in ("rising", "falling"):
-        ramp = 1.0 + 3.0 * np.arange(kv_len) / max(kv_len - 1, 1)
-        k *= (ramp if logits == "rising" else ramp[::-1])[None, :, None]
-    return k
-
-
 def _check(family: str, module, seed: int, heads: int, q_len: int, kv_len: int, head_dim: int,
            causal: bool, logits: str = "normal") -> None:
     validate(q_len, kv_len, head_dim, causal)
     rng = np.random.default_rng(seed)
     dt = device.dtype(DTYPE)
-    q = (rng.standard_normal((heads, q_len, head_dim)) * (1.0 if logits == "normal" else LOGIT_SCALE)).astype(dt)
-    k = _keys(rng, heads, kv_len, head_dim, logits).astype(dt)
+    q = attention_queries(rng, (heads, q_len, head_dim), logits).astype(dt)
+    k = attention_keys(rng, heads, kv_len, head_dim, logits).astype(dt)
     v = rng.standard_normal((heads, kv_len, head_dim)).astype(dt)
     out = device.empty((heads, q_len, head_dim), DTYPE)
     attention_launch(family, module, device.asarray(q), device.asarray(k), device.asarray(v), out,
@@ -208,11 +193,11 @@ def check_batch_prefill(module, seed: int, batch: int, qo_len: int, kv_len: int,
 
 def _ragged_inputs(rng, batch, qo_len, kv_len, num_qo_heads, num_kv_heads, head_dim, logits="normal"):
     """Ragged requests' q, k, v (normal; "rising": large logits growing along each request's keys, as
-    _keys) and their indptrs."""
+    attention_keys) and their indptrs."""
     qo_indptr, kv_indptr = ragged_requests(rng, batch, qo_len, kv_len)
     dt = device.dtype(DTYPE)
-    q = rng.standard_normal((int(qo_indptr[-1]), num_qo_heads, head_dim)) * (1.0 if logits == "normal" else LOGIT_SCALE)
-    k = _keys(rng, 1, int(kv_indptr[-1]), num_kv_heads * head_dim, logits).reshape(-1, num_kv_heads, head_dim)
+    q = attention_queries(rng, (int(qo_indptr[-1]), num_qo_heads, head_dim), logits)
+    k = attention_keys(rng, 1, int(kv_indptr[-1]), num_kv_heads * head_dim, logits).reshape(-1, num_kv_heads, head_dim)
     v = rng.standard_normal((int(kv_indptr[-1]), num_kv_heads, head_dim))
     return q.astype(dt), k.astype(dt), v.astype(dt), qo_indptr, kv_indptr
 

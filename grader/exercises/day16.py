@@ -16,8 +16,8 @@ from grader import bench, checks, device, tensor_map
 from grader.exercises import Exercise
 from grader.messages import phrased, say
 from grader.launchers.prepared import prepared_launch
-from grader.references.prefill_attention import (BENCH_DIM, DTYPE, HEADS, attention_flops, attention_reference,
-                                                bench_shapes, sdpa_ceiling)
+from grader.references.prefill_attention import (BENCH_DIM, DTYPE, HEADS, attention_flops, attention_keys,
+                                                attention_queries, attention_reference, bench_shapes, sdpa_ceiling)
 from grader.technique import Technique
 
 BM, BN, STAGES, THREADS = 128, 128, 3, 384  # attention_wgmma.cu's query tile, key tile, stages, threads
@@ -47,11 +47,15 @@ def prepare(module, q, k, v, out, heads: int, seq: int, head_dim: int, causal: b
                            f"{name} (heads={heads}, seq={seq})", (q, k, v, out))
 
 
-def check_rung(prefix: str, module, seed: int, heads: int, seq: int, head_dim: int, causal: bool) -> None:
-    """o of one rung's kernel against day 12's float64 reference, fp16 tolerance."""
+def check_rung(prefix: str, module, seed: int, heads: int, seq: int, head_dim: int, causal: bool,
+               logits: str = "normal") -> None:
+    """o of one rung's kernel against day 12's float64 reference, fp16 tolerance; large logits growing
+    along the keys ("rising", "falling") catch a softmax without its running maximum."""
     rng = np.random.default_rng(seed)
     dt = device.dtype(DTYPE)
-    q, k, v = (rng.standard_normal((heads, seq, head_dim)).astype(dt) for _ in range(3))
+    q = attention_queries(rng, (heads, seq, head_dim), logits).astype(dt)
+    k = attention_keys(rng, heads, seq, head_dim, logits).astype(dt)
+    v = rng.standard_normal((heads, seq, head_dim)).astype(dt)
     out = device.empty((heads, seq, head_dim), DTYPE)
     prepare(module, *(device.asarray(x) for x in (q, k, v)), out, heads, seq, head_dim, causal, prefix)(sync=True)
     mask = "causal" if causal else "no mask"
@@ -59,16 +63,19 @@ def check_rung(prefix: str, module, seed: int, heads: int, seq: int, head_dim: i
                         name=f"{prefix}_d{head_dim} out (heads={heads}, seq={seq}, {mask})")
 
 
-def check_serial(module, seed: int, heads: int, seq: int, head_dim: int, causal: bool) -> None:
-    check_rung("attention_wgmma_serial", module, seed, heads, seq, head_dim, causal)
+def check_serial(module, seed: int, heads: int, seq: int, head_dim: int, causal: bool,
+                 logits: str = "normal") -> None:
+    check_rung("attention_wgmma_serial", module, seed, heads, seq, head_dim, causal, logits)
 
 
-def check_overlap(module, seed: int, heads: int, seq: int, head_dim: int, causal: bool) -> None:
-    check_rung("attention_wgmma_overlap", module, seed, heads, seq, head_dim, causal)
+def check_overlap(module, seed: int, heads: int, seq: int, head_dim: int, causal: bool,
+                  logits: str = "normal") -> None:
+    check_rung("attention_wgmma_overlap", module, seed, heads, seq, head_dim, causal, logits)
 
 
-def check_attention(module, seed: int, heads: int, seq: int, head_dim: int, causal: bool) -> None:
-    check_rung("attention_wgmma", module, seed, heads, seq, head_dim, causal)
+def check_attention(module, seed: int, heads: int, seq: int, head_dim: int, causal: bool,
+                    logits: str = "normal") -> None:
+    check_rung("attention_wgmma", module, seed, heads, seq, head_dim, causal, logits)
 
 
 def _sdpa_backends(q, k, v, batch: int, seq: int, causal: bool) -> dict:
@@ -196,16 +203,20 @@ def emulator_cost(case: dict) -> int:
 
 
 def _cases(causal: bool) -> tuple[dict, ...]:
-    rows = ((1, 1, 64), (3, 200, 64), (2, 129, 128), (1, 520, 128), (2, 1000, 64), (2, 4096, 128))
-    return tuple({"heads": h, "seq": s, "head_dim": d, "causal": causal} for h, s, d in rows)
+    rows = ((1, 1, 64), (3, 200, 64), (2, 129, 128), (1, 520, 128), (2, 1000, 64), (1, 200, 128, "rising"),
+            (1, 150, 64, "falling"), (2, 4096, 128))
+    return tuple({"heads": h, "seq": s, "head_dim": d, "causal": causal, **({"logits": r[0]} if r else {})}
+                 for h, s, d, *r in rows)
 
 
 # The hints of a rung: the softmax's (region 0) and its own schedule's (regions 1-3, in the file's order).
 # Rungs 1 and 2, causal and not in one exercise each: one tile, s past one and several tiles, both head
-# dims, a causal diagonal inside a tile; one large case last (the benchmark checks it first).
-RUNG_CASES = tuple({"heads": h, "seq": s, "head_dim": d, "causal": c}
-                   for h, s, d, c in ((1, 1, 64, False), (3, 200, 64, True), (2, 129, 128, False),
-                                      (1, 520, 128, True), (2, 1000, 64, False), (2, 4096, 128, False)))
+# dims, a causal diagonal inside a tile; large logits growing along the keys (a softmax without the running
+# maximum overflows); one large case last (the benchmark checks it first).
+RUNG_CASES = tuple({"heads": h, "seq": s, "head_dim": d, "causal": c, **({"logits": r[0]} if r else {})}
+                   for h, s, d, c, *r in ((1, 1, 64, False), (3, 200, 64, True), (2, 129, 128, False),
+                                          (1, 520, 128, True), (2, 1000, 64, False), (1, 200, 128, False, "rising"),
+                                          (1, 150, 64, True, "falling"), (2, 4096, 128, False)))
 
 EXERCISES = (
     Exercise("day16", "attention_wgmma_serial", "attention_wgmma.cu",

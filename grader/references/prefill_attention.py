@@ -37,6 +37,27 @@ def attention_reference(q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: boo
     return p @ v64 / np.where(denom > 0, denom, 1.0)
 
 
+#: q's scale in a case of large logits: scores of about +-100 (exp overflows float past 88), so a kernel
+#: that does not subtract a running maximum gets inf, then NaN.
+LOGIT_SCALE = 30.0
+
+
+def attention_queries(rng, shape: tuple, logits: str = "normal") -> np.ndarray:
+    """Normal queries (float64); LOGIT_SCALE times larger for a case of large logits."""
+    return rng.standard_normal(shape) * (1.0 if logits == "normal" else LOGIT_SCALE)
+
+
+def attention_keys(rng, heads: int, kv_len: int, head_dim: int, logits: str = "normal") -> np.ndarray:
+    """Normal keys [heads, kv_len, head_dim] (float64); "rising" / "falling": scaled from 1 to 4 along
+    the KV (or back), so that the row maximum keeps growing in one order of the tiles or the other and a
+    kernel that does not rescale its sums when the maximum grows (or keeps a stale one) overflows."""
+    k = rng.standard_normal((heads, kv_len, head_dim))
+    if logits in ("rising", "falling"):
+        ramp = 1.0 + 3.0 * np.arange(kv_len) / max(kv_len - 1, 1)
+        k *= (ramp if logits == "rising" else ramp[::-1])[None, :, None]
+    return k
+
+
 def attention_flops(heads: int, q_len: int, kv_len: int, head_dim: int, causal: bool) -> float:
     """4 d flops (two products) per visible (query, key) pair: causal counts about half."""
     return 4.0 * head_dim * heads * float(visible_keys(q_len, kv_len, causal).sum())
