@@ -35,9 +35,8 @@ class InstructorOnly(FileNotFoundError):
 def solutions_dir(what: str) -> Path:
     """solutions/, or InstructorOnly naming `what` where this is a student edition (no solutions/)."""
     if not SOLUTIONS.is_dir():
-        from grader.messages import say
-
-        raise InstructorOnly(say("paths.instructor_only", what=what))
+        raise InstructorOnly(f"{what} is an instructor feature: this student edition of the course has no "
+                             f"solutions/")
     return SOLUTIONS
 
 

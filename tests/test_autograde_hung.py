@@ -15,7 +15,8 @@ CELLS = ("print('before')", "import time\ntime.sleep(60)", "print('after')")
 
 
 def _run(monkeypatch, hung: bool, assignment: str = "day01", gpu: bool = False, **limits):
-    monkeypatch.setenv(sandbox.SANDBOX_ENV, "off")  # a plain kernel: this test is about time, not isolation
+    # A plain kernel: this test is about time, not isolation (unavailable() is cached: a test before may have asked).
+    monkeypatch.setattr(sandbox, "unavailable", lambda: f"turned off ({sandbox.SANDBOX_ENV}=off)")
     monkeypatch.setattr(device, "emulated", lambda: not gpu)
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in CELLS])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
