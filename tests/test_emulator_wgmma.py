@@ -122,13 +122,13 @@ def source(n, dtype="f16", swizzle=0, desc_swizzle=None, a_regs=False, early=Fal
     return text
 
 
-def run(monkeypatch, n, dtype="f16", scale_d=1, **kw):
+def run(monkeypatch, n, dtype="f16", scale_d=1, c_fill=None, **kw):
     monkeypatch.setenv(emulator.ARCH_ENV, "sm_90a")
     mod = emulator.load_source(source(n, dtype, **kw), "wgmma.cu")
     rng = np.random.default_rng()
     a = rng.standard_normal((64, K)).astype(np.float32)
     b = rng.standard_normal((n, K)).astype(np.float32)
-    c = rng.standard_normal((64, n)).astype(np.float32)
+    c = rng.standard_normal((64, n)).astype(np.float32) if c_fill is None else np.full((64, n), c_fill, np.float32)
     if dtype == "f16":
         ah, bh = a.astype(np.float16), b.astype(np.float16)
         a64, b64 = ah.astype(np.float64), bh.astype(np.float64)
@@ -148,6 +148,14 @@ def run(monkeypatch, n, dtype="f16", scale_d=1, **kw):
     (8, "f16", 0, 1), (64, "bf16", 0, 0), (64, "f16", 1, 1), (256, "bf16", 1, 0), (256, "f16", 0, 1)])
 def test_mma_async_from_shared_memory(monkeypatch, n, dtype, swizzle, scale_d):
     got, want = run(monkeypatch, n, dtype, scale_d, swizzle=swizzle)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("fill", [-np.inf, np.nan])
+def test_a_wgmma_that_does_not_accumulate_ignores_what_d_held(monkeypatch, fill):
+    """scale-d 0: D = A B, whatever D held (the hardware does not read it): a score register left at -inf
+    by a masked softmax must not make NaN (0 x -inf)."""
+    got, want = run(monkeypatch, 64, "f16", 0, c_fill=fill, swizzle=1)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 

@@ -443,7 +443,7 @@ def _build_mma_async(prog, inst):
                                             who=st.who(int(sel[np.flatnonzero(changed)[0]]))))
                 C[j] = vals
         Ct = np.zeros((g, 64, n))
-        Ct[:, d_rows, d_cols] = (C * scale_d).T.reshape(g, 128, -1)
+        Ct[:, d_rows, d_cols] = np.where(scale_d, C, 0.0).T.reshape(g, 128, -1)  # scale-d 0: D not read (-inf stays out)
         D = np.einsum("gmk,gnk->gmn", A * scale_a, B * scale_b) + Ct
         d = D[:, d_rows, d_cols].reshape(sel.size, -1).T.astype(np.float32)  # [register, thread]
         writes = []
