@@ -196,9 +196,10 @@ def _ragged_inputs(rng, batch, qo_len, kv_len, num_qo_heads, num_kv_heads, head_
     attention_keys) and their indptrs."""
     qo_indptr, kv_indptr = ragged_requests(rng, batch, qo_len, kv_len)
     dt = device.dtype(DTYPE)
+    total_kv = int(kv_indptr[-1])
     q = attention_queries(rng, (int(qo_indptr[-1]), num_qo_heads, head_dim), logits)
-    k = attention_keys(rng, 1, int(kv_indptr[-1]), num_kv_heads * head_dim, logits).reshape(-1, num_kv_heads, head_dim)
-    v = rng.standard_normal((int(kv_indptr[-1]), num_kv_heads, head_dim))
+    k = attention_keys(rng, 1, total_kv, num_kv_heads * head_dim, logits).reshape(total_kv, num_kv_heads, head_dim)
+    v = rng.standard_normal((total_kv, num_kv_heads, head_dim))
     return q.astype(dt), k.astype(dt), v.astype(dt), qo_indptr, kv_indptr
 
 
