@@ -25,9 +25,9 @@ _modules: dict[tuple, object] = {}
 def source_of(ex: Exercise, solutions: bool | None = None) -> Path:
     """The file this exercise loads: the student's (days/, or $COURSE_SOURCE_DIR) or the solution."""
     if solutions:
-        if not paths.SOLUTIONS.is_dir():  # paths (below the catalogue) says it in English only
+        if not paths.SOLUTIONS.is_dir():  # paths.solutions_dir refuses in English only (it sits below the catalogue)
             raise paths.InstructorOnly(say("paths.instructor_only", what=say("runner.solution")))
-        return paths.solutions_dir(say("runner.solution")) / ex.day / ex.source
+        return paths.SOLUTIONS / ex.day / ex.source
     return paths.source_path(ex.day, ex.source)
 
 
