@@ -1775,6 +1775,17 @@ CATALOGUE: dict[str, dict[str, str]] = {
                                "{why} keeps its data in registers",
                          "zh": "{kernel} 溢出到了本地内存（写 {stores} B，读 {loads} B，本地 {local} B）：{why} "
                                "要把数据留在寄存器里"},
+    "technique.serialized": {"en": "ptxas serialized the wgmma.mma_async of {kernel} ({code}: due to {cause}), so each "
+                                   "waits for the one before it and nothing overlaps them",
+                             "zh": "ptxas 把 {kernel} 的 wgmma.mma_async 串行化了（{code}：原因是 {cause}），每条都要等前一条"
+                                   "做完，没有任何工作能与它们重叠"},
+    "wgmma_cause.call": {"en": "wgmma pipeline crossing function boundary at a function call",
+                         "zh": "wgmma 流水线在一次函数调用处跨过了函数边界"},
+    "wgmma_cause.registers": {"en": "insufficient register resources for the wgmma pipeline",
+                              "zh": "wgmma 流水线可用的寄存器不够"},
+    "wgmma_cause.accumulators": {"en": "non wgmma instructions defining accumulator registers of a wgmma between start "
+                                       "and end of the pipeline stage",
+                                 "zh": "在流水线一级的开始与结束之间，有非 wgmma 指令写了某条 wgmma 的累加器寄存器"},
     "technique.no_sass": {"en": "{exercise}: cannot read the SASS to check the technique: {error}",
                           "zh": "{exercise}：读不到 SASS，无法检查技术要点：{error}"},
     "technique.missing": {"en": "{exercise}: the technique of the day is missing from {file}: {found}",

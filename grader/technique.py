@@ -6,7 +6,9 @@ right on day 10 but teaches nothing about tensor cores. An exercise declares wha
 SASS with nvdisasm, and raises AssertionError with a sentence a student understands. It looks at
 the kernels the exercise launches, one by one (a kernel's SASS section holds the device functions it
 calls): each required instruction must show in each kernel that shows it in the solution, so an
-unused second kernel holding the shuffles proves nothing.
+unused second kernel holding the shuffles proves nothing. A technique requiring wgmma (HGMMA, QGMMA)
+also refuses a kernel whose wgmma ptxas serialized, as its compile log says (`serialized`): its SASS
+still shows HGMMA, but nothing overlaps the tensor cores' work, which is what days 15 and 16 teach.
 """
 from __future__ import annotations
 
@@ -81,6 +83,42 @@ def _name(pattern: str) -> str:
     return say("technique.named", pattern=plain, name=word("sassname", key)) if key else plain
 
 
+#: ptxas's performance advisory (C7510, C7511, C7515, ...) when it cannot keep wgmma asynchronous: it waits
+#: for each wgmma.mma_async before the next instruction, so the kernel still shows HGMMA but overlaps nothing.
+_SERIALIZED = re.compile(r"^.*?(?:\((C\d+)\)\s*)?(?:Potential Performance Loss:\s*)?wgmma\.mma_async instructions "
+                         r"are serialized due to (.+?)(?:\s+in the function '([^']+)')?\.?\s*$", re.M)
+#: The causes ptxas gives that the catalogue words in the lessons' language (its English is ptxas's own).
+_CAUSES = {"wgmma pipeline crossing function boundary at a function call": "wgmma_cause.call",
+           "insufficient register resources for the wgmma pipeline": "wgmma_cause.registers",
+           "non wgmma instructions defining accumulator registers of a wgmma between start and end of the "
+           "pipeline stage": "wgmma_cause.accumulators"}
+
+
+def serialized(log: str) -> list[tuple[str, str, str]]:
+    """(code, cause, function) of each of ptxas's notes in a compile log that it serialized wgmma.mma_async
+    (the function '' where the note names none)."""
+    return [(code or "ptxas", cause, function or "") for code, cause, function in _SERIALIZED.findall(log)]
+
+
+def _serialized(log: str, names: list[str], entries: list[str]) -> list[str]:
+    """A clause per cause of ptxas's notes that it serialized the wgmma of a graded kernel (one of `names`),
+    or of a device function (not one of the file's `entries`: the kernels calling it are graded), or of no
+    function named; the kernels sharing a cause named together."""
+    graded = {sass.plain_name(n) for n in names}
+    entry = {sass.plain_name(e) for e in entries}
+    kernels: dict[tuple[str, str], list[str]] = {}
+    for code, cause, function in serialized(log):
+        plain = sass.plain_name(function)
+        if function and plain not in graded and plain in entry:
+            continue
+        named = kernels.setdefault((code, cause), [])
+        if plain not in named:
+            named.append(plain)
+    return [say("technique.serialized", code=code, cause=say(_CAUSES[cause]) if cause in _CAUSES else cause,
+                kernel=say("list_sep").join(n for n in named if n) or _kernels(names))
+            for (code, cause), named in kernels.items()]
+
+
 def _kernels(group: list[str]) -> str:
     return say("list_sep").join(map(sass.plain_name, group)) or say("technique.its_kernels")
 
@@ -147,7 +185,7 @@ def problems(path: str | Path, techniques, reference: str | Path | dict | None =
 
 
 def _problems(path: Path, techniques, ref: dict | None) -> list[str]:
-    _, code, usage = sass.load(path, ARCH)
+    compiled, code, usage = sass.load(path, ARCH)
     launched = set(code) if ref is None else {f for f in code if any(
         sass.plain_name(f) == sass.plain_name(r) for r in ref)}
     found = []
@@ -172,6 +210,8 @@ def _problems(path: Path, techniques, ref: dict | None) -> list[str]:
                     absent.setdefault(_kernels(group), []).append(described(what))
         clauses += [say("technique.absent", missing=say("technique.no_join").join(missing), kernels=kernels)
                     for kernels, missing in absent.items()]
+        if any("GMMA" in pattern for pattern in t.require):  # wgmma taught: kept asynchronous, or it teaches nothing
+            clauses += _serialized(compiled.log, names, compiled.kernels)
         found += _graded_on(clauses, t)
         ops = [sass.opcode(line) for n in names for line in code[n]]
         for pattern in t.forbid:
