@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day10/gemm.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: ef3f78df44a9539d
+// stub-sha256: 75890883374416b6
 // Day 10, exercise 5: a fast fp16 GEMM on the tensor cores: C = A * B, fp32 accumulate, fp16 out.
 //
 //   A: [M, K] row-major   B: [K, N] row-major, row stride ldb (>= N, a multiple of 8)   C: [M, N]
@@ -18,13 +18,15 @@
 //      tile each block computes, grouped so that blocks running together share A and B in L2);
 //   1. the pipeline: STAGES buffers of an A tile [BM, BK] and a B tile [BK, BN]; cp.async fills the
 //      buffer of tile kt + STAGES - 1 while the warps compute on tile kt;
-//   2. the warp's fragments: ldmatrix.x4 for A and ldmatrix.x4.trans for B at the (swizzled) offsets,
-//      loaded one k16 step ahead of the MT x NT mma.sync m16n8k16 that use them. The main loop has one
-//      barrier per tile and no branch around it, so the compiler can interleave each step's ldmatrix
-//      with the previous step's mma (check with `python -m grader sass`: LDSM between the HMMA);
+//   2. the warp's fragments: ldmatrix.x4 for A and ldmatrix.x4.trans for B at (swizzled) offsets that
+//      each lane computes once (FragmentOffsets), loaded one k16 step ahead of the MT x NT mma.sync
+//      m16n8k16 that use them. The main loop has one barrier per tile and no branch at all: every tile's
+//      copies are issued, those past K zero-filled. So the compiler interleaves each step's ldmatrix and
+//      copies with the previous step's mma, and the loop computes next to no addresses (check with
+//      `python -m grader sass`: LDSM between the HMMA);
 //   3. the epilogue: fp32 accumulators -> fp16, staged through shared memory so that each thread
 //      then writes whole 16-byte chunks of C rows (guarded at the edges).
-// The default, 128x256 with 8 warps of 64x64, needs about 240 registers per thread: one block per SM,
+// The default, 128x256 with 8 warps of 64x64, needs about 250 registers per thread: one block per SM,
 // which __launch_bounds__(THREADS, 1) allows (up to 255 registers, no spills).
 #include <course/cp_async.cuh>
 #include <course/gemm.cuh>
@@ -146,12 +148,30 @@ struct Fragments {
   uint32_t b[C::NT / 2][4];
 };
 
+// Where this lane's ldmatrix rows start in a pipeline buffer (elements, swizzled), computed once: like the
+// TileLoader's, they are the same for every K tile. The swizzle repeats every 8 rows, so the warp's m16
+// tiles of A lie 16 rows (16 * BK elements) apart and B's k16 steps 16 rows (16 * BN) apart, at the same
+// swizzled columns: only A's k16 step and B's pair of n8 tiles need an offset of their own.
+template <typename C>
+struct FragmentOffsets {
+  int a[C::BK / 16];  // A: k16 step kk, the warp's first m16 tile
+  int b[C::NT / 2];   // B: n8 tiles 2 np and 2 np + 1, k16 step 0
+
+  __device__ __forceinline__ FragmentOffsets(int warp_m, int warp_n, int lane) {
+    // TODO: your code here.
+    //   Hint: Day 9's and gemm_mma.cu's ldmatrix addresses, at a pipeline buffer's (possibly swizzled) offsets.
+    //   Hint: Of the ldmatrix of one K tile, which need an offset of their own, and which lie a constant away?
+    (void)warp_m; (void)warp_n; (void)lane; for (int& o : a) o = 0; for (int& o : b) o = 0;
+  }
+};
+
+// This warp's fragments of k16 step kk of the pipeline buffers sa (A) and sb (B).
 template <typename C>
 __device__ __forceinline__ void load_fragments(Fragments<C>& f, const half* sa, const half* sb, int kk,
-                                               int warp_m, int warp_n, int lane) {
+                                               const FragmentOffsets<C>& at) {
   // TODO: your code here.
-  //   Hint: Day 9's and gemm_mma.cu's fragment loads, for k16 step kk of a buffer, at the tile's own (possibly
-  //   Hint: swizzled) offsets. What keeps the fragments in registers?
+  //   Hint: MT ldmatrix.x4 for A and NT / 2 ldmatrix.x4.trans for B, each from its precomputed offset: what
+  //   Hint: does the m16 tile add, and the k16 step? What keeps the fragments in registers?
 }
 
 // acc += the product of one k16 step's fragments: MT x NT mma.sync m16n8k16.

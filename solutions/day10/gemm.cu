@@ -15,13 +15,15 @@
 //      tile each block computes, grouped so that blocks running together share A and B in L2);
 //   1. the pipeline: STAGES buffers of an A tile [BM, BK] and a B tile [BK, BN]; cp.async fills the
 //      buffer of tile kt + STAGES - 1 while the warps compute on tile kt;
-//   2. the warp's fragments: ldmatrix.x4 for A and ldmatrix.x4.trans for B at the (swizzled) offsets,
-//      loaded one k16 step ahead of the MT x NT mma.sync m16n8k16 that use them. The main loop has one
-//      barrier per tile and no branch around it, so the compiler can interleave each step's ldmatrix
-//      with the previous step's mma (check with `python -m grader sass`: LDSM between the HMMA);
+//   2. the warp's fragments: ldmatrix.x4 for A and ldmatrix.x4.trans for B at (swizzled) offsets that
+//      each lane computes once (FragmentOffsets), loaded one k16 step ahead of the MT x NT mma.sync
+//      m16n8k16 that use them. The main loop has one barrier per tile and no branch at all: every tile's
+//      copies are issued, those past K zero-filled. So the compiler interleaves each step's ldmatrix and
+//      copies with the previous step's mma, and the loop computes next to no addresses (check with
+//      `python -m grader sass`: LDSM between the HMMA);
 //   3. the epilogue: fp32 accumulators -> fp16, staged through shared memory so that each thread
 //      then writes whole 16-byte chunks of C rows (guarded at the edges).
-// The default, 128x256 with 8 warps of 64x64, needs about 240 registers per thread: one block per SM,
+// The default, 128x256 with 8 warps of 64x64, needs about 250 registers per thread: one block per SM,
 // which __launch_bounds__(THREADS, 1) allows (up to 255 registers, no spills).
 #include <course/cp_async.cuh>
 #include <course/gemm.cuh>
@@ -145,9 +147,10 @@ struct TileLoader {
     // HINT: rows_valid x cols_valid), then move g to the next tile. Which part of each chunk's address changes
     // HINT: from chunk to chunk?
     // HINT2: An unrolled loop over the chunks: its tile row, whether it is inside, its shared destination
-    // HINT2: (swizzled), its global source (a valid address even when predicated off); after the loop g advances.
+    // HINT2: (swizzled), its global source; after the loop g advances.
     // HINT3: When ROW_STEP is a multiple of 8 the chunks are whole swizzle periods apart, so the destination is
-    // HINT3: s plus i rows of ROW_STEP: no XOR inside the loop. Otherwise compute tile_offset per chunk.
+    // HINT3: s plus i rows of ROW_STEP, a constant: no XOR inside the loop. Otherwise compute tile_offset per
+    // HINT3: chunk. A zero-filled copy (src-size 0) reads nothing, so its source needs no select.
     // STUB: (void)buffer; (void)rows_valid; (void)cols_valid; (void)advance;
 #pragma unroll
     for (int i = 0; i < PER_THREAD; ++i) {
@@ -155,7 +158,7 @@ struct TileLoader {
       const bool inside = r < rows_valid && col < cols_valid;
       const int offset = ROW_STEP % 8 == 0 ? s + i * ROW_STEP * COLS : tile_offset<COLS, SWIZZLE>(r, col);
       course::cp_async::load_128b<course::cp_async::SharedMemFillMode::kFillZero>(
-          buffer + offset, inside ? g + i * step : g, inside);
+          buffer + offset, g + i * step, inside);
     }
     g += advance;
     // END EXERCISE
@@ -193,25 +196,55 @@ struct Fragments {
   uint32_t b[C::NT / 2][4];
 };
 
+// Where this lane's ldmatrix rows start in a pipeline buffer (elements, swizzled), computed once: like the
+// TileLoader's, they are the same for every K tile. The swizzle repeats every 8 rows, so the warp's m16
+// tiles of A lie 16 rows (16 * BK elements) apart and B's k16 steps 16 rows (16 * BN) apart, at the same
+// swizzled columns: only A's k16 step and B's pair of n8 tiles need an offset of their own.
+template <typename C>
+struct FragmentOffsets {
+  int a[C::BK / 16];  // A: k16 step kk, the warp's first m16 tile
+  int b[C::NT / 2];   // B: n8 tiles 2 np and 2 np + 1, k16 step 0
+
+  __device__ __forceinline__ FragmentOffsets(int warp_m, int warp_n, int lane) {
+    // BEGIN EXERCISE
+    // HINT: Day 9's and gemm_mma.cu's ldmatrix addresses, at a pipeline buffer's (possibly swizzled) offsets.
+    // HINT: Of the ldmatrix of one K tile, which need an offset of their own, and which lie a constant away?
+    // HINT2: Two unrolled loops through tile_offset: one offset per k16 step for A (at the warp's first m16
+    // HINT2: tile), one per pair of n8 tiles for B (at the first k16 step), each at this lane's row and
+    // HINT2: 8-column half.
+    // HINT3: Rows and columns are day 9's: A at row warp_m * WM + lane % 16, column kk * 16 + 8 (lane / 16);
+    // HINT3: B at row lane % 16, column warp_n * WN + np * 16 + 8 (lane / 16). The other m16 tiles and k16
+    // HINT3: steps add a constant because the XOR, a function of row / (8 / period) % period, repeats every
+    // HINT3: 8 rows.
+    // STUB: (void)warp_m; (void)warp_n; (void)lane; for (int& o : a) o = 0; for (int& o : b) o = 0;
+#pragma unroll
+    for (int kk = 0; kk < C::BK / 16; ++kk) {
+      a[kk] = tile_offset<C::BK, C::SWIZZLE>(warp_m * C::WM + lane % 16, kk * 16 + 8 * (lane / 16));
+    }
+#pragma unroll
+    for (int np = 0; np < C::NT / 2; ++np) {
+      b[np] = tile_offset<C::BN, C::SWIZZLE>(lane % 16, warp_n * C::WN + np * 16 + 8 * (lane / 16));
+    }
+    // END EXERCISE
+  }
+};
+
+// This warp's fragments of k16 step kk of the pipeline buffers sa (A) and sb (B).
 template <typename C>
 __device__ __forceinline__ void load_fragments(Fragments<C>& f, const half* sa, const half* sb, int kk,
-                                               int warp_m, int warp_n, int lane) {
+                                               const FragmentOffsets<C>& at) {
   // BEGIN EXERCISE
-  // HINT: Day 9's and gemm_mma.cu's fragment loads, for k16 step kk of a buffer, at the tile's own (possibly
-  // HINT: swizzled) offsets. What keeps the fragments in registers?
-  // HINT2: Two unrolled loops: MT A fragments (ldmatrix .x4) and NT / 2 transposed B double-fragments
-  // HINT2: (ldmatrix .x4.trans), each lane addressing its row and 8-column half through tile_offset.
-  // HINT3: Rows and columns are day 9's: A at row warp_m * WM + mt * 16 + lane % 16, column kk * 16 + 8 (lane / 16);
-  // HINT3: B at row kk * 16 + lane % 16, column warp_n * WN + np * 16 + 8 (lane / 16), through tile_offset.
+  // HINT: MT ldmatrix.x4 for A and NT / 2 ldmatrix.x4.trans for B, each from its precomputed offset: what
+  // HINT: does the m16 tile add, and the k16 step? What keeps the fragments in registers?
+  // HINT3: The additions are compile-time constants once the loops are unrolled (kk, mt, np are): the
+  // HINT3: compiler folds them into the instruction's immediate offset, so the loop computes no addresses.
 #pragma unroll
   for (int mt = 0; mt < C::MT; ++mt) {
-    const int row = warp_m * C::WM + mt * 16 + lane % 16, col = kk * 16 + 8 * (lane / 16);
-    course::mma::ldmatrix_m8n8x4(f.a[mt], sa + tile_offset<C::BK, C::SWIZZLE>(row, col));
+    course::mma::ldmatrix_m8n8x4(f.a[mt], sa + at.a[kk] + mt * 16 * C::BK);
   }
 #pragma unroll
   for (int np = 0; np < C::NT / 2; ++np) {
-    const int row = kk * 16 + lane % 16, col = warp_n * C::WN + np * 16 + 8 * (lane / 16);
-    course::mma::ldmatrix_m8n8x4_trans(f.b[np], sb + tile_offset<C::BN, C::SWIZZLE>(row, col));
+    course::mma::ldmatrix_m8n8x4_trans(f.b[np], sb + at.b[np] + kk * 16 * C::BN);
   }
   // END EXERCISE
 }
@@ -252,36 +285,39 @@ __device__ void gemm(const half* __restrict__ A, const half* __restrict__ B, hal
   // HINT: The main loop: while the warps compute on K tile kt, the copies of tile kt + STAGES - 1 must be in
   // HINT: flight, and the fragments of the next k16 step should load while this step's mma run. With one
   // HINT: barrier per tile, when is a buffer safe to refill, and what keeps the cp.async group count right?
-  // HINT2: Two TileLoaders (A from row m0, B from column n0) and a load_stage(kt, buffer). STAGES == 1: load,
-  // HINT2: commit, wait, barrier, compute, barrier, per tile. STAGES >= 2: a prologue (STAGES - 1 tiles, one
-  // HINT2: group each, even past the end; wait; barrier; the first fragments), then per tile and per k16 step:
-  // HINT2: at the last step the wait and the one barrier; the next step's fragments; at the first step the
-  // HINT2: refill of the buffer read one tile ago and a commit; this step's mma. After the loop: drain, barrier
-  // HINT2: (the epilogue reuses the buffers).
-  // HINT3: keep the loop body free of branches around the barrier (no `if (kt + 1 < k_tiles)` around
-  // HINT3: it): the compiler then interleaves ldmatrix and mma. Advance the buffer indices with
-  // HINT3: `read = read + 1 == C::STAGES ? 0 : read + 1;` rather than a modulo.
+  // HINT2: Two TileLoaders (A from row m0, B from column n0), the FragmentOffsets, and a load_next(buffer) that
+  // HINT2: copies the next K tile in order. STAGES == 1: load, commit, wait, barrier, compute, barrier, per
+  // HINT2: tile. STAGES >= 2: a prologue (STAGES - 1 tiles, one group each; wait; barrier; the first
+  // HINT2: fragments), then per tile and per k16 step: at the last step the wait and the one barrier; the
+  // HINT2: next step's fragments; at the first step the refill of the buffer read one tile ago and a commit;
+  // HINT2: this step's mma. After the loop: drain, barrier (the epilogue reuses the buffers).
+  // HINT3: Keep the loop body one straight line: no `if (kt + STAGES - 1 < k_tiles)` around the refill (past
+  // HINT3: K every copy is zero-filled and reads nothing, so copy anyway, into a buffer nobody reads again).
+  // HINT3: A branch puts its address arithmetic between the barrier and the mma in every warp at once.
+  // HINT3: Advance buffer indices with `read = read + 1 == C::STAGES ? 0 : read + 1;`, not a modulo.
   // STUB: (void)sa; (void)sb; (void)lane; (void)warp_m; (void)warp_n; (void)ldb;
   const int k_tiles = course::ceil_div(K, C::BK);
   constexpr int K_STEPS = C::BK / 16;  // k16 steps per buffer
   TileLoader<C::BM, C::BK, C::THREADS, C::SWIZZLE, half> a_tiles(A + int64_t(m0) * K, K);
   TileLoader<C::BK, C::BN, C::THREADS, C::SWIZZLE, half> b_tiles(B + n0, ldb);
-  // Issue the copies of K tile kt (the next one in order) into buffer s (no commit).
-  auto load_stage = [&](int kt, int s) {
-    const int k0 = kt * C::BK;
-    a_tiles.load(sa + s * C::A_STAGE, M - m0, K - k0, C::BK);
-    b_tiles.load(sb + s * C::B_STAGE, K - k0, N - n0, int64_t(C::BK) * ldb);
+  const FragmentOffsets<C> at(warp_m, warp_n, lane);
+  int k_left = K;  // columns of A (rows of B) from the next tile to copy on
+  // Issue the copies of the next K tile into buffer s (no commit); past K they only write zeros.
+  auto load_next = [&](int s) {
+    a_tiles.load(sa + s * C::A_STAGE, M - m0, k_left, C::BK);
+    b_tiles.load(sb + s * C::B_STAGE, k_left, N - n0, int64_t(C::BK) * ldb);
+    k_left -= C::BK;
   };
   Fragments<C> frag[2];
   if constexpr (C::STAGES == 1) {
     for (int kt = 0; kt < k_tiles; ++kt) {
-      load_stage(kt, 0);
+      load_next(0);
       course::cp_async::commit_group();
       course::cp_async::wait_group<0>();
       __syncthreads();
 #pragma unroll
       for (int kk = 0; kk < K_STEPS; ++kk) {
-        load_fragments<C>(frag[0], sa, sb, kk, warp_m, warp_n, lane);
+        load_fragments<C>(frag[0], sa, sb, kk, at);
         mma_fragments<C>(acc, frag[0]);
       }
       __syncthreads();
@@ -289,26 +325,25 @@ __device__ void gemm(const half* __restrict__ A, const half* __restrict__ B, hal
   } else {
 #pragma unroll
     for (int s = 0; s < C::STAGES - 1; ++s) {
-      if (s < k_tiles) load_stage(s, s);
+      load_next(s);
       course::cp_async::commit_group();
     }
     course::cp_async::wait_group<C::STAGES - 2>();
     __syncthreads();
-    load_fragments<C>(frag[0], sa, sb, 0, warp_m, warp_n, lane);
+    load_fragments<C>(frag[0], sa, sb, 0, at);
     int read = 0, write = C::STAGES - 1;  // the buffers of tiles kt and kt + STAGES - 1
     for (int kt = 0; kt < k_tiles; ++kt) {
 #pragma unroll
       for (int kk = 0; kk < K_STEPS; ++kk) {
-        if (kk == K_STEPS - 1) {  // the next step is the next tile's first
+        if (kk == K_STEPS - 1) {  // the next step is the next tile's first (after the last: zeros, unused)
           course::cp_async::wait_group<C::STAGES - 2>();
           __syncthreads();
-          // (After the last tile, re-read this one rather than a buffer nobody wrote: never used.)
-          if (kt + 1 < k_tiles) read = read + 1 == C::STAGES ? 0 : read + 1;
+          read = read + 1 == C::STAGES ? 0 : read + 1;
         }
         load_fragments<C>(frag[(kk + 1) % 2], sa + read * C::A_STAGE, sb + read * C::B_STAGE,
-                          (kk + 1) % K_STEPS, warp_m, warp_n, lane);
+                          (kk + 1) % K_STEPS, at);
         if (kk == 0) {
-          if (kt + C::STAGES - 1 < k_tiles) load_stage(kt + C::STAGES - 1, write);
+          load_next(write);
           course::cp_async::commit_group();
           write = write + 1 == C::STAGES ? 0 : write + 1;
         }
