@@ -881,6 +881,8 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "plot.solution float32": {"en": "solution float32", "zh": "参考解答（float32）"},
     "plot.solution float16": {"en": "solution float16", "zh": "参考解答（float16）"},
     "plot.solution bfloat16": {"en": "solution bfloat16", "zh": "参考解答（bfloat16）"},
+    "plot.yours e4m3": {"en": "yours e4m3", "zh": "你的（e4m3）"},
+    "plot.solution e4m3": {"en": "solution e4m3", "zh": "参考解答（e4m3）"},
     "plot.yours naive": {"en": "yours naive", "zh": "你的（朴素）"},
     "plot.yours tiled": {"en": "yours tiled", "zh": "你的（分块）"},
     "plot.yours padded": {"en": "yours padded", "zh": "你的（填充）"},
@@ -1369,6 +1371,13 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "day11.pages": {"en": "v_pages {v} must match k_pages {k}", "zh": "v_pages {v} 必须与 k_pages {k} 一致"},
     "day11.scales": {"en": "k_scale, v_scale ({k_scale}, {v_scale}) are for an fp8 cache; this one is {kv_dtype}",
                      "zh": "k_scale、v_scale（{k_scale}，{v_scale}）用于 fp8 缓存；这个缓存是 {kv_dtype}"},
+    "day11.fp8_tokens": {"en": "{label}: e4m3 over float16 KV in tokens per second at the same kv_len (kv_len: ratio): {ratios}",
+                         "zh": "{label}：相同 kv_len 下 e4m3 KV 与 float16 KV 每秒处理 token 数之比（kv_len：比值）：{ratios}"},
+    "day11.fp8_not_held": {"en": "{label}: drawn, not held to the target: the file leaves FP8_ON_TENSOR_CORES off, so "
+                                 "the e4m3 cache runs on its update() (the fp8 path on the tensor cores is exercise "
+                                 "4's optional last part)",
+                           "zh": "{label}：只画出，不按目标要求：这个文件没有打开 FP8_ON_TENSOR_CORES，所以 e4m3 缓存走的是"
+                                 "它的 update()（张量核心上的 fp8 路径是练习 4 最后的选做部分）"},
     "day11.max_len": {"en": "split-KV (num_chunks > 1) needs max_len, the longest request's length",
                       "zh": "split-KV（num_chunks > 1）需要 max_len，即最长请求的长度"},
     "day12.anchor_note": {"en": "torch's flash SDPA is not available here: the ceiling is the figure torch reached on the "

@@ -1,7 +1,7 @@
 """Day 11 without a GPU: the decode kernels stream K and V with cp.async (LDGSTS) and 16-byte accesses,
 compute exp with the SFU (MUFU.EX2), reduce scores with warp shuffles, keep their state in registers
-(no local memory), in the tuned configuration and in others compiled as the launcher compiles them,
-and the day's headers compile on their own."""
+(no local memory), in the tuned configuration and in others compiled as the launcher compiles them
+(decode_attention's fp8 cache on the tensor cores: HMMA), and the day's headers compile on their own."""
 import re
 
 import pytest
@@ -75,18 +75,48 @@ def test_attention_headers_compile_alone(tmp_path):
 
 
 
+def _needs(file: str, kv_dtype: str) -> list[str]:
+    """What the launcher's compile of a decode kernel must show. Both stream K and V with cp.async, exp as
+    ex2.approx, shuffles. A bf16 / fp16 thread copies its 16-byte row slice. decode_paged's fp8 thread
+    copies its 8 bytes of a row and widens them with F2FP; decode_attention's fp8 path (decode_attention_fp8)
+    copies whole 16-byte chunks, converts two bytes per F2FP and runs scores and P.V on the tensor cores."""
+    need = [r"MUFU\.EX2", r"SHFL\.BFLY"]
+    if kv_dtype != "e4m3":
+        return need + [r"LDGSTS\.E\.BYPASS\.128"]
+    if file == "decode_paged.cu":
+        return need + [r"LDGSTS\.E\.64", r"F2FP\.F16\.E4M3\.UNPACK"]
+    return need + [r"LDGSTS\.E\.BYPASS\.128", r"F2FP\.F16\.E4M3\.UNPACK", r"HMMA\.16816\.F32", r"HMMA\.1688\.F32"]
+
+
+def _missing(compiled, need: list[str]) -> dict[str, list[str]]:
+    """Each decode kernel's patterns of `need` that none of its SASS lines matches."""
+    missing = {kernel: [r for r in need if not any(re.search(r, line) for line in lines)]
+               for kernel, lines in sass.disassemble(compiled).items() if kernel.startswith("decode_")}
+    assert missing, "no decode_ kernel in the SASS"
+    return {kernel: m for kernel, m in missing.items() if m}
+
+
 @pytest.mark.parametrize("file", ["decode_attention.cu", "decode_paged.cu"])
 @pytest.mark.parametrize("config", [("e4m3", 128, "NHD"), ("bfloat16", 256, "HND")], ids=lambda c: "-".join(map(str, c)))
 def test_other_configurations_stream_with_cp_async_in_registers(file, config):
-    """Compiled as the launcher compiles them (-D options): a cp.async of a thread's row slice (8 bytes
-    of fp8, 16 of bf16), fp8 widened by the hardware's F2FP, ex2.approx and shuffles, no local memory."""
+    """Compiled as the launcher compiles them (-D options): cp.async, fp8 widened by the hardware's F2FP
+    (decode_attention's fp8 on the tensor cores), ex2.approx and shuffles, no local memory."""
     compiled = compiler.compile_file(DAY11 / file, "sm_90", launch_decode.config_options(*config))
-    fp8 = config[0] == "e4m3"
-    need = [r"LDGSTS\.E\.64" if fp8 else r"LDGSTS\.E\.BYPASS\.128", r"MUFU\.EX2", r"SHFL\.BFLY"]
-    need += [r"F2FP\.F16\.E4M3\.UNPACK"] if fp8 else []
-    for kernel, lines in sass.disassemble(compiled).items():
-        if kernel.startswith("decode_"):
-            missing = [r for r in need if not any(re.search(r, line) for line in lines)]
-            assert not missing, (kernel, missing)
+    missing = _missing(compiled, _needs(file, config[0]))
+    assert not missing, missing
     for kernel, usage in sass.resources(compiled).items():
         assert usage["local"] == 0, (kernel, usage)
+
+
+def test_fp8_check_fails_the_scalar_path(tmp_path):
+    """The fp8 check above is a real one: with FP8_ON_TENSOR_CORES off (the stub's setting), an fp8 cache
+    takes the scalar update(), whose 8-byte copies and CUDA-core math miss the 16-byte copies and HMMA."""
+    text = (DAY11 / "decode_attention.cu").read_text()
+    on = "constexpr bool FP8_ON_TENSOR_CORES = true;"
+    assert text.count(on) == 1, "the solution no longer turns the fp8 path on as this test expects"
+    src = tmp_path / "decode_attention.cu"
+    src.write_text(text.replace(on, "constexpr bool FP8_ON_TENSOR_CORES = false;"))
+    compiled = compiler.compile_file(src, "sm_90", launch_decode.config_options("e4m3", 128, "NHD"))
+    missing = _missing(compiled, _needs("decode_attention.cu", "e4m3"))
+    assert missing and all({r"HMMA\.16816\.F32", r"LDGSTS\.E\.BYPASS\.128"} <= set(m) for m in missing.values()), missing
+    assert len(missing) == len(day11.HEADS_PER_BLOCK), missing

@@ -11,13 +11,14 @@ the contiguous-cache kernel live in `grader.launchers.decode`, which the day-14 
 from __future__ import annotations
 
 import math
+import re
 
 import ml_dtypes
 import numpy as np
 
 from grader import bench, checks, device
 from grader.exercises import Exercise
-from grader.messages import say
+from grader.messages import phrased, say
 from grader.launchers.decode import (BLOCK, HEAD_DIM, HEAD_DIMS, HEADS_PER_BLOCK, KV_DTYPES, LAYOUTS, LOG2E,
                                     NO_CHUNKS, heads_per_block, kv_dtype_of, launch_decode_attention,
                                     launch_decode_paged, scale_log2, specialise)
@@ -303,26 +304,76 @@ def _random_cache(shape: tuple, kv_dtype: str, seed: int):
     return (b + (b >= 0x7F)).astype(cp.uint8)  # every byte but 0x7F and 0xFF, e4m3's NaNs
 
 
-def bench_decode_attention(modules: dict, quick: bool = False, kv_dtype: str = "float16",
-                           head_dim: int = HEAD_DIM, layout: str = "NHD") -> bench.Report:
-    """GB/s on KV bytes against kv_len at batch 64, 32 query heads, 8 KV heads (the target is read
-    at kv_len 8192: 2 GiB of fp16 KV; a launch's ramp-up and tail, ~2% of 4096's 0.38 ms, halve), under
-    the copy of the same bytes; in the tuned configuration unless told another."""
-    device.require_gpu()
-    lens = (1024, 8192) if quick else (256, 512, 1024, 2048, 4096, 8192)
-    sizes = [kv_bytes(BENCH_BATCH, n, BENCH_KV_HEADS, head_dim, kv_dtype) for n in lens]
-    report = bench.Report(f"decode attention, batch {BENCH_BATCH}, heads {BENCH_QO_HEADS}/{BENCH_KV_HEADS}, "
-                          f"d {head_dim}, {kv_dtype} KV, {layout}", "KV bytes read", "GB/s")
+#: The optional fp8 path of exercise 4 turned on (decode_attention.cu's switch, the stub has it false).
+FP8_SWITCH = re.compile(r"constexpr\s+bool\s+FP8_ON_TENSOR_CORES\s*=\s*true\b")
+BENCH_KV_DTYPES = ("float16", "e4m3")  # the benchmark's caches: the tuned configuration and the fp8 one
 
-    def make(module, n: int):
-        q = device.random((BENCH_BATCH, BENCH_QO_HEADS, head_dim), OUT_DTYPE[kv_dtype], seed=1)
+
+def fp8_on_tensor_cores(module) -> bool:
+    """Whether a loaded decode_attention file takes its fp8 cache on the tensor cores (the switch on)."""
+    return bool(FP8_SWITCH.search(getattr(module, "code", None) or ""))
+
+
+def bench_lens(quick: bool, kv_dtypes: tuple[str, ...]) -> dict[str, list[int]]:
+    """The kv_len of each point for each cache dtype: one dtype at the plain lengths; several at lengths
+    that read the same KV bytes at each point (e4m3: twice fp16's tokens), so that one copy ceiling serves
+    them all and the largest point is 2 GiB of KV for each."""
+    lens = (1024, 4096, 8192) if quick else (256, 512, 1024, 2048, 4096, 8192)
+    if len(kv_dtypes) == 1:
+        return {kv_dtypes[0]: list(lens)}
+    return {dt: [n * 2 // KV_DTYPES[dt][2].itemsize for n in lens] for dt in kv_dtypes}
+
+
+def tokens_ratio_note(report: bench.Report, modules: dict, lens: dict[str, list[int]]) -> list[str]:
+    """For each module, e4m3 over fp16 in tokens per second at each kv_len both caches were timed at:
+    2 x their GB/s ratio (an e4m3 token is half the bytes). Nothing where untimed (the emulator)."""
+    if set(lens) != {"float16", "e4m3"}:
+        return []
+    notes = []
+    for label in modules:
+        fp16, fp8 = (dict(zip(lens[dt], report.series[f"{label} {dt}"])) for dt in ("float16", "e4m3"))
+        common = [n for n in fp16 if n in fp8 and fp16[n].timed and fp8[n].timed]
+        if common:
+            ratios = ", ".join(f"{n}: {2 * fp8[n].gbps / fp16[n].gbps:.2f}x" for n in common)
+            notes.append(say("day11.fp8_tokens", label=phrased(label), ratios=ratios))
+    return notes
+
+
+def bench_decode_attention(modules: dict, quick: bool = False, kv_dtype: str | None = None,
+                           head_dim: int = HEAD_DIM, layout: str = "NHD") -> bench.Report:
+    """GB/s on KV bytes at batch 64, 32 query heads, 8 KV heads, under the copy of the same bytes, with
+    two caches by default: the tuned configuration (fp16 KV, kv_len 256 .. 8192) and an e4m3 cache at
+    twice the tokens (the same bytes: 64 MiB .. 2 GiB), both held to the target at 2 GiB (a launch's
+    ramp-up and tail, ~2% of kv_len 4096's 0.38 ms, halve there). An e4m3 series is held only where the
+    file turns its optional fp8 path on (FP8_ON_TENSOR_CORES); else it is drawn and tabled, not held.
+    `kv_dtype` times that cache alone (kv_len 256 .. 8192); `head_dim` and `layout` another configuration."""
+    device.require_gpu()
+    kv_dtypes = BENCH_KV_DTYPES if kv_dtype is None else (kv_dtype,)
+    lens = bench_lens(quick, kv_dtypes)
+    first = kv_dtypes[0]
+    sizes = [kv_bytes(BENCH_BATCH, n, BENCH_KV_HEADS, head_dim, first) for n in lens[first]]
+    report = bench.Report(f"decode attention, batch {BENCH_BATCH}, heads {BENCH_QO_HEADS}/{BENCH_KV_HEADS}, "
+                          f"d {head_dim}, {' / '.join(kv_dtypes)} KV, {layout}", "KV bytes read", "GB/s")
+
+    def make(what, i: int):
+        module, dt = what
+        n = lens[dt][i]
+        q = device.random((BENCH_BATCH, BENCH_QO_HEADS, head_dim), OUT_DTYPE[dt], seed=1)
         rows = (n, BENCH_KV_HEADS) if layout == "NHD" else (BENCH_KV_HEADS, n)
         shape = (BENCH_BATCH, *rows, head_dim)
-        k, v = _random_cache(shape, kv_dtype, 2), _random_cache(shape, kv_dtype, 3)
-        o = device.empty(q.shape, OUT_DTYPE[kv_dtype])
+        k, v = _random_cache(shape, dt, 2), _random_cache(shape, dt, 3)
+        o = device.empty(q.shape, OUT_DTYPE[dt])
         return lambda: launch_decode_attention(module, q, k, v, o, sync=False, layout=layout)
 
-    return bench.bandwidth_sweep(report, modules, make, lens, sizes)
+    series = {label if len(kv_dtypes) == 1 else f"{label} {dt}": (module, dt)
+              for label, module in modules.items() for dt in kv_dtypes}
+    bench.bandwidth_sweep(report, series, make, list(range(len(sizes))), sizes)
+    if "e4m3" in kv_dtypes and len(kv_dtypes) > 1:
+        off = [label for label, module in modules.items() if not fp8_on_tensor_cores(module)]
+        report.earlier += tuple(f"{label} e4m3" for label in off)
+        report.notes += [say("day11.fp8_not_held", label=phrased(f"{label} e4m3")) for label in off]
+    report.notes += tokens_ratio_note(report, modules, lens)
+    return report
 
 
 def torch_sdpa_decode(q, k, v, repeat: int = 20):
