@@ -109,6 +109,29 @@ def test_causal_mask_aligned_to_the_start_fails_when_the_cache_is_longer(graded)
     assert msg and "prefill_d64" in msg and "q_len=17, kv_len=150, causal" in msg, msg
 
 
+# Exercise 4's warp owns 32 query rows, two 16-row halves (rows 32 warp .. + 15 and + 16 .. + 31 of the
+# block): the cases must tell the halves apart. SEVERAL_TILES (31 rows) has a second half in warp 0.
+
+def test_m32_second_half_reading_the_first_halfs_queries_fails(graded):
+    """compute_qk_m32 loads the second half's A fragments from the first half's q rows: rows 16 .. 31 of
+    each warp get the scores, and so the outputs, of rows 0 .. 15."""
+    text = _derive("attention_prefill.cu", "mma::ldmatrix_m8n8x4(a[1], q_row + 16 * Tr::STRIDE + 16 * kk);",
+                   "mma::ldmatrix_m8n8x4(a[1], q_row + 16 * kk);")
+    msg = graded("prefill", text, cases=SEVERAL_TILES)
+    assert msg and "prefill_d64" in msg and "kv_len=150" in msg, msg
+
+
+def test_m32_second_half_masked_at_the_first_halfs_rows_fails_causal(graded):
+    """The causal diagonal of both halves taken at the first half's rows: rows 16 .. 31 of a warp see 16
+    keys too few. Without a mask only kv_len is masked, the same for every row, so only causal cases
+    catch it."""
+    text = _derive("attention_prefill.cu", "mask_scores<Tr, CAUSAL>(s[h], q0 + 32 * warp + 16 * h, j * Tr::BLOCK_N,",
+                   "mask_scores<Tr, CAUSAL>(s[h], q0 + 32 * warp, j * Tr::BLOCK_N,")
+    assert graded("prefill", text, cases=SEVERAL_TILES) is None
+    msg = graded("prefill_causal", text, cases=SQUARE)
+    assert msg and "prefill_d64" in msg and "causal" in msg, msg
+
+
 def _batch(batch, qo_len, kv_len, hq, hkv, head_dim, causal):
     return {"batch": batch, "qo_len": qo_len, "kv_len": kv_len, "num_qo_heads": hq, "num_kv_heads": hkv,
             "head_dim": head_dim, "causal": causal}
@@ -161,7 +184,9 @@ def test_batch_lse_of_an_empty_row_must_be_minus_inf(graded):
 
 def test_exercises_3_and_4_grade_the_steps_of_the_students_header(graded):
     """The steps are written once, in prefill_steps.cuh: a finished loop over the stub's steps fails (on
-    the SASS first: the stub's steps issue no mma.sync)."""
+    the SASS first: exercise 3's mma.sync are the header's; exercise 4 issues its own, in compute_qk_m32
+    and compute_pv_m32, but with the stub's empty finalize_and_store nothing they compute is stored, so
+    the compiler drops them too)."""
     from grader import stubs
 
     stub = stubs.render(DAY12 / STEPS)

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day12/attention_prefill.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 4375657be9d92591
+// stub-sha256: 9d8e58ba2896db36
 // Day 12, exercise 4: pipelined prefill attention, FlashAttention-2 forward with a cp.async pipeline.
 //
 //   q, o: [heads, q_len, head_dim]   k, v: [heads, kv_len, head_dim]   fp16, head_dim 64 or 128
@@ -12,7 +12,10 @@
 // beside this file), with the K/V loads taken off the critical path: STAGES tiles of K and V are in flight at
 // once through cp.async (course/cp_async.cuh), so the tensor cores work on tile j while tiles
 // j + 1 .. j + STAGES - 1 are still travelling from memory.
-// One thread block owns BLOCK_M = 16 * NUM_WARPS query rows; the grader launches
+// Each warp owns 32 query rows (two 16-row halves), so every K and V fragment ldmatrix brings in feeds
+// two mma.sync, and q is re-read from shared memory each tile instead of held in registers: 0.31
+// ldmatrix per mma instead of 0.5 with 16 rows a warp, which is what shared memory's bandwidth allows.
+// One thread block owns BLOCK_M = 32 * NUM_WARPS query rows; the grader launches
 // grid = (ceil(q_len / BLOCK_M), heads), block = (32 * NUM_WARPS,) and SMEM_BYTES of dynamic shared
 // memory, reading those numbers from the kernel `prefill_config` below, so a configuration can be
 // changed here (or with -DPREFILL_WARPS=... at compile time) without touching the grader.
@@ -21,13 +24,19 @@
 #include "prefill_steps.cuh"
 
 #ifndef PREFILL_WARPS
-#define PREFILL_WARPS 4  // warps per block (16 query rows each)
+#define PREFILL_WARPS 4  // warps per block (32 query rows each)
 #endif
 #ifndef PREFILL_STAGES
 #define PREFILL_STAGES 2  // K/V tiles in flight (>= 2)
 #endif
 #ifndef PREFILL_BLOCK_N
 #define PREFILL_BLOCK_N 64  // keys per K/V tile
+#endif
+#ifndef PREFILL_RESCALE_SLACK
+#define PREFILL_RESCALE_SLACK 0  // log2 units a row's max may grow before o is rescaled (prefill_steps.cuh)
+#endif
+#ifndef PREFILL_MIN_BLOCKS
+#define PREFILL_MIN_BLOCKS 1  // blocks per SM asked of ptxas (__launch_bounds__): 3 caps d128 at 168 registers
 #endif
 
 namespace {
@@ -36,8 +45,33 @@ using namespace course;
 using namespace course::prefill;
 using namespace steps;  // your warp steps (prefill_steps.cuh)
 
+// 32 query rows per warp: prefill.cuh's Traits (16 per warp) with the q tile twice as tall.
 template <int HEAD_DIM>
-using Config = Traits<HEAD_DIM, PREFILL_WARPS, PREFILL_BLOCK_N, PREFILL_STAGES>;
+struct Config : Traits<HEAD_DIM, PREFILL_WARPS, PREFILL_BLOCK_N, PREFILL_STAGES> {
+  using Base = Traits<HEAD_DIM, PREFILL_WARPS, PREFILL_BLOCK_N, PREFILL_STAGES>;
+  static constexpr int WARP_M = 32;                          // query rows per warp: two m16 halves
+  static constexpr int BLOCK_M = WARP_M * Base::NUM_WARPS;
+  static constexpr int Q_TILE = BLOCK_M * Base::STRIDE;
+  static constexpr int SMEM_BYTES = (Q_TILE + 2 * Base::STAGES * Base::KV_TILE) * 2;
+};
+
+// s = q k^T for both halves of the warp (rows 32 warp .. + 15, + 16 .. + 31 of the q tile): one ldmatrix of
+// K serves two mma.sync; q's A fragments are read from shared memory, one k16 step at a time.
+template <typename Tr>
+__device__ __forceinline__ void compute_qk_m32(float (&s)[2][Tr::S_N8][4], const half* q_smem,
+                                               const half* k_smem, int warp, int lane) {
+  // TODO: your code here.
+  //   Hint: Your compute_qk for two 16-row halves at once: which fragments do the halves share, and which
+  //   Hint: must each half have of its own?
+}
+
+// o += p v for both halves: one transposing ldmatrix of V serves two mma.sync.
+template <typename Tr>
+__device__ __forceinline__ void compute_pv_m32(SoftmaxState<Tr> (&state)[2], const uint32_t (&p)[2][Tr::S_K16][4],
+                                               const half* v_smem, int lane) {
+  // TODO: your code here.
+  //   Hint: Your compute_pv for two 16-row halves: one transposing ldmatrix of V, then an mma.sync per half.
+}
 static_assert(PREFILL_STAGES >= 2, "the pipeline needs at least 2 stages");
 
 template <typename Tr, bool CAUSAL>
@@ -52,29 +86,36 @@ __device__ void prefill(const half* __restrict__ q, const half* __restrict__ k, 
   const int q0 = q_tile * Tr::BLOCK_M;
   const int64_t head = blockIdx.y;
   q += (head * q_len + q0) * Tr::HEAD_DIM;
-  o += head * q_len * Tr::HEAD_DIM;
   k += head * kv_len * Tr::HEAD_DIM;
   v += head * kv_len * Tr::HEAD_DIM;
 
+  // The block loads and computes the K/V tiles [0, num_tiles) that any of its rows sees; this warp masks from
+  // warp_mask_from on (the partial tile, and causal the tiles its own rows' diagonals cross). (Skipping the
+  // tiles wholly past a warp's diagonal, as the 16-row kernel does, costs m32 the one register it lacks:
+  // ptxas spills then.)
   const int kv_end = visible_kv<CAUSAL>(q0, Tr::BLOCK_M, q_len, kv_len);
   const int num_tiles = ceil_div(kv_end, Tr::BLOCK_N);
-  const int mask_from = first_masked_tile<CAUSAL>(q0, Tr::BLOCK_N, q_len, kv_len);
+  const int warp_mask_from = first_masked_tile<CAUSAL>(q0 + 32 * warp, Tr::BLOCK_N, q_len, kv_len);
   const float scale_log2 = sm_scale * math::log2e;
 
-  // Tile t of K and V into stage `stage`: cp.async, zero-filled past kv_len.
+  // Tile t of K and V into stage `stage` with cp.async. Every tile but the last of the sequence is full
+  // and takes the short path; the last one is zero-filled past kv_len.
+  const int full_tiles = kv_len / Tr::BLOCK_N;
   auto load_kv = [&](int t, int stage) {
     half* k_dst = kv_smem + 2 * stage * Tr::KV_TILE;
-    const int rows = kv_len - t * Tr::BLOCK_N;
-    load_tile_async<Tr::BLOCK_N, Tr::HEAD_DIM, Tr::THREADS>(k_dst, k + t * Tr::BLOCK_N * Tr::HEAD_DIM, rows);
-    load_tile_async<Tr::BLOCK_N, Tr::HEAD_DIM, Tr::THREADS>(k_dst + Tr::KV_TILE,
-                                                            v + t * Tr::BLOCK_N * Tr::HEAD_DIM, rows);
+    const int64_t offset = static_cast<int64_t>(t) * Tr::BLOCK_N * Tr::HEAD_DIM;
+    if (t < full_tiles) {
+      load_kv_tile_async<Tr, true>(k_dst, k + offset, v + offset, Tr::BLOCK_N, Tr::HEAD_DIM);
+    } else {
+      load_kv_tile_async<Tr, false>(k_dst, k + offset, v + offset, kv_len - t * Tr::BLOCK_N, Tr::HEAD_DIM);
+    }
   };
 
-  uint32_t q_frag[Tr::D_K16][4];
-  float s[Tr::S_N8][4];
-  uint32_t p_frag[Tr::S_K16][4];
-  SoftmaxState<Tr> state;
-  state.init();
+  float s[2][Tr::S_N8][4];
+  uint32_t p_frag[2][Tr::S_K16][4];
+  SoftmaxState<Tr> state[2];
+  state[0].init();
+  state[1].init();
 
   // TODO: your code here.
   //   Hint: Exercise 3's loop with the tensor cores never waiting for a load: while tile j is computed, tiles
@@ -94,13 +135,13 @@ __device__ void prefill_dispatch(const half* q, const half* k, const half* v, ha
 
 }  // namespace
 
-extern "C" __global__ void __launch_bounds__(Config<64>::THREADS)
+extern "C" __global__ void __launch_bounds__(Config<64>::THREADS, PREFILL_MIN_BLOCKS)
 prefill_d64(const half* q, const half* k, const half* v, half* o, int q_len, int kv_len, int causal,
             float sm_scale) {
   prefill_dispatch<Config<64>>(q, k, v, o, q_len, kv_len, causal, sm_scale);
 }
 
-extern "C" __global__ void __launch_bounds__(Config<128>::THREADS)
+extern "C" __global__ void __launch_bounds__(Config<128>::THREADS, PREFILL_MIN_BLOCKS)
 prefill_d128(const half* q, const half* k, const half* v, half* o, int q_len, int kv_len, int causal,
              float sm_scale) {
   prefill_dispatch<Config<128>>(q, k, v, o, q_len, kv_len, causal, sm_scale);

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day12/batch_prefill.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 30dbc44a08b8d3ae
+// stub-sha256: bf8517dc2847f86f
 // Day 12, exercises 5 and 6: batch prefill with grouped-query attention (GQA) and the log-sum-exp
 // (LSE), over a ragged KV (exercise 5) and over a paged KV cache (exercise 6).
 //
@@ -103,6 +103,7 @@ using Config = Traits<HEAD_DIM, PREFILL_WARPS, PREFILL_BLOCK_N, PREFILL_STAGES>;
 // Exercise 5: k, v [total_kv, num_kv_heads, HEAD_DIM]; request b's keys are kv_indptr[b] .. kv_indptr[b + 1].
 template <int HEAD_DIM>
 struct RaggedKv {
+  static constexpr bool STRIDED = true;  // key t's row is first_row + t * stride (the loader's short path)
   int len;
   int64_t first_row;  // element offset of key 0's row
   int64_t stride;     // elements from one key's row to the next
@@ -120,6 +121,7 @@ struct RaggedKv {
 // tokens); key t is in page kv_indices[kv_indptr[b] + t / page_size], slot t % page_size.
 template <int HEAD_DIM>
 struct PagedKv {
+  static constexpr bool STRIDED = false;  // keys are found page by page: row(t) for each one
   int len;
   const int* pages;   // this request's page numbers
   uint_fastdiv page;  // the page size, as a fast divisor (day 11)
@@ -185,12 +187,21 @@ __device__ void batch_prefill(const half* __restrict__ q, const half* __restrict
   // Exercise 4's pipeline over the K/V tiles [0, kv_end), on the packed rows: load_kv copies tile t into a stage.
   const int num_tiles = ceil_div(kv_end, Tr::BLOCK_N);
   const float scale_log2 = sm_scale * math::log2e;
+  // A ragged tile's keys are kv.stride apart: prefill_steps.cuh's load_kv_tile_async, its short path for every
+  // full tile. A paged tile's keys are looked up one by one (load_kv_rows_async: once for K and V).
   auto load_kv = [&](int t, int stage) {
     half* k_dst = kv_smem + 2 * stage * Tr::KV_TILE;
     const int key0 = t * Tr::BLOCK_N, rows = kv_len - key0;
-    load_rows_async<Tr::BLOCK_N, Tr::HEAD_DIM, Tr::THREADS>(k_dst, [=](int r) { return k + kv.row(key0 + r); }, rows);
-    load_rows_async<Tr::BLOCK_N, Tr::HEAD_DIM, Tr::THREADS>(k_dst + Tr::KV_TILE,
-                                                            [=](int r) { return v + kv.row(key0 + r); }, rows);
+    if constexpr (Kv::STRIDED) {
+      const int64_t first = kv.row(key0);
+      if (rows >= Tr::BLOCK_N) {
+        steps::load_kv_tile_async<Tr, true>(k_dst, k + first, v + first, Tr::BLOCK_N, kv.stride);
+      } else {
+        steps::load_kv_tile_async<Tr, false>(k_dst, k + first, v + first, rows, kv.stride);
+      }
+    } else {
+      steps::load_kv_rows_async<Tr>(k_dst, k, v, [=](int r) { return kv.row(key0 + r); }, rows);
+    }
   };
   uint32_t q_frag[Tr::D_K16][4];
   float s[Tr::S_N8][4];

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day12/prefill_steps.cuh by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 31c4f8cdb66dfb97
+// stub-sha256: f8913876be115b31
 // Day 12: the warp's steps of a FlashAttention-2 prefill, yours, written once. Exercise 2 (qk_tile.cu)
 // grades the first two, load_q_fragments and compute_qk; exercise 3 (attention_mma.cu) and exercise 4
 // (attention_prefill.cu) grade every one, through their kernels; exercises 5 and 6 (batch_prefill.cu)
@@ -68,16 +68,29 @@ __device__ __forceinline__ float quad_sum(float x) {
   return x;
 }
 
-// Fold one tile of raw scores s into the state (prefill.cuh's SoftmaxState: row[r] is fragment row
-// lane / 4 + 8 r, with its m, d and o), and turn s into p = 2^(s * scale_log2 - m_new) in place.
-// scale_log2 = sm_scale * log2(e) > 0. Masked scores (-inf) give p = 0.
+// Fold new row maxima into the state (rescale_state, below finalize_and_store): row r's max becomes
+// max(m, m_tile[r]) and its d and o are rescaled to it.
 template <typename Tr>
+__device__ __forceinline__ void rescale_state(SoftmaxState<Tr>& state, const float (&m_tile)[2]);
+
+// Fold one tile of raw scores s into the state (prefill.cuh's SoftmaxState: row[r] is fragment row
+// lane / 4 + 8 r, with its m, d and o), and turn s into p = 2^(s * scale_log2 - m) in place, m the row's
+// running max as the state keeps it. scale_log2 = sm_scale * log2(e) > 0. Masked scores (-inf) give p = 0.
+//
+// The rescale of o (64 multiplications per lane at head dim 128) is skipped when no row of the warp needs
+// it: the branch is taken by the whole warp or not at all (a vote), so it costs nothing when skipped.
+// SLACK (log2 units, >= 0): a row's max is moved only when the tile's max exceeds it by more than SLACK.
+// That stays exact, because o and d are always relative to the same max and finalize divides one by the
+// other; the weights p = 2^(x - m) are then at most 2^SLACK (fine for fp16 and the fp32 sums at SLACK 8).
+// With SLACK 0 the max is exact and every p <= 1.
+template <typename Tr, int SLACK = 0>
 __device__ __forceinline__ void online_softmax(SoftmaxState<Tr>& state, float (&s)[Tr::S_N8][4],
                                                float scale_log2) {
+  static_assert(SLACK >= 0 && SLACK <= 16, "p = 2^(x - m) <= 2^SLACK must stay well inside fp16");
   // TODO: your code here.
   //   Hint: Day 11's online softmax on the C fragment: each lane holds scores of 2 rows, 4 lanes share a row.
-  //   Hint: What must the 4 agree on, what must be rescaled when a row's max grows, and what must a row that
-  //   Hint: has seen only masked keys produce?
+  //   Hint: What must the 4 agree on, when must the state be rescaled (rescale_state), and what must a row
+  //   Hint: that has seen only masked keys produce? Rescaling is the expensive part: can the warp skip it?
 }
 
 // The probabilities p (C fragments of s, two n8 tiles per k16 step) as the A fragments of p v, in
@@ -108,6 +121,67 @@ __device__ __forceinline__ void finalize_and_store(SoftmaxState<Tr>& state, half
   // TODO: your code here.
   //   Hint: d is still each lane's partial sum: who holds the rest of the row's sum? What must a row that saw no
   //   Hint: key store, and which rows of the last query tile must not be stored at all?
+}
+
+// online_softmax's rescale (declared above it): row r's max becomes max(m, m_tile[r]) (log2 domain) and its d and o,
+// kept relative to the old max, are rescaled to the new one. A row whose max does not grow gets the
+// factor 1; a row that has seen only masked keys keeps m = -inf.
+template <typename Tr>
+__device__ __forceinline__ void rescale_state(SoftmaxState<Tr>& state, const float (&m_tile)[2]) {
+  // TODO: your code here.
+  //   Hint: Day 11's rescale, on the two rows this lane holds: by what factor must d and o be multiplied
+  //   Hint: when a row's max grows from m to m_new, and what is that factor on the first tile (m = -inf)?
+}
+
+// ---- not an exercise: the block's copy of one K/V tile (exercises 4 to 6 call it) ------------------
+
+// Keys 0 .. BLOCK_N - 1 of a K/V tile into stage smem (K) and smem + KV_TILE (V) with cp.async: key r's row
+// is at k + r * row_stride (and v + r * row_stride); keys >= rows_valid (>= 1) are zero-filled. prefill.cuh's
+// load_rows_async, in fewer instructions: warp w copies its own band of BLOCK_N / NUM_WARPS keys, 32 / CHUNKS
+// whole rows per cp.async (512 contiguous bytes at head dim 128), so a thread's chunks lie a fixed distance
+// apart, which the SASS folds into the LDGSTS (with a constant row_stride: no address arithmetic at all).
+// FULL (every key exists: all tiles but the sequence's last) drops the row test; a missing key of the last
+// tile still gets an address, the tile's first row.
+template <typename Tr, bool FULL>
+__device__ __forceinline__ void load_kv_tile_async(half* smem, const half* k, const half* v, int rows_valid,
+                                                   int64_t row_stride) {
+  constexpr int CHUNKS = Tr::HEAD_DIM / 8, ROWS_PER_COPY = 32 / CHUNKS, BAND = Tr::BLOCK_N / Tr::NUM_WARPS;
+  static_assert(32 % CHUNKS == 0 && BAND % ROWS_PER_COPY == 0, "every lane copies whole rows' chunks");
+  const int lane = threadIdx.x % 32, col = (lane % CHUNKS) * 8;
+  const int row = threadIdx.x / 32 * BAND + lane / CHUNKS;  // this thread's first key
+  const half* k_chunk = k + row * row_stride + col;          // its other chunks: constants away
+  const half* v_chunk = v + row * row_stride + col;
+  smem += row * Tr::STRIDE + col;
+#pragma unroll
+  for (int i = 0; i < BAND / ROWS_PER_COPY; ++i) {
+    const bool valid = FULL || row + i * ROWS_PER_COPY < rows_valid;
+    const int64_t step = i * ROWS_PER_COPY * row_stride;
+    cp_async::load_128b(smem, valid ? k_chunk + step : k, valid);
+    cp_async::load_128b(smem + Tr::KV_TILE, valid ? v_chunk + step : v, valid);
+    smem += ROWS_PER_COPY * Tr::STRIDE;
+  }
+}
+
+// The same for keys found one by one (a paged KV cache): key r's row is at k + row_of(r) and v + row_of(r),
+// row_of asked once per key (K and V share it) and only for keys < rows_valid (>= 1); the others are
+// zero-filled.
+template <typename Tr, typename RowOf>
+__device__ __forceinline__ void load_kv_rows_async(half* smem, const half* k, const half* v, RowOf row_of,
+                                                   int rows_valid) {
+  constexpr int CHUNKS = Tr::HEAD_DIM / 8, ROWS_PER_COPY = 32 / CHUNKS, BAND = Tr::BLOCK_N / Tr::NUM_WARPS;
+  static_assert(32 % CHUNKS == 0 && BAND % ROWS_PER_COPY == 0, "every lane copies whole rows' chunks");
+  const int lane = threadIdx.x % 32, col = (lane % CHUNKS) * 8;
+  const int row = threadIdx.x / 32 * BAND + lane / CHUNKS;
+  smem += row * Tr::STRIDE + col;
+#pragma unroll
+  for (int i = 0; i < BAND / ROWS_PER_COPY; ++i) {
+    const int r = row + i * ROWS_PER_COPY;
+    const bool valid = r < rows_valid;
+    const int64_t offset = valid ? row_of(r) + col : 0;
+    cp_async::load_128b(smem, k + offset, valid);
+    cp_async::load_128b(smem + Tr::KV_TILE, v + offset, valid);
+    smem += ROWS_PER_COPY * Tr::STRIDE;
+  }
 }
 
 }  // namespace steps

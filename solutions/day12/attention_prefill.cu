@@ -9,7 +9,10 @@
 // beside this file), with the K/V loads taken off the critical path: STAGES tiles of K and V are in flight at
 // once through cp.async (course/cp_async.cuh), so the tensor cores work on tile j while tiles
 // j + 1 .. j + STAGES - 1 are still travelling from memory.
-// One thread block owns BLOCK_M = 16 * NUM_WARPS query rows; the grader launches
+// Each warp owns 32 query rows (two 16-row halves), so every K and V fragment ldmatrix brings in feeds
+// two mma.sync, and q is re-read from shared memory each tile instead of held in registers: 0.31
+// ldmatrix per mma instead of 0.5 with 16 rows a warp, which is what shared memory's bandwidth allows.
+// One thread block owns BLOCK_M = 32 * NUM_WARPS query rows; the grader launches
 // grid = (ceil(q_len / BLOCK_M), heads), block = (32 * NUM_WARPS,) and SMEM_BYTES of dynamic shared
 // memory, reading those numbers from the kernel `prefill_config` below, so a configuration can be
 // changed here (or with -DPREFILL_WARPS=... at compile time) without touching the grader.
@@ -18,13 +21,19 @@
 #include "prefill_steps.cuh"
 
 #ifndef PREFILL_WARPS
-#define PREFILL_WARPS 4  // warps per block (16 query rows each)
+#define PREFILL_WARPS 4  // warps per block (32 query rows each)
 #endif
 #ifndef PREFILL_STAGES
 #define PREFILL_STAGES 2  // K/V tiles in flight (>= 2)
 #endif
 #ifndef PREFILL_BLOCK_N
 #define PREFILL_BLOCK_N 64  // keys per K/V tile
+#endif
+#ifndef PREFILL_RESCALE_SLACK
+#define PREFILL_RESCALE_SLACK 0  // log2 units a row's max may grow before o is rescaled (prefill_steps.cuh)
+#endif
+#ifndef PREFILL_MIN_BLOCKS
+#define PREFILL_MIN_BLOCKS 1  // blocks per SM asked of ptxas (__launch_bounds__): 3 caps d128 at 168 registers
 #endif
 
 namespace {
@@ -33,8 +42,79 @@ using namespace course;
 using namespace course::prefill;
 using namespace steps;  // your warp steps (prefill_steps.cuh)
 
+// 32 query rows per warp: prefill.cuh's Traits (16 per warp) with the q tile twice as tall.
 template <int HEAD_DIM>
-using Config = Traits<HEAD_DIM, PREFILL_WARPS, PREFILL_BLOCK_N, PREFILL_STAGES>;
+struct Config : Traits<HEAD_DIM, PREFILL_WARPS, PREFILL_BLOCK_N, PREFILL_STAGES> {
+  using Base = Traits<HEAD_DIM, PREFILL_WARPS, PREFILL_BLOCK_N, PREFILL_STAGES>;
+  static constexpr int WARP_M = 32;                          // query rows per warp: two m16 halves
+  static constexpr int BLOCK_M = WARP_M * Base::NUM_WARPS;
+  static constexpr int Q_TILE = BLOCK_M * Base::STRIDE;
+  static constexpr int SMEM_BYTES = (Q_TILE + 2 * Base::STAGES * Base::KV_TILE) * 2;
+};
+
+// s = q k^T for both halves of the warp (rows 32 warp .. + 15, + 16 .. + 31 of the q tile): one ldmatrix of
+// K serves two mma.sync; q's A fragments are read from shared memory, one k16 step at a time.
+template <typename Tr>
+__device__ __forceinline__ void compute_qk_m32(float (&s)[2][Tr::S_N8][4], const half* q_smem,
+                                               const half* k_smem, int warp, int lane) {
+  // BEGIN EXERCISE
+  // HINT: Your compute_qk for two 16-row halves at once: which fragments do the halves share, and which
+  // HINT: must each half have of its own?
+  // HINT2: Per k16 step: the two halves' A fragments (ldmatrix .x4 from the q tile, as load_q_fragments), then
+  // HINT2: per pair of n8 key tiles one ldmatrix .x4 of K and four mma.sync, two per half.
+#pragma unroll
+  for (int h = 0; h < 2; ++h)
+#pragma unroll
+    for (int n = 0; n < Tr::S_N8; ++n) s[h][n][0] = s[h][n][1] = s[h][n][2] = s[h][n][3] = 0.f;
+  const half* q_row = q_smem + (32 * warp + lane % 16) * Tr::STRIDE + 8 * (lane / 16);
+  const half* k_row = k_smem + (lane % 8 + 8 * (lane / 16)) * Tr::STRIDE + 8 * ((lane / 8) % 2);
+#pragma unroll
+  for (int kk = 0; kk < Tr::D_K16; ++kk) {
+    uint32_t a[2][4];
+    mma::ldmatrix_m8n8x4(a[0], q_row + 16 * kk);
+    mma::ldmatrix_m8n8x4(a[1], q_row + 16 * Tr::STRIDE + 16 * kk);
+#pragma unroll
+    for (int n = 0; n < Tr::S_N8; n += 2) {
+      uint32_t b[4];
+      mma::ldmatrix_m8n8x4(b, k_row + 8 * n * Tr::STRIDE + 16 * kk);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        mma::mma_sync_m16n8k16_row_col_f16f16f32(s[h][n], a[h], b);
+        mma::mma_sync_m16n8k16_row_col_f16f16f32(s[h][n + 1], a[h], b + 2);
+      }
+    }
+  }
+  // END EXERCISE
+}
+
+// o += p v for both halves: one transposing ldmatrix of V serves two mma.sync.
+template <typename Tr>
+__device__ __forceinline__ void compute_pv_m32(SoftmaxState<Tr> (&state)[2], const uint32_t (&p)[2][Tr::S_K16][4],
+                                               const half* v_smem, int lane) {
+  // BEGIN EXERCISE
+  // HINT: Your compute_pv for two 16-row halves: one transposing ldmatrix of V, then an mma.sync per half.
+  // HINT2: The loops of compute_pv, with the two halves' mma.sync (and their state[h]) inside the innermost.
+  const half* row = v_smem + (lane % 16) * Tr::STRIDE + 8 * (lane / 16);
+#pragma unroll
+  for (int kk = 0; kk < Tr::S_K16; ++kk) {
+#pragma unroll
+    for (int n = 0; n < Tr::D_N8; n += 2) {
+      uint32_t b[4];
+      mma::ldmatrix_m8n8x4_trans(b, row + 16 * kk * Tr::STRIDE + 8 * n);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+#pragma unroll
+        for (int hh = 0; hh < 2; ++hh) {
+          float c[4];
+          state[h].get_c(n + hh, c);
+          mma::mma_sync_m16n8k16_row_col_f16f16f32(c, p[h][kk], b + 2 * hh);
+          state[h].set_c(n + hh, c);
+        }
+      }
+    }
+  }
+  // END EXERCISE
+}
 static_assert(PREFILL_STAGES >= 2, "the pipeline needs at least 2 stages");
 
 template <typename Tr, bool CAUSAL>
@@ -49,37 +129,45 @@ __device__ void prefill(const half* __restrict__ q, const half* __restrict__ k, 
   const int q0 = q_tile * Tr::BLOCK_M;
   const int64_t head = blockIdx.y;
   q += (head * q_len + q0) * Tr::HEAD_DIM;
-  o += head * q_len * Tr::HEAD_DIM;
   k += head * kv_len * Tr::HEAD_DIM;
   v += head * kv_len * Tr::HEAD_DIM;
 
+  // The block loads and computes the K/V tiles [0, num_tiles) that any of its rows sees; this warp masks from
+  // warp_mask_from on (the partial tile, and causal the tiles its own rows' diagonals cross). (Skipping the
+  // tiles wholly past a warp's diagonal, as the 16-row kernel does, costs m32 the one register it lacks:
+  // ptxas spills then.)
   const int kv_end = visible_kv<CAUSAL>(q0, Tr::BLOCK_M, q_len, kv_len);
   const int num_tiles = ceil_div(kv_end, Tr::BLOCK_N);
-  const int mask_from = first_masked_tile<CAUSAL>(q0, Tr::BLOCK_N, q_len, kv_len);
+  const int warp_mask_from = first_masked_tile<CAUSAL>(q0 + 32 * warp, Tr::BLOCK_N, q_len, kv_len);
   const float scale_log2 = sm_scale * math::log2e;
 
-  // Tile t of K and V into stage `stage`: cp.async, zero-filled past kv_len.
+  // Tile t of K and V into stage `stage` with cp.async. Every tile but the last of the sequence is full
+  // and takes the short path; the last one is zero-filled past kv_len.
+  const int full_tiles = kv_len / Tr::BLOCK_N;
   auto load_kv = [&](int t, int stage) {
     half* k_dst = kv_smem + 2 * stage * Tr::KV_TILE;
-    const int rows = kv_len - t * Tr::BLOCK_N;
-    load_tile_async<Tr::BLOCK_N, Tr::HEAD_DIM, Tr::THREADS>(k_dst, k + t * Tr::BLOCK_N * Tr::HEAD_DIM, rows);
-    load_tile_async<Tr::BLOCK_N, Tr::HEAD_DIM, Tr::THREADS>(k_dst + Tr::KV_TILE,
-                                                            v + t * Tr::BLOCK_N * Tr::HEAD_DIM, rows);
+    const int64_t offset = static_cast<int64_t>(t) * Tr::BLOCK_N * Tr::HEAD_DIM;
+    if (t < full_tiles) {
+      load_kv_tile_async<Tr, true>(k_dst, k + offset, v + offset, Tr::BLOCK_N, Tr::HEAD_DIM);
+    } else {
+      load_kv_tile_async<Tr, false>(k_dst, k + offset, v + offset, kv_len - t * Tr::BLOCK_N, Tr::HEAD_DIM);
+    }
   };
 
-  uint32_t q_frag[Tr::D_K16][4];
-  float s[Tr::S_N8][4];
-  uint32_t p_frag[Tr::S_K16][4];
-  SoftmaxState<Tr> state;
-  state.init();
+  float s[2][Tr::S_N8][4];
+  uint32_t p_frag[2][Tr::S_K16][4];
+  SoftmaxState<Tr> state[2];
+  state[0].init();
+  state[1].init();
 
   // BEGIN EXERCISE
   // HINT: Exercise 3's loop with the tensor cores never waiting for a load: while tile j is computed, tiles
   // HINT: j + 1 .. j + STAGES - 1 are in flight with cp.async. When is a stage safe to refill, and what makes
   // HINT: the count of cp.async groups predictable?
   // HINT2: A prologue (the q tile and the first STAGES - 1 tiles, one committed group per tile, then wait,
-  // HINT2: barrier, q into fragments); a loop per tile (wait for its group, one barrier, refill the stage the
-  // HINT2: previous tile used, commit always, then exercise 3's steps on this tile's stage); finalize.
+  // HINT2: barrier); a loop per tile (wait for its group, one barrier, refill the stage the previous tile
+  // HINT2: used, commit always, then on this tile's stage compute_qk_m32, per half the mask, online_softmax
+  // HINT2: and to_a_fragments, then compute_pv_m32); finalize_and_store for each half.
   // HINT3: wait_group<STAGES - 2> leaves the STAGES - 2 newest groups in flight: it returns when tile j's group
   // HINT3: has landed, provided every iteration (and the prologue) committed exactly one group, even an
   // HINT3: empty one past the end. The barrier after it proves two things: tile j landed for every thread,
@@ -92,7 +180,6 @@ __device__ void prefill(const half* __restrict__ q, const half* __restrict__ k, 
   }
   cp_async::wait_group<Tr::STAGES - 2>();
   __syncthreads();
-  load_q_fragments<Tr>(q_frag, q_smem, warp, lane);
 
   for (int j = 0; j < num_tiles; ++j) {
     cp_async::wait_group<Tr::STAGES - 2>();
@@ -101,16 +188,23 @@ __device__ void prefill(const half* __restrict__ q, const half* __restrict__ k, 
     if (next < num_tiles) load_kv(next, next % Tr::STAGES);
     cp_async::commit_group();
 
-    const half* k_smem = kv_smem + 2 * (j % Tr::STAGES) * Tr::KV_TILE;
-    compute_qk<Tr>(s, q_frag, k_smem, lane);
-    if (j >= mask_from) {
-      mask_scores<Tr, CAUSAL>(s, q0 + 16 * warp, j * Tr::BLOCK_N, kv_len, kv_len - q_len, lane);
+    {
+      const half* k_smem = kv_smem + 2 * (j % Tr::STAGES) * Tr::KV_TILE;
+      compute_qk_m32<Tr>(s, q_smem, k_smem, warp, lane);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        if (j >= warp_mask_from) {
+          mask_scores<Tr, CAUSAL>(s[h], q0 + 32 * warp + 16 * h, j * Tr::BLOCK_N, kv_len, kv_len - q_len, lane);
+        }
+        online_softmax<Tr, PREFILL_RESCALE_SLACK>(state[h], s[h], scale_log2);
+        to_a_fragments<Tr>(p_frag[h], s[h]);
+      }
+      compute_pv_m32<Tr>(state, p_frag, k_smem + Tr::KV_TILE, lane);
     }
-    online_softmax<Tr>(state, s, scale_log2);
-    to_a_fragments<Tr>(p_frag, s);
-    compute_pv<Tr>(state, p_frag, k_smem + Tr::KV_TILE, lane);
   }
-  finalize_and_store<Tr>(state, o, q0 + 16 * warp, q_len, lane);
+  o += static_cast<int64_t>(blockIdx.y) * q_len * Tr::HEAD_DIM;  // here, not at the top: 2 registers less in the loop
+#pragma unroll
+  for (int h = 0; h < 2; ++h) finalize_and_store<Tr>(state[h], o, q0 + 32 * warp + 16 * h, q_len, lane);
   // END EXERCISE
 }
 
@@ -126,13 +220,13 @@ __device__ void prefill_dispatch(const half* q, const half* k, const half* v, ha
 
 }  // namespace
 
-extern "C" __global__ void __launch_bounds__(Config<64>::THREADS)
+extern "C" __global__ void __launch_bounds__(Config<64>::THREADS, PREFILL_MIN_BLOCKS)
 prefill_d64(const half* q, const half* k, const half* v, half* o, int q_len, int kv_len, int causal,
             float sm_scale) {
   prefill_dispatch<Config<64>>(q, k, v, o, q_len, kv_len, causal, sm_scale);
 }
 
-extern "C" __global__ void __launch_bounds__(Config<128>::THREADS)
+extern "C" __global__ void __launch_bounds__(Config<128>::THREADS, PREFILL_MIN_BLOCKS)
 prefill_d128(const half* q, const half* k, const half* v, half* o, int q_len, int kv_len, int causal,
              float sm_scale) {
   prefill_dispatch<Config<128>>(q, k, v, o, q_len, kv_len, causal, sm_scale);

@@ -119,36 +119,53 @@ __device__ __forceinline__ float quad_sum(float x) {
   // END EXERCISE
 }
 
-// Fold one tile of raw scores s into the state (prefill.cuh's SoftmaxState: row[r] is fragment row
-// lane / 4 + 8 r, with its m, d and o), and turn s into p = 2^(s * scale_log2 - m_new) in place.
-// scale_log2 = sm_scale * log2(e) > 0. Masked scores (-inf) give p = 0.
+// Fold new row maxima into the state (rescale_state, below finalize_and_store): row r's max becomes
+// max(m, m_tile[r]) and its d and o are rescaled to it.
 template <typename Tr>
+__device__ __forceinline__ void rescale_state(SoftmaxState<Tr>& state, const float (&m_tile)[2]);
+
+// Fold one tile of raw scores s into the state (prefill.cuh's SoftmaxState: row[r] is fragment row
+// lane / 4 + 8 r, with its m, d and o), and turn s into p = 2^(s * scale_log2 - m) in place, m the row's
+// running max as the state keeps it. scale_log2 = sm_scale * log2(e) > 0. Masked scores (-inf) give p = 0.
+//
+// The rescale of o (64 multiplications per lane at head dim 128) is skipped when no row of the warp needs
+// it: the branch is taken by the whole warp or not at all (a vote), so it costs nothing when skipped.
+// SLACK (log2 units, >= 0): a row's max is moved only when the tile's max exceeds it by more than SLACK.
+// That stays exact, because o and d are always relative to the same max and finalize divides one by the
+// other; the weights p = 2^(x - m) are then at most 2^SLACK (fine for fp16 and the fp32 sums at SLACK 8).
+// With SLACK 0 the max is exact and every p <= 1.
+template <typename Tr, int SLACK = 0>
 __device__ __forceinline__ void online_softmax(SoftmaxState<Tr>& state, float (&s)[Tr::S_N8][4],
                                                float scale_log2) {
+  static_assert(SLACK >= 0 && SLACK <= 16, "p = 2^(x - m) <= 2^SLACK must stay well inside fp16");
   // BEGIN EXERCISE
   // HINT: Day 11's online softmax on the C fragment: each lane holds scores of 2 rows, 4 lanes share a row.
-  // HINT: What must the 4 agree on, what must be rescaled when a row's max grows, and what must a row that
-  // HINT: has seen only masked keys produce?
-  // HINT2: Per row of the lane: the tile's row max (own values, then quad_max), scaled to the log2 domain; the
-  // HINT2: new running max; d and every o accumulator of the row rescaled; then each score replaced in s by
-  // HINT2: its weight (one FMA into math::ptx_exp2: MUFU.EX2) and added to d, which stays this lane's
-  // HINT2: partial sum until finalize_and_store.
-  // HINT3: A row that has seen only masked keys has a new max of -inf: exponentiate relative to 0 then, so
-  // HINT3: 2^(-inf - (-inf)) = NaN never happens; on the first tile the factor 2^(-inf) = 0 clears the empty
-  // HINT3: state. Row r's scores are accumulators 2r and 2r + 1 of every n8 tile.
+  // HINT: What must the 4 agree on, when must the state be rescaled (rescale_state), and what must a row
+  // HINT: that has seen only masked keys produce? Rescaling is the expensive part: can the warp skip it?
+  // HINT2: Per row of the lane: the tile's row max (own values, then quad_max), scaled to the log2 domain,
+  // HINT2: and whether it exceeds the row's max by more than SLACK. If any lane of the warp says so
+  // HINT2: (__any_sync), rescale_state. Then each score replaced in s by its weight (one FMA into
+  // HINT2: math::ptx_exp2: MUFU.EX2) and added to d, which stays this lane's partial sum until
+  // HINT2: finalize_and_store.
+  // HINT3: -inf + SLACK is -inf: a row's first visible tile always rescales, a tile of masked keys never does.
+  // HINT3: A row whose max is still -inf exponentiates relative to 0 (2^(-inf - 0) = 0, never NaN). The vote
+  // HINT3: keeps the branch uniform: a lane whose rows did not grow gets the factor 1 from rescale_state.
+  // HINT3: Row r's scores are accumulators 2r and 2r + 1 of every n8 tile.
+  float m_tile[2];
+  bool grows = false;
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
-    auto& st = state.row[r];
     float mx = -math::inf;
 #pragma unroll
     for (int n = 0; n < Tr::S_N8; ++n) mx = fmaxf(mx, fmaxf(s[n][2 * r], s[n][2 * r + 1]));
-    const float m_new = fmaxf(st.m, quad_max(mx) * scale_log2);
-    const float m_use = m_new == -math::inf ? 0.f : m_new;
-    const float alpha = math::ptx_exp2(st.m - m_use);
-    st.m = m_new;
-    st.d *= alpha;
+    m_tile[r] = quad_max(mx) * scale_log2;
+    grows |= m_tile[r] > state.row[r].m + SLACK;
+  }
+  if (__any_sync(0xffffffffu, grows)) rescale_state<Tr>(state, m_tile);
 #pragma unroll
-    for (int i = 0; i < 2 * Tr::D_N8; ++i) st.o[i] *= alpha;
+  for (int r = 0; r < 2; ++r) {
+    auto& st = state.row[r];
+    const float m_use = st.m == -math::inf ? 0.f : st.m;
 #pragma unroll
     for (int n = 0; n < Tr::S_N8; ++n) {
 #pragma unroll
@@ -247,6 +264,83 @@ __device__ __forceinline__ void finalize_and_store(SoftmaxState<Tr>& state, half
     }
   }
   // END EXERCISE
+}
+
+// online_softmax's rescale (declared above it): row r's max becomes max(m, m_tile[r]) (log2 domain) and its d and o,
+// kept relative to the old max, are rescaled to the new one. A row whose max does not grow gets the
+// factor 1; a row that has seen only masked keys keeps m = -inf.
+template <typename Tr>
+__device__ __forceinline__ void rescale_state(SoftmaxState<Tr>& state, const float (&m_tile)[2]) {
+  // BEGIN EXERCISE
+  // HINT: Day 11's rescale, on the two rows this lane holds: by what factor must d and o be multiplied
+  // HINT: when a row's max grows from m to m_new, and what is that factor on the first tile (m = -inf)?
+  // HINT2: Per row of the lane: the new max, the factor 2^(m - m_new) (one math::ptx_exp2), then m, d and
+  // HINT2: every o accumulator of the row updated.
+  // HINT3: While the new max is still -inf (only masked keys so far) exponentiate relative to 0, so that
+  // HINT3: 2^(-inf - (-inf)) = NaN never happens; on a row's first visible tile the factor 2^(-inf) = 0
+  // HINT3: clears the empty state.
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    auto& st = state.row[r];
+    const float m_new = fmaxf(st.m, m_tile[r]);
+    const float alpha = math::ptx_exp2(st.m - (m_new == -math::inf ? 0.f : m_new));
+    st.m = m_new;
+    st.d *= alpha;
+#pragma unroll
+    for (int i = 0; i < 2 * Tr::D_N8; ++i) st.o[i] *= alpha;
+  }
+  // END EXERCISE
+}
+
+// ---- not an exercise: the block's copy of one K/V tile (exercises 4 to 6 call it) ------------------
+
+// Keys 0 .. BLOCK_N - 1 of a K/V tile into stage smem (K) and smem + KV_TILE (V) with cp.async: key r's row
+// is at k + r * row_stride (and v + r * row_stride); keys >= rows_valid (>= 1) are zero-filled. prefill.cuh's
+// load_rows_async, in fewer instructions: warp w copies its own band of BLOCK_N / NUM_WARPS keys, 32 / CHUNKS
+// whole rows per cp.async (512 contiguous bytes at head dim 128), so a thread's chunks lie a fixed distance
+// apart, which the SASS folds into the LDGSTS (with a constant row_stride: no address arithmetic at all).
+// FULL (every key exists: all tiles but the sequence's last) drops the row test; a missing key of the last
+// tile still gets an address, the tile's first row.
+template <typename Tr, bool FULL>
+__device__ __forceinline__ void load_kv_tile_async(half* smem, const half* k, const half* v, int rows_valid,
+                                                   int64_t row_stride) {
+  constexpr int CHUNKS = Tr::HEAD_DIM / 8, ROWS_PER_COPY = 32 / CHUNKS, BAND = Tr::BLOCK_N / Tr::NUM_WARPS;
+  static_assert(32 % CHUNKS == 0 && BAND % ROWS_PER_COPY == 0, "every lane copies whole rows' chunks");
+  const int lane = threadIdx.x % 32, col = (lane % CHUNKS) * 8;
+  const int row = threadIdx.x / 32 * BAND + lane / CHUNKS;  // this thread's first key
+  const half* k_chunk = k + row * row_stride + col;          // its other chunks: constants away
+  const half* v_chunk = v + row * row_stride + col;
+  smem += row * Tr::STRIDE + col;
+#pragma unroll
+  for (int i = 0; i < BAND / ROWS_PER_COPY; ++i) {
+    const bool valid = FULL || row + i * ROWS_PER_COPY < rows_valid;
+    const int64_t step = i * ROWS_PER_COPY * row_stride;
+    cp_async::load_128b(smem, valid ? k_chunk + step : k, valid);
+    cp_async::load_128b(smem + Tr::KV_TILE, valid ? v_chunk + step : v, valid);
+    smem += ROWS_PER_COPY * Tr::STRIDE;
+  }
+}
+
+// The same for keys found one by one (a paged KV cache): key r's row is at k + row_of(r) and v + row_of(r),
+// row_of asked once per key (K and V share it) and only for keys < rows_valid (>= 1); the others are
+// zero-filled.
+template <typename Tr, typename RowOf>
+__device__ __forceinline__ void load_kv_rows_async(half* smem, const half* k, const half* v, RowOf row_of,
+                                                   int rows_valid) {
+  constexpr int CHUNKS = Tr::HEAD_DIM / 8, ROWS_PER_COPY = 32 / CHUNKS, BAND = Tr::BLOCK_N / Tr::NUM_WARPS;
+  static_assert(32 % CHUNKS == 0 && BAND % ROWS_PER_COPY == 0, "every lane copies whole rows' chunks");
+  const int lane = threadIdx.x % 32, col = (lane % CHUNKS) * 8;
+  const int row = threadIdx.x / 32 * BAND + lane / CHUNKS;
+  smem += row * Tr::STRIDE + col;
+#pragma unroll
+  for (int i = 0; i < BAND / ROWS_PER_COPY; ++i) {
+    const int r = row + i * ROWS_PER_COPY;
+    const bool valid = r < rows_valid;
+    const int64_t offset = valid ? row_of(r) + col : 0;
+    cp_async::load_128b(smem, k + offset, valid);
+    cp_async::load_128b(smem + Tr::KV_TILE, v + offset, valid);
+    smem += ROWS_PER_COPY * Tr::STRIDE;
+  }
 }
 
 }  // namespace steps
