@@ -1795,6 +1795,10 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "wgmma_cause.accumulators": {"en": "non wgmma instructions defining accumulator registers of a wgmma between start "
                                        "and end of the pipeline stage",
                                  "zh": "在流水线一级的开始与结束之间，有非 wgmma 指令写了某条 wgmma 的累加器寄存器"},
+    "wgmma_cause.wait": {"en": "an instruction using a wgmma's accumulator registers before wgmma.wait_group, so "
+                               "ptxas injected a wait (warpgroup.wait) for it",
+                         "zh": "有指令在 wgmma.wait_group 之前用到了某条 wgmma 的累加器寄存器，ptxas 因此为它插入了等待"
+                               "（warpgroup.wait）"},
     "technique.no_sass": {"en": "{exercise}: cannot read the SASS to check the technique: {error}",
                           "zh": "{exercise}：读不到 SASS，无法检查技术要点：{error}"},
     "technique.missing": {"en": "{exercise}: the technique of the day is missing from {file}: {found}",

@@ -87,17 +87,27 @@ def _name(pattern: str) -> str:
 #: for each wgmma.mma_async before the next instruction, so the kernel still shows HGMMA but overlaps nothing.
 _SERIALIZED = re.compile(r"^.*?(?:\((C\d+)\)\s*)?(?:Potential Performance Loss:\s*)?wgmma\.mma_async instructions "
                          r"are serialized due to (.+?)(?:\s+in the function '([^']+)')?\.?\s*$", re.M)
+#: ptxas's note (C7517) that it waits itself for a wgmma's accumulators, because an instruction uses them before
+#: the kernel's wgmma.wait_group: each such wgmma is then waited for at once (WARPGROUP.DEPBAR after each HGMMA).
+#: Its sibling C7519 ("warpgroup.arrive is injected ... to allow use of registers in GMMA") is only a fence
+#: (no wait for any wgmma: a wgmma in a data-dependent branch gets it and the HGMMA still overlap), so not read.
+_INJECTED_WAIT = re.compile(r"^.*?\((C\d+)\)\s*warpgroup\.wait is injected in around line \d+ by compiler to "
+                            r"allow use of registers defined by GMMA(?: in function '([^']+)')?\.?\s*$", re.M)
+#: The cause `serialized` gives an injected wait (ptxas's words less the line number).
+INJECTED_WAIT = "warpgroup.wait is injected by compiler to allow use of registers defined by GMMA"
 #: The causes ptxas gives that the catalogue words in the lessons' language (its English is ptxas's own).
 _CAUSES = {"wgmma pipeline crossing function boundary at a function call": "wgmma_cause.call",
            "insufficient register resources for the wgmma pipeline": "wgmma_cause.registers",
            "non wgmma instructions defining accumulator registers of a wgmma between start and end of the "
-           "pipeline stage": "wgmma_cause.accumulators"}
+           "pipeline stage": "wgmma_cause.accumulators",
+           INJECTED_WAIT: "wgmma_cause.wait"}
 
 
 def serialized(log: str) -> list[tuple[str, str, str]]:
     """(code, cause, function) of each of ptxas's notes in a compile log that it serialized wgmma.mma_async
-    (the function '' where the note names none)."""
-    return [(code or "ptxas", cause, function or "") for code, cause, function in _SERIALIZED.findall(log)]
+    or injected a wait for one (the function '' where the note names none)."""
+    return ([(code or "ptxas", cause, function or "") for code, cause, function in _SERIALIZED.findall(log)]
+            + [(code, INJECTED_WAIT, function or "") for code, function in _INJECTED_WAIT.findall(log)])
 
 
 def _serialized(log: str, names: list[str], entries: list[str]) -> list[str]:

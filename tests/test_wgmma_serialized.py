@@ -4,6 +4,8 @@ next instruction and says so in its log (a performance advisory: "(C7510) Potent
 wgmma.mma_async instructions are serialized due to ..."); the kernel still shows HGMMA, so it passed
 every SASS pattern, though it forfeits what days 15 and 16 teach. Compile-only (NVRTC for sm_90a and
 nvdisasm): no GPU and no emulator run."""
+import re
+
 import pytest
 
 from grader import exercises, paths, sass, technique
@@ -110,3 +112,86 @@ def test_every_wgmma_exercise_is_covered():
         "day15/wgmma_tile", "day15/gemm_wgmma", "day15/gemm_persistent", "day15/gemm_fp8",
         "day16/attention_wgmma_serial", "day16/attention_wgmma_overlap", "day16/attention_wgmma",
         "day16/attention_wgmma_causal"}
+
+
+#: The wgmma call of day 15's slice loop, where the planted variants below change it.
+_CALL = "      wgmma_m64n64k16<T>(acc, make_descriptor(base_a + 32 * s), make_descriptor(base_b + 32 * s));\n"
+#: What ptxas printed (NVRTC 13.0, -arch=sm_90a) for each wgmma of the touching variant, then for the branching one.
+WAIT_NOTE = ("(C7517) warpgroup.wait is injected in around line {} by compiler to allow use of registers defined by "
+             "GMMA in function 'wgmma_tile_f16'")
+ARRIVE_NOTE = ("(C7519) warpgroup.arrive is injected in around line {} by compiler to allow use of registers in GMMA "
+               "in function 'wgmma_tile_f16'")
+
+
+def _variant(tmp_path, new):
+    text = (DAY15 / "wgmma_tile.cu").read_text()
+    assert _CALL in text, "the planted change no longer applies"
+    path = tmp_path / "wgmma_tile.cu"
+    path.write_text(text.replace(_CALL, new))
+    return path
+
+
+def _touching(tmp_path):
+    """An instruction reading and writing an accumulator between two wgmma of one group (before wait_group):
+    ptxas waits for each wgmma at once (C7517; WARPGROUP.DEPBAR after every HGMMA)."""
+    return _variant(tmp_path, _CALL + '      asm volatile("add.f32 %0, %0, 0f00000000;\\n" : "+f"(acc[0]));\n')
+
+
+def _branching(tmp_path):
+    """Each wgmma behind a data-dependent branch: ptxas only adds a warpgroup.arrive (a fence) before each
+    (C7519); no wait between them, the HGMMA still overlap."""
+    return _variant(tmp_path, "      if (k > 64 + 16 * s)\n" + _CALL)
+
+
+def _notes(log, code):
+    return [line for line in log.splitlines() if f"({code})" in line]
+
+
+def test_ptxas_injects_a_wait_for_an_accumulator_touched_before_wait_group(tmp_path):
+    compiled, code, _ = sass.load(_touching(tmp_path), technique.ARCH)
+    notes = _notes(compiled.log, "C7517")
+    assert notes and all(re.fullmatch(r"ptxas info\s+: " + re.escape(WAIT_NOTE).replace(r"\{\}", r"\d+"), n)
+                         or "wgmma_tile_bf16" in n for n in notes), compiled.log
+    ops = [sass.opcode(line) for line in code["wgmma_tile_f16"]]
+    gmma = [i for i, op in enumerate(ops) if op.startswith("HGMMA")]
+    assert all(any(op.startswith("WARPGROUP.DEPBAR") for op in ops[i:j]) for i, j in zip(gmma, gmma[1:])), ops
+    assert ("C7517", technique.INJECTED_WAIT, "wgmma_tile_f16") in technique.serialized(compiled.log)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_injected_wait_is_refused_with_its_cause(tmp_path, monkeypatch, lang):
+    monkeypatch.setenv("COURSE_LANG", lang)
+    monkeypatch.chdir(paths.ROOT)
+    with pytest.raises(AssertionError) as e:
+        technique.check(exercises.get("day15", "wgmma_tile"), _touching(tmp_path))
+    msg = str(e.value)
+    assert "\n" not in msg and "wgmma_tile_f16" in msg and "wgmma_tile_bf16" in msg and "C7517" in msg, msg
+    assert msg.count("C7517") == 1, msg  # one clause for the four notes of each kernel
+    if lang == "en":
+        assert "before wgmma.wait_group" in msg and "injected a wait" in msg, msg
+    else:
+        assert "插入了等待" in msg and chinese(msg), msg
+
+
+def test_an_injected_arrive_is_only_a_fence(tmp_path):
+    """C7519 (an arrive, no wait): the wgmma stay asynchronous, so the note is not a refusal."""
+    compiled, code, _ = sass.load(_branching(tmp_path), technique.ARCH)
+    assert _notes(compiled.log, "C7519") and not _notes(compiled.log, "C7517"), compiled.log
+    assert any(re.fullmatch(r"ptxas info\s+: " + re.escape(ARRIVE_NOTE).replace(r"\{\}", r"\d+"), n)
+               for n in _notes(compiled.log, "C7519")), compiled.log
+    ops = [sass.opcode(line) for line in code["wgmma_tile_f16"]]
+    gmma = [i for i, op in enumerate(ops) if op.startswith("HGMMA")]
+    assert not any(op.startswith("WARPGROUP.DEPBAR") for op in ops[gmma[0]:gmma[-1]]), ops
+    assert technique.serialized(compiled.log) == []
+
+
+def test_the_injected_wait_note_is_read():
+    log = "\n".join(["ptxas info    : " + WAIT_NOTE.format(210), "ptxas info    : " + WAIT_NOTE.format(234),
+                     "ptxas info    : " + ARRIVE_NOTE.format(228)])
+    assert technique.serialized(log) == [("C7517", technique.INJECTED_WAIT, "wgmma_tile_f16")] * 2
+
+
+@pytest.mark.parametrize("ex", _wgmma_exercises(), ids=lambda ex: ex.key)
+def test_no_solution_gets_a_wait_injected(ex):
+    log = sass.load(paths.SOLUTIONS / ex.day / ex.source, technique.ARCH)[0].log
+    assert "warpgroup.wait is injected" not in log and "(C7517)" not in log, log
