@@ -1599,6 +1599,16 @@ CATALOGUE: dict[str, dict[str, str]] = {
                     "zh": "qkv 的每行有 {row} 个元素；qo_heads={qo_heads}、kv_heads={kv_heads}、head_dim={d} 时，"
                           "每行必须有 (qo_heads + 2 * kv_heads) * head_dim = {need} 个"},
     "ops.gqa": {"en": "qo_heads = {hq} is not a multiple of kv_heads = {hkv}", "zh": "qo_heads = {hq} 不是 kv_heads = {hkv} 的倍数"},
+    "ops.door_missing": {"en": "no compiled door for torch tensors: {package} is not installed (the Python path serves them)",
+                         "zh": "没有面向 torch 张量的编译入口：未安装 {package}（由 Python 路径处理）"},
+    "ops.door_build": {"en": "no compiled door for torch tensors: it did not build or load ({error}); the Python path serves them",
+                       "zh": "没有面向 torch 张量的编译入口：它未能构建或加载（{error}）；由 Python 路径处理"},
+    "ops.door_stream": {"en": "no compiled door for torch tensors: TVM-FFI did not hand it torch's current stream "
+                              "(the Python path serves them)",
+                        "zh": "没有面向 torch 张量的编译入口：TVM-FFI 没有把 torch 的当前流交给它（由 Python 路径处理）"},
+    "ops.door_alloc": {"en": "no compiled door for torch tensors: TVM-FFI's allocator gave a {got}, not a CUDA torch tensor "
+                             "(the Python path serves them)",
+                       "zh": "没有面向 torch 张量的编译入口：TVM-FFI 的分配器给出的是 {got}，不是 CUDA 上的 torch 张量（由 Python 路径处理）"},
     "jit.no_template": {"en": "no template {template} in {folder} (there: {known})",
                         "zh": "{folder} 中没有模板 {template}（那里有：{known}）"},
     "jit.missing": {"en": "missing {names}", "zh": "缺少 {names}"},

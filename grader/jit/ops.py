@@ -25,6 +25,14 @@ imports this one; tests/test_layers.py checks the layers).
 A call re-derives nothing it did before: each file (binding.py, a kernel's .cu) is looked up and loaded
 once and its kernels fetched once; a call then costs one stat per file, so an edited file counts on the
 next call (tests/test_day14_api.py times a call against torch eager's on a GPU).
+
+The compiled door (grader/jit/torch_door.py): when the binding in force is the course's (COURSE_KERNELS=
+solutions, no submission being graded), `rmsnorm` (without `out`) and `silu_and_mul` called with torch
+tensors launch through one TVM-FFI call in C++ instead: it checks what `check` checks, allocates the
+output from torch's allocator and launches the kernel this module loaded (still one stat of its .cu per
+call) on torch's current stream. A call it cannot serve (a bad argument, no door on this machine) runs
+the Python path below, whose checks say what is wrong. A student's own binding.py always serves its own
+calls: its doors are day 14's exercise.
 """
 from __future__ import annotations
 
@@ -36,6 +44,7 @@ from typing import NamedTuple
 import numpy as np
 
 from grader import device, exercises, paths, runner
+from grader.jit import torch_door
 from grader.launchers import decode, gemm as gemm_launch, rope
 from grader.messages import say
 
@@ -164,15 +173,28 @@ def _version(path: str) -> tuple | None:
         return None
 
 
-def _current(day: str, name: str) -> _Loaded:
+_environ = os.environ._data if os.name == "posix" and isinstance(getattr(os.environ, "_data", None), dict) else None
+_SOURCE_DIR_KEY, _KERNELS_KEY = os.fsencode(paths.SOURCE_DIR_ENV), os.fsencode(paths.KERNELS_ENV)
+
+
+def _env() -> tuple:
+    """($COURSE_SOURCE_DIR, $COURSE_KERNELS) as keys of the caches below: on POSIX the bytes os.environ
+    holds (read from its table: os.environ.get of an absent name raises and catches a KeyError, a
+    microsecond a call), else the strings."""
+    if _environ is not None:
+        return _environ.get(_SOURCE_DIR_KEY), _environ.get(_KERNELS_KEY)
+    return os.environ.get(paths.SOURCE_DIR_ENV), os.environ.get(paths.KERNELS_ENV)
+
+
+def _current(day: str, name: str, env: tuple | None = None) -> _Loaded:
     """The loaded file of an exercise: the student's (days/, or the submission being graded), or the
     solution's with COURSE_KERNELS=solutions. A submission graded alone holds one day's files: another
     day's kernel then comes from the course (in a student edition, which has none, the student's days/).
 
     Which file is decided once per environment; after that a call costs one stat of it (two for a
-    submission that lacks it): a file of another `runner.version` (an edit) is loaded again."""
-    key = (day, name, os.environ.get(paths.SOURCE_DIR_ENV), os.environ.get(paths.KERNELS_ENV),
-           paths.DAYS, paths.SOLUTIONS)
+    submission that lacks it): a file of another `runner.version` (an edit) is loaded again. `env`: `_env()`,
+    when the caller read it already."""
+    key = (day, name, *(env or _env()), paths.DAYS, paths.SOLUTIONS)
     hit = _loaded.get(key)
     if hit is not None:
         for path, stamp in hit.watched:
@@ -215,11 +237,65 @@ def binding():
     return _module("day14", "binding")
 
 
+# ---- the compiled door, for torch tensors with the course's binding ------------------------------
+
+_course_binding: dict[tuple, bool] = {}
+_targets: dict[tuple, tuple | bool] = {}  # (op, dtype, environment, DAYS, SOLUTIONS) -> the door's target or False
+_OPS = {"rmsnorm": ("day06", "rmsnorm"), "silu_and_mul": ("day02", "silu_and_mul")}
+
+
+def _target(key: tuple):
+    """(door function, CUfunction, its device, kernel file, its version) for key = (op, x's dtype,
+    $COURSE_SOURCE_DIR, $COURSE_KERNELS, DAYS, SOLUTIONS), or False where the door does not serve such
+    calls: a submission being graded or a student's binding.py in force (its own doors serve its calls),
+    no door on this machine (`torch_door.why_not()`), a dtype the op has no kernel for (the Python path
+    then says so), or a kernel that is no cupy CUfunction (the emulator). Worked out once per key; a call
+    the door refuses drops it (`_targets`), so a kernel file edited since is loaded again first."""
+    op, dtype, source_dir, kernels = key[:4]
+    target = False
+    ours = _course_binding.get((kernels, paths.SOLUTIONS))
+    if ours is None:  # binding.py is solutions/day14's: paths.source_path's choice without a submission
+        value = os.fsdecode(kernels) if isinstance(kernels, bytes) else kernels or ""
+        ours = _course_binding[(kernels, paths.SOLUTIONS)] = (
+            value.strip().lower() == "solutions" and paths.SOLUTIONS.is_dir())
+    door = torch_door.get() if ours and not source_dir else None
+    function = door.kernels[op].get(dtype) if door is not None else None
+    if function is not None:
+        day, exercise = _OPS[op]
+        file = door.watch(_current(day, exercise, (source_dir, kernels)).watched[0][0])
+        version = door.version(file)
+        entry = _current(day, exercise, (source_dir, kernels))  # after `version`: as new as the file it saw
+        fn = entry.kernels.get(function)
+        if fn is None:
+            fn = entry.kernels[function] = entry.module.get_function(function)
+        ptr = getattr(getattr(fn, "kernel", None), "ptr", None)  # cupy's CUfunction (for this device)
+        if isinstance(ptr, int):
+            target = (getattr(door, op), ptr, device.current_device(), file, version)
+    _targets[key] = target
+    return target
+
+
 # ---- the operations ------------------------------------------------------------------------------
 
 def rmsnorm(x, weight, eps: float = 1e-6, out=None):
     """x * rsqrt(mean(x^2) + eps) * weight over the last axis; x [rows, d], weight [d] (day 6): the
-    binding's own (day 14's exercise)."""
+    binding's own (day 14's exercise); with the course's binding, torch tensors and no `out`, the same
+    through the compiled door."""
+    if out is None and (_frameworks.get(type(x)) or framework(x)) == "torch" == (
+            _frameworks.get(type(weight)) or framework(weight)):
+        # the compiled door (see `_target`)
+        key = ("rmsnorm", getattr(x, "dtype", None), *_env(), paths.DAYS, paths.SOLUTIONS)
+        t = _targets.get(key)
+        if t is None:
+            t = _target(key)
+        if t:
+            try:
+                y = t[0](t[1], t[2], t[3], t[4], x, weight, eps)
+            except Exception:  # noqa: BLE001 - say, an argument TVM-FFI cannot convert: the Python path words it
+                y = None
+            if y is not None:
+                return y
+            _targets.pop(key, None)  # refused: a bad argument, or the kernel file changed (loaded again below)
     return binding().rmsnorm(x, weight, eps, out)
 
 
@@ -236,6 +312,19 @@ def fused_add_rmsnorm(x, residual, weight, eps: float = 1e-6) -> None:
 
 def silu_and_mul(x):
     """silu(x[:, :d]) * x[:, d:] for x [rows, 2d]; returns [rows, d] (day 2)."""
+    if (_frameworks.get(type(x)) or framework(x)) == "torch":  # the compiled door (see `_target`)
+        key = ("silu_and_mul", getattr(x, "dtype", None), *_env(), paths.DAYS, paths.SOLUTIONS)
+        t = _targets.get(key)
+        if t is None:
+            t = _target(key)
+        if t:
+            try:
+                y = t[0](t[1], t[2], t[3], t[4], x)
+            except Exception:  # noqa: BLE001 - an argument TVM-FFI cannot convert: the Python path words it
+                y = None
+            if y is not None:
+                return y
+            _targets.pop(key, None)  # refused: a bad argument, or the kernel file changed (loaded again below)
     bind = binding()
     tx = describe("x", x)
     dims = check([(tx, ("rows", "two_d"))], FLOATS)

@@ -13,11 +13,10 @@ kernel, so the op stays inside a `fullgraph=True` graph. The day-6 kernels are t
 (solutions/day06/rmsnorm.cu; in a student edition, your own): this exercise grades the binding, not the kernel.
 (No `from __future__ import annotations` here: torch.library reads the op's schema from its annotations.)
 """
-import hashlib
-import os
 from pathlib import Path
 
-from grader import device, paths
+from grader import paths
+from grader.jit import ffi
 
 SOURCE = r"""
 // rmsnorm(x [rows, d], weight [d], out [rows, d], eps): out = x * rsqrt(mean(x^2) + eps) * weight
@@ -112,30 +111,19 @@ void rmsnorm_ffi(tvm::ffi::TensorView x, tvm::ffi::TensorView weight, tvm::ffi::
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(rmsnorm, rmsnorm_ffi);  // exported as "rmsnorm"
 """
 DAY06 = paths.course_file("day06", "rmsnorm.cu").parent  # the kernels SOURCE includes
-_built: dict[str, object] = {}
 
 
 def build():
-    """SOURCE built into a TVM-FFI module by nvcc, once per process for each version of SOURCE and of
-    the included rmsnorm.cu: both are hashed into the module's name, so an edit to either builds and
-    loads a new library (a library already loaded would be loaded again unchanged). Compile errors
-    name this file's lines."""
-    import tvm_ffi.cpp
+    """SOURCE built into a TVM-FFI module by nvcc (grader.jit.ffi, the course's one door for such builds:
+    once per process for each version of SOURCE and of the included rmsnorm.cu, so an edit to either builds
+    and loads a new library). Compile errors name this file's lines."""
+    import tvm_ffi
 
     tvm_ffi.error.register_error("NotImplementedError", NotImplementedError)  # the stub's, as Python's
     here = Path(__file__).resolve()
     line = here.read_text().split(SOURCE)[0].count("\n") + 1
-    source = f'#line {line} "{here}"{SOURCE}'
-    tag = hashlib.sha256((source + (DAY06 / "rmsnorm.cu").read_text()).encode()).hexdigest()[:16]
-    if tag not in _built:
-        if "TVM_FFI_CUDA_ARCH_LIST" not in os.environ and device.why_not_hardware():
-            os.environ["TVM_FFI_CUDA_ARCH_LIST"] = "9.0"  # no GPU to ask: build for sm_90 all the same
-        cuda_lib = Path(os.environ.get("CUDA_HOME", "/usr/local/cuda")) / "lib64"  # TVM-FFI looks beside nvcc only
-        _built[tag] = tvm_ffi.cpp.load_inline(
-            name=f"course_rmsnorm_ffi_{tag}", cuda_sources=source, extra_cuda_cflags=["-std=c++17"],
-            extra_include_paths=[str(paths.ROOT / "kernels" / "include"), str(DAY06)],
-            extra_ldflags=[f"-L{cuda_lib}"] if cuda_lib.is_dir() else None)
-    return _built[tag]
+    return ffi.load_inline("course_rmsnorm_ffi", cuda=f'#line {line} "{here}"{SOURCE}',
+                           include_paths=(paths.ROOT / "kernels" / "include", DAY06), hashed=(DAY06 / "rmsnorm.cu",))
 
 
 def op():
