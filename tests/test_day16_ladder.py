@@ -44,3 +44,27 @@ def test_a_rung_shows_the_hints_of_the_softmax_and_of_its_own_schedule():
     assert "empty barrier" in text[0] and "wgmma_wait<1>" not in text[0] and "turn" not in text[0]
     assert "other P buffer" in text[1] and "turn" not in text[1]
     assert "bar.sync" in text[2]
+
+
+def test_the_solution_runs_its_exponentials_while_p_v_does():
+    """Rungs 2 and 3 of the course's file (NVRTC, sm_90a): between wgmma_wait<1> (WARPGROUP.DEPBAR.LE gsb0,
+    0x1) and wgmma_wait<0> a tile's 64 exponentials (MUFU.EX2) run while P V is on the tensor cores. ptxas
+    moves a wait to the top of its basic block; the given branch on l after the softmax keeps it below. A
+    ptxas that undid it would lose the overlap (99% -> 92% of cuDNN at d 128) with correct results."""
+    from grader import sass
+    from grader.paths import SOLUTIONS
+
+    _, dis, _ = sass.load(SOLUTIONS / "day16" / "attention_wgmma.cu")
+    overlapped = {k: lines for k, lines in dis.items() if "serial" not in k}
+    assert len(overlapped) == 8, sorted(dis)
+    for kernel, lines in overlapped.items():
+        windows, inside = [], None
+        for line in lines:
+            if "DEPBAR.LE gsb0, 0x1" in line:
+                inside = 0
+            elif "DEPBAR.LE gsb0, 0x0" in line and inside is not None:
+                windows.append(inside)
+                inside = None
+            elif inside is not None and "MUFU.EX2" in line:
+                inside += 1
+        assert windows and max(windows) >= 64, f"{kernel}: MUFU.EX2 between the waits {windows}"

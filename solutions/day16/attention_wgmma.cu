@@ -69,7 +69,7 @@ __device__ void attention(const TensorMap* tq, const TensorMap* tk, const Tensor
   __syncthreads();
 
   if (warpgroup == 0) {  // the producer
-    setmaxnreg_dec<40>();
+    setmaxnreg_dec<24>();  // 24 x 128 + 240 x 256 registers: the 64K of the SM
     if (tid == 0) {
       mbarrier_arrive_expect_tx(&sh.q_full, BM * D * 2);
       for (int cb = 0; cb < D / 64; cb++) tma_load_2d(sh.q + cb * BM * 64, tq, &sh.q_full, 64 * cb, row0 + m0);
@@ -86,7 +86,7 @@ __device__ void attention(const TensorMap* tq, const TensorMap* tk, const Tensor
     return;
   }
 
-  setmaxnreg_inc<232>();  // the consumers
+  setmaxnreg_inc<240>();  // the consumers: O, S and two P buffers live at once while P V runs (rung 2)
   mbarrier_wait(&sh.q_full, 0);  // the Q tile: a thread may read TMA's bytes only after waiting on their barrier
   const int rows = (warpgroup - 1) * 64, warp = tid / 32, lane = tid % 32;
   const int r_lo = m0 + rows + 16 * warp + lane / 4;  // this thread's queries: r_lo (h = 0), r_lo + 8 (h = 1)
@@ -101,10 +101,13 @@ __device__ void attention(const TensorMap* tq, const TensorMap* tk, const Tensor
     const int stage = j % STAGES;
     mbarrier_wait(&sh.full[stage], (j / STAGES) & 1);
     const uint32_t k0 = smem_address(sh.k[stage]);
+    // q0 read afresh each tile (a shuffle ptxas neither hoists nor merges): otherwise ptxas keeps the
+    // D / 16 Q descriptors in registers across the loop, registers that rung 2's overlap needs.
+    const uint32_t qa = __shfl_sync(0xffffffff, q0, 0);
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < D / 16; kk++) {  // column block kk / 4, 32 bytes per k16 step inside it; the first
-      wgmma_m64n128k16<half>(acc_s, make_descriptor(q0 + (kk / 4) * BM * 128 + 32 * (kk % 4)),  // overwrites
+      wgmma_m64n128k16<half>(acc_s, make_descriptor(qa + (kk / 4) * BM * 128 + 32 * (kk % 4)),  // overwrites
                              make_descriptor(k0 + (kk / 4) * BN * 128 + 32 * (kk % 4)), kk > 0);
     }
     wgmma_commit();
@@ -123,10 +126,12 @@ __device__ void attention(const TensorMap* tq, const TensorMap* tk, const Tensor
   auto softmax = [&](int j, uint32_t (&pp)[BN / 16][4]) {
     const int n0 = j * BN;
     if (n0 + BN > s || (CAUSAL && n0 + BN > m0 + rows + 16 * warp)) {  // a tile that crosses an edge
+      int last[2];  // per row h: the last key it sees, in columns past this thread's first of the tile
 #pragma unroll
-      for (int i = 0; i < 64; i++) {
-        const int col = n0 + 8 * (i / 4) + 2 * (lane % 4) + i % 2;
-        if (col >= s || (CAUSAL && col > r_lo + 8 * ((i % 4) / 2))) acc_s[i] = -inf;
+      for (int h = 0; h < 2; h++) last[h] = (CAUSAL ? min(s - 1, r_lo + 8 * h) : s - 1) - n0 - 2 * (lane % 4);
+#pragma unroll
+      for (int i = 0; i < 64; i++) {  // column n0 + 8 (i / 4) + 2 (lane % 4) + i % 2
+        if (8 * (i / 4) + i % 2 > last[(i % 4) / 2]) acc_s[i] = -inf;
       }
     }
     // BEGIN EXERCISE
@@ -165,6 +170,13 @@ __device__ void attention(const TensorMap* tq, const TensorMap* tk, const Tensor
 #pragma unroll
     for (int h = 0; h < 2; h++) l_run[h] = l_run[h] * corr[h] + sum[h];
     // END EXERCISE
+    // Given: a branch on l, which the exponentials feed, never taken (l is never the NaN 0xffffffff). ptxas
+    // schedules inside a basic block and moves a wgmma wait to the top of its block: without this edge the
+    // caller's next wgmma_wait<0> lands right after the masking and every MUFU.EX2 runs after P_{j-1} V_{j-1}
+    // retired (rung 2's overlap lost; seen in the SASS). Row 1's l alone at d 128 causal: both rows pinned
+    // there leave ptxas one register short (a spill); row 0's exponentials then overlap in one step of two.
+    const float pinned = CAUSAL && D == 128 ? l_run[1] : l_run[0] + l_run[1];
+    if (__float_as_uint(pinned) == 0xffffffffu) asm volatile("fence.acq_rel.cta;" ::: "memory");
   };
   if constexpr (RUNG == SERIAL) {
     // Rung 1, serial: for each tile j in order, S_j, its softmax, O rescaled, P_j V_j, the stage released;
