@@ -394,8 +394,8 @@ PER_CALL_RATIO = 1.0  # ops' per-call time may be at most this times torch eager
 
 
 def _per_call_us(torch, fns: dict, calls: int = 2000, repeats: int = 9) -> dict:
-    """Median wall-clock microseconds per call of each fn over `calls` back-to-back calls (the stream
-    drained after each batch), the fns timed in turns after a warm-up."""
+    """Wall-clock microseconds per call of each fn over `calls` back-to-back calls (the stream drained
+    after each batch), the fns timed in turns after a warm-up: {name: [one figure per turn]}."""
     for fn in fns.values():
         for _ in range(200):
             fn()
@@ -408,7 +408,7 @@ def _per_call_us(torch, fns: dict, calls: int = 2000, repeats: int = 9) -> dict:
                 fn()
             torch.cuda.synchronize()
             times[name].append((time.perf_counter() - start) / calls * 1e6)
-    return {name: statistics.median(t) for name, t in times.items()}
+    return times
 
 
 @pytest.mark.gpu
@@ -469,9 +469,13 @@ def test_per_call_cost_at_most_torch_eager(monkeypatch, op):
             pass
     fns |= {"as_cupy + to_caller": lambda: bind.to_caller(bind.as_cupy(x), tx), "current_stream": stream_door,
             "binding look-up (a stat)": ops.binding}
-    us = _per_call_us(torch, fns)
-    ratio = us["ops"] / us["torch eager"]
+    turns = _per_call_us(torch, fns)
+    us = {name: statistics.median(t) for name, t in turns.items()}
+    # the host's speed drifts between turns (torch eager alone: 10.6 to 16.4 us in one H100 session): each
+    # turn's ops beside the torch eager timed right after it, the median of those ratios
+    ratios = [o / t for o, t in zip(turns["ops"], turns["torch eager"])]
+    ratio = statistics.median(ratios)
     table = ", ".join(f"{name} {t:.1f} us" for name, t in us.items())
-    print(f"\n{op} per call: {table}; ops / torch eager {ratio:.2f}")
+    print(f"\n{op} per call: {table}; ops / torch eager {ratio:.2f} (turns: {' '.join(f'{r:.2f}' for r in ratios)})")
     assert ratio <= PER_CALL_RATIO, (f"ops.{op} costs {ratio:.2f}x torch eager per call (at most {PER_CALL_RATIO}x): "
                                      f"{table}")
