@@ -115,9 +115,9 @@ def test_causal_mask_aligned_to_the_start_fails_when_the_cache_is_longer(graded)
 def test_m32_second_half_reading_the_first_halfs_queries_fails(graded):
     """compute_qk_m32 loads the second half's A fragments from the first half's q rows: rows 16 .. 31 of
     each warp get the scores, and so the outputs, of rows 0 .. 15."""
-    text = _derive("attention_prefill.cu", "mma::ldmatrix_m8n8x4(a[1], q_row + 16 * Tr::STRIDE + 16 * kk);",
-                   "mma::ldmatrix_m8n8x4(a[1], q_row + 16 * kk);")
-    msg = graded("prefill", text, cases=SEVERAL_TILES)
+    steps = _derive(STEPS, "mma::ldmatrix_m8n8x4(a[1], q_row + 16 * Tr::STRIDE + 16 * kk);",
+                    "mma::ldmatrix_m8n8x4(a[1], q_row + 16 * kk);")
+    msg = graded("prefill", (DAY12 / "attention_prefill.cu").read_text(), cases=SEVERAL_TILES, steps=steps)
     assert msg and "prefill_d64" in msg and "kv_len=150" in msg, msg
 
 

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day12/attention_prefill.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 9d8e58ba2896db36
+// stub-sha256: 718c1ef563542aec
 // Day 12, exercise 4: pipelined prefill attention, FlashAttention-2 forward with a cp.async pipeline.
 //
 //   q, o: [heads, q_len, head_dim]   k, v: [heads, kv_len, head_dim]   fp16, head_dim 64 or 128
@@ -55,23 +55,9 @@ struct Config : Traits<HEAD_DIM, PREFILL_WARPS, PREFILL_BLOCK_N, PREFILL_STAGES>
   static constexpr int SMEM_BYTES = (Q_TILE + 2 * Base::STAGES * Base::KV_TILE) * 2;
 };
 
-// s = q k^T for both halves of the warp (rows 32 warp .. + 15, + 16 .. + 31 of the q tile): one ldmatrix of
-// K serves two mma.sync; q's A fragments are read from shared memory, one k16 step at a time.
-template <typename Tr>
-__device__ __forceinline__ void compute_qk_m32(float (&s)[2][Tr::S_N8][4], const half* q_smem,
-                                               const half* k_smem, int warp, int lane) {
-  // TODO: your code here.
-  //   Hint: Your compute_qk for two 16-row halves at once: which fragments do the halves share, and which
-  //   Hint: must each half have of its own?
-}
+// compute_qk_m32 and compute_pv_m32, the two products of 32 rows a warp, are yours in prefill_steps.cuh
+// (exercises 5 and 6 call them too).
 
-// o += p v for both halves: one transposing ldmatrix of V serves two mma.sync.
-template <typename Tr>
-__device__ __forceinline__ void compute_pv_m32(SoftmaxState<Tr> (&state)[2], const uint32_t (&p)[2][Tr::S_K16][4],
-                                               const half* v_smem, int lane) {
-  // TODO: your code here.
-  //   Hint: Your compute_pv for two 16-row halves: one transposing ldmatrix of V, then an mma.sync per half.
-}
 static_assert(PREFILL_STAGES >= 2, "the pipeline needs at least 2 stages");
 
 template <typename Tr, bool CAUSAL>

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day12/batch_prefill.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: bf8517dc2847f86f
+// stub-sha256: db3161f77e0b53b9
 // Day 12, exercises 5 and 6: batch prefill with grouped-query attention (GQA) and the log-sum-exp
 // (LSE), over a ragged KV (exercise 5) and over a paged KV cache (exercise 6).
 //
@@ -41,7 +41,7 @@
 #include <course/fastdiv.cuh>
 
 #ifndef PREFILL_WARPS
-#define PREFILL_WARPS 4  // warps per block (16 packed rows each)
+#define PREFILL_WARPS 4  // warps per block (32 packed rows each)
 #endif
 #ifndef PREFILL_STAGES
 #define PREFILL_STAGES 2  // K/V tiles in flight (>= 2)
@@ -94,8 +94,9 @@ using namespace course;
 using namespace course::prefill;
 using namespace variant;
 
+// Exercise 4's geometry: 32 packed rows per warp (two 16-row halves), BLOCK_M = 32 * PREFILL_WARPS.
 template <int HEAD_DIM>
-using Config = Traits<HEAD_DIM, PREFILL_WARPS, PREFILL_BLOCK_N, PREFILL_STAGES>;
+using Config = Traits<HEAD_DIM, PREFILL_WARPS, PREFILL_BLOCK_N, PREFILL_STAGES, 32>;
 
 // ---- where request b's keys are, for one KV head: their number `len` and row(t), the element offset
 // of key t's row in k (and v). One kernel body serves both layouts. -------------------------------
@@ -203,18 +204,19 @@ __device__ void batch_prefill(const half* __restrict__ q, const half* __restrict
       steps::load_kv_rows_async<Tr>(k_dst, k, v, [=](int r) { return kv.row(key0 + r); }, rows);
     }
   };
-  uint32_t q_frag[Tr::D_K16][4];
-  float s[Tr::S_N8][4];
-  uint32_t p_frag[Tr::S_K16][4];
-  SoftmaxState<Tr> state;
-  state.init();
+  float s[2][Tr::S_N8][4];  // the warp's two 16-row halves: packed rows p0 + 32 warp + 16 h
+  uint32_t p_frag[2][Tr::S_K16][4];
+  SoftmaxState<Tr> state[2];
+  state[0].init();
+  state[1].init();
 
   // TODO: your code here.
   //   Hint: Your exercise 4 (attention_prefill.cu), its prologue and its loop, on this kernel's rows and keys:
   //   Hint: what replaces the contiguous q tile and K/V tiles, and what runs on each tile's scores before
   //   Hint: the mask (day 13 renders its attention variants there)?
   cp_async::wait_all();
-  finalize_with_lse<Tr>(state, o, lse2, p0 + 16 * warp, packed_len, qo_row, lane);
+#pragma unroll
+  for (int h = 0; h < 2; ++h) finalize_with_lse<Tr>(state[h], o, lse2, p0 + 32 * warp + 16 * h, packed_len, qo_row, lane);
 }
 
 template <typename Tr, typename Kv, typename Variant = NoVariant>

@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day12/prefill_steps.cuh by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: f8913876be115b31
+// stub-sha256: 80ffccc7301c644b
 // Day 12: the warp's steps of a FlashAttention-2 prefill, yours, written once. Exercise 2 (qk_tile.cu)
 // grades the first two, load_q_fragments and compute_qk; exercise 3 (attention_mma.cu) and exercise 4
 // (attention_prefill.cu) grade every one, through their kernels; exercises 5 and 6 (batch_prefill.cu)
@@ -9,7 +9,9 @@
 //
 // One warp holds 16 query rows: q as mma A fragments, loaded once; then per K/V tile in shared memory
 // s = q k^T (C fragments of 8 keys each), the mask, the online softmax (the 4 lanes of a quad share a
-// row), p re-packed as A fragments and o += p v; after the last tile o / d to global memory.
+// row), p re-packed as A fragments and o += p v; after the last tile o / d to global memory. From
+// exercise 4 on a warp holds 32 rows, two such halves: compute_qk_m32 and compute_pv_m32 (at the end of
+// this header, after the steps of 16 rows) serve both halves with each K and V fragment.
 // course/attention/prefill.cuh holds the tile sizes (Traits), the copies into shared memory and the
 // layout of the softmax state; course/mma.cuh the ldmatrix and mma.sync wrappers and the fragment layouts.
 #pragma once
@@ -131,6 +133,31 @@ __device__ __forceinline__ void rescale_state(SoftmaxState<Tr>& state, const flo
   // TODO: your code here.
   //   Hint: Day 11's rescale, on the two rows this lane holds: by what factor must d and o be multiplied
   //   Hint: when a row's max grows from m to m_new, and what is that factor on the first tile (m = -inf)?
+}
+
+// ---- 32 query rows per warp (exercise 4; exercises 5 and 6 call them too) -----------------------------
+// The warp owns two 16-row halves, rows 32 warp .. + 15 and + 16 .. + 31 of the q tile, each with its own
+// s, p and SoftmaxState (index h); mask_scores, online_softmax, to_a_fragments and finalize_and_store run
+// on each half as above. Only the two products change: every K and V fragment ldmatrix brings in feeds
+// two mma.sync, and q is re-read from shared memory each tile instead of held in registers (0.31 ldmatrix
+// per mma instead of 0.5 with 16 rows a warp, which is what shared memory's bandwidth allows).
+
+// s = q k^T for both halves of the warp (rows 32 warp .. + 15, + 16 .. + 31 of the q tile): one ldmatrix of
+// K serves two mma.sync; q's A fragments are read from shared memory, one k16 step at a time.
+template <typename Tr>
+__device__ __forceinline__ void compute_qk_m32(float (&s)[2][Tr::S_N8][4], const half* q_smem,
+                                               const half* k_smem, int warp, int lane) {
+  // TODO: your code here.
+  //   Hint: Your compute_qk for two 16-row halves at once: which fragments do the halves share, and which
+  //   Hint: must each half have of its own?
+}
+
+// o += p v for both halves: one transposing ldmatrix of V serves two mma.sync.
+template <typename Tr>
+__device__ __forceinline__ void compute_pv_m32(SoftmaxState<Tr> (&state)[2], const uint32_t (&p)[2][Tr::S_K16][4],
+                                               const half* v_smem, int lane) {
+  // TODO: your code here.
+  //   Hint: Your compute_pv for two 16-row halves: one transposing ldmatrix of V, then an mma.sync per half.
 }
 
 // ---- not an exercise: the block's copy of one K/V tile (exercises 4 to 6 call it) ------------------

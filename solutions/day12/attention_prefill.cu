@@ -52,69 +52,9 @@ struct Config : Traits<HEAD_DIM, PREFILL_WARPS, PREFILL_BLOCK_N, PREFILL_STAGES>
   static constexpr int SMEM_BYTES = (Q_TILE + 2 * Base::STAGES * Base::KV_TILE) * 2;
 };
 
-// s = q k^T for both halves of the warp (rows 32 warp .. + 15, + 16 .. + 31 of the q tile): one ldmatrix of
-// K serves two mma.sync; q's A fragments are read from shared memory, one k16 step at a time.
-template <typename Tr>
-__device__ __forceinline__ void compute_qk_m32(float (&s)[2][Tr::S_N8][4], const half* q_smem,
-                                               const half* k_smem, int warp, int lane) {
-  // BEGIN EXERCISE
-  // HINT: Your compute_qk for two 16-row halves at once: which fragments do the halves share, and which
-  // HINT: must each half have of its own?
-  // HINT2: Per k16 step: the two halves' A fragments (ldmatrix .x4 from the q tile, as load_q_fragments), then
-  // HINT2: per pair of n8 key tiles one ldmatrix .x4 of K and four mma.sync, two per half.
-#pragma unroll
-  for (int h = 0; h < 2; ++h)
-#pragma unroll
-    for (int n = 0; n < Tr::S_N8; ++n) s[h][n][0] = s[h][n][1] = s[h][n][2] = s[h][n][3] = 0.f;
-  const half* q_row = q_smem + (32 * warp + lane % 16) * Tr::STRIDE + 8 * (lane / 16);
-  const half* k_row = k_smem + (lane % 8 + 8 * (lane / 16)) * Tr::STRIDE + 8 * ((lane / 8) % 2);
-#pragma unroll
-  for (int kk = 0; kk < Tr::D_K16; ++kk) {
-    uint32_t a[2][4];
-    mma::ldmatrix_m8n8x4(a[0], q_row + 16 * kk);
-    mma::ldmatrix_m8n8x4(a[1], q_row + 16 * Tr::STRIDE + 16 * kk);
-#pragma unroll
-    for (int n = 0; n < Tr::S_N8; n += 2) {
-      uint32_t b[4];
-      mma::ldmatrix_m8n8x4(b, k_row + 8 * n * Tr::STRIDE + 16 * kk);
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        mma::mma_sync_m16n8k16_row_col_f16f16f32(s[h][n], a[h], b);
-        mma::mma_sync_m16n8k16_row_col_f16f16f32(s[h][n + 1], a[h], b + 2);
-      }
-    }
-  }
-  // END EXERCISE
-}
+// compute_qk_m32 and compute_pv_m32, the two products of 32 rows a warp, are yours in prefill_steps.cuh
+// (exercises 5 and 6 call them too).
 
-// o += p v for both halves: one transposing ldmatrix of V serves two mma.sync.
-template <typename Tr>
-__device__ __forceinline__ void compute_pv_m32(SoftmaxState<Tr> (&state)[2], const uint32_t (&p)[2][Tr::S_K16][4],
-                                               const half* v_smem, int lane) {
-  // BEGIN EXERCISE
-  // HINT: Your compute_pv for two 16-row halves: one transposing ldmatrix of V, then an mma.sync per half.
-  // HINT2: The loops of compute_pv, with the two halves' mma.sync (and their state[h]) inside the innermost.
-  const half* row = v_smem + (lane % 16) * Tr::STRIDE + 8 * (lane / 16);
-#pragma unroll
-  for (int kk = 0; kk < Tr::S_K16; ++kk) {
-#pragma unroll
-    for (int n = 0; n < Tr::D_N8; n += 2) {
-      uint32_t b[4];
-      mma::ldmatrix_m8n8x4_trans(b, row + 16 * kk * Tr::STRIDE + 8 * n);
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-#pragma unroll
-        for (int hh = 0; hh < 2; ++hh) {
-          float c[4];
-          state[h].get_c(n + hh, c);
-          mma::mma_sync_m16n8k16_row_col_f16f16f32(c, p[h][kk], b + 2 * hh);
-          state[h].set_c(n + hh, c);
-        }
-      }
-    }
-  }
-  // END EXERCISE
-}
 static_assert(PREFILL_STAGES >= 2, "the pipeline needs at least 2 stages");
 
 template <typename Tr, bool CAUSAL>

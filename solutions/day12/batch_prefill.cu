@@ -38,7 +38,7 @@
 #include <course/fastdiv.cuh>
 
 #ifndef PREFILL_WARPS
-#define PREFILL_WARPS 4  // warps per block (16 packed rows each)
+#define PREFILL_WARPS 4  // warps per block (32 packed rows each)
 #endif
 #ifndef PREFILL_STAGES
 #define PREFILL_STAGES 2  // K/V tiles in flight (>= 2)
@@ -91,8 +91,9 @@ using namespace course;
 using namespace course::prefill;
 using namespace variant;
 
+// Exercise 4's geometry: 32 packed rows per warp (two 16-row halves), BLOCK_M = 32 * PREFILL_WARPS.
 template <int HEAD_DIM>
-using Config = Traits<HEAD_DIM, PREFILL_WARPS, PREFILL_BLOCK_N, PREFILL_STAGES>;
+using Config = Traits<HEAD_DIM, PREFILL_WARPS, PREFILL_BLOCK_N, PREFILL_STAGES, 32>;
 
 // ---- where request b's keys are, for one KV head: their number `len` and row(t), the element offset
 // of key t's row in k (and v). One kernel body serves both layouts. -------------------------------
@@ -268,11 +269,11 @@ __device__ void batch_prefill(const half* __restrict__ q, const half* __restrict
       steps::load_kv_rows_async<Tr>(k_dst, k, v, [=](int r) { return kv.row(key0 + r); }, rows);
     }
   };
-  uint32_t q_frag[Tr::D_K16][4];
-  float s[Tr::S_N8][4];
-  uint32_t p_frag[Tr::S_K16][4];
-  SoftmaxState<Tr> state;
-  state.init();
+  float s[2][Tr::S_N8][4];  // the warp's two 16-row halves: packed rows p0 + 32 warp + 16 h
+  uint32_t p_frag[2][Tr::S_K16][4];
+  SoftmaxState<Tr> state[2];
+  state[0].init();
+  state[1].init();
 
   // BEGIN EXERCISE
   // HINT: Your exercise 4 (attention_prefill.cu), its prologue and its loop, on this kernel's rows and keys:
@@ -290,7 +291,6 @@ __device__ void batch_prefill(const half* __restrict__ q, const half* __restrict
   }
   cp_async::wait_group<Tr::STAGES - 2>();
   __syncthreads();
-  steps::load_q_fragments<Tr>(q_frag, q_smem, warp, lane);
   for (int j = 0; j < num_tiles; ++j) {
     cp_async::wait_group<Tr::STAGES - 2>();
     __syncthreads();
@@ -298,17 +298,22 @@ __device__ void batch_prefill(const half* __restrict__ q, const half* __restrict
     if (next < num_tiles) load_kv(next, next % Tr::STAGES);
     cp_async::commit_group();
     const half* k_smem = kv_smem + 2 * (j % Tr::STAGES) * Tr::KV_TILE;
-    steps::compute_qk<Tr>(s, q_frag, k_smem, lane);
-    apply_variant<Tr>(s, var, p0 + 16 * warp, group, kv_head, j * Tr::BLOCK_N, kv_len - qo_len, sm_scale,
-                      lane);  // day 13's variants; nothing by default
-    if (j >= mask_from) mask_packed<Tr, CAUSAL>(s, p0 + 16 * warp, group, j * Tr::BLOCK_N, kv_len, kv_len - qo_len, lane);
-    steps::online_softmax<Tr>(state, s, scale_log2);
-    steps::to_a_fragments<Tr>(p_frag, s);
-    steps::compute_pv<Tr>(state, p_frag, k_smem + Tr::KV_TILE, lane);
+    steps::compute_qk_m32<Tr>(s, q_smem, k_smem, warp, lane);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int p_row = p0 + 32 * warp + 16 * h;
+      apply_variant<Tr>(s[h], var, p_row, group, kv_head, j * Tr::BLOCK_N, kv_len - qo_len, sm_scale,
+                        lane);  // day 13's variants; nothing by default
+      if (j >= mask_from) mask_packed<Tr, CAUSAL>(s[h], p_row, group, j * Tr::BLOCK_N, kv_len, kv_len - qo_len, lane);
+      steps::online_softmax<Tr>(state[h], s[h], scale_log2);
+      steps::to_a_fragments<Tr>(p_frag[h], s[h]);
+    }
+    steps::compute_pv_m32<Tr>(state, p_frag, k_smem + Tr::KV_TILE, lane);
   }
   // END EXERCISE
   cp_async::wait_all();
-  finalize_with_lse<Tr>(state, o, lse2, p0 + 16 * warp, packed_len, qo_row, lane);
+#pragma unroll
+  for (int h = 0; h < 2; ++h) finalize_with_lse<Tr>(state[h], o, lse2, p0 + 32 * warp + 16 * h, packed_len, qo_row, lane);
 }
 
 template <typename Tr, typename Kv, typename Variant = NoVariant>

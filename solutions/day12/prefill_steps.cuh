@@ -6,7 +6,9 @@
 //
 // One warp holds 16 query rows: q as mma A fragments, loaded once; then per K/V tile in shared memory
 // s = q k^T (C fragments of 8 keys each), the mask, the online softmax (the 4 lanes of a quad share a
-// row), p re-packed as A fragments and o += p v; after the last tile o / d to global memory.
+// row), p re-packed as A fragments and o += p v; after the last tile o / d to global memory. From
+// exercise 4 on a warp holds 32 rows, two such halves: compute_qk_m32 and compute_pv_m32 (at the end of
+// this header, after the steps of 16 rows) serve both halves with each K and V fragment.
 // course/attention/prefill.cuh holds the tile sizes (Traits), the copies into shared memory and the
 // layout of the softmax state; course/mma.cuh the ldmatrix and mma.sync wrappers and the fragment layouts.
 #pragma once
@@ -288,6 +290,77 @@ __device__ __forceinline__ void rescale_state(SoftmaxState<Tr>& state, const flo
     st.d *= alpha;
 #pragma unroll
     for (int i = 0; i < 2 * Tr::D_N8; ++i) st.o[i] *= alpha;
+  }
+  // END EXERCISE
+}
+
+// ---- 32 query rows per warp (exercise 4; exercises 5 and 6 call them too) -----------------------------
+// The warp owns two 16-row halves, rows 32 warp .. + 15 and + 16 .. + 31 of the q tile, each with its own
+// s, p and SoftmaxState (index h); mask_scores, online_softmax, to_a_fragments and finalize_and_store run
+// on each half as above. Only the two products change: every K and V fragment ldmatrix brings in feeds
+// two mma.sync, and q is re-read from shared memory each tile instead of held in registers (0.31 ldmatrix
+// per mma instead of 0.5 with 16 rows a warp, which is what shared memory's bandwidth allows).
+
+// s = q k^T for both halves of the warp (rows 32 warp .. + 15, + 16 .. + 31 of the q tile): one ldmatrix of
+// K serves two mma.sync; q's A fragments are read from shared memory, one k16 step at a time.
+template <typename Tr>
+__device__ __forceinline__ void compute_qk_m32(float (&s)[2][Tr::S_N8][4], const half* q_smem,
+                                               const half* k_smem, int warp, int lane) {
+  // BEGIN EXERCISE
+  // HINT: Your compute_qk for two 16-row halves at once: which fragments do the halves share, and which
+  // HINT: must each half have of its own?
+  // HINT2: Per k16 step: the two halves' A fragments (ldmatrix .x4 from the q tile, as load_q_fragments), then
+  // HINT2: per pair of n8 key tiles one ldmatrix .x4 of K and four mma.sync, two per half.
+#pragma unroll
+  for (int h = 0; h < 2; ++h)
+#pragma unroll
+    for (int n = 0; n < Tr::S_N8; ++n) s[h][n][0] = s[h][n][1] = s[h][n][2] = s[h][n][3] = 0.f;
+  const half* q_row = q_smem + (32 * warp + lane % 16) * Tr::STRIDE + 8 * (lane / 16);
+  const half* k_row = k_smem + (lane % 8 + 8 * (lane / 16)) * Tr::STRIDE + 8 * ((lane / 8) % 2);
+#pragma unroll
+  for (int kk = 0; kk < Tr::D_K16; ++kk) {
+    uint32_t a[2][4];
+    mma::ldmatrix_m8n8x4(a[0], q_row + 16 * kk);
+    mma::ldmatrix_m8n8x4(a[1], q_row + 16 * Tr::STRIDE + 16 * kk);
+#pragma unroll
+    for (int n = 0; n < Tr::S_N8; n += 2) {
+      uint32_t b[4];
+      mma::ldmatrix_m8n8x4(b, k_row + 8 * n * Tr::STRIDE + 16 * kk);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        mma::mma_sync_m16n8k16_row_col_f16f16f32(s[h][n], a[h], b);
+        mma::mma_sync_m16n8k16_row_col_f16f16f32(s[h][n + 1], a[h], b + 2);
+      }
+    }
+  }
+  // END EXERCISE
+}
+
+// o += p v for both halves: one transposing ldmatrix of V serves two mma.sync.
+template <typename Tr>
+__device__ __forceinline__ void compute_pv_m32(SoftmaxState<Tr> (&state)[2], const uint32_t (&p)[2][Tr::S_K16][4],
+                                               const half* v_smem, int lane) {
+  // BEGIN EXERCISE
+  // HINT: Your compute_pv for two 16-row halves: one transposing ldmatrix of V, then an mma.sync per half.
+  // HINT2: The loops of compute_pv, with the two halves' mma.sync (and their state[h]) inside the innermost.
+  const half* row = v_smem + (lane % 16) * Tr::STRIDE + 8 * (lane / 16);
+#pragma unroll
+  for (int kk = 0; kk < Tr::S_K16; ++kk) {
+#pragma unroll
+    for (int n = 0; n < Tr::D_N8; n += 2) {
+      uint32_t b[4];
+      mma::ldmatrix_m8n8x4_trans(b, row + 16 * kk * Tr::STRIDE + 8 * n);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+#pragma unroll
+        for (int hh = 0; hh < 2; ++hh) {
+          float c[4];
+          state[h].get_c(n + hh, c);
+          mma::mma_sync_m16n8k16_row_col_f16f16f32(c, p[h][kk], b + 2 * hh);
+          state[h].set_c(n + hh, c);
+        }
+      }
+    }
   }
   // END EXERCISE
 }

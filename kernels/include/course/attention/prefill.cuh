@@ -1,10 +1,12 @@
 // course/attention/prefill.cuh: the scaffolding of a FlashAttention-2 style prefill kernel (day 12).
 //
 // Modelled on FlashInfer's include/flashinfer/attention/prefill.cuh, rewritten for the course. One
-// thread block owns BLOCK_M = 16 * NUM_WARPS query rows of one head; each warp owns 16 of them and keeps,
-// in registers, for its whole life:
+// thread block owns BLOCK_M = WARP_M * NUM_WARPS query rows of one head; each warp owns WARP_M of them
+// (16, or from exercise 4 on 32: two 16-row halves, each with the state below) and keeps, in registers,
+// for its whole life:
 //
-//   q   the 16 x HEAD_DIM query rows as mma A fragments (loaded once with ldmatrix)
+//   q   the 16 x HEAD_DIM query rows as mma A fragments (loaded once with ldmatrix; at 32 rows a warp
+//       re-read from the q tile in shared memory each K/V tile instead)
 //   s   the 16 x BLOCK_N scores of the current K/V tile (mma C fragments, float)
 //   o   the 16 x HEAD_DIM output accumulator (float), and per row m (running max) and d (running
 //       sum of exponentials): the online-softmax state of day 11 (attention/state.cuh)
@@ -35,12 +37,15 @@ namespace prefill {
 constexpr int SMEM_PAD = 8;  // halves of padding per shared-memory row
 
 // Tile sizes of one kernel configuration and the shapes of the per-thread fragments.
-template <int HEAD_DIM_, int NUM_WARPS_, int BLOCK_N_, int STAGES_ = 1>
+// WARP_M: query rows per warp, 16 (one m16 tile: exercises 2 and 3) or 32 (two 16-row halves that share
+// every K/V fragment: exercises 4 to 6).
+template <int HEAD_DIM_, int NUM_WARPS_, int BLOCK_N_, int STAGES_ = 1, int WARP_M_ = 16>
 struct Traits {
   static constexpr int HEAD_DIM = HEAD_DIM_;
   static constexpr int NUM_WARPS = NUM_WARPS_;
   static constexpr int THREADS = 32 * NUM_WARPS;
-  static constexpr int BLOCK_M = 16 * NUM_WARPS;     // query rows per block (16 per warp)
+  static constexpr int WARP_M = WARP_M_;             // query rows per warp
+  static constexpr int BLOCK_M = WARP_M * NUM_WARPS; // query rows per block
   static constexpr int BLOCK_N = BLOCK_N_;           // keys per K/V tile
   static constexpr int STAGES = STAGES_;             // K/V tiles in flight (cp.async pipeline)
   static constexpr int STRIDE = HEAD_DIM + SMEM_PAD; // halves per shared-memory row
@@ -53,6 +58,7 @@ struct Traits {
   // q tile + STAGES x (K tile + V tile), in bytes: the dynamic shared memory a pipelined kernel needs.
   static constexpr int SMEM_BYTES = (Q_TILE + 2 * STAGES * KV_TILE) * 2;
   static_assert(HEAD_DIM % 16 == 0 && BLOCK_N % 16 == 0, "HEAD_DIM and BLOCK_N: multiples of 16");
+  static_assert(WARP_M == 16 || WARP_M == 32, "a warp owns one or two 16-row halves");
 };
 
 // ---- global -> shared memory ------------------------------------------------------------------
