@@ -275,6 +275,24 @@ def _target(key: tuple):
     return target
 
 
+def _through_door(op: str, x, *args):
+    """The compiled door's result of an all-torch call of `op` (see `_target`), or None: the Python path
+    then serves the call (and words what is wrong with it)."""
+    key = (op, getattr(x, "dtype", None), *_env(), paths.DAYS, paths.SOLUTIONS)
+    t = _targets.get(key)
+    if t is None:
+        t = _target(key)
+    if not t:
+        return None
+    try:
+        y = t[0](t[1], t[2], t[3], t[4], x, *args)
+    except Exception:  # noqa: BLE001 - say, an argument TVM-FFI cannot convert: the Python path words it
+        y = None
+    if y is None:
+        _targets.pop(key, None)  # refused: a bad argument, or the kernel file changed (loaded again first)
+    return y
+
+
 # ---- the operations ------------------------------------------------------------------------------
 
 def rmsnorm(x, weight, eps: float = 1e-6, out=None):
@@ -283,19 +301,9 @@ def rmsnorm(x, weight, eps: float = 1e-6, out=None):
     through the compiled door."""
     if out is None and (_frameworks.get(type(x)) or framework(x)) == "torch" == (
             _frameworks.get(type(weight)) or framework(weight)):
-        # the compiled door (see `_target`)
-        key = ("rmsnorm", getattr(x, "dtype", None), *_env(), paths.DAYS, paths.SOLUTIONS)
-        t = _targets.get(key)
-        if t is None:
-            t = _target(key)
-        if t:
-            try:
-                y = t[0](t[1], t[2], t[3], t[4], x, weight, eps)
-            except Exception:  # noqa: BLE001 - say, an argument TVM-FFI cannot convert: the Python path words it
-                y = None
-            if y is not None:
-                return y
-            _targets.pop(key, None)  # refused: a bad argument, or the kernel file changed (loaded again below)
+        y = _through_door("rmsnorm", x, weight, eps)
+        if y is not None:
+            return y
     return binding().rmsnorm(x, weight, eps, out)
 
 
@@ -312,19 +320,10 @@ def fused_add_rmsnorm(x, residual, weight, eps: float = 1e-6) -> None:
 
 def silu_and_mul(x):
     """silu(x[:, :d]) * x[:, d:] for x [rows, 2d]; returns [rows, d] (day 2)."""
-    if (_frameworks.get(type(x)) or framework(x)) == "torch":  # the compiled door (see `_target`)
-        key = ("silu_and_mul", getattr(x, "dtype", None), *_env(), paths.DAYS, paths.SOLUTIONS)
-        t = _targets.get(key)
-        if t is None:
-            t = _target(key)
-        if t:
-            try:
-                y = t[0](t[1], t[2], t[3], t[4], x)
-            except Exception:  # noqa: BLE001 - an argument TVM-FFI cannot convert: the Python path words it
-                y = None
-            if y is not None:
-                return y
-            _targets.pop(key, None)  # refused: a bad argument, or the kernel file changed (loaded again below)
+    if (_frameworks.get(type(x)) or framework(x)) == "torch":
+        y = _through_door("silu_and_mul", x)
+        if y is not None:
+            return y
     bind = binding()
     tx = describe("x", x)
     dims = check([(tx, ("rows", "two_d"))], FLOATS)
