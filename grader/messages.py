@@ -2278,6 +2278,8 @@ CATALOGUE: dict[str, dict[str, str]] = {
                                                          "zh": "两次乘积都用 wgmma（HGMMA，P 来自寄存器），基于 mbarrier（SYNCS）的 TMA 读取（UTMALDG），SFU 上的 softmax（MUFU.EX2），运行时保留一个在途的 wgmma 组（WARPGROUP.DEPBAR.LE gsb0, 0x1）"},
     "tech.wgmma_wait_1_p_v_left_in_flight_during_t_13": {"en": "wgmma_wait<1>: P V left in flight during the softmax",
                                                          "zh": "wgmma_wait<1>：softmax 期间 P V 仍在途"},
+    "tech.softmax_between_the_two_wgmma_waits": {"en": "softmax (MUFU.EX2) between wgmma_wait<1> and wgmma_wait<0>, while P V runs",
+                                                          "zh": "位于 wgmma_wait<1> 与 wgmma_wait<0> 之间、与 P V 同时运行的 softmax（MUFU.EX2）"},
     "tech.wgmma_for_both_products_hgmma_p_from_reg_14": {"en": "wgmma for both products (HGMMA, P from registers), TMA loads (UTMALDG) on mbarriers (SYNCS) and the softmax on the SFU (MUFU.EX2), one wgmma group left in flight while it runs (WARPGROUP.DEPBAR.LE gsb0, 0x1), and warpgroups taking turns (BAR.ARV)",
                                                          "zh": "两次乘积都用 wgmma（HGMMA，P 来自寄存器），基于 mbarrier（SYNCS）的 TMA 读取（UTMALDG），SFU 上的 softmax（MUFU.EX2），运行时保留一个在途的 wgmma 组（WARPGROUP.DEPBAR.LE gsb0, 0x1），各线程束组轮流执行（BAR.ARV）"},
     "tech.2d_tiles_of_k_pipelined_with_cp_async__l": {"en": "2D tiles of K pipelined with cp.async (LDGSTS), reduced with warp shuffles",

@@ -31,6 +31,10 @@ class Technique:
     forbid: opcode regexes that must not appear; no_spills: no local-memory spills or stack use;
     require_lines: (regex, what it is) pairs searched in whole SASS lines, operands included (the
     wait count of DEPBAR.LE SB0, 0x3 says how many cp.async groups stay in flight);
+    require_between: (start, end, opcode, at least, what it is): in each graded kernel whose SASS has a
+    `start` line, some stretch from a `start` line to the next `end` line holds at least that many
+    instructions of `opcode` (the softmax's MUFU.EX2 between wgmma_wait<1> and wgmma_wait<0>: P V in flight
+    while they run, not a wait that only names it);
     source_require / source_forbid: (regex, what it is) pairs searched in the file's code with its
     comments removed, for what SASS cannot tell apart (inline `asm` vs the same instruction from a
     library call; `cub::BlockReduce` standing in for the student's own reduction);
@@ -43,6 +47,7 @@ class Technique:
     no_spills: bool = False
     kernels: tuple[str, ...] = ()
     require_lines: tuple[tuple[str, str], ...] = ()
+    require_between: tuple[tuple[str, str, str, int, str], ...] = ()
     source_require: tuple[tuple[str, str], ...] = ()
     source_forbid: tuple[tuple[str, str], ...] = ()
 
@@ -139,6 +144,21 @@ def _has(code: dict, names: list[str], pattern: str, whole_line: bool = False) -
     return any(re.match(pattern, sass.opcode(line)) for n in names for line in code[n])
 
 
+def _most_between(lines: list[str], start: str, end: str, opcode: str) -> int | None:
+    """The most instructions of `opcode` in one stretch of `lines` from a `start` line to the next `end`
+    line; None when no line matches `start`."""
+    most, inside = None, None
+    for line in lines:
+        if inside is not None and re.search(end, line):
+            most, inside = max(most or 0, inside), None
+        elif re.search(start, line):
+            inside = 0 if inside is None else inside
+            most = most or 0
+        elif inside is not None and re.match(opcode, sass.opcode(line)):
+            inside += 1
+    return most
+
+
 def _key(pattern: str, whole_line: bool) -> str:
     return f"line:{pattern}" if whole_line else pattern
 
@@ -218,6 +238,11 @@ def _problems(path: Path, techniques, ref: dict | None) -> list[str]:
             for group in _graded(code, ref, t, pattern, whole_line=True):
                 if not group or not _has(code, group, pattern, whole_line=True):
                     absent.setdefault(_kernels(group), []).append(described(what))
+        for start, end, opcode, at_least, what in t.require_between:
+            short = [n for n in names if (most := _most_between(code[n], start, end, opcode)) is not None
+                     and most < at_least]
+            if short:
+                absent.setdefault(_kernels(short), []).append(described(what))
         clauses += [say("technique.absent", missing=say("technique.no_join").join(missing), kernels=kernels)
                     for kernels, missing in absent.items()]
         if any("GMMA" in pattern for pattern in t.require):  # wgmma taught: kept asynchronous, or it teaches nothing

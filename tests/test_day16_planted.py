@@ -113,3 +113,14 @@ def test_the_overlap_schedule_does_not_pass_as_rung_3(planted):
     turns: rung 3's technique check names the missing BAR.ARV."""
     msg = planted("day16", "attention_wgmma", only(rung_as(OVERLAP, PINGPONG), "attention_wgmma"), cases=SMALL)
     assert msg and "no BAR.ARV" in msg and "no wgmma_wait<1>" not in msg, msg
+
+
+def test_a_wait_that_only_names_the_overlap_fails_on_the_technique(planted):
+    """wgmma_wait<1> then wgmma_wait<0> straight away, then the softmax: correct, and the SASS shows
+    WARPGROUP.DEPBAR.LE gsb0, 0x1, but no exponential runs while P V does: rung 2's technique check asks
+    for the MUFU.EX2 between the two waits."""
+    text = plant("      wgmma_wait<1>();\n      softmax(j + 1, pn);\n      wgmma_wait<0>();",
+                 "      wgmma_wait<1>();\n      wgmma_wait<0>();\n      softmax(j + 1, pn);", "attention_wgmma_overlap")
+    msg = planted("day16", "attention_wgmma_overlap", text, cases=SMALL)
+    assert msg and "no softmax (MUFU.EX2) between wgmma_wait<1> and wgmma_wait<0>" in msg and "no wgmma_wait<1>" not in msg, msg
+    assert "attention_wgmma_overlap_d64" in msg and "\n" not in msg.strip(), msg
