@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day12/attention_prefill.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 718c1ef563542aec
+// stub-sha256: 36a80ccec826e000
 // Day 12, exercise 4: pipelined prefill attention, FlashAttention-2 forward with a cp.async pipeline.
 //
 //   q, o: [heads, q_len, head_dim]   k, v: [heads, kv_len, head_dim]   fp16, head_dim 64 or 128
@@ -45,15 +45,9 @@ using namespace course;
 using namespace course::prefill;
 using namespace steps;  // your warp steps (prefill_steps.cuh)
 
-// 32 query rows per warp: prefill.cuh's Traits (16 per warp) with the q tile twice as tall.
+// 32 query rows per warp (two m16 halves): BLOCK_M = 32 * PREFILL_WARPS, the q tile twice as tall.
 template <int HEAD_DIM>
-struct Config : Traits<HEAD_DIM, PREFILL_WARPS, PREFILL_BLOCK_N, PREFILL_STAGES> {
-  using Base = Traits<HEAD_DIM, PREFILL_WARPS, PREFILL_BLOCK_N, PREFILL_STAGES>;
-  static constexpr int WARP_M = 32;                          // query rows per warp: two m16 halves
-  static constexpr int BLOCK_M = WARP_M * Base::NUM_WARPS;
-  static constexpr int Q_TILE = BLOCK_M * Base::STRIDE;
-  static constexpr int SMEM_BYTES = (Q_TILE + 2 * Base::STAGES * Base::KV_TILE) * 2;
-};
+using Config = Traits<HEAD_DIM, PREFILL_WARPS, PREFILL_BLOCK_N, PREFILL_STAGES, 32>;
 
 // compute_qk_m32 and compute_pv_m32, the two products of 32 rows a warp, are yours in prefill_steps.cuh
 // (exercises 5 and 6 call them too).

@@ -186,15 +186,14 @@ def _env() -> tuple:
     return os.environ.get(paths.SOURCE_DIR_ENV), os.environ.get(paths.KERNELS_ENV)
 
 
-def _current(day: str, name: str, env: tuple | None = None) -> _Loaded:
+def _current(day: str, name: str) -> _Loaded:
     """The loaded file of an exercise: the student's (days/, or the submission being graded), or the
     solution's with COURSE_KERNELS=solutions. A submission graded alone holds one day's files: another
     day's kernel then comes from the course (in a student edition, which has none, the student's days/).
 
     Which file is decided once per environment; after that a call costs one stat of it (two for a
-    submission that lacks it): a file of another `runner.version` (an edit) is loaded again. `env`: `_env()`,
-    when the caller read it already."""
-    key = (day, name, *(env or _env()), paths.DAYS, paths.SOLUTIONS)
+    submission that lacks it): a file of another `runner.version` (an edit) is loaded again."""
+    key = (day, name, *_env(), paths.DAYS, paths.SOLUTIONS)
     hit = _loaded.get(key)
     if hit is not None:
         for path, stamp in hit.watched:
@@ -239,7 +238,6 @@ def binding():
 
 # ---- the compiled door, for torch tensors with the course's binding ------------------------------
 
-_course_binding: dict[tuple, bool] = {}
 _targets: dict[tuple, tuple | bool] = {}  # (op, dtype, environment, DAYS, SOLUTIONS) -> the door's target or False
 _OPS = {"rmsnorm": ("day06", "rmsnorm"), "silu_and_mul": ("day02", "silu_and_mul")}
 
@@ -251,23 +249,17 @@ def _target(key: tuple):
     no door on this machine (`torch_door.why_not()`), a dtype the op has no kernel for (the Python path
     then says so), or a kernel that is no cupy CUfunction (the emulator). Worked out once per key; a call
     the door refuses drops it (`_targets`), so a kernel file edited since is loaded again first."""
-    op, dtype, source_dir, kernels = key[:4]
+    op, dtype, source_dir = key[:3]
     target = False
-    ours = _course_binding.get((kernels, paths.SOLUTIONS))
-    if ours is None:  # binding.py is solutions/day14's: paths.source_path's choice without a submission
-        value = os.fsdecode(kernels) if isinstance(kernels, bytes) else kernels or ""
-        ours = _course_binding[(kernels, paths.SOLUTIONS)] = (
-            value.strip().lower() == "solutions" and paths.SOLUTIONS.is_dir())
-    door = torch_door.get() if ours and not source_dir else None
+    # binding.py is solutions/day14's: paths.source_path's choice without a submission
+    ours = not source_dir and paths.use_solutions() and paths.SOLUTIONS.is_dir()
+    door = torch_door.get() if ours else None
     function = door.kernels[op].get(dtype) if door is not None else None
     if function is not None:
         day, exercise = _OPS[op]
-        file = door.watch(_current(day, exercise, (source_dir, kernels)).watched[0][0])
+        file = door.watch(_current(day, exercise).watched[0][0])
         version = door.version(file)
-        entry = _current(day, exercise, (source_dir, kernels))  # after `version`: as new as the file it saw
-        fn = entry.kernels.get(function)
-        if fn is None:
-            fn = entry.kernels[function] = entry.module.get_function(function)
+        fn = kernel(day, exercise, function)  # after `version`: from a file as new as the one it saw
         ptr = getattr(getattr(fn, "kernel", None), "ptr", None)  # cupy's CUfunction (for this device)
         if isinstance(ptr, int):
             target = (getattr(door, op), ptr, device.current_device(), file, version)

@@ -42,15 +42,9 @@ using namespace course;
 using namespace course::prefill;
 using namespace steps;  // your warp steps (prefill_steps.cuh)
 
-// 32 query rows per warp: prefill.cuh's Traits (16 per warp) with the q tile twice as tall.
+// 32 query rows per warp (two m16 halves): BLOCK_M = 32 * PREFILL_WARPS, the q tile twice as tall.
 template <int HEAD_DIM>
-struct Config : Traits<HEAD_DIM, PREFILL_WARPS, PREFILL_BLOCK_N, PREFILL_STAGES> {
-  using Base = Traits<HEAD_DIM, PREFILL_WARPS, PREFILL_BLOCK_N, PREFILL_STAGES>;
-  static constexpr int WARP_M = 32;                          // query rows per warp: two m16 halves
-  static constexpr int BLOCK_M = WARP_M * Base::NUM_WARPS;
-  static constexpr int Q_TILE = BLOCK_M * Base::STRIDE;
-  static constexpr int SMEM_BYTES = (Q_TILE + 2 * Base::STAGES * Base::KV_TILE) * 2;
-};
+using Config = Traits<HEAD_DIM, PREFILL_WARPS, PREFILL_BLOCK_N, PREFILL_STAGES, 32>;
 
 // compute_qk_m32 and compute_pv_m32, the two products of 32 rows a warp, are yours in prefill_steps.cuh
 // (exercises 5 and 6 call them too).
