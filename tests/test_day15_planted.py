@@ -122,8 +122,8 @@ def test_no_wgmma_group_in_flight_fails_on_the_technique(planted):
 def test_fp8_values_read_as_bf16_are_caught(planted):
     """The 16-bit wgmma on e4m3 bytes: exercise 4 still passes, exercise 5 fails."""
     text = plant(solution("gemm_persistent.cu"),
-                 "  if constexpr (IS_FP8<T>) {\n    wgmma_m64n128k32_e4m3(acc, da, db);\n  } else {\n"
-                 "    wgmma_m64n128k16<T>(acc, da, db);\n  }\n", "  wgmma_m64n128k16<T>(acc, da, db);\n")
+                 "  if constexpr (IS_FP8<T>) {\n    wgmma_m64k32_e4m3<BN>(acc, da, db);\n  } else {\n"
+                 "    wgmma_m64k16<BN, T>(acc, da, db);\n  }\n", "  wgmma_m64k16<BN, T>(acc, da, db);\n")
     assert planted("day15", "gemm_persistent", text) is None
     msg = planted("day15", "gemm_fp8", text)
     assert msg and "gemm_persistent_e4m3" in msg, msg

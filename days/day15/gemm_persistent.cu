@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day15/gemm_persistent.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: a3f0ecefcb0e7120
+// stub-sha256: c59d07b49179e948
 // Day 15, exercises 4 and 5: the persistent GEMM, c = scale * a @ b^T, whose epilogue overlaps the next
 // tile's mainloop; in fp16 / bf16 (exercise 4) and in FP8 e4m3 with per-tensor scales (exercise 5).
 //
@@ -10,26 +10,29 @@
 //
 // Exercise 3's kernel, one block per 128 x 128 tile, leaves the tensor cores idle while it fills its ring
 // and while its 256 consumer threads store their accumulators with ordinary stores; all blocks of a wave
-// store at the same moment. This kernel launches one block per SM (grid = number of SMs) and each block
-// walks the tiles blockIdx.x, blockIdx.x + gridDim.x, ... The PRODUCER (warpgroup 0) runs on into the
+// store at the same moment. This kernel launches at most one block per SM (grid: the SMs, rounded down to a
+// multiple of GROUP) and each block walks the tiles blockIdx.x, blockIdx.x + gridDim.x, ... Its tiles are
+// 128 x 256 (each consumer a 64 x 256 block: m64n256 wgmma, 128 accumulators per thread), which load a
+// quarter fewer bytes per FLOP than 128 x 128; 3 stages of 48 KB fit beside the epilogue's 64 KB. The
+// PRODUCER (warpgroup 0) runs on into the
 // next tile's slices while the consumers finish a tile: the ring's stage and phase carry on from tile to
 // tile. What you write, and what each part must guarantee:
 //   - exercise 3's producer step and consumer step (up to the commit), brought over from gemm_wgmma.cu, on
 //     the ring's stage and phase carried across tiles (the loops around them are given);
 //   - tile_of: the GROUPED tile order (contract above it), so that the blocks busy at one moment share rows
 //     of a and columns of b, read once from DRAM and then from L2;
-//   - mma_step: one 32-byte k step for 16-bit and for e4m3 operands;
+//   - mma_step: one 32-byte k step for 16-bit and for e4m3 operands, on the 64 x 256 block;
 //   - the consumers' pipelining: at most one wgmma group in flight while the next slice is issued, and a
 //     stage released only once no wgmma group can still read it;
-//   - the epilogue: c leaves through shared memory (`cs`, two 64 x 64 boxes per consumer in the 128-byte
+//   - the epilogue: c leaves through shared memory (`cs`, four 64 x 64 boxes per consumer in the 128-byte
 //     swizzle, c_offset) and TMA stores (cp.async.bulk.tensor ... global.shared::cta, wrapped in
 //     course/hopper/tma.cuh), stopping at the matrix's edge by itself; scale applied to the fp32 values.
 // The tests: c against a float64 reference (FP8: against the dequantised inputs), awkward sizes included,
-// and the tile order alone (gemm_persistent_tile_order); the technique: HGMMA (FP8: QGMMA.64x128x32 E4M3),
+// and the tile order alone (gemm_persistent_tile_order); the technique: HGMMA (FP8: QGMMA.64x256x32 E4M3),
 // UTMALDG, UTMASTG, SYNCS, USETMAXREG, WARPGROUP.DEPBAR.LE gsb0, 0x1 (one group left in flight) in the SASS,
 // no LDG, HMMA or STG, no spills.
 // FP8 (exercise 5): a stage still holds 128-byte rows, now of 128 e4m3 values: BK = 128, and each wgmma
-// (m64n128k32 e4m3) takes 32 of them, the same 32 bytes per step as 16-bit k16.
+// (m64n256k32 e4m3) takes 32 of them, the same 32 bytes per step as 16-bit k16.
 #include <course/hopper/tma.cuh>
 #include <course/hopper/wgmma.cuh>
 COURSE_REQUIRE_ARCH_SPECIFIC(90);
@@ -38,11 +41,11 @@ namespace {
 
 using namespace course::hopper;
 
-constexpr int BM = 128, BN = 128;          // the tile of c
+constexpr int BM = 128, BN = 256;          // the tile of c
 constexpr int ROW_BYTES = 128;             // k per stage: 128 bytes of each row (64 16-bit or 128 FP8 values)
-constexpr int STAGES = 5;
+constexpr int STAGES = 3;                  // 48 KB each
 constexpr int CONSUMERS = 2;                // warpgroups that compute, 64 rows of the tile each
-constexpr int GROUP = 8;                    // tile-rows visited together (grouped order)
+constexpr int GROUP = 16;                   // tile-rows visited together (grouped order)
 constexpr uint32_t STAGE_BYTES = (BM + BN) * ROW_BYTES;
 
 template <typename T> constexpr bool IS_FP8 = false;  // e4m3 values are passed as their bits, uint8_t
@@ -55,7 +58,7 @@ template <typename T>
 struct Shared {
   uint8_t a[STAGES][BM * ROW_BYTES];  // each 16 KB, 1024-byte aligned: the swizzle atom
   uint8_t b[STAGES][BN * ROW_BYTES];
-  Out<T> c[CONSUMERS][64 * BN];       // each consumer's block of c: two 64 x 64 boxes (8 KB each), 128-byte swizzle
+  Out<T> c[CONSUMERS][64 * BN];       // each consumer's block of c: four 64 x 64 boxes (8 KB each), 128-byte swizzle
   uint64_t full[STAGES], empty[STAGES];
 };
 
@@ -68,19 +71,19 @@ __device__ __forceinline__ void tile_of(int t, int tiles_m, int tiles_n, int& tm
   tm = t / tiles_n; tn = t % tiles_n;  // row-major order: correct, but not grouped
 }
 
-// The byte offset of element (row, col) of a consumer's 64 x 128 block in shared memory: box col / 64,
+// The byte offset of element (row, col) of a consumer's 64 x 256 block in shared memory: box col / 64,
 // row of 128 bytes, its 16-byte chunk XOR-ed with row % 8 (the 128-byte swizzle the tensor map of c names).
 __device__ __forceinline__ uint32_t c_offset(int row, int col) {
   return (col / 64) * 64 * 128 + row * 128 + ((((col % 64) / 8) ^ (row % 8)) * 16) + (col % 8) * 2;
 }
 
-// One k step of the product: 32 bytes along both tiles' rows (descriptors `da`, `db`).
+// One k step of the product: 32 bytes along both tiles' rows (descriptors `da`, `db`), the consumer's 64 x BN block.
 template <typename T>
-__device__ __forceinline__ void mma_step(float (&acc)[64], uint64_t da, uint64_t db) {
+__device__ __forceinline__ void mma_step(float (&acc)[BN / 2], uint64_t da, uint64_t db) {
   // TODO: your code here.
   //   Hint: 32 bytes of a row are 16 values of 16 bits but 32 values of e4m3: one wgmma shape per element type.
   //   Hint: How does the template pick one at compile time? (The FP8 check wants QGMMA ... E4M3.E4M3 in the SASS.)
-  wgmma_m64n128k16<T>(acc, da, db);  // 16-bit only: e4m3 bytes would be read as bf16
+  wgmma_m64k16<BN, T>(acc, da, db);  // 16-bit only: e4m3 bytes would be read as bf16
 }
 
 template <typename T>
@@ -128,9 +131,9 @@ __device__ void gemm(const TensorMap* tma_a, const TensorMap* tma_b, const Tenso
   for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
     int tm, tn;
     tile_of(t, tiles_m, tiles_n, tm, tn);
-    float acc[64];
+    float acc[BN / 2];
 #pragma unroll
-    for (int j = 0; j < 64; j++) acc[j] = 0.f;
+    for (int j = 0; j < BN / 2; j++) acc[j] = 0.f;
     int previous = -1;  // the stage whose wgmma group may still be in flight
     for (int i = 0; i < slices; i++) {
       // TODO: your code here.
@@ -148,7 +151,7 @@ __device__ void gemm(const TensorMap* tma_a, const TensorMap* tma_b, const Tenso
     if (previous >= 0 && tid == 0) mbarrier_arrive(&s.empty[previous]);  // the last slice's stage
 
     // The epilogue. Accumulator j of this thread is row 16 * warp + lane / 4 + 8 * ((j % 4) / 2), column
-    // 8 * (j / 4) + 2 * (lane % 4) + j % 2 of the warpgroup's 64 x 128 block.
+    // 8 * (j / 4) + 2 * (lane % 4) + j % 2 of the warpgroup's 64 x 256 block.
     // TODO: your code here.
     //   Hint: The consumer's staging area `cs` in shared memory is reused tile after tile while the TMA unit may still be reading the
     //   Hint: previous tile's copy of it. What must be checked before anyone overwrites it, and what makes ordinary

@@ -23,7 +23,7 @@ How to read the output:
 - The technique is checked on the SASS for sm_90a: HGMMA for wgmma_tile; UTMALDG and SYNCS (the
   mbarrier) and no LDG for tma_copy; for gemm_wgmma HGMMA, UTMALDG, SYNCS and USETMAXREG, no LDG or
   HMMA, no spills; for gemm_persistent also UTMASTG (c stored by TMA, no STG) and
-  WARPGROUP.DEPBAR.LE gsb0, 0x1 (one wgmma group in flight); for gemm_fp8 QGMMA.64x128x32 E4M3.
+  WARPGROUP.DEPBAR.LE gsb0, 0x1 (one wgmma group in flight); for gemm_fp8 QGMMA.64x256x32 E4M3.
 The checks themselves are in grader/exercises/day15.py.
 """
 from grader.day_tests import exercise_tests

@@ -1,5 +1,5 @@
 // course/hopper/wgmma.cuh: warpgroup MMA (day 15, sm_90a): descriptors, ordering, m64n128k16 and
-// m64n256k16 (fp16, bf16), m64n128k32 (FP8 e4m3).
+// m64n256k16 (fp16, bf16), m64n128k32 and m64n256k32 (FP8 e4m3).
 //
 // What day 15's wgmma_tile.cu writes by hand, as helpers for the GEMM. A warpgroup (4 consecutive warps,
 // the first a multiple of 4) issues wgmma.mma_async together: D (64 x N, fp32, in registers) += A (64 x 16)
@@ -119,10 +119,16 @@ COURSE_INLINE void wgmma_m64k16_rs(float (&d)[N / 2], const uint32_t (&a)[4], ui
 #undef COURSE_WGMMA_RS
 }
 
-// d (64 floats per thread) += A (64 x 32) @ B (128 x 32)^T of e4m3 (FP8) values, from descriptors. FP8
-// wgmma reads K-major tiles only: a 128-byte swizzled row holds 128 values, a k32 step is 32 bytes.
-COURSE_INLINE void wgmma_m64n128k32_e4m3(float (&d)[64], uint64_t desc_a, uint64_t desc_b, int accumulate = 1) {
-  COURSE_WGMMA("m64n128k32", ".e4m3.e4m3", COURSE_REGS_64, "%64, %65", "%66", "", COURSE_D64);
+// d (N / 2 floats per thread) += A (64 x 32) @ B (N x 32)^T of e4m3 (FP8) values, from descriptors; N = 128
+// or 256. FP8 wgmma reads K-major tiles only: a 128-byte swizzled row holds 128 values, a k32 step is 32 bytes.
+template <int N>
+COURSE_INLINE void wgmma_m64k32_e4m3(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b, int accumulate = 1) {
+  static_assert(N == 128 || N == 256, "wgmma_m64k32_e4m3: N is 128 or 256");
+  if constexpr (N == 128) {
+    COURSE_WGMMA("m64n128k32", ".e4m3.e4m3", COURSE_REGS_64, "%64, %65", "%66", "", COURSE_D64);
+  } else {
+    COURSE_WGMMA("m64n256k32", ".e4m3.e4m3", COURSE_REGS_128, "%128, %129", "%130", "", COURSE_D128);
+  }
 }
 
 #undef COURSE_D128
@@ -134,7 +140,10 @@ COURSE_INLINE void wgmma_m64n128k32_e4m3(float (&d)[64], uint64_t desc_a, uint64
 #undef COURSE_WGMMA
 #undef COURSE_D8
 
-// The 64 x 128 form, as exercise 1 writes it by hand.
+// The 64 x 128 forms, as exercise 1 writes the 16-bit one by hand.
+COURSE_INLINE void wgmma_m64n128k32_e4m3(float (&d)[64], uint64_t desc_a, uint64_t desc_b, int accumulate = 1) {
+  wgmma_m64k32_e4m3<128>(d, desc_a, desc_b, accumulate);
+}
 template <typename T>
 COURSE_INLINE void wgmma_m64n128k16(float (&d)[64], uint64_t desc_a, uint64_t desc_b, int accumulate = 1) {
   wgmma_m64k16<128, T>(d, desc_a, desc_b, accumulate);
