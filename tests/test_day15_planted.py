@@ -89,8 +89,8 @@ def test_a_tile_order_that_is_not_grouped_is_named(planted):
 
 
 def test_a_store_buffer_written_before_the_store_read_it_is_named(planted):
-    text = plant(solution("gemm_persistent.cu"), "    if (tid == 0) bulk_wait_group_read<0>();\n    named_barrier_sync",
-                 "    named_barrier_sync")
+    text = plant(solution("gemm_persistent.cu"), "  if (tid == 0) bulk_wait_group_read<0>();\n  named_barrier_sync",
+                 "  named_barrier_sync")
     msg = planted("day15", "gemm_persistent", text)
     assert msg and "while a TMA store still reads it" in msg, msg
 
@@ -103,9 +103,9 @@ def test_a_ring_restarted_at_every_tile_is_caught(planted):
 
 
 def test_an_epilogue_that_stores_nothing_is_caught(planted):
-    start = solution("gemm_persistent.cu").index("    if (tid == 0) bulk_wait_group_read<0>();\n    named_barrier_sync")
-    end = solution("gemm_persistent.cu").index("    // END EXERCISE", start)
-    plain = "    (void)cs; (void)tma_c; (void)warp; (void)lane;\n"  # c is written only by the TMA store
+    start = solution("gemm_persistent.cu").index("  if (tid == 0) bulk_wait_group_read<0>();\n  named_barrier_sync")
+    end = solution("gemm_persistent.cu").index("  // END EXERCISE", start)
+    plain = "  (void)acc; (void)cs; (void)tma_c; (void)m0; (void)n0; (void)scale; (void)warp; (void)lane;\n"  # c: TMA only
     text = solution("gemm_persistent.cu")[:start] + plain + solution("gemm_persistent.cu")[end:]
     msg = planted("day15", "gemm_persistent", text)
     assert msg and "gemm_persistent" in msg, msg

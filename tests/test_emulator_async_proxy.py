@@ -183,15 +183,15 @@ def test_day15_stage_released_before_its_wgmma_retired_is_named(planted):
 
 
 def test_day15_tma_store_of_stores_without_the_proxy_fence_is_named(planted):
-    text = plant("day15", "gemm_persistent.cu", "    fence_proxy_async();\n    named_barrier_sync(warpgroup, 128);\n",
-                 "    named_barrier_sync(warpgroup, 128);\n")
+    text = plant("day15", "gemm_persistent.cu", "  fence_proxy_async();\n  named_barrier_sync(warpgroup, 128);\n",
+                 "  named_barrier_sync(warpgroup, 128);\n")
     msg = planted("day15", "gemm_persistent", text, cases=LONG_K[:1])
     assert msg and "without fence.proxy.async" in msg and "the source of a TMA store" in msg, msg
 
 
 def test_day15_tma_store_before_the_barrier_is_named(planted):
-    text = plant("day15", "gemm_persistent.cu", "    fence_proxy_async();\n    named_barrier_sync(warpgroup, 128);\n",
-                 "    fence_proxy_async();\n")
+    text = plant("day15", "gemm_persistent.cu", "  fence_proxy_async();\n  named_barrier_sync(warpgroup, 128);\n",
+                 "  fence_proxy_async();\n")
     msg = planted("day15", "gemm_persistent", text, cases=LONG_K[:1])
     assert msg and "no barrier after the stores" in msg and "the source of a TMA store" in msg, msg
 

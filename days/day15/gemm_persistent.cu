@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day15/gemm_persistent.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: c59d07b49179e948
+// stub-sha256: 851e555a7ad07f07
 // Day 15, exercises 4 and 5: the persistent GEMM, c = scale * a @ b^T, whose epilogue overlaps the next
 // tile's mainloop; in fp16 / bf16 (exercise 4) and in FP8 e4m3 with per-tensor scales (exercise 5).
 //
@@ -13,8 +13,8 @@
 // store at the same moment. This kernel launches at most one block per SM (grid: the SMs, rounded down to a
 // multiple of GROUP) and each block walks the tiles blockIdx.x, blockIdx.x + gridDim.x, ... Its tiles are
 // 128 x 256 (each consumer a 64 x 256 block: m64n256 wgmma, 128 accumulators per thread), which load a
-// quarter fewer bytes per FLOP than 128 x 128; 3 stages of 48 KB fit beside the epilogue's 64 KB. The
-// PRODUCER (warpgroup 0) runs on into the
+// quarter fewer bytes per FLOP than 128 x 128; 4 stages of 48 KB fit beside an epilogue that stores c in two
+// passes of 128 columns (16-bit), 3 beside one pass of 256 (FP8). The PRODUCER (warpgroup 0) runs on into the
 // next tile's slices while the consumers finish a tile: the ring's stage and phase carry on from tile to
 // tile. What you write, and what each part must guarantee:
 //   - exercise 3's producer step and consumer step (up to the commit), brought over from gemm_wgmma.cu, on
@@ -24,9 +24,9 @@
 //   - mma_step: one 32-byte k step for 16-bit and for e4m3 operands, on the 64 x 256 block;
 //   - the consumers' pipelining: at most one wgmma group in flight while the next slice is issued, and a
 //     stage released only once no wgmma group can still read it;
-//   - the epilogue: c leaves through shared memory (`cs`, four 64 x 64 boxes per consumer in the 128-byte
-//     swizzle, c_offset) and TMA stores (cp.async.bulk.tensor ... global.shared::cta, wrapped in
-//     course/hopper/tma.cuh), stopping at the matrix's edge by itself; scale applied to the fp32 values.
+//   - one pass of the epilogue (store_pass): c leaves through shared memory (`cs`, the pass's 64 x 64 boxes
+//     in the 128-byte swizzle, c_offset) and TMA stores (cp.async.bulk.tensor ... global.shared::cta, wrapped
+//     in course/hopper/tma.cuh), stopping at the matrix's edge by itself; scale applied to the fp32 values.
 // The tests: c against a float64 reference (FP8: against the dequantised inputs), awkward sizes included,
 // and the tile order alone (gemm_persistent_tile_order); the technique: HGMMA (FP8: QGMMA.64x256x32 E4M3),
 // UTMALDG, UTMASTG, SYNCS, USETMAXREG, WARPGROUP.DEPBAR.LE gsb0, 0x1 (one group left in flight) in the SASS,
@@ -43,7 +43,6 @@ using namespace course::hopper;
 
 constexpr int BM = 128, BN = 256;          // the tile of c
 constexpr int ROW_BYTES = 128;             // k per stage: 128 bytes of each row (64 16-bit or 128 FP8 values)
-constexpr int STAGES = 3;                  // 48 KB each
 constexpr int CONSUMERS = 2;                // warpgroups that compute, 64 rows of the tile each
 constexpr int GROUP = 16;                   // tile-rows visited together (grouped order)
 constexpr uint32_t STAGE_BYTES = (BM + BN) * ROW_BYTES;
@@ -53,13 +52,18 @@ template <> constexpr bool IS_FP8<uint8_t> = true;
 template <typename T> struct OutOf { using type = T; };  // c's element type: T, or bf16 for FP8 inputs
 template <> struct OutOf<uint8_t> { using type = __nv_bfloat16; };
 template <typename T> using Out = typename OutOf<T>::type;
+// The ring and the epilogue's buffer share 227 KB of shared memory. 16-bit: 4 stages of 48 KB and a 32 KB
+// buffer per consumer, c leaving in two passes of 128 columns; FP8 (half the time per stage, so the epilogue
+// is a larger share of a tile): 3 stages and one pass of all 256 columns from a 64 KB buffer.
+template <typename T> constexpr int RING = IS_FP8<T> ? 3 : 4;       // stages of 48 KB
+template <typename T> constexpr int PASS = IS_FP8<T> ? BN : BN / 2;  // columns of c per epilogue pass
 
 template <typename T>
 struct Shared {
-  uint8_t a[STAGES][BM * ROW_BYTES];  // each 16 KB, 1024-byte aligned: the swizzle atom
-  uint8_t b[STAGES][BN * ROW_BYTES];
-  Out<T> c[CONSUMERS][64 * BN];       // each consumer's block of c: four 64 x 64 boxes (8 KB each), 128-byte swizzle
-  uint64_t full[STAGES], empty[STAGES];
+  uint8_t a[RING<T>][BM * ROW_BYTES];  // each 16 KB, 1024-byte aligned: the swizzle atom
+  uint8_t b[RING<T>][BN * ROW_BYTES];
+  Out<T> c[CONSUMERS][64 * PASS<T>];   // each consumer's pass of c: 64 x 64 boxes (8 KB each), 128-byte swizzle
+  uint64_t full[RING<T>], empty[RING<T>];
 };
 
 // The tile (row tm, column tn of the grid of tiles) that the block works on t-th: tiles numbered in
@@ -71,7 +75,7 @@ __device__ __forceinline__ void tile_of(int t, int tiles_m, int tiles_n, int& tm
   tm = t / tiles_n; tn = t % tiles_n;  // row-major order: correct, but not grouped
 }
 
-// The byte offset of element (row, col) of a consumer's 64 x 256 block in shared memory: box col / 64,
+// The byte offset of element (row, col) of a consumer's pass of c in shared memory: box col / 64,
 // row of 128 bytes, its 16-byte chunk XOR-ed with row % 8 (the 128-byte swizzle the tensor map of c names).
 __device__ __forceinline__ uint32_t c_offset(int row, int col) {
   return (col / 64) * 64 * 128 + row * 128 + ((((col % 64) / 8) ^ (row % 8)) * 16) + (col % 8) * 2;
@@ -86,10 +90,26 @@ __device__ __forceinline__ void mma_step(float (&acc)[BN / 2], uint64_t da, uint
   wgmma_m64k16<BN, T>(acc, da, db);  // 16-bit only: e4m3 bytes would be read as bf16
 }
 
+// Pass H of the epilogue: columns [H * PASS<T>, (H + 1) * PASS<T>) of this consumer's 64 x 256 block of c,
+// whose first row is m0 and first column n0, leave through shared memory (`cs`) and TMA stores, scaled by
+// `scale`. Accumulator j of this thread is row 16 * warp + lane / 4 + 8 * ((j % 4) / 2), column
+// 8 * (j / 4) + 2 * (lane % 4) + j % 2 of the block; `warpgroup` (1 or 2) names its barrier.
+template <int H, typename T>
+__device__ __forceinline__ void store_pass(const float (&acc)[BN / 2], Out<T>* cs, const TensorMap* tma_c, int m0,
+                                           int n0, int warpgroup, float scale) {
+  const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
+  // TODO: your code here.
+  //   Hint: The consumer's staging area `cs` in shared memory is reused pass after pass while the TMA unit may still be reading the
+  //   Hint: previous pass's copy of it. What must be checked before anyone overwrites it, and what makes ordinary
+  //   Hint: shared-memory stores visible to the TMA unit? c must reach global memory through TMA stores only
+  //   Hint: (no STG in the SASS), scaled by `scale`.
+  (void)acc; (void)cs; (void)tma_c; (void)m0; (void)n0; (void)warpgroup; (void)scale; (void)warp; (void)lane;
+}
+
 template <typename T>
 __device__ void gemm(const TensorMap* tma_a, const TensorMap* tma_b, const TensorMap* tma_c, int m, int n, int k,
                      float scale) {
-  constexpr int BK = ROW_BYTES / sizeof(T);  // k per stage, in elements
+  constexpr int BK = ROW_BYTES / sizeof(T), STAGES = RING<T>;  // k per stage, in elements; the ring
   extern __shared__ __align__(1024) unsigned char raw[];
   Shared<T>& s = *reinterpret_cast<Shared<T>*>(raw + ((1024 - smem_address(raw) % 1024) % 1024));
   const int warpgroup = threadIdx.x / 128, tid = threadIdx.x % 128;
@@ -125,7 +145,7 @@ __device__ void gemm(const TensorMap* tma_a, const TensorMap* tma_b, const Tenso
   }
 
   setmaxnreg_inc<232>();  // the consumers
-  const int rows = (warpgroup - 1) * 64, warp = tid / 32, lane = tid % 32;
+  const int rows = (warpgroup - 1) * 64;
   Out<T>* cs = s.c[warpgroup - 1];
   int stage = 0, phase = 0;
   for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
@@ -150,14 +170,8 @@ __device__ void gemm(const TensorMap* tma_a, const TensorMap* tma_b, const Tenso
     course::hopper::wgmma_wait<0>();  // drain: the last slice's group
     if (previous >= 0 && tid == 0) mbarrier_arrive(&s.empty[previous]);  // the last slice's stage
 
-    // The epilogue. Accumulator j of this thread is row 16 * warp + lane / 4 + 8 * ((j % 4) / 2), column
-    // 8 * (j / 4) + 2 * (lane % 4) + j % 2 of the warpgroup's 64 x 256 block.
-    // TODO: your code here.
-    //   Hint: The consumer's staging area `cs` in shared memory is reused tile after tile while the TMA unit may still be reading the
-    //   Hint: previous tile's copy of it. What must be checked before anyone overwrites it, and what makes ordinary
-    //   Hint: shared-memory stores visible to the TMA unit? c must reach global memory through TMA stores only
-    //   Hint: (no STG in the SASS), scaled by `scale`.
-    (void)cs; (void)tma_c; (void)warp; (void)lane;
+    store_pass<0, T>(acc, cs, tma_c, tm * BM + rows, tn * BN, warpgroup, scale);  // the epilogue
+    if constexpr (PASS<T> < BN) store_pass<1, T>(acc, cs, tma_c, tm * BM + rows, tn * BN, warpgroup, scale);
   }
   if (tid == 0) bulk_wait_group_read<0>();  // shared memory stays alive until the last store has read it
 }

@@ -160,10 +160,14 @@ def bench_gemm_wgmma(modules: dict, quick: bool = False) -> bench.Report:
 
 # ---- exercise 4: the persistent GEMM: grouped tile order, one wgmma group in flight, TMA stores ------
 
-PERSISTENT_BM, PERSISTENT_BN = 128, 256  # gemm_persistent.cu's tile of c
-PERSISTENT_STAGES, PERSISTENT_GROUP = 3, 16  # its STAGES and GROUP
-PERSISTENT_SMEM = (PERSISTENT_STAGES * (PERSISTENT_BM + PERSISTENT_BN) * 128 + 2 * 64 * PERSISTENT_BN * 2
-                   + 2 * PERSISTENT_STAGES * 8 + 1024)
+PERSISTENT_BM, PERSISTENT_BN, PERSISTENT_GROUP = 128, 256, 16  # gemm_persistent.cu's tile of c and GROUP
+
+
+def persistent_smem(dtype: str) -> int:
+    """gemm_persistent.cu's shared memory: its ring (RING: 4 stages in 16-bit, 3 in FP8) and two consumers'
+    epilogue buffers of one pass (PASS: 128 columns of c in 16-bit, 256 in FP8), + alignment slack."""
+    stages, cols = (3, PERSISTENT_BN) if dtype == "e4m3" else (4, PERSISTENT_BN // 2)
+    return stages * (PERSISTENT_BM + PERSISTENT_BN) * 128 + 2 * 64 * cols * 2 + 2 * stages * 8 + 1024
 
 
 def persistent_prepare(module, a, b, c, m: int, n: int, k: int, dtype: str, scale: float = 1.0):
@@ -184,7 +188,7 @@ def persistent_prepare(module, a, b, c, m: int, n: int, k: int, dtype: str, scal
     tiles = -(-m // PERSISTENT_BM) * -(-n // PERSISTENT_BN)
     sms = device.properties()["sms"]
     blocks = min(tiles, max(3, sms // PERSISTENT_GROUP * PERSISTENT_GROUP))  # the emulator's one SM: 3 take turns
-    return prepared_launch(module, name, (blocks,), GEMM_THREADS, args, PERSISTENT_SMEM,
+    return prepared_launch(module, name, (blocks,), GEMM_THREADS, args, persistent_smem(dtype),
                            f"{name} (M={m}, N={n}, K={k}, {blocks} blocks)", (a, b, c))
 
 
