@@ -395,23 +395,27 @@ __device__ __forceinline__ void load_kv_tile_async(half* smem, const half* k, co
 }
 
 // The same for keys found one by one (a paged KV cache): key r's row is at k + row_of(r) and v + row_of(r),
-// row_of asked once per key (K and V share it) and only for keys < rows_valid (>= 1); the others are
-// zero-filled.
+// keys >= rows_valid (>= 1) zero-filled. row_of is asked once per key of the tile (K and V share it): lane
+// l of warp w looks up key w BAND + l % BAND (key 0 in place of a missing one) and the lanes that copy a
+// key's chunks take its row from that lane with a shuffle, so a thread does one lookup per tile, not one
+// per row it copies.
 template <typename Tr, typename RowOf>
 __device__ __forceinline__ void load_kv_rows_async(half* smem, const half* k, const half* v, RowOf row_of,
                                                    int rows_valid) {
   constexpr int CHUNKS = Tr::HEAD_DIM / 8, ROWS_PER_COPY = 32 / CHUNKS, BAND = Tr::BLOCK_N / Tr::NUM_WARPS;
   static_assert(32 % CHUNKS == 0 && BAND % ROWS_PER_COPY == 0, "every lane copies whole rows' chunks");
+  static_assert(BAND <= 32, "one lane looks up each key of the warp's band");
   const int lane = threadIdx.x % 32, col = (lane % CHUNKS) * 8;
-  const int row = threadIdx.x / 32 * BAND + lane / CHUNKS;
-  smem += row * Tr::STRIDE + col;
+  const int band = threadIdx.x / 32 * BAND, mine = band + lane % BAND;
+  const long long offset = row_of(mine < rows_valid ? mine : 0);  // this lane's key
+  smem += (band + lane / CHUNKS) * Tr::STRIDE + col;
 #pragma unroll
   for (int i = 0; i < BAND / ROWS_PER_COPY; ++i) {
-    const int r = row + i * ROWS_PER_COPY;
-    const bool valid = r < rows_valid;
-    const int64_t offset = valid ? row_of(r) + col : 0;
-    cp_async::load_128b(smem, k + offset, valid);
-    cp_async::load_128b(smem + Tr::KV_TILE, v + offset, valid);
+    const int r = lane / CHUNKS + i * ROWS_PER_COPY;  // within the band
+    const bool valid = band + r < rows_valid;
+    const int64_t at = __shfl_sync(0xffffffffu, offset, r) + col;
+    cp_async::load_128b(smem, k + at, valid);
+    cp_async::load_128b(smem + Tr::KV_TILE, v + at, valid);
     smem += ROWS_PER_COPY * Tr::STRIDE;
   }
 }
