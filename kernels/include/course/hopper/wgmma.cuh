@@ -140,10 +140,7 @@ COURSE_INLINE void wgmma_m64k32_e4m3(float (&d)[N / 2], uint64_t desc_a, uint64_
 #undef COURSE_WGMMA
 #undef COURSE_D8
 
-// The 64 x 128 forms, as exercise 1 writes the 16-bit one by hand.
-COURSE_INLINE void wgmma_m64n128k32_e4m3(float (&d)[64], uint64_t desc_a, uint64_t desc_b, int accumulate = 1) {
-  wgmma_m64k32_e4m3<128>(d, desc_a, desc_b, accumulate);
-}
+// The 64 x 128 form, as exercise 1 writes it by hand.
 template <typename T>
 COURSE_INLINE void wgmma_m64n128k16(float (&d)[64], uint64_t desc_a, uint64_t desc_b, int accumulate = 1) {
   wgmma_m64k16<128, T>(d, desc_a, desc_b, accumulate);
