@@ -51,6 +51,12 @@ class Technique:
     source_require: tuple[tuple[str, str], ...] = ()
     source_forbid: tuple[tuple[str, str], ...] = ()
 
+    @property
+    def words(self) -> list[str]:
+        """What a failure message may say of it, each through messages.described (a tech.* entry)."""
+        return [self.why, *(what for _, what in self.require_lines + self.source_require + self.source_forbid),
+                *(between[-1] for between in self.require_between)]
+
 
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 

@@ -58,9 +58,7 @@ def _unused_keys() -> set[str]:
 
     asked, named = _keys_in_use()
     words = {w for day in sorted(p.name for p in paths.DAYS.glob("day[0-9][0-9]"))
-             for ex in exercises.day_exercises(day) for t in getattr(ex, "technique", ())
-             for w in [t.why, *(what for _, what in t.require_lines + t.source_require + t.source_forbid),
-                       *(between[-1] for between in t.require_between)]}
+             for ex in exercises.day_exercises(day) for t in getattr(ex, "technique", ()) for w in t.words}
     described = {k for k, e in messages.CATALOGUE.items() if k.startswith("tech.") and e["en"] in words}
     looked_up = {k for k in messages.CATALOGUE if k.startswith(("status.", "ceiling.", "limiter.", "mix.", "help.", "plot.",
                                                                  "sassname.", "sass.res.", "stage.",
@@ -776,9 +774,7 @@ def test_a_technique_s_own_words_have_chinese(monkeypatch, day):
     from grader import exercises
 
     monkeypatch.setenv("COURSE_LANG", "zh")
-    words = {w for ex in exercises.day_exercises(day) for t in getattr(ex, "technique", ())
-             for w in [t.why, *(what for _, what in t.require_lines + t.source_require + t.source_forbid),
-                       *(between[-1] for between in t.require_between)]}
+    words = {w for ex in exercises.day_exercises(day) for t in getattr(ex, "technique", ()) for w in t.words}
     only_code = lambda w: not re.search(r"[a-z]{2,}", re.sub(r"`[^`]*`|\S*[._:\d]\S*", " ", w))
     untranslated = [w for w in words if messages.described(w) == w and not only_code(w)]
     assert not untranslated, untranslated
