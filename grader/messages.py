@@ -1502,6 +1502,8 @@ CATALOGUE: dict[str, dict[str, str]] = {
                           "zh": "torch eager 的层：未计时（没有安装 torch，或它看不到 GPU）"},
     "capstone.ratio": {"en": "course layer: {ratio}x the speed of torch eager ({than}); launched from Python {eager}x",
                        "zh": "课程的层：速度是 torch eager 的 {ratio} 倍（{than}）；从 Python 逐个启动时为 {eager} 倍"},
+    "capstone.behind": {"en": "{how}: {ours} us against torch eager's {torch} us: slower than torch eager (table above)",
+                        "zh": "{how}：{ours} us，torch eager 为 {torch} us：比 torch eager 慢（见上表）"},
     "capstone.faster": {"en": "faster", "zh": "更快"},
     "capstone.slower": {"en": "slower", "zh": "更慢"},
     "stage.attention RMSNorm": {"en": "attention RMSNorm", "zh": "注意力 RMSNorm"},

@@ -377,6 +377,15 @@ def time_block(cfg: BlockConfig = TIMING_CONFIG, repeat: int = 20) -> dict:
             "eager_ratio": torch_ms / times["eager"] if torch_ms else None}
 
 
+def behind_torch(times: dict) -> str | None:
+    """What time_block's result says against torch eager: None when the course's block is faster both
+    replayed as a CUDA graph and launched from Python, else the line naming the slower one."""
+    for how, ms in (("capstone.graph", times["block_ms"]), ("capstone.eager", times["eager_ms"])):
+        if ms >= times["torch_ms"]:
+            return say("capstone.behind", how=say(how), ours=f"{ms * 1e3:.0f}", torch=f"{times['torch_ms'] * 1e3:.0f}")
+    return None
+
+
 def stage_label(stage: str, source: str) -> tuple[str, str]:
     """A stage's name and where its kernel comes from, as the student reads them."""
     return word("stage", stage), word("stagefrom", source)
