@@ -1,6 +1,6 @@
 // Your exercise file. Generated from solutions/day12/attention_prefill.cu by `python -m grader stubs`;
 // edit freely: regenerating never overwrites a file you changed.
-// stub-sha256: 36a80ccec826e000
+// stub-sha256: 3bed5c8225b9502b
 // Day 12, exercise 4: pipelined prefill attention, FlashAttention-2 forward with a cp.async pipeline.
 //
 //   q, o: [heads, q_len, head_dim]   k, v: [heads, kv_len, head_dim]   fp16, head_dim 64 or 128
@@ -33,7 +33,8 @@
 #define PREFILL_BLOCK_N 64  // keys per K/V tile
 #endif
 #ifndef PREFILL_RESCALE_SLACK
-#define PREFILL_RESCALE_SLACK 0  // log2 units a row's max may grow before o is rescaled (prefill_steps.cuh)
+#define PREFILL_RESCALE_SLACK 4  // log2 units a row's max may grow before o is rescaled (prefill_steps.cuh):
+                                 // on the H100 4 skips enough rescales to gain 2 points over 0 (question 2)
 #endif
 #ifndef PREFILL_MIN_BLOCKS
 #define PREFILL_MIN_BLOCKS 1  // blocks per SM asked of ptxas (__launch_bounds__): 3 caps d128 at 168 registers
