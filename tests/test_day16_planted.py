@@ -48,16 +48,23 @@ def test_the_solution_passes(planted):
     assert planted("day16", "attention_wgmma", only(SOURCE.read_text(), "attention_wgmma"), cases=SMALL) is None
 
 
+RESCALE = ("      if (D == 64 || __any_sync(0xffffffffu, corr[0] != 1.f || corr[1] != 1.f)) {  // d 128: a max moved in "
+           "the warp\n"
+           "#pragma unroll\n        for (int i = 0; i < D / 2; i++) acc_o[i] *= corr[(i % 4) / 2];\n      }\n")
+# logits growing along the keys: the running max moves past SLACK (4) tile after tile (normal scores
+# rarely move it after the first tile, where O is still 0, so a missing rescale needs these to show)
+GROWING = [{"heads": 1, "seq": 400, "head_dim": 64, "causal": False, "logits": "rising"}]
+
+
 def test_an_output_not_rescaled_is_caught(planted):
-    text = plant("      for (int i = 0; i < D / 2; i++) acc_o[i] *= corr[(i % 4) / 2];\n    };", "    };")
-    msg = planted("day16", "attention_wgmma", text, cases=SMALL)
+    text = plant(RESCALE + "    };", "    };")
+    msg = planted("day16", "attention_wgmma", text, cases=GROWING)
     assert msg and "attention_wgmma_d64 out" in msg, msg
 
 
 def test_a_serial_output_not_rescaled_is_caught(planted):
-    text = plant("      for (int i = 0; i < D / 2; i++) acc_o[i] *= corr[(i % 4) / 2];\n      issue_pv(j, p);",
-                 "      issue_pv(j, p);", "attention_wgmma_serial")
-    msg = planted("day16", "attention_wgmma_serial", text, cases=SMALL)
+    text = plant(RESCALE + "      issue_pv(j, p);", "      issue_pv(j, p);", "attention_wgmma_serial")
+    msg = planted("day16", "attention_wgmma_serial", text, cases=GROWING)
     assert msg and "attention_wgmma_serial_d64 out" in msg, msg
 
 

@@ -40,6 +40,7 @@ using course::math::ptx_exp2;
 
 constexpr int BM = 128, BN = 128, STAGES = 3;  // queries per block, keys per tile, K/V stages
 constexpr int SERIAL = 1, OVERLAP = 2, PINGPONG = 3;  // the rungs: the consumers' schedule
+constexpr float SLACK = 4.f;  // log2 units a row's running max may lag its scores' max (softmax, below)
 
 template <int D>
 struct Shared {
@@ -123,6 +124,10 @@ __device__ void attention(const TensorMap* tq, const TensorMap* tk, const Tensor
   // causal, past the query); on exit pp holds P_j = 2^(S_j scale_log2 - m) as fp16, the A fragments of the
   // BN / 16 k16 steps of issue_pv, m_run[h] and l_run[h] (row h of this thread: h = 0, 1) are the running max
   // (log2 units) and sum over tiles 0..j, and corr[h] the factor that brings O and l from the old max to m.
+  // m_run[h] moves only when the tile's max exceeds it by more than SLACK, so corr[h] is exactly 1 on most
+  // tiles (the schedules then skip O's rescale at d 128: on the H100 99% -> 102% of cuDNN; at d 64 the
+  // vote's branch cost more than its 32 multiplications, 96% -> 90%, so there O is always rescaled);
+  // O / l stays exact, and every P is at most 2^SLACK.
   auto softmax = [&](int j, uint32_t (&pp)[BN / 16][4]) {
     const int n0 = j * BN;
     if (n0 + BN > s || (CAUSAL && n0 + BN > m0 + rows + 16 * warp)) {  // a tile that crosses an edge
@@ -139,13 +144,14 @@ __device__ void attention(const TensorMap* tq, const TensorMap* tk, const Tensor
     // HINT: rows, and four threads share each row. Which values must those four agree on before anyone
     // HINT: exponentiates, and what must a row that has seen only masked (-inf) scores still produce?
     // HINT2: Per row h of the thread: its own row max, then the quad's; the new running max, in the log2-scaled
-    // HINT2: units of scale_log2; the correction factor for the old O and l; then every pair of S values
-    // HINT2: exponentiated (one FFMA into ptx_exp2: MUFU.EX2), summed, and packed as one fp16x2 register of P's
-    // HINT2: A fragment; last, l advanced.
+    // HINT2: units of scale_log2, moved only past m_run + SLACK; the correction factor for the old O and l;
+    // HINT2: then every pair of S values exponentiated (one FFMA into ptx_exp2: MUFU.EX2), summed, and packed
+    // HINT2: as one fp16x2 register of P's A fragment; last, l advanced.
     // HINT3: P reuses the S accumulator layout as wgmma's register A fragment: the pair (i, i + 1) is on row
     // HINT3: h = (i % 4) / 2 of 8-column group i / 4; a k16 step spans two such groups, so the pair
     // HINT3: becomes register 2 * ((i / 4) % 2) + h of k16 step (i / 4) / 2. A row with no finite score keeps
-    // HINT3: m = -inf: subtract 0 instead of m then, or -inf - (-inf) makes NaN.
+    // HINT3: m = -inf: subtract 0 instead of m then, or -inf - (-inf) makes NaN. -inf + SLACK is -inf: a row's
+    // HINT3: first finite tile always moves its max.
     // STUB: corr[0] = corr[1] = 1.f; (void)pp; (void)scale_log2;
     float mx[2] = {-inf, -inf}, sum[2] = {0.f, 0.f}, base[2];
 #pragma unroll
@@ -154,7 +160,8 @@ __device__ void attention(const TensorMap* tq, const TensorMap* tk, const Tensor
     for (int h = 0; h < 2; h++) {
       mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 1));
       mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 2));
-      const float m_new = fmaxf(m_run[h], mx[h] * scale_log2);
+      const float m_tile = mx[h] * scale_log2;
+      const float m_new = m_tile > m_run[h] + SLACK ? m_tile : m_run[h];
       base[h] = m_new == -inf ? 0.f : m_new;
       corr[h] = ptx_exp2(m_run[h] - base[h]);
       m_run[h] = m_new;
@@ -186,19 +193,23 @@ __device__ void attention(const TensorMap* tq, const TensorMap* tk, const Tensor
     // HINT: landed before the softmax may read S, before O may be rescaled, and before the producer may
     // HINT: refill a stage? How many threads of a warpgroup arrive on the empty barrier?
     // HINT2: One loop over j: issue S_j, wait for all groups, the softmax into P; O's accumulators scaled by
-    // HINT2: corr of their row; issue P_j V_j, wait for all groups; then one thread of the warpgroup releases
+    // HINT2: corr of their row (at d 128 skipped when a vote of the warp, __any_sync as on day 12, finds
+    // HINT2: every corr 1); issue P_j V_j, wait for all groups; then one thread of the warpgroup releases
     // HINT2: the stage of tile j. The empty barrier counts two arrivals: one per consumer warpgroup.
     // HINT3: Rescale O between the softmax and issue_pv, while no wgmma is in flight: acc_o is the P V
     // HINT3: group's accumulator, and corr moves O from the old running max to the new one before P_j V_j
     // HINT3: (computed against the new max) is added. Accumulator i of O is on row h = (i % 4) / 2 of the
     // HINT3: thread, like S's. The release comes after the wait that retires P_j V_j: V_j is read until then.
+    // HINT3: At d 64 (32 accumulators) the vote's branch costs more than it saves: vote at d 128 only.
     // STUB: (void)p; (void)p_next;  // the two P buffers (A fragments), yours to use
     for (int j = 0; j < tiles; ++j) {
       issue_s(j);
       wgmma_wait<0>();
       softmax(j, p);
+      if (D == 64 || __any_sync(0xffffffffu, corr[0] != 1.f || corr[1] != 1.f)) {  // d 128: a max moved in the warp
 #pragma unroll
-      for (int i = 0; i < D / 2; i++) acc_o[i] *= corr[(i % 4) / 2];
+        for (int i = 0; i < D / 2; i++) acc_o[i] *= corr[(i % 4) / 2];
+      }
       issue_pv(j, p);
       wgmma_wait<0>();
       if (tid == 0) mbarrier_arrive(&sh.empty[j % STAGES]);
@@ -214,7 +225,8 @@ __device__ void attention(const TensorMap* tq, const TensorMap* tk, const Tensor
     // HINT: were committed: which wait lets you read S_{j+1} while P_j V_j keeps going?
     // HINT2: A prologue: S_0 and its softmax. A step per tile j but the last: issue S_{j+1} then P_j V_j; wait
     // HINT2: until one group is pending; the softmax of tile j + 1 into the other P buffer; wait for all;
-    // HINT2: release stage j; rescale O. An epilogue: the last tile's P V, waited for, its stage released.
+    // HINT2: release stage j; rescale O (as rung 1, behind the warp's vote). An epilogue: the last tile's P V,
+    // HINT2: waited for, its stage released.
     // HINT2: Two P buffers alternate: write the step once with both as arguments and unroll the loop by two.
     // HINT3: The issue order matters: wgmma_wait<N> means "at most N of my committed groups pending", oldest
     // HINT3: retired first, so S_{j+1} must be committed before P_j V_j. P_j's registers are operands of the
@@ -228,8 +240,10 @@ __device__ void attention(const TensorMap* tq, const TensorMap* tk, const Tensor
       softmax(j + 1, pn);
       wgmma_wait<0>();
       if (tid == 0) mbarrier_arrive(&sh.empty[j % STAGES]);
+      if (D == 64 || __any_sync(0xffffffffu, corr[0] != 1.f || corr[1] != 1.f)) {  // d 128: a max moved in the warp
 #pragma unroll
-      for (int i = 0; i < D / 2; i++) acc_o[i] *= corr[(i % 4) / 2];
+        for (int i = 0; i < D / 2; i++) acc_o[i] *= corr[(i % 4) / 2];
+      }
     };
     issue_s(0);
     wgmma_wait<0>();
@@ -279,8 +293,10 @@ __device__ void attention(const TensorMap* tq, const TensorMap* tk, const Tensor
       softmax(j + 1, pn);
       wgmma_wait<0>();
       if (tid == 0) mbarrier_arrive(&sh.empty[j % STAGES]);
+      if (D == 64 || __any_sync(0xffffffffu, corr[0] != 1.f || corr[1] != 1.f)) {  // d 128: a max moved in the warp
 #pragma unroll
-      for (int i = 0; i < D / 2; i++) acc_o[i] *= corr[(i % 4) / 2];
+        for (int i = 0; i < D / 2; i++) acc_o[i] *= corr[(i % 4) / 2];
+      }
     };
     if (warpgroup == 2) asm volatile("bar.arrive 8, 256;\n" ::: "memory");
     my_turn();
