@@ -62,6 +62,16 @@ def test_an_output_not_rescaled_is_caught(planted):
     assert msg and "attention_wgmma_d64 out" in msg, msg
 
 
+def test_a_vote_that_never_rescales_at_d128_is_caught(planted):
+    """The warp's vote (d 128) that never fires: O is never brought to a moved max; rising logits move it
+    tile after tile, so the d 128 output is wrong."""
+    text = plant(RESCALE + "    };", RESCALE.replace("__any_sync(0xffffffffu, corr[0] != 1.f || corr[1] != 1.f)",
+                                                     "__any_sync(0xffffffffu, false)") + "    };")
+    cases = [{"heads": 1, "seq": 300, "head_dim": 128, "causal": False, "logits": "rising"}]
+    msg = planted("day16", "attention_wgmma", text, cases=cases)
+    assert msg and "attention_wgmma_d128 out" in msg, msg
+
+
 def test_a_serial_output_not_rescaled_is_caught(planted):
     text = plant(RESCALE + "      issue_pv(j, p);", "      issue_pv(j, p);", "attention_wgmma_serial")
     msg = planted("day16", "attention_wgmma_serial", text, cases=GROWING)
